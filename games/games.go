@@ -1,0 +1,115 @@
+// Package games defines the Game/State API every game implements, the
+// optional capabilities a game may add, and the registry that builds games
+// from specs such as "connect4", "othello:size=6" or "go:size=9,komi=7.5".
+//
+// The model is OpenSpiel's: a Game is an immutable, shareable description; a
+// State is a small mutable position. Actions are dense integers in
+// [0, NumActions()), so the size of a policy head is the game's business alone.
+// All games here are two-player, zero-sum and of perfect information.
+package games
+
+// Game is an immutable description of a game with fixed parameters. It is
+// safe for concurrent use.
+type Game interface {
+	// Name is the canonical spec of the game, parameters included, such that
+	// New(g.Name()) builds an equal game (e.g. "othello:size=6").
+	Name() string
+	// NumActions is the number of distinct actions; every action is an int
+	// in [0, NumActions()).
+	NumActions() int
+	// ObservationShape is the shape of State.Observation: planes, height,
+	// width.
+	ObservationShape() (planes, height, width int)
+	// MaxGameLength is an upper bound on the number of actions in one game.
+	MaxGameLength() int
+	// NewInitialState returns the starting position.
+	NewInitialState() State
+}
+
+// State is a position in a game together with whatever history the rules
+// need. It is not safe for concurrent use; Clone it to share.
+type State interface {
+	// Game returns the game this state belongs to.
+	Game() Game
+	// CurrentPlayer is the player to move: 0 moves first, 1 second. At a
+	// terminal state its value is unspecified.
+	CurrentPlayer() int
+	// LegalActions appends the legal actions in increasing order to buf[:0]
+	// and returns the result. It returns an empty slice exactly when the
+	// state is terminal.
+	LegalActions(buf []int) []int
+	// IsLegal reports whether action a may be played now.
+	IsLegal(a int) bool
+	// ApplyAction plays action a, which the caller guarantees is legal (the
+	// fast path used by search). Use Play at any boundary a person or a
+	// file reaches.
+	ApplyAction(a int)
+	// IsTerminal reports whether the game is over.
+	IsTerminal() bool
+	// Returns gives the result for players 0 and 1 at a terminal state:
+	// +1 win, -1 loss, 0 draw; the two always sum to zero. At a
+	// non-terminal state it returns zeros.
+	Returns() [2]float64
+	// Observation writes the input planes of the network into dst, whose
+	// length is planes*height*width of Game().ObservationShape(), from the
+	// point of view of the player to move, row-major [plane][row][col].
+	Observation(dst []float32)
+	// Clone returns an independent copy.
+	Clone() State
+	// Hash is a 64-bit Zobrist hash of everything that decides the legal
+	// moves, the observation and the outcome: equal states have equal hashes.
+	Hash() uint64
+	// MoveNumber is the number of actions played since the initial state.
+	MoveNumber() int
+	// String renders the position as text.
+	String() string
+}
+
+// Symmetric is implemented by games whose rules are invariant under a group of
+// board transformations. Symmetry 0 is always the identity. It is used to
+// augment training data.
+type Symmetric interface {
+	// NumSymmetries is the size of the group, identity included.
+	NumSymmetries() int
+	// TransformAction maps action a through symmetry k.
+	TransformAction(k, a int) int
+	// TransformObservation writes observation src mapped through symmetry k
+	// into dst (same length, not aliased).
+	TransformObservation(k int, dst, src []float32)
+	// TransformState returns a new state: s mapped through symmetry k.
+	TransformState(k int, s State) State
+	// Inverse returns the symmetry that undoes k.
+	Inverse(k int) int
+}
+
+// TransformPolicy writes policy src (one entry per action) mapped through
+// symmetry k of g into dst: dst[TransformAction(k,a)] = src[a].
+func TransformPolicy(g Symmetric, k int, dst, src []float32) {
+	for a, p := range src {
+		dst[g.TransformAction(k, a)] = p
+	}
+}
+
+// Notation is implemented by games with a text notation for moves.
+type Notation interface {
+	// FormatAction writes action a in the game's notation (e.g. "4" in
+	// Connect Four, "f5" in Othello, "D4" in Go).
+	FormatAction(a int) string
+	// ParseAction reads one move. It checks syntax and range, not legality.
+	ParseAction(text string) (int, error)
+	// FormatActions writes a whole move sequence (e.g. "4453" in Connect
+	// Four, "f5d6c3" in Othello, "D4 C3 pass" in Go).
+	FormatActions(actions []int) string
+	// ParseActions reads a whole move sequence written by FormatActions (and
+	// reasonable variants). It checks syntax, not legality: use Replay.
+	ParseActions(text string) ([]int, error)
+}
+
+// Heuristic is implemented by games with a static evaluation function, used by
+// depth-limited search at its horizon.
+type Heuristic interface {
+	// Evaluate scores a non-terminal state from the point of view of the
+	// player to move, strictly inside (-1, 1), so that any true win (+1) or
+	// loss (-1) orders beyond every heuristic score.
+	Evaluate(s State) float64
+}

@@ -1,0 +1,267 @@
+// Package nn holds the policy/value network: its configuration, its weights
+// (the one source of truth that training updates and inference reads), the
+// fast batched forward pass used by search, the batching evaluator, and
+// checkpoints. Training with gorgonia lives in nn/train so that players that
+// only search do not link it.
+package nn
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+)
+
+// BatchNormEps is the epsilon added to the variance in every batch
+// normalisation, in training and inference alike.
+const BatchNormEps = 1e-5
+
+// Config sizes the residual tower.
+type Config struct {
+	Filters       int `yaml:"filters"`        // channels in the tower
+	Blocks        int `yaml:"blocks"`         // residual blocks
+	PolicyFilters int `yaml:"policy_filters"` // channels of the policy head's 1x1 conv
+	ValueFilters  int `yaml:"value_filters"`  // channels of the value head's 1x1 conv
+	ValueHidden   int `yaml:"value_hidden"`   // units of the value head's hidden layer
+}
+
+// DefaultConfig is a 64-filter, 5-block tower, the size used for Connect Four.
+func DefaultConfig() Config {
+	return Config{Filters: 64, Blocks: 5, PolicyFilters: 2, ValueFilters: 1, ValueHidden: 64}
+}
+
+// Validate names the first field out of range.
+func (c Config) Validate() error {
+	switch {
+	case c.Filters < 1 || c.Filters > 1024:
+		return fmt.Errorf("nn: filters = %d, want 1..1024", c.Filters)
+	case c.Blocks < 0 || c.Blocks > 64:
+		return fmt.Errorf("nn: blocks = %d, want 0..64", c.Blocks)
+	case c.PolicyFilters < 1 || c.PolicyFilters > 64:
+		return fmt.Errorf("nn: policy_filters = %d, want 1..64", c.PolicyFilters)
+	case c.ValueFilters < 1 || c.ValueFilters > 64:
+		return fmt.Errorf("nn: value_filters = %d, want 1..64", c.ValueFilters)
+	case c.ValueHidden < 1 || c.ValueHidden > 4096:
+		return fmt.Errorf("nn: value_hidden = %d, want 1..4096", c.ValueHidden)
+	}
+	return nil
+}
+
+// Shape is what the game decides: input planes and board size, and the number
+// of actions (the policy head's width).
+type Shape struct {
+	Planes, Height, Width, Actions int
+}
+
+// Validate names the first field out of range.
+func (s Shape) Validate() error {
+	if s.Planes < 1 || s.Height < 1 || s.Width < 1 || s.Actions < 1 {
+		return fmt.Errorf("nn: bad shape %+v: every field must be positive", s)
+	}
+	return nil
+}
+
+// Conv is a convolution without bias (a batch normalisation always follows).
+// W is laid out [Out][In][K][K]; padding keeps the board size ("same").
+type Conv struct {
+	Out, In, K int
+	W          []float32
+}
+
+// BatchNorm holds a batch normalisation over C channels: learned Gamma and
+// Beta, and the running Mean and Var used at inference.
+type BatchNorm struct {
+	C                      int
+	Gamma, Beta, Mean, Var []float32
+}
+
+// Dense is a fully connected layer: y = W x + B, W laid out [Out][In].
+type Dense struct {
+	In, Out int
+	W, B    []float32
+}
+
+// Residual is one block: conv-BN-ReLU-conv-BN, plus the input, then ReLU.
+type Residual struct {
+	Conv1 Conv
+	BN1   BatchNorm
+	Conv2 Conv
+	BN2   BatchNorm
+}
+
+// Weights is a whole network.
+//
+// Forward pass, per position, tensors laid out [channel][row][col]:
+//
+//	x = ReLU(StemBN(Stem(obs)))                              3x3 conv
+//	for each block: x = ReLU(x + BN2(Conv2(ReLU(BN1(Conv1(x))))))
+//	policy logits = PolicyFC(flatten(ReLU(PolicyBN(PolicyConv(x)))))  1x1 conv
+//	value = tanh(ValueFC2(ReLU(ValueFC1(flatten(ReLU(ValueBN(ValueConv(x))))))))
+//
+// flatten keeps the [channel][row][col] order. The policy is the softmax of the
+// logits over the legal actions; the value is from the mover's point of view.
+type Weights struct {
+	Config Config
+	Shape  Shape
+
+	Stem   Conv
+	StemBN BatchNorm
+	Blocks []Residual
+
+	PolicyConv Conv
+	PolicyBN   BatchNorm
+	PolicyFC   Dense
+
+	ValueConv Conv
+	ValueBN   BatchNorm
+	ValueFC1  Dense
+	ValueFC2  Dense
+}
+
+// Tensor is one named array of a network, in a stable order (see Tensors).
+type Tensor struct {
+	Name  string
+	Shape []int
+	Data  []float32
+}
+
+// NewWeights allocates a network and initialises it from rng: He-normal
+// convolutions and dense layers, zero biases, unit batch-norm scales, zero
+// running means and unit running variances.
+func NewWeights(cfg Config, shape Shape, rng *rand.Rand) (*Weights, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if err := shape.Validate(); err != nil {
+		return nil, err
+	}
+	w := allocate(cfg, shape)
+	for _, t := range w.Tensors() {
+		if fanIn, ok := heFanIn(t); ok {
+			std := math.Sqrt(2 / float64(fanIn))
+			for i := range t.Data {
+				t.Data[i] = float32(rng.NormFloat64() * std)
+			}
+		}
+	}
+	return w, nil
+}
+
+// allocate builds a network of the given size with unit batch-norm scales and
+// variances and every other array zero.
+func allocate(cfg Config, shape Shape) *Weights {
+	f, hw := cfg.Filters, shape.Height*shape.Width
+	w := &Weights{
+		Config:     cfg,
+		Shape:      shape,
+		Stem:       newConv(f, shape.Planes, 3),
+		StemBN:     newBN(f),
+		PolicyConv: newConv(cfg.PolicyFilters, f, 1),
+		PolicyBN:   newBN(cfg.PolicyFilters),
+		PolicyFC:   newDense(cfg.PolicyFilters*hw, shape.Actions),
+		ValueConv:  newConv(cfg.ValueFilters, f, 1),
+		ValueBN:    newBN(cfg.ValueFilters),
+		ValueFC1:   newDense(cfg.ValueFilters*hw, cfg.ValueHidden),
+		ValueFC2:   newDense(cfg.ValueHidden, 1),
+	}
+	for range cfg.Blocks {
+		w.Blocks = append(w.Blocks, Residual{
+			Conv1: newConv(f, f, 3), BN1: newBN(f),
+			Conv2: newConv(f, f, 3), BN2: newBN(f),
+		})
+	}
+	return w
+}
+
+// heFanIn returns the fan-in of a weight matrix (conv or dense W), and false
+// for biases and batch-norm parameters.
+func heFanIn(t Tensor) (int, bool) {
+	switch len(t.Shape) {
+	case 4: // conv [Out][In][K][K]
+		return t.Shape[1] * t.Shape[2] * t.Shape[3], true
+	case 2: // dense [Out][In]
+		return t.Shape[1], true
+	}
+	return 0, false
+}
+
+func newConv(out, in, k int) Conv {
+	return Conv{Out: out, In: in, K: k, W: make([]float32, out*in*k*k)}
+}
+
+func newBN(c int) BatchNorm {
+	bn := BatchNorm{C: c, Gamma: make([]float32, c), Beta: make([]float32, c),
+		Mean: make([]float32, c), Var: make([]float32, c)}
+	for i := range bn.Gamma {
+		bn.Gamma[i], bn.Var[i] = 1, 1
+	}
+	return bn
+}
+
+func newDense(in, out int) Dense {
+	return Dense{In: in, Out: out, W: make([]float32, out*in), B: make([]float32, out)}
+}
+
+// Tensors lists every array of the network in a stable order, sharing
+// memory with w. Names look like "stem.w", "stem.bn.gamma",
+// "block3.conv2.w", "policy.fc.b", "value.fc1.w". Checkpoints and the
+// training graph both bind weights through it.
+func (w *Weights) Tensors() []Tensor {
+	var ts []Tensor
+	conv := func(name string, c Conv) {
+		ts = append(ts, Tensor{name + ".w", []int{c.Out, c.In, c.K, c.K}, c.W})
+	}
+	bn := func(name string, b BatchNorm) {
+		ts = append(ts,
+			Tensor{name + ".gamma", []int{b.C}, b.Gamma},
+			Tensor{name + ".beta", []int{b.C}, b.Beta},
+			Tensor{name + ".mean", []int{b.C}, b.Mean},
+			Tensor{name + ".var", []int{b.C}, b.Var})
+	}
+	dense := func(name string, d Dense) {
+		ts = append(ts,
+			Tensor{name + ".w", []int{d.Out, d.In}, d.W},
+			Tensor{name + ".b", []int{d.Out}, d.B})
+	}
+	conv("stem", w.Stem)
+	bn("stem.bn", w.StemBN)
+	for i, b := range w.Blocks {
+		p := fmt.Sprintf("block%d", i)
+		conv(p+".conv1", b.Conv1)
+		bn(p+".bn1", b.BN1)
+		conv(p+".conv2", b.Conv2)
+		bn(p+".bn2", b.BN2)
+	}
+	conv("policy.conv", w.PolicyConv)
+	bn("policy.bn", w.PolicyBN)
+	dense("policy.fc", w.PolicyFC)
+	conv("value.conv", w.ValueConv)
+	bn("value.bn", w.ValueBN)
+	dense("value.fc1", w.ValueFC1)
+	dense("value.fc2", w.ValueFC2)
+	return ts
+}
+
+// NumParams counts the trainable parameters (running statistics excluded).
+func (w *Weights) NumParams() int {
+	n := 0
+	for _, t := range w.Tensors() {
+		if !isRunningStat(t.Name) {
+			n += len(t.Data)
+		}
+	}
+	return n
+}
+
+func isRunningStat(name string) bool {
+	return len(name) > 5 && (name[len(name)-5:] == ".mean" || name[len(name)-4:] == ".var")
+}
+
+// Clone returns a deep copy, e.g. an immutable snapshot for inference workers.
+func (w *Weights) Clone() *Weights {
+	c := allocate(w.Config, w.Shape)
+	src, dst := w.Tensors(), c.Tensors()
+	for i := range src {
+		copy(dst[i].Data, src[i].Data)
+	}
+	return c
+}
