@@ -1,0 +1,378 @@
+package nn
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"tabula/nn/gemm"
+)
+
+// chunkRows is the number of board points (rows of the convolution matrices)
+// that Forward pushes through the whole tower at a time. Working on a chunk of
+// positions keeps the im2col matrix and the activations in the core's caches;
+// it is the tuning knob measured by BenchmarkForwardChunk.
+const chunkRows = 336
+
+// Model is the immutable inference form of a network: batch normalisation
+// folded into the convolutions (scale into the weights, shift into a
+// per-output-channel bias) and every weight matrix repacked as Forward's
+// kernels want it. A Model is safe for concurrent use; it shares nothing with
+// the Weights it was made from, so training may go on updating those.
+//
+// Inside Forward, activations are kept channels-last: a chunk of positions is
+// a matrix with one row per board point ([position][row][col]) and one column
+// per channel, so that a 3x3 "same" convolution is one matrix product
+// C[points][out] = im2col(X)[points][9*in] * W[9*in][out], the im2col row of a
+// point holding its 3x3 neighbourhood in [dy][dx][channel] order.
+type Model struct {
+	cfg   Config
+	shape Shape
+	hw    int // board points
+	heads int // PolicyFilters + ValueFilters: channels of the fused 1x1 head conv
+
+	stem   layer
+	blocks []blockLayers
+	head   layer // both heads' 1x1 convs side by side: [F][PF+VF]
+	policy layer // [hw*heads][Actions], zero rows for the value channels
+	value1 layer // [hw*heads][ValueHidden], zero rows for the policy channels
+	value2 []float32
+	v2bias float32
+
+	flops int64
+}
+
+// layer is a weight matrix stored [k][n] (row-major, k inputs, n outputs)
+// and a bias per output.
+type layer struct {
+	k, n int
+	w    []float32
+	bias []float32
+}
+
+type blockLayers struct{ conv1, conv2 layer }
+
+// NewModel checks w and folds it into an inference Model. w is only read
+// during the call.
+func NewModel(w *Weights) (*Model, error) {
+	if w == nil {
+		return nil, errors.New("nn: nil weights")
+	}
+	if err := checkWeights(w); err != nil {
+		return nil, err
+	}
+	cfg, sh := w.Config, w.Shape
+	hw := sh.Height * sh.Width
+	m := &Model{cfg: cfg, shape: sh, hw: hw, heads: cfg.PolicyFilters + cfg.ValueFilters}
+	m.stem = foldConv(w.Stem, w.StemBN)
+	for _, b := range w.Blocks {
+		m.blocks = append(m.blocks, blockLayers{foldConv(b.Conv1, b.BN1), foldConv(b.Conv2, b.BN2)})
+	}
+	pc, vc := foldConv(w.PolicyConv, w.PolicyBN), foldConv(w.ValueConv, w.ValueBN)
+	m.head = layer{k: cfg.Filters, n: m.heads, w: make([]float32, cfg.Filters*m.heads), bias: append(pc.bias, vc.bias...)}
+	for i := 0; i < cfg.Filters; i++ {
+		copy(m.head.w[i*m.heads:], pc.w[i*pc.n:(i+1)*pc.n])
+		copy(m.head.w[i*m.heads+pc.n:], vc.w[i*vc.n:(i+1)*vc.n])
+	}
+	m.policy = spreadDense(w.PolicyFC, hw, m.heads, 0)
+	m.value1 = spreadDense(w.ValueFC1, hw, m.heads, cfg.PolicyFilters)
+	m.value2 = append([]float32(nil), w.ValueFC2.W...)
+	m.v2bias = w.ValueFC2.B[0]
+
+	f := int64(cfg.Filters)
+	conv3 := 2 * int64(hw) * 9 * f * f
+	m.flops = 2*int64(hw)*9*int64(sh.Planes)*f + 2*int64(cfg.Blocks)*conv3 +
+		2*int64(hw)*f*int64(m.heads) +
+		2*int64(w.PolicyFC.In)*int64(sh.Actions) +
+		2*int64(w.ValueFC1.In)*int64(cfg.ValueHidden) + 2*int64(cfg.ValueHidden)
+	return m, nil
+}
+
+// Config returns the tower size of the network.
+func (m *Model) Config() Config { return m.cfg }
+
+// Shape returns the input and output shape of the network.
+func (m *Model) Shape() Shape { return m.shape }
+
+// FLOPsPerPosition counts the floating-point operations of one position's
+// forward pass through the network as defined (a multiply-add is two; batch
+// normalisation, activations and the zero padding Forward adds are not
+// counted).
+func (m *Model) FLOPsPerPosition() int64 { return m.flops }
+
+// checkWeights reports the first array of w whose shape differs from the one
+// w.Config and w.Shape call for, and impossible running variances.
+func checkWeights(w *Weights) error {
+	if err := w.Config.Validate(); err != nil {
+		return err
+	}
+	if err := w.Shape.Validate(); err != nil {
+		return err
+	}
+	got, want := w.Tensors(), allocate(w.Config, w.Shape).Tensors()
+	if len(got) != len(want) {
+		return fmt.Errorf("nn: weights have %d arrays (%d blocks), config wants %d (%d blocks)",
+			len(got), len(w.Blocks), len(want), w.Config.Blocks)
+	}
+	for i, t := range got {
+		if t.Name != want[i].Name || fmt.Sprint(t.Shape) != fmt.Sprint(want[i].Shape) || len(t.Data) != len(want[i].Data) {
+			return fmt.Errorf("nn: weights array %s has shape %v and %d values, want %s %v",
+				t.Name, t.Shape, len(t.Data), want[i].Name, want[i].Shape)
+		}
+		if isRunningStat(t.Name) && t.Name[len(t.Name)-4:] == ".var" {
+			for j, v := range t.Data {
+				if !(v >= 0) {
+					return fmt.Errorf("nn: weights array %s[%d] = %g, a variance must be >= 0", t.Name, j, v)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// foldConv folds a batch normalisation into the convolution before it and
+// repacks the weights [Out][In][K][K] as a [K*K*In][Out] matrix whose row
+// order ([dy][dx][in]) matches im2col.
+func foldConv(c Conv, bn BatchNorm) layer {
+	kk := c.K * c.K
+	l := layer{k: kk * c.In, n: c.Out, w: make([]float32, kk*c.In*c.Out), bias: make([]float32, c.Out)}
+	for o := 0; o < c.Out; o++ {
+		s := float64(bn.Gamma[o]) / math.Sqrt(float64(bn.Var[o])+BatchNormEps)
+		l.bias[o] = float32(float64(bn.Beta[o]) - float64(bn.Mean[o])*s)
+		for i := 0; i < c.In; i++ {
+			for t := 0; t < kk; t++ {
+				l.w[(t*c.In+i)*c.Out+o] = float32(float64(c.W[(o*c.In+i)*kk+t]) * s)
+			}
+		}
+	}
+	return l
+}
+
+// spreadDense repacks a dense layer whose input is a flattened
+// [channel][point] head output as a [point*heads + off + channel][Out] matrix
+// over Forward's channels-last [point][heads] head output; rows of the other
+// head's channels stay zero.
+func spreadDense(d Dense, hw, heads, off int) layer {
+	ch := d.In / hw
+	l := layer{k: hw * heads, n: d.Out, w: make([]float32, hw*heads*d.Out), bias: append([]float32(nil), d.B...)}
+	for o := 0; o < d.Out; o++ {
+		for c := 0; c < ch; c++ {
+			for p := 0; p < hw; p++ {
+				l.w[(p*heads+off+c)*d.Out+o] = d.W[o*d.In+c*hw+p]
+			}
+		}
+	}
+	return l
+}
+
+// Net runs Forward for one goroutine: a shared Model plus the work buffers
+// of one batch. Nets for other goroutines come from NewWorker (or
+// Model.NewNet) and share the Model.
+type Net struct {
+	m        *Model
+	maxBatch int
+	chunk    int // positions per pass through the tower
+
+	in       []float32 // chunk input, channels-last [point][plane]
+	colStem  []float32 // im2col of the input [point][9*planes]
+	colTower []float32 // im2col of the tower [point][9*filters]
+	x, h     []float32 // tower activations [point][filters]
+	hd       []float32 // head conv output [point][heads]
+	vh       []float32 // value hidden layer [position][hidden]
+
+	stemCopies, towerCopies []copyOp
+}
+
+// copyOp is one contiguous run of im2col: dst and src offsets relative to the
+// start of one position's im2col matrix and activations.
+type copyOp struct{ dst, src, n int32 }
+
+// NewNet folds w into a Model and returns a Net for batches of up to
+// maxBatch positions.
+func NewNet(w *Weights, maxBatch int) (*Net, error) {
+	m, err := NewModel(w)
+	if err != nil {
+		return nil, err
+	}
+	return m.NewNet(maxBatch)
+}
+
+// NewNet returns a Net over m for batches of up to maxBatch positions, with
+// its own work buffers.
+func (m *Model) NewNet(maxBatch int) (*Net, error) {
+	if maxBatch < 1 || maxBatch > 1<<20 {
+		return nil, fmt.Errorf("nn: max batch = %d, want 1..%d", maxBatch, 1<<20)
+	}
+	chunk := min(maxBatch, max(1, chunkRows/m.hw))
+	return m.newNet(maxBatch, chunk), nil
+}
+
+func (m *Model) newNet(maxBatch, chunk int) *Net {
+	rows := chunk * m.hw
+	p, f := m.shape.Planes, m.cfg.Filters
+	n := &Net{
+		m: m, maxBatch: maxBatch, chunk: chunk,
+		in:       make([]float32, rows*p),
+		colStem:  make([]float32, rows*9*p),
+		colTower: make([]float32, rows*9*f),
+		x:        make([]float32, rows*f),
+		h:        make([]float32, rows*f),
+		hd:       make([]float32, rows*m.heads),
+		vh:       make([]float32, chunk*m.cfg.ValueHidden),
+	}
+	n.stemCopies = im2colPlan(m.shape.Height, m.shape.Width, p)
+	n.towerCopies = im2colPlan(m.shape.Height, m.shape.Width, f)
+	return n
+}
+
+// NewWorker returns a Net sharing n's Model and max batch, with its own
+// buffers, for another goroutine.
+func (n *Net) NewWorker() *Net { return n.m.newNet(n.maxBatch, n.chunk) }
+
+// Model returns the immutable network n runs.
+func (n *Net) Model() *Model { return n.m }
+
+// MaxBatch is the largest batch Forward accepts.
+func (n *Net) MaxBatch() int { return n.maxBatch }
+
+// im2colPlan lists the contiguous runs that build one position's im2col
+// matrix for a 3x3 "same" convolution over h x w points of c channels. Runs
+// never cover the padding, which stays zero in the im2col buffer.
+func im2colPlan(h, w, c int) []copyOp {
+	var ops []copyOp
+	for r := 0; r < h; r++ {
+		for col := 0; col < w; col++ {
+			base := (r*w + col) * 9 * c
+			for dy := -1; dy <= 1; dy++ {
+				rr := r + dy
+				if rr < 0 || rr >= h {
+					continue
+				}
+				c0, c1 := max(col-1, 0), min(col+1, w-1)
+				ops = append(ops, copyOp{
+					dst: int32(base + ((dy+1)*3+(c0-col+1))*c),
+					src: int32((rr*w + c0) * c),
+					n:   int32((c1 - c0 + 1) * c),
+				})
+			}
+		}
+	}
+	return ops
+}
+
+// im2col fills the im2col matrix of nb positions from channels-last
+// activations src, following plan; per is the size of one position's im2col
+// matrix and stride that of its activations.
+func im2col(dst, src []float32, nb int, plan []copyOp, per, stride int) {
+	for b := 0; b < nb; b++ {
+		d, s := dst[b*per:(b+1)*per], src[b*stride:(b+1)*stride]
+		for _, op := range plan {
+			copy(d[op.dst:op.dst+op.n], s[op.src:op.src+op.n])
+		}
+	}
+}
+
+// Forward evaluates batch positions. obs holds them one after another, each
+// laid out [plane][row][col] as games.State.Observation writes it. Forward
+// writes the raw policy logits (before softmax), batch x Actions, into logits
+// and the values (after tanh) into values. It allocates nothing.
+func (n *Net) Forward(obs []float32, batch int, logits, values []float32) error {
+	sh := n.m.shape
+	per := sh.Planes * n.m.hw
+	switch {
+	case batch < 1 || batch > n.maxBatch:
+		return fmt.Errorf("nn: forward batch = %d, want 1..%d", batch, n.maxBatch)
+	case len(obs) < batch*per:
+		return fmt.Errorf("nn: forward: %d observation values for %d positions of %d", len(obs), batch, per)
+	case len(logits) < batch*sh.Actions:
+		return fmt.Errorf("nn: forward: %d logits for %d positions of %d actions", len(logits), batch, sh.Actions)
+	case len(values) < batch:
+		return fmt.Errorf("nn: forward: %d values for %d positions", len(values), batch)
+	}
+	for start := 0; start < batch; start += n.chunk {
+		nb := min(n.chunk, batch-start)
+		n.forwardChunk(obs[start*per:(start+nb)*per], nb, logits[start*sh.Actions:(start+nb)*sh.Actions], values[start:start+nb])
+	}
+	return nil
+}
+
+// forwardChunk runs nb <= n.chunk positions through the network.
+func (n *Net) forwardChunk(obs []float32, nb int, logits, values []float32) {
+	m := n.m
+	hw, p, f := m.hw, m.shape.Planes, m.cfg.Filters
+	rows := nb * hw
+
+	// Input to channels-last.
+	in := n.in[:rows*p]
+	for b := 0; b < nb; b++ {
+		o, d := obs[b*p*hw:(b+1)*p*hw], in[b*hw*p:(b+1)*hw*p]
+		for c := 0; c < p; c++ {
+			oc := o[c*hw : (c+1)*hw]
+			for i, v := range oc {
+				d[i*p+c] = v
+			}
+		}
+	}
+
+	x, h := n.x[:rows*f], n.h[:rows*f]
+	im2col(n.colStem, in, nb, n.stemCopies, hw*9*p, hw*p)
+	convBiasReLU(rows, m.stem, n.colStem, x, 0)
+	for _, b := range m.blocks {
+		im2col(n.colTower, x, nb, n.towerCopies, hw*9*f, hw*f)
+		convBiasReLU(rows, b.conv1, n.colTower, h, 0)
+		im2col(n.colTower, h, nb, n.towerCopies, hw*9*f, hw*f)
+		convBiasReLU(rows, b.conv2, n.colTower, x, 1) // x = ReLU(x + conv2(h) + bias)
+	}
+
+	hd := n.hd[:rows*m.heads]
+	convBiasReLU(rows, m.head, x, hd, 0)
+
+	gemm.Sgemm(false, false, nb, m.policy.n, m.policy.k, 1, hd, m.policy.k, m.policy.w, m.policy.n, 0, logits, m.policy.n)
+	addBias(logits, m.policy.bias)
+
+	vh := n.vh[:nb*m.value1.n]
+	convBiasReLU(nb, m.value1, hd, vh, 0)
+	nh := m.value1.n
+	for b := 0; b < nb; b++ {
+		values[b] = float32(math.Tanh(float64(dot(vh[b*nh:(b+1)*nh], m.value2) + m.v2bias)))
+	}
+}
+
+// convBiasReLU computes out = ReLU(beta*out + a*l.w + l.bias) for rows rows.
+func convBiasReLU(rows int, l layer, a, out []float32, beta float32) {
+	gemm.Sgemm(false, false, rows, l.n, l.k, 1, a, l.k, l.w, l.n, beta, out, l.n)
+	biasReLU(out[:rows*l.n], l.bias)
+}
+
+// biasReLU adds bias to every row of x and clamps negatives to zero.
+func biasReLU(x, bias []float32) {
+	n := len(bias)
+	for len(x) >= n {
+		row := x[:n]
+		for j, b := range bias {
+			row[j] = max(row[j]+b, 0)
+		}
+		x = x[n:]
+	}
+}
+
+// addBias adds bias to every row of x.
+func addBias(x, bias []float32) {
+	n := len(bias)
+	for len(x) >= n {
+		row := x[:n]
+		for j, b := range bias {
+			row[j] += b
+		}
+		x = x[n:]
+	}
+}
+
+func dot(a, b []float32) float32 {
+	var s float32
+	b = b[:len(a)]
+	for i, v := range a {
+		s += v * b[i]
+	}
+	return s
+}

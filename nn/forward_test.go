@@ -1,0 +1,353 @@
+package nn
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+// randomWeights returns a network with random weights and random batch-norm
+// parameters and running statistics, so that folding is exercised.
+func randomWeights(t testing.TB, cfg Config, sh Shape, seed uint64) *Weights {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(seed, 99))
+	w, err := NewWeights(cfg, sh, rng)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ts := range w.Tensors() {
+		name := ts.Name
+		switch {
+		case strings.HasSuffix(name, ".gamma"):
+			for i := range ts.Data {
+				ts.Data[i] = float32(0.5 + rng.Float64())
+			}
+		case strings.HasSuffix(name, ".var"):
+			for i := range ts.Data {
+				ts.Data[i] = float32(0.2 + 2*rng.Float64())
+			}
+		case strings.HasSuffix(name, ".beta"), strings.HasSuffix(name, ".mean"), strings.HasSuffix(name, ".b"):
+			for i := range ts.Data {
+				ts.Data[i] = float32(0.3 * rng.NormFloat64())
+			}
+		}
+	}
+	return w
+}
+
+// randomObs returns n random observations: mostly 0/1 planes like the games
+// write, with a few fractional values.
+func randomObs(sh Shape, n int, rng *rand.Rand) []float32 {
+	obs := make([]float32, n*sh.Planes*sh.Height*sh.Width)
+	for i := range obs {
+		switch rng.IntN(4) {
+		case 0:
+			obs[i] = 1
+		case 1:
+			obs[i] = float32(rng.Float64())
+		}
+	}
+	return obs
+}
+
+// refForward is the network of the Weights doc comment written out directly in
+// float64: direct convolutions over [channel][row][col] tensors with zero
+// padding, batch normalisation with running statistics, no folding.
+func refForward(w *Weights, obs []float32) (logits []float64, value float64) {
+	sh := w.Shape
+	h, wd := sh.Height, sh.Width
+	x := make([]float64, len(obs))
+	for i, v := range obs {
+		x[i] = float64(v)
+	}
+	conv := func(c Conv, in []float64) []float64 {
+		out := make([]float64, c.Out*h*wd)
+		pad := c.K / 2
+		for o := 0; o < c.Out; o++ {
+			for r := 0; r < h; r++ {
+				for col := 0; col < wd; col++ {
+					var s float64
+					for i := 0; i < c.In; i++ {
+						for ky := 0; ky < c.K; ky++ {
+							for kx := 0; kx < c.K; kx++ {
+								rr, cc := r+ky-pad, col+kx-pad
+								if rr < 0 || rr >= h || cc < 0 || cc >= wd {
+									continue
+								}
+								s += float64(c.W[((o*c.In+i)*c.K+ky)*c.K+kx]) * in[(i*h+rr)*wd+cc]
+							}
+						}
+					}
+					out[(o*h+r)*wd+col] = s
+				}
+			}
+		}
+		return out
+	}
+	bn := func(b BatchNorm, x []float64) {
+		n := len(x) / b.C
+		for c := 0; c < b.C; c++ {
+			for i := 0; i < n; i++ {
+				v := &x[c*n+i]
+				*v = float64(b.Gamma[c])*(*v-float64(b.Mean[c]))/math.Sqrt(float64(b.Var[c])+BatchNormEps) + float64(b.Beta[c])
+			}
+		}
+	}
+	relu := func(x []float64) {
+		for i, v := range x {
+			x[i] = math.Max(v, 0)
+		}
+	}
+	dense := func(d Dense, in []float64) []float64 {
+		out := make([]float64, d.Out)
+		for o := range out {
+			s := float64(d.B[o])
+			for i := 0; i < d.In; i++ {
+				s += float64(d.W[o*d.In+i]) * in[i]
+			}
+			out[o] = s
+		}
+		return out
+	}
+	x = conv(w.Stem, x)
+	bn(w.StemBN, x)
+	relu(x)
+	for _, b := range w.Blocks {
+		y := conv(b.Conv1, x)
+		bn(b.BN1, y)
+		relu(y)
+		y = conv(b.Conv2, y)
+		bn(b.BN2, y)
+		for i := range x {
+			x[i] = math.Max(x[i]+y[i], 0)
+		}
+	}
+	p := conv(w.PolicyConv, x)
+	bn(w.PolicyBN, p)
+	relu(p)
+	logits = dense(w.PolicyFC, p)
+	v := conv(w.ValueConv, x)
+	bn(w.ValueBN, v)
+	relu(v)
+	v = dense(w.ValueFC1, v)
+	relu(v)
+	value = math.Tanh(dense(w.ValueFC2, v)[0])
+	return logits, value
+}
+
+func TestForwardMatchesReference(t *testing.T) {
+	shapes := []struct {
+		name string
+		sh   Shape
+		cfg  Config
+	}{
+		{"connect4", Shape{Planes: 2, Height: 6, Width: 7, Actions: 7}, Config{Filters: 16, PolicyFilters: 2, ValueFilters: 1, ValueHidden: 16}},
+		{"othello8", Shape{Planes: 3, Height: 8, Width: 8, Actions: 65}, Config{Filters: 8, PolicyFilters: 2, ValueFilters: 2, ValueHidden: 8}},
+		{"go9", Shape{Planes: 9, Height: 9, Width: 9, Actions: 82}, Config{Filters: 12, PolicyFilters: 3, ValueFilters: 1, ValueHidden: 10}},
+		{"tiny5", Shape{Planes: 1, Height: 5, Width: 5, Actions: 25}, Config{Filters: 5, PolicyFilters: 1, ValueFilters: 1, ValueHidden: 3}},
+		{"strip1x4", Shape{Planes: 2, Height: 1, Width: 4, Actions: 4}, Config{Filters: 3, PolicyFilters: 1, ValueFilters: 1, ValueHidden: 2}},
+	}
+	seed := uint64(1)
+	for _, s := range shapes {
+		for blocks := 0; blocks <= 3; blocks++ {
+			for _, batch := range []int{1, 13} {
+				seed++
+				t.Run(fmt.Sprintf("%s/blocks=%d/batch=%d", s.name, blocks, batch), func(t *testing.T) {
+					cfg := s.cfg
+					cfg.Blocks = blocks
+					w := randomWeights(t, cfg, s.sh, seed)
+					rng := rand.New(rand.NewPCG(seed, 7))
+					obs := randomObs(s.sh, batch, rng)
+					// A max batch that is not a multiple of the chunk, and a
+					// chunk of 4 positions, to exercise partial chunks.
+					m, err := NewModel(w)
+					if err != nil {
+						t.Fatal(err)
+					}
+					for _, net := range []*Net{mustNet(t, m, batch+2), m.newNet(batch, 4)} {
+						checkForward(t, w, net, obs, batch)
+					}
+				})
+			}
+		}
+	}
+}
+
+func mustNet(t testing.TB, m *Model, maxBatch int) *Net {
+	t.Helper()
+	n, err := m.NewNet(maxBatch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+func checkForward(t *testing.T, w *Weights, net *Net, obs []float32, batch int) {
+	t.Helper()
+	sh := w.Shape
+	per := sh.Planes * sh.Height * sh.Width
+	logits := make([]float32, batch*sh.Actions+1)
+	values := make([]float32, batch+1)
+	logits[len(logits)-1], values[batch] = 42, 42 // must stay untouched
+	if err := net.Forward(obs, batch, logits[:batch*sh.Actions], values[:batch]); err != nil {
+		t.Fatal(err)
+	}
+	if logits[len(logits)-1] != 42 || values[batch] != 42 {
+		t.Fatal("Forward wrote past the batch")
+	}
+	for b := 0; b < batch; b++ {
+		wantL, wantV := refForward(w, obs[b*per:(b+1)*per])
+		for a, want := range wantL {
+			if got := logits[b*sh.Actions+a]; math.Abs(float64(got)-want) > 1e-4*(1+math.Abs(want)) {
+				t.Fatalf("position %d: logit[%d] = %g, want %g", b, a, got, want)
+			}
+		}
+		if got := values[b]; math.Abs(float64(got)-wantV) > 1e-4 {
+			t.Fatalf("position %d: value = %g, want %g", b, got, wantV)
+		}
+	}
+}
+
+func TestForwardDefaultConnect4(t *testing.T) {
+	sh := Shape{Planes: 2, Height: 6, Width: 7, Actions: 7}
+	w := randomWeights(t, DefaultConfig(), sh, 5)
+	net, err := NewNet(w, 20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	obs := randomObs(sh, 20, rand.New(rand.NewPCG(3, 4)))
+	checkForward(t, w, net, obs, 20)
+	// A worker shares the model and gives the same results.
+	checkForward(t, w, net.NewWorker(), obs, 11)
+}
+
+func TestForwardErrors(t *testing.T) {
+	sh := Shape{Planes: 2, Height: 3, Width: 3, Actions: 9}
+	cfg := Config{Filters: 4, Blocks: 1, PolicyFilters: 1, ValueFilters: 1, ValueHidden: 4}
+	w := randomWeights(t, cfg, sh, 1)
+	net, err := NewNet(w, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	obs, logits, values := make([]float32, 4*18), make([]float32, 4*9), make([]float32, 4)
+	cases := []struct {
+		name    string
+		obs     []float32
+		batch   int
+		logits  []float32
+		values  []float32
+		wantErr string
+	}{
+		{"zero batch", obs, 0, logits, values, "batch = 0"},
+		{"batch over max", obs, 5, logits, values, "batch = 5"},
+		{"short obs", obs[:35], 2, logits, values, "observation"},
+		{"short logits", obs, 2, logits[:17], values, "logits"},
+		{"short values", obs, 2, logits, values[:1], "values"},
+	}
+	for _, c := range cases {
+		err := net.Forward(c.obs, c.batch, c.logits, c.values)
+		if err == nil || !strings.Contains(err.Error(), c.wantErr) {
+			t.Errorf("%s: err = %v, want one containing %q", c.name, err, c.wantErr)
+		}
+	}
+	if err := net.Forward(obs, 4, logits, values); err != nil {
+		t.Errorf("good call: %v", err)
+	}
+}
+
+func TestNewModelRejectsBadWeights(t *testing.T) {
+	sh := Shape{Planes: 2, Height: 3, Width: 3, Actions: 9}
+	cfg := Config{Filters: 4, Blocks: 2, PolicyFilters: 1, ValueFilters: 1, ValueHidden: 4}
+	cases := []struct {
+		name    string
+		mutate  func(w *Weights)
+		wantErr string
+	}{
+		{"missing block", func(w *Weights) { w.Blocks = w.Blocks[:1] }, "blocks"},
+		{"short conv", func(w *Weights) { w.Blocks[1].Conv2.W = w.Blocks[1].Conv2.W[1:] }, "block1.conv2.w"},
+		{"wrong conv kernel", func(w *Weights) { w.Stem.K = 1 }, "stem.w"},
+		{"short dense bias", func(w *Weights) { w.PolicyFC.B = nil }, "policy.fc.b"},
+		{"negative variance", func(w *Weights) { w.ValueBN.Var[0] = -1 }, "value.bn.var"},
+		{"NaN variance", func(w *Weights) { w.StemBN.Var[2] = float32(math.NaN()) }, "stem.bn.var"},
+		{"bad config", func(w *Weights) { w.Config.Filters = 0 }, "filters"},
+		{"bad shape", func(w *Weights) { w.Shape.Actions = 0 }, "shape"},
+	}
+	for _, c := range cases {
+		w := randomWeights(t, cfg, sh, 1)
+		c.mutate(w)
+		_, err := NewModel(w)
+		if err == nil || !strings.Contains(err.Error(), c.wantErr) {
+			t.Errorf("%s: err = %v, want one containing %q", c.name, err, c.wantErr)
+		}
+	}
+	if _, err := NewModel(nil); err == nil {
+		t.Error("NewModel(nil) succeeded")
+	}
+	m, err := NewModel(randomWeights(t, cfg, sh, 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mb := range []int{0, -1} {
+		if _, err := m.NewNet(mb); err == nil {
+			t.Errorf("NewNet(%d) succeeded", mb)
+		}
+	}
+}
+
+// TestForwardModelIndependentOfWeights checks that a Model keeps its values
+// when the Weights it came from are changed afterwards (training goes on).
+func TestForwardModelIndependentOfWeights(t *testing.T) {
+	sh := Shape{Planes: 2, Height: 4, Width: 4, Actions: 16}
+	cfg := Config{Filters: 4, Blocks: 1, PolicyFilters: 1, ValueFilters: 1, ValueHidden: 4}
+	w := randomWeights(t, cfg, sh, 2)
+	snapshot := w.Clone()
+	net, err := NewNet(w, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ts := range w.Tensors() {
+		for i := range ts.Data {
+			ts.Data[i] *= 1.5
+		}
+	}
+	obs := randomObs(sh, 3, rand.New(rand.NewPCG(1, 1)))
+	checkForward(t, snapshot, net, obs, 3)
+}
+
+func TestForwardAllocatesNothing(t *testing.T) {
+	sh := Shape{Planes: 2, Height: 6, Width: 7, Actions: 7}
+	w := randomWeights(t, Config{Filters: 16, Blocks: 2, PolicyFilters: 2, ValueFilters: 1, ValueHidden: 8}, sh, 3)
+	net, err := NewNet(w, 32)
+	if err != nil {
+		t.Fatal(err)
+	}
+	obs := randomObs(sh, 32, rand.New(rand.NewPCG(1, 2)))
+	logits, values := make([]float32, 32*7), make([]float32, 32)
+	for _, batch := range []int{1, 32} {
+		allocs := testing.AllocsPerRun(5, func() {
+			if err := net.Forward(obs, batch, logits, values); err != nil {
+				t.Fatal(err)
+			}
+		})
+		if allocs != 0 {
+			t.Errorf("batch %d: %v allocations per Forward, want 0", batch, allocs)
+		}
+	}
+}
+
+func TestFLOPsPerPosition(t *testing.T) {
+	// The Connect Four net counted by hand: stem 2*42*18*64, 10 convs of
+	// 2*42*576*64, heads 2*42*64*3, policy FC 2*84*7, value FCs 2*42*64 + 2*64.
+	sh := Shape{Planes: 2, Height: 6, Width: 7, Actions: 7}
+	w := randomWeights(t, DefaultConfig(), sh, 1)
+	m, err := NewModel(w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := int64(2*42*18*64 + 10*2*42*576*64 + 2*42*64*3 + 2*84*7 + 2*42*64 + 2*64)
+	if got := m.FLOPsPerPosition(); got != want {
+		t.Errorf("FLOPsPerPosition = %d, want %d", got, want)
+	}
+}
