@@ -32,3 +32,9 @@ func checkMatrix(name string, rows, cols int, x []float32, ld int) {
 		panic(fmt.Sprintf("gemm: len(%s)=%d < %d for %dx%d with stride %d", name, len(x), need, rows, cols, ld))
 	}
 }
+
+func checkBias(bias []float32, n int) {
+	if bias != nil && len(bias) < n {
+		panic(fmt.Sprintf("gemm: len(bias)=%d < n=%d", len(bias), n))
+	}
+}

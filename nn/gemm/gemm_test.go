@@ -7,31 +7,37 @@ import (
 	"testing"
 )
 
-// refGemm computes the expected result in float64.
-func refGemm(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) []float64 {
-	out := make([]float64, m*n)
-	for i := 0; i < m; i++ {
-		for j := 0; j < n; j++ {
+// refGemm computes the expected C in float64, including bias and ReLU.
+func refGemm(tc gemmCase, a []float32, lda int, b []float32, ldb int, c []float32, ldc int, bias []float32) []float64 {
+	out := make([]float64, tc.m*tc.n)
+	for i := 0; i < tc.m; i++ {
+		for j := 0; j < tc.n; j++ {
 			var s float64
-			for l := 0; l < k; l++ {
+			for l := 0; l < tc.k; l++ {
 				var av, bv float32
-				if transA {
+				if tc.transA {
 					av = a[l*lda+i]
 				} else {
 					av = a[i*lda+l]
 				}
-				if transB {
+				if tc.transB {
 					bv = b[j*ldb+l]
 				} else {
 					bv = b[l*ldb+j]
 				}
 				s += float64(av) * float64(bv)
 			}
-			s *= float64(alpha)
-			if beta != 0 {
-				s += float64(beta) * float64(c[i*ldc+j])
+			s *= float64(tc.alpha)
+			if tc.beta != 0 {
+				s += float64(tc.beta) * float64(c[i*ldc+j])
 			}
-			out[i*n+j] = s
+			if bias != nil {
+				s += float64(bias[j])
+			}
+			if tc.relu && s < 0 {
+				s = 0
+			}
+			out[i*tc.n+j] = s
 		}
 	}
 	return out
@@ -50,15 +56,18 @@ type gemmCase struct {
 	m, n, k        int
 	pad            int
 	alpha, beta    float32
+	bias, relu     bool
 }
 
 func (tc gemmCase) String() string {
-	return fmt.Sprintf("tA=%v,tB=%v,m=%d,n=%d,k=%d,pad=%d,alpha=%g,beta=%g", tc.transA, tc.transB, tc.m, tc.n, tc.k, tc.pad, tc.alpha, tc.beta)
+	return fmt.Sprintf("tA=%v,tB=%v,m=%d,n=%d,k=%d,pad=%d,alpha=%g,beta=%g,bias=%v,relu=%v",
+		tc.transA, tc.transB, tc.m, tc.n, tc.k, tc.pad, tc.alpha, tc.beta, tc.bias, tc.relu)
 }
 
-// runCase runs one case through f and compares it with refGemm. C starts as
-// NaN when beta == 0 to prove that C is not read.
-func runCase(t *testing.T, r *rand.Rand, tc gemmCase, f func(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int)) {
+// runCase runs one case through sgemm with kernel id and compares the result
+// with refGemm. C starts as NaN when beta == 0 to prove that C is not read,
+// and the padding of C must be left alone.
+func runCase(t *testing.T, r *rand.Rand, id kernelID, tc gemmCase) {
 	t.Helper()
 	ar, ac := tc.m, tc.k
 	if tc.transA {
@@ -72,45 +81,193 @@ func runCase(t *testing.T, r *rand.Rand, tc gemmCase, f func(transA, transB bool
 	a := randSlice(r, ar*lda)
 	b := randSlice(r, br*ldb)
 	c := randSlice(r, tc.m*ldc)
+	var bias []float32
+	if tc.bias {
+		bias = randSlice(r, tc.n)
+	}
 	if tc.beta == 0 {
 		for i := range c {
-			c[i] = float32(math.NaN())
+			if i%ldc < tc.n {
+				c[i] = float32(math.NaN())
+			}
 		}
 	}
-	want := refGemm(tc.transA, tc.transB, tc.m, tc.n, tc.k, tc.alpha, a, lda, b, ldb, tc.beta, c, ldc)
+	want := refGemm(tc, a, lda, b, ldb, c, ldc, bias)
 	orig := append([]float32(nil), c...)
-	f(tc.transA, tc.transB, tc.m, tc.n, tc.k, tc.alpha, a, lda, b, ldb, tc.beta, c, ldc)
-	tol := 1e-5 * float64(tc.k+2)
+	checkArgs(tc.transA, tc.transB, tc.m, tc.n, tc.k, a, lda, b, ldb, c, ldc)
+	sgemm(id, tc.transA, tc.transB, tc.m, tc.n, tc.k, tc.alpha, a, lda, b, ldb, tc.beta, c, ldc, bias, tc.relu)
+	tol := 1e-6 * float64(tc.k+4)
 	for i := 0; i < tc.m; i++ {
 		for j := 0; j < ldc; j++ {
 			got := c[i*ldc+j]
 			if j >= tc.n {
 				if math.Float32bits(got) != math.Float32bits(orig[i*ldc+j]) {
-					t.Fatalf("%v: padding C[%d][%d] changed", tc, i, j)
+					t.Fatalf("%s %v: padding C[%d][%d] changed", kernelNames[id], tc, i, j)
 				}
 				continue
 			}
 			w := want[i*tc.n+j]
 			if d := math.Abs(float64(got) - w); !(d <= tol*(1+math.Abs(w))) {
-				t.Fatalf("%v: C[%d][%d] = %g, want %g", tc, i, j, got, w)
+				t.Fatalf("%s %v: C[%d][%d] = %g, want %g", kernelNames[id], tc, i, j, got, w)
 			}
 		}
 	}
 }
 
-func TestSgemmSmall(t *testing.T) {
-	r := rand.New(rand.NewPCG(1, 2))
-	dims := []int{1, 2, 3, 7, 16, 17}
-	for _, tA := range []bool{false, true} {
-		for _, tB := range []bool{false, true} {
-			for _, m := range dims {
-				for _, n := range dims {
-					for _, k := range dims {
-						tc := gemmCase{transA: tA, transB: tB, m: m, n: n, k: k, pad: (m + n + k) % 3, alpha: 1, beta: 0}
-						runCase(t, r, tc, Sgemm)
+func kernelsToTest(t *testing.T) []kernelID {
+	var ids []kernelID
+	for _, id := range []kernelID{kernelGeneric, kernelAVX2, kernelAVX512} {
+		if available(id) {
+			ids = append(ids, id)
+		} else {
+			t.Logf("kernel %s not available on this CPU/build", kernelNames[id])
+		}
+	}
+	return ids
+}
+
+// TestKernelsExhaustiveSmall covers every transpose case and every small
+// shape around the tile sizes.
+func TestKernelsExhaustiveSmall(t *testing.T) {
+	dims := []int{1, 2, 5, 6, 7, 16, 17}
+	for _, id := range kernelsToTest(t) {
+		t.Run(kernelNames[id], func(t *testing.T) {
+			r := rand.New(rand.NewPCG(1, uint64(id)))
+			for _, tA := range []bool{false, true} {
+				for _, tB := range []bool{false, true} {
+					for _, m := range dims {
+						for _, n := range dims {
+							for _, k := range dims {
+								tc := gemmCase{transA: tA, transB: tB, m: m, n: n, k: k, pad: (m + n + k) % 3, alpha: 1}
+								runCase(t, r, id, tc)
+							}
+						}
 					}
 				}
 			}
+		})
+	}
+}
+
+// TestKernelsRandomShapes draws odd shapes up to 150 (and a few beyond the
+// blocking sizes), strides, alpha, beta, bias and ReLU.
+func TestKernelsRandomShapes(t *testing.T) {
+	sizes := []int{1, 3, 4, 6, 11, 13, 16, 31, 37, 63, 64, 65, 97, 127, 128, 129, 131, 149, 150}
+	alphas := []float32{1, -0.5, 2}
+	betas := []float32{0, 1, 0.75}
+	for _, id := range kernelsToTest(t) {
+		t.Run(kernelNames[id], func(t *testing.T) {
+			r := rand.New(rand.NewPCG(2, uint64(id)))
+			for iter := 0; iter < 120; iter++ {
+				tc := gemmCase{
+					transA: r.IntN(2) == 1, transB: r.IntN(2) == 1,
+					m: sizes[r.IntN(len(sizes))], n: sizes[r.IntN(len(sizes))], k: sizes[r.IntN(len(sizes))],
+					pad: r.IntN(4), alpha: alphas[r.IntN(3)], beta: betas[r.IntN(3)],
+					bias: r.IntN(3) == 0, relu: r.IntN(3) == 0,
+				}
+				runCase(t, r, id, tc)
+			}
+			// Beyond one k block, one A block and one B block.
+			big := []gemmCase{
+				{m: 200, n: 70, k: 300, alpha: 1, transA: true, bias: true, relu: true},
+				{m: 13, n: 600, k: 260, alpha: 1, beta: 1, transB: true},
+				{m: 90, n: 530, k: 129, alpha: 0.5, beta: 0.75, transA: true, transB: true, pad: 1},
+				{m: 42, n: 64, k: 576, alpha: 1, bias: true, relu: true},
+				{m: 5, n: 7, k: 2688, alpha: 1, transB: true, bias: true},
+				{m: 33, n: 2, k: 64, alpha: 1, bias: true},
+			}
+			for _, tc := range big {
+				runCase(t, r, id, tc)
+			}
+		})
+	}
+}
+
+// TestSmallNPaths covers the dot-product path, including n values around
+// its 4x4 blocks and k around the vector width, in both layouts of B.
+func TestSmallNPaths(t *testing.T) {
+	for _, id := range kernelsToTest(t) {
+		t.Run(kernelNames[id], func(t *testing.T) {
+			r := rand.New(rand.NewPCG(3, uint64(id)))
+			for _, tB := range []bool{true, false} {
+				for _, n := range []int{1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17} {
+					for _, k := range []int{1, 15, 16, 17, 84, 129} {
+						for _, m := range []int{1, 3, 4, 9} {
+							tc := gemmCase{transB: tB, m: m, n: n, k: k, pad: k % 2, alpha: 1.5, beta: float32(m % 2), bias: n%2 == 1, relu: k%2 == 1}
+							runCase(t, r, id, tc)
+						}
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestZeroSizes checks k == 0 and alpha == 0 (C = beta*C) and empty C.
+func TestZeroSizes(t *testing.T) {
+	r := rand.New(rand.NewPCG(4, 4))
+	for _, id := range kernelsToTest(t) {
+		for _, tc := range []gemmCase{
+			{m: 3, n: 5, k: 0, alpha: 1, beta: 0.5},
+			{m: 3, n: 5, k: 0, alpha: 1, beta: 0, bias: true, relu: true},
+			{m: 4, n: 9, k: 7, alpha: 0, beta: 2},
+			{m: 0, n: 9, k: 7, alpha: 1},
+			{m: 4, n: 0, k: 7, alpha: 1},
+		} {
+			runCase(t, r, id, tc)
 		}
+	}
+}
+
+// TestExported checks the exported entry points against the reference.
+func TestExported(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 5))
+	const m, n, k = 20, 19, 33
+	a, b, w := randSlice(r, m*k), randSlice(r, k*n), randSlice(r, n*k)
+	bias := randSlice(r, n)
+	c1, c2, c3 := make([]float32, m*n), make([]float32, m*n), make([]float32, m*n)
+	Sgemm(false, false, m, n, k, 1, a, k, b, n, 0, c1, n)
+	SgemmBiasReLU(m, n, k, a, k, b, n, bias, true, c2, n)
+	// w holds B^T.
+	for l := 0; l < k; l++ {
+		for j := 0; j < n; j++ {
+			w[j*k+l] = b[l*n+j]
+		}
+	}
+	SgemmNTBiasReLU(m, n, k, a, k, w, k, bias, true, c3, n)
+	for i := range c1 {
+		want := max(c1[i]+bias[i%n], 0)
+		if d := math.Abs(float64(c2[i] - want)); d > 1e-5 {
+			t.Fatalf("SgemmBiasReLU[%d] = %g, want %g", i, c2[i], want)
+		}
+		if d := math.Abs(float64(c3[i] - want)); d > 1e-5 {
+			t.Fatalf("SgemmNTBiasReLU[%d] = %g, want %g", i, c3[i], want)
+		}
+	}
+	if got := Kernel(); got != kernelNames[active] {
+		t.Fatalf("Kernel() = %q", got)
+	}
+	t.Logf("kernel in use: %s", Kernel())
+}
+
+func TestPanicsOnShortSlices(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		f    func()
+	}{
+		{"short a", func() { Sgemm(false, false, 2, 2, 2, 1, make([]float32, 3), 2, make([]float32, 4), 2, 0, make([]float32, 4), 2) }},
+		{"short c", func() { Sgemm(false, false, 2, 2, 2, 1, make([]float32, 4), 2, make([]float32, 4), 2, 0, make([]float32, 3), 2) }},
+		{"small lda", func() { Sgemm(true, false, 3, 2, 2, 1, make([]float32, 6), 2, make([]float32, 4), 2, 0, make([]float32, 6), 2) }},
+		{"negative", func() { Sgemm(false, false, -1, 2, 2, 1, nil, 2, nil, 2, 0, nil, 2) }},
+		{"short bias", func() { SgemmBiasReLU(1, 2, 1, make([]float32, 1), 1, make([]float32, 2), 2, make([]float32, 1), false, make([]float32, 2), 2) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			defer func() {
+				if recover() == nil {
+					t.Fatal("no panic")
+				}
+			}()
+			tc.f()
+		})
 	}
 }

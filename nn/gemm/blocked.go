@@ -1,0 +1,291 @@
+package gemm
+
+import "sync"
+
+// Micro-kernel flags, shared with the assembly.
+const (
+	flagAcc  = 1 // add the existing C
+	flagBias = 2 // add bias[col]
+	flagReLU = 4 // clamp at zero
+)
+
+// Blocking parameters. A k block of kcMax rows of a 64-wide B panel is 32 KiB
+// and stays in L1 while the 6-row strips of A stream past it.
+const (
+	mr      = 6   // rows of a tile, for both vector kernels
+	maxNR   = 64  // widest tile
+	kcMax   = 128 // depth of a k block
+	mcMax   = 192 // rows of A packed at once when A is transposed
+	ncMax   = 512 // columns of B packed at once
+	dotMaxN = 16  // largest n for the dot-product path
+)
+
+// workspace holds the scratch buffers of one call. Workspaces are reused
+// through wsPool, so steady-state calls allocate nothing.
+type workspace struct {
+	a    []float32 // transposed A block, row-major, mcMax x kc
+	b    []float32 // packed B panels, kc x nr each
+	edge []float32 // a partial strip of A rows padded with zero rows
+	bt   []float32 // B transposed for the dot-product path
+	tile [mr * maxNR]float32
+	ap   [4]*float32
+	wp   [4]*float32
+	out  [16]float32
+}
+
+var wsPool = sync.Pool{New: func() any { return new(workspace) }}
+
+func grow(s []float32, n int) []float32 {
+	if cap(s) < n {
+		return make([]float32, n)
+	}
+	return s[:n]
+}
+
+func tileWidth(id kernelID) int {
+	if id == kernelAVX512 {
+		return 64
+	}
+	return 16
+}
+
+// sgemm computes C = alpha*op(A)*op(B) + beta*C, then adds bias[col] if bias
+// is not nil and clamps at zero if relu. Arguments are already checked.
+func sgemm(id kernelID, transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int, bias []float32, relu bool) {
+	if m == 0 || n == 0 {
+		return
+	}
+	if id == kernelGeneric || k == 0 || alpha == 0 {
+		if k == 0 || alpha == 0 {
+			for i := 0; i < m; i++ {
+				scaleRow(c[i*ldc:i*ldc+n], beta)
+			}
+		} else {
+			sgemmGeneric(transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+		}
+		if bias != nil || relu {
+			for i := 0; i < m; i++ {
+				epilogueRow(c[i*ldc:i*ldc+n], bias, relu)
+			}
+		}
+		return
+	}
+	if beta != 0 && beta != 1 {
+		for i := 0; i < m; i++ {
+			scaleRow(c[i*ldc:i*ldc+n], beta)
+		}
+		beta = 1
+	}
+	ws := wsPool.Get().(*workspace)
+	if id == kernelAVX512 && !transA && n <= dotMaxN && (transB || n <= 4) {
+		sgemmDot(id, ws, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, bias, relu)
+	} else {
+		sgemmTiled(id, ws, transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, bias, relu)
+	}
+	wsPool.Put(ws)
+}
+
+// epilogueRow adds bias and clamps one row of C.
+func epilogueRow(row, bias []float32, relu bool) {
+	if bias != nil {
+		bias = bias[:len(row)]
+		for j := range row {
+			row[j] += bias[j]
+		}
+	}
+	if relu {
+		for j, v := range row {
+			if v < 0 {
+				row[j] = 0
+			}
+		}
+	}
+}
+
+// sgemmTiled runs the register-tiled micro-kernels over mr x nr tiles of C.
+// beta is 0 or 1.
+func sgemmTiled(id kernelID, ws *workspace, transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int, bias []float32, relu bool) {
+	nr := tileWidth(id)
+	nblk := (k + kcMax - 1) / kcMax
+	kcStep := (k + nblk - 1) / nblk
+	for pc := 0; pc < k; pc += kcStep {
+		kc := min(kcStep, k-pc)
+		flags := 0
+		if pc > 0 || beta != 0 {
+			flags |= flagAcc
+		}
+		if pc+kc == k {
+			if bias != nil {
+				flags |= flagBias
+			}
+			if relu {
+				flags |= flagReLU
+			}
+		}
+		for jc := 0; jc < n; jc += ncMax {
+			nc := min(ncMax, n-jc)
+			// Pack the B panels that cannot be read in place: all of them
+			// when B is transposed, else only a partial last panel.
+			npanel := (nc + nr - 1) / nr
+			ws.b = grow(ws.b, npanel*kc*nr)
+			for jr, p := 0, 0; jr < nc; jr, p = jr+nr, p+1 {
+				cols := min(nr, nc-jr)
+				if !transB && cols == nr {
+					continue
+				}
+				packB(ws.b[p*kc*nr:(p+1)*kc*nr], transB, b, ldb, pc, kc, jc+jr, cols, nr)
+			}
+			for ic := 0; ic < m; ic += mcMax {
+				mc := min(mcMax, m-ic)
+				// A strip source: A itself, or a transposed copy.
+				var asrc []float32
+				var aoff, astride int
+				if transA {
+					ws.a = grow(ws.a, mc*kc)
+					packAT(ws.a, a, lda, pc, kc, ic, mc)
+					asrc, aoff, astride = ws.a, 0, kc
+				} else {
+					asrc, aoff, astride = a, ic*lda+pc, lda
+				}
+				for jr, p := 0, 0; jr < nc; jr, p = jr+nr, p+1 {
+					cols := min(nr, nc-jr)
+					var bp *float32
+					bstride := nr
+					if !transB && cols == nr {
+						bp, bstride = &b[pc*ldb+jc+jr], ldb
+					} else {
+						bp = &ws.b[p*kc*nr]
+					}
+					var bb *float32
+					if bias != nil && cols == nr {
+						bb = &bias[jc+jr]
+					}
+					for ir := 0; ir < mc; ir += mr {
+						rows := min(mr, mc-ir)
+						var ap *float32
+						as := astride
+						if rows == mr {
+							ap = &asrc[aoff+ir*astride]
+						} else {
+							ws.edge = grow(ws.edge, mr*kc)
+							for i := 0; i < mr; i++ {
+								dst := ws.edge[i*kc : (i+1)*kc]
+								if i < rows {
+									copy(dst, asrc[aoff+(ir+i)*astride:])
+								} else {
+									clear(dst)
+								}
+							}
+							ap, as = &ws.edge[0], kc
+						}
+						crow := (ic+ir)*ldc + jc + jr
+						if rows == mr && cols == nr {
+							callKernel(id, kc, ap, as, bp, bstride, &c[crow], ldc, alpha, bb, flags)
+							continue
+						}
+						callKernel(id, kc, ap, as, bp, bstride, &ws.tile[0], nr, alpha, nil, 0)
+						mergeTile(ws.tile[:], nr, rows, cols, c[crow:], ldc, flags, bias, jc+jr)
+					}
+				}
+			}
+		}
+	}
+}
+
+// mergeTile applies a partial tile computed into tile (stride nr) to C.
+func mergeTile(tile []float32, nr, rows, cols int, c []float32, ldc, flags int, bias []float32, col0 int) {
+	for i := 0; i < rows; i++ {
+		crow := c[i*ldc : i*ldc+cols]
+		t := tile[i*nr : i*nr+cols]
+		for j, v := range t {
+			if flags&flagAcc != 0 {
+				v += crow[j]
+			}
+			if flags&flagBias != 0 {
+				v += bias[col0+j]
+			}
+			if flags&flagReLU != 0 && v < 0 {
+				v = 0
+			}
+			crow[j] = v
+		}
+	}
+}
+
+// packB copies columns j0..j0+cols of op(B), rows pc..pc+kc, into dst as a
+// kc x nr panel, padding missing columns with zeros.
+func packB(dst []float32, transB bool, b []float32, ldb, pc, kc, j0, cols, nr int) {
+	if !transB {
+		for l := 0; l < kc; l++ {
+			row := dst[l*nr : (l+1)*nr]
+			copy(row, b[(pc+l)*ldb+j0:(pc+l)*ldb+j0+cols])
+			clear(row[cols:])
+		}
+		return
+	}
+	if cols < nr {
+		clear(dst[:kc*nr])
+	}
+	for j := 0; j < cols; j++ {
+		src := b[(j0+j)*ldb+pc : (j0+j)*ldb+pc+kc]
+		for l, v := range src {
+			dst[l*nr+j] = v
+		}
+	}
+}
+
+// packAT copies rows i0..i0+mc of op(A) = A^T, columns pc..pc+kc, into dst as
+// a row-major mc x kc block. A is stored k x m.
+func packAT(dst []float32, a []float32, lda, pc, kc, i0, mc int) {
+	for l := 0; l < kc; l++ {
+		src := a[(pc+l)*lda+i0 : (pc+l)*lda+i0+mc]
+		for i, v := range src {
+			dst[i*kc+l] = v
+		}
+	}
+}
+
+// sgemmDot computes C for small n with dot products of A rows and W rows,
+// W = op(B)^T stored n x k (B itself when transB, else a transposed copy).
+// beta is 0 or 1.
+func sgemmDot(id kernelID, ws *workspace, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int, bias []float32, relu bool) {
+	w, ldw := b, ldb
+	if !transB {
+		ws.bt = grow(ws.bt, n*k)
+		for l := 0; l < k; l++ {
+			for j, v := range b[l*ldb : l*ldb+n] {
+				ws.bt[j*k+l] = v
+			}
+		}
+		w, ldw = ws.bt, k
+	}
+	for i0 := 0; i0 < m; i0 += 4 {
+		rows := min(4, m-i0)
+		for i := 0; i < 4; i++ {
+			ws.ap[i] = &a[(i0+min(i, rows-1))*lda]
+		}
+		for j0 := 0; j0 < n; j0 += 4 {
+			cols := min(4, n-j0)
+			for j := 0; j < 4; j++ {
+				ws.wp[j] = &w[(j0+min(j, cols-1))*ldw]
+			}
+			callDot(id, k, &ws.ap, &ws.wp, &ws.out)
+			for i := 0; i < rows; i++ {
+				crow := c[(i0+i)*ldc+j0 : (i0+i)*ldc+j0+cols]
+				for j := range crow {
+					v := alpha * ws.out[4*i+j]
+					if beta != 0 {
+						v += crow[j]
+					}
+					if bias != nil {
+						v += bias[j0+j]
+					}
+					if relu && v < 0 {
+						v = 0
+					}
+					crow[j] = v
+				}
+			}
+		}
+	}
+}

@@ -1,0 +1,85 @@
+//go:build amd64 && !noasm
+
+package gemm
+
+import "golang.org/x/sys/cpu"
+
+// The micro-kernels below are generated into kernels_amd64.s by
+// internal/asmgen. Strides are in elements.
+
+// kern512 computes a 6x64 tile with AVX-512: acc = A[0:6][0:kc]*B[0:kc][0:64],
+// then acc *= alpha; acc += C if flags&flagAcc; acc += bias[0:64] if
+// flags&flagBias; acc = max(acc, 0) if flags&flagReLU; C = acc.
+//
+//go:noescape
+func kern512(kc int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, bias *float32, flags int)
+
+// kern256 is kern512 for a 6x16 tile with AVX2 and FMA.
+//
+//go:noescape
+func kern256(kc int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, bias *float32, flags int)
+
+// dot512 computes out[4*i+j] = sum over l < k of ap[i][l]*wp[j][l] with AVX-512.
+//
+//go:noescape
+func dot512(k int, ap *[4]*float32, wp *[4]*float32, out *[16]float32)
+
+// fmaPeak512 runs n iterations of 12 independent 16-lane FMAs.
+func fmaPeak512(n int)
+
+// fmaPeak256 runs n iterations of 12 independent 8-lane FMAs.
+func fmaPeak256(n int)
+
+var (
+	hasAVX512 = cpu.X86.HasAVX512F
+	hasAVX2   = cpu.X86.HasAVX2 && cpu.X86.HasFMA
+)
+
+func init() {
+	switch {
+	case hasAVX512:
+		active = kernelAVX512
+	case hasAVX2:
+		active = kernelAVX2
+	}
+}
+
+// available reports whether kernel id can run on this CPU.
+func available(id kernelID) bool {
+	switch id {
+	case kernelAVX512:
+		return hasAVX512
+	case kernelAVX2:
+		return hasAVX2
+	}
+	return id == kernelGeneric
+}
+
+// callKernel runs the micro-kernel of id on one full tile.
+func callKernel(id kernelID, kc int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, bias *float32, flags int) {
+	if id == kernelAVX512 {
+		kern512(kc, a, lda, b, ldb, c, ldc, alpha, bias, flags)
+	} else {
+		kern256(kc, a, lda, b, ldb, c, ldc, alpha, bias, flags)
+	}
+}
+
+// callDot runs the dot-product kernel of id on one 4x4 block.
+func callDot(id kernelID, k int, ap *[4]*float32, wp *[4]*float32, out *[16]float32) {
+	dot512(k, ap, wp, out)
+}
+
+// fmaPeak runs n iterations of 12 independent FMAs with the widest vectors
+// available and returns the number of floating-point operations done, or 0
+// when there is no FMA kernel.
+func fmaPeak(n int) int {
+	switch {
+	case hasAVX512:
+		fmaPeak512(n)
+		return n * 12 * 16 * 2
+	case hasAVX2:
+		fmaPeak256(n)
+		return n * 12 * 8 * 2
+	}
+	return 0
+}

@@ -1,0 +1,15 @@
+//go:build !amd64 || noasm
+
+package gemm
+
+func available(id kernelID) bool { return id == kernelGeneric }
+
+func callKernel(id kernelID, kc int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, bias *float32, flags int) {
+	panic("gemm: no assembly kernels in this build")
+}
+
+func callDot(id kernelID, k int, ap *[4]*float32, wp *[4]*float32, out *[16]float32) {
+	panic("gemm: no assembly kernels in this build")
+}
+
+func fmaPeak(n int) int { return 0 }
