@@ -1,0 +1,410 @@
+// Package replay stores (s, pi, z) training examples: durably, in
+// checksummed chunk files written atomically under a run's folder, and in
+// memory as a sliding window over the most recent positions, sampled
+// uniformly with random symmetry augmentation.
+//
+// Several processes may write chunks into one folder (extra self-play
+// workers); the trainer's Buffer picks them up with Refresh. Memory is bounded
+// by the window, not by the length of the run.
+package replay
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"tabula/games"
+	"tabula/internal/atomicfile"
+)
+
+// Example is one training example: the observation of a position from the
+// mover's point of view, the search's visit distribution, the legal moves
+// (for the masked softmax), and the final result z for the mover.
+type Example struct {
+	Obs    []float32 // planes*height*width, each 0 or 1
+	Policy []float32 // one per action, non-negative, summing to 1
+	Legal  []bool    // one per action
+	Value  float32   // z in [-1, 1]
+}
+
+func (e Example) check(obsLen, actions int) error {
+	if len(e.Obs) != obsLen || len(e.Policy) != actions || len(e.Legal) != actions {
+		return fmt.Errorf("sizes obs=%d policy=%d legal=%d, want %d, %d, %d",
+			len(e.Obs), len(e.Policy), len(e.Legal), obsLen, actions, actions)
+	}
+	for i, x := range e.Obs {
+		if x != 0 && x != 1 {
+			return fmt.Errorf("observation entry %d = %v, want 0 or 1", i, x)
+		}
+	}
+	sum := 0.0
+	for a, p := range e.Policy {
+		if !(p >= 0 && p <= 1) {
+			return fmt.Errorf("policy entry %d = %v, want a probability", a, p)
+		}
+		if p > 0 && !e.Legal[a] {
+			return fmt.Errorf("policy puts %v on illegal action %d", p, a)
+		}
+		sum += float64(p)
+	}
+	if math.Abs(sum-1) > 1e-3 {
+		return fmt.Errorf("policy sums to %v, want 1", sum)
+	}
+	if !(e.Value >= -1 && e.Value <= 1) {
+		return fmt.Errorf("value %v outside [-1, 1]", e.Value)
+	}
+	return nil
+}
+
+// Config tunes a Buffer.
+type Config struct {
+	// Window is how many of the most recent examples are kept and sampled.
+	Window int `yaml:"window"`
+	// MaxReuse caps training: at most MaxReuse samples are drawn per
+	// example ever added (e.g. 4 means each position is seen about four
+	// times on average). 0 means no cap.
+	MaxReuse float64 `yaml:"max_reuse"`
+	// Augment applies a random symmetry of the game to every sample, where
+	// the game has symmetries.
+	Augment bool `yaml:"augment"`
+}
+
+// DefaultConfig keeps 200,000 positions, trains on each about 4 times, and
+// augments.
+func DefaultConfig() Config { return Config{Window: 200_000, MaxReuse: 4, Augment: true} }
+
+// Validate names the first field out of range.
+func (c Config) Validate() error {
+	if c.Window < 1 || c.Window > 50_000_000 {
+		return fmt.Errorf("replay.window = %d, want 1..50000000", c.Window)
+	}
+	if !(c.MaxReuse >= 0 && c.MaxReuse <= 1000) {
+		return fmt.Errorf("replay.max_reuse = %v, want 0..1000 (0 = no cap)", c.MaxReuse)
+	}
+	return nil
+}
+
+// ChunkSuffix ends every chunk file's name.
+const ChunkSuffix = ".tbr"
+
+// CorruptSuffix is appended to a chunk that fails its checks: it is moved
+// aside, never deleted, and the run goes on without it.
+const CorruptSuffix = ".corrupt"
+
+// Buffer is the replay window of one run. It is safe for concurrent use.
+type Buffer struct {
+	dir    string
+	game   games.Game
+	cfg    Config
+	log    *slog.Logger
+	obsLen int
+	na     int
+	sym    games.Symmetric // nil when the game has none or Augment is off
+	writer string          // unique per process, part of chunk names
+	seq    atomic.Uint64
+
+	mu      sync.Mutex
+	loaded  map[string]bool // chunk files already in the window
+	next    int             // ring position of the next example
+	size    int             // examples in the window
+	added   int64           // examples ever added (this process's view of the run)
+	sampled int64           // samples drawn
+	obs     []uint8         // Window x obsLen, 0/1
+	policy  []float32       // Window x na
+	legal   []bool          // Window x na
+	value   []float32       // Window
+	scratch []float32       // one observation, for augmentation
+}
+
+// Open opens (creating if needed) the replay folder dir for game g, removes
+// temporary files left by an interrupted write, and loads the most recent
+// chunks into the window. A chunk that fails its checks is renamed with
+// CorruptSuffix and reported in the log; nothing is deleted. writerID makes
+// this process's chunk names unique among processes sharing dir.
+func Open(dir string, g games.Game, cfg Config, writerID string, log *slog.Logger) (*Buffer, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if writerID == "" || strings.ContainsAny(writerID, "/\\. ") {
+		return nil, fmt.Errorf("replay: writer id %q must be non-empty without '/', '.' or spaces", writerID)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("replay: %w", err)
+	}
+	if _, err := atomicfile.RemoveTemps(dir); err != nil {
+		return nil, fmt.Errorf("replay: cleaning %s: %w", dir, err)
+	}
+	p, h, w := g.ObservationShape()
+	b := &Buffer{
+		dir: dir, game: g, cfg: cfg, log: log, obsLen: p * h * w, na: g.NumActions(), writer: writerID,
+		loaded: map[string]bool{},
+		obs:    make([]uint8, cfg.Window*p*h*w),
+		policy: make([]float32, cfg.Window*g.NumActions()),
+		legal:  make([]bool, cfg.Window*g.NumActions()),
+		value:  make([]float32, cfg.Window),
+	}
+	if s, ok := g.(games.Symmetric); ok && cfg.Augment {
+		b.sym = s
+	}
+	if _, err := b.Refresh(); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+// Write stores examples as one new chunk file (atomically) and adds them to
+// the window. It returns the chunk's path.
+func (b *Buffer) Write(examples []Example) (string, error) {
+	if len(examples) == 0 {
+		return "", nil
+	}
+	data, err := encodeChunk(b.game.Name(), b.obsLen, b.na, examples)
+	if err != nil {
+		return "", fmt.Errorf("replay: %w", err)
+	}
+	name := fmt.Sprintf("chunk-%020d-%s-%06d%s", time.Now().UnixNano(), b.writer, b.seq.Add(1), ChunkSuffix)
+	path := filepath.Join(b.dir, name)
+	if err := atomicfile.Write(path, data); err != nil {
+		return "", fmt.Errorf("replay: %w", err)
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.loaded[name] = true
+	b.addLocked(examples)
+	return path, nil
+}
+
+// Refresh loads chunk files that appeared in the folder since the last call
+// (written by other processes, or present at Open), oldest first, and
+// returns how many examples it added. Only the newest chunks that can still
+// be in the window are read.
+func (b *Buffer) Refresh() (int, error) {
+	entries, err := os.ReadDir(b.dir)
+	if err != nil {
+		return 0, fmt.Errorf("replay: %w", err)
+	}
+	var names []string
+	b.mu.Lock()
+	for _, e := range entries {
+		n := e.Name()
+		if !e.IsDir() && strings.HasSuffix(n, ChunkSuffix) && strings.HasPrefix(n, "chunk-") && !b.loaded[n] {
+			names = append(names, n)
+		}
+	}
+	b.mu.Unlock()
+	sort.Strings(names) // names start with a timestamp: oldest first
+	type chunk struct {
+		name     string
+		examples []Example
+	}
+	var chunks []chunk
+	total := 0
+	// Read newest first until the window is full; older ones are only
+	// marked as seen.
+	for i := len(names) - 1; i >= 0; i-- {
+		if total >= b.cfg.Window {
+			b.markLoaded(names[i])
+			continue
+		}
+		path := filepath.Join(b.dir, names[i])
+		ex, err := b.readChunk(path)
+		if err != nil {
+			if !errors.Is(err, errCorrupt) {
+				return 0, err
+			}
+			b.log.Error("replay chunk failed its checks; moved aside, the run goes on without it", "file", path, "err", err)
+			if rerr := os.Rename(path, path+CorruptSuffix); rerr != nil {
+				return 0, fmt.Errorf("replay: moving aside %s: %w", path, rerr)
+			}
+			continue
+		}
+		chunks = append(chunks, chunk{names[i], ex})
+		total += len(ex)
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for i := len(chunks) - 1; i >= 0; i-- {
+		b.loaded[chunks[i].name] = true
+		b.addLocked(chunks[i].examples)
+	}
+	return total, nil
+}
+
+func (b *Buffer) markLoaded(name string) {
+	b.mu.Lock()
+	b.loaded[name] = true
+	b.mu.Unlock()
+}
+
+// readChunk reads and verifies one chunk file against this buffer's game.
+func (b *Buffer) readChunk(path string) ([]Example, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("replay: %w", err)
+	}
+	h, ex, err := decodeChunk(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if h.game != b.game.Name() || h.obsLen != b.obsLen || h.actions != b.na {
+		return nil, fmt.Errorf("%s: %w: written for game %q (obs %d, actions %d), this run plays %q (obs %d, actions %d)",
+			path, errCorrupt, h.game, h.obsLen, h.actions, b.game.Name(), b.obsLen, b.na)
+	}
+	return ex, nil
+}
+
+// ReadChunkFile reads and verifies one chunk file, for tools and tests.
+func ReadChunkFile(path string) (game string, examples []Example, err error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return "", nil, err
+	}
+	h, ex, err := decodeChunk(data)
+	if err != nil {
+		return "", nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return h.game, ex, nil
+}
+
+// addLocked copies examples into the ring, evicting the oldest.
+func (b *Buffer) addLocked(examples []Example) {
+	for _, e := range examples {
+		i := b.next
+		o := b.obs[i*b.obsLen : (i+1)*b.obsLen]
+		for j, x := range e.Obs {
+			o[j] = uint8(x)
+		}
+		copy(b.policy[i*b.na:(i+1)*b.na], e.Policy)
+		copy(b.legal[i*b.na:(i+1)*b.na], e.Legal)
+		b.value[i] = e.Value
+		b.next = (b.next + 1) % b.cfg.Window
+		if b.size < b.cfg.Window {
+			b.size++
+		}
+	}
+	b.added += int64(len(examples))
+}
+
+// Len is the number of examples in the window.
+func (b *Buffer) Len() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.size
+}
+
+// Added is the number of examples added since Open (those loaded at Open
+// included).
+func (b *Buffer) Added() int64 {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.added
+}
+
+// Available is how many more samples MaxReuse allows now; with no cap it is
+// math.MaxInt64.
+func (b *Buffer) Available() int64 {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.availableLocked()
+}
+
+func (b *Buffer) availableLocked() int64 {
+	if b.cfg.MaxReuse == 0 {
+		return math.MaxInt64
+	}
+	return int64(b.cfg.MaxReuse*float64(b.added)) - b.sampled
+}
+
+// Batch is a minibatch laid out as the trainer wants it.
+type Batch struct {
+	Obs    []float32 // n x obsLen
+	Policy []float32 // n x actions
+	Legal  []float32 // n x actions, 1 legal, 0 illegal
+	Value  []float32 // n
+}
+
+// NewBatch allocates a Batch of n examples for this buffer's game.
+func (b *Buffer) NewBatch(n int) *Batch {
+	return &Batch{
+		Obs:    make([]float32, n*b.obsLen),
+		Policy: make([]float32, n*b.na),
+		Legal:  make([]float32, n*b.na),
+		Value:  make([]float32, n),
+	}
+}
+
+// ErrNotEnough is returned by Sample when the window is empty or the reuse
+// cap allows fewer samples than asked for.
+var ErrNotEnough = errors.New("replay: not enough new data for another batch")
+
+// Sample fills batch with examples drawn uniformly from the window, each
+// through a random symmetry when augmenting. It draws from rng and allocates
+// nothing.
+func (b *Buffer) Sample(rng *rand.Rand, batch *Batch) error {
+	n := len(batch.Value)
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.size == 0 || b.availableLocked() < int64(n) {
+		return ErrNotEnough
+	}
+	b.sampled += int64(n)
+	for k := 0; k < n; k++ {
+		i := rng.IntN(b.size)
+		obs := batch.Obs[k*b.obsLen : (k+1)*b.obsLen]
+		pol := batch.Policy[k*b.na : (k+1)*b.na]
+		leg := batch.Legal[k*b.na : (k+1)*b.na]
+		src := b.obs[i*b.obsLen : (i+1)*b.obsLen]
+		sym := 0
+		if b.sym != nil {
+			sym = rng.IntN(b.sym.NumSymmetries())
+		}
+		if sym == 0 {
+			for j, x := range src {
+				obs[j] = float32(x)
+			}
+			copy(pol, b.policy[i*b.na:(i+1)*b.na])
+			for a, l := range b.legal[i*b.na : (i+1)*b.na] {
+				leg[a] = boolTo32(l)
+			}
+		} else {
+			b.symObs(sym, obs, src)
+			for a := 0; a < b.na; a++ {
+				t := b.sym.TransformAction(sym, a)
+				pol[t] = b.policy[i*b.na+a]
+				leg[t] = boolTo32(b.legal[i*b.na+a])
+			}
+		}
+		batch.Value[k] = b.value[i]
+	}
+	return nil
+}
+
+// symObs maps a stored observation through a symmetry. TransformObservation
+// works on float32, so the source is widened first into obs's own memory
+// and transformed through a per-buffer scratch slice.
+func (b *Buffer) symObs(sym int, dst []float32, src []uint8) {
+	if cap(b.scratch) < b.obsLen {
+		b.scratch = make([]float32, b.obsLen)
+	}
+	tmp := b.scratch[:b.obsLen]
+	for j, x := range src {
+		tmp[j] = float32(x)
+	}
+	b.sym.TransformObservation(sym, dst, tmp)
+}
+
+func boolTo32(v bool) float32 {
+	if v {
+		return 1
+	}
+	return 0
+}
