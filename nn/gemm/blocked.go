@@ -9,21 +9,24 @@ const (
 	flagReLU = 4 // clamp at zero
 )
 
+// mcBlk is the number of rows of A and C handled per row block; a variable so
+// benchmarks can tune it.
+var mcBlk = 48
+
 // Blocking parameters. A k block of kcMax rows of a 64-wide B panel is 32 KiB
 // and stays in L1 while the 6-row strips of A stream past it.
 const (
-	mr      = 6   // rows of a tile, for both vector kernels
-	maxNR   = 64  // widest tile
-	kcMax   = 128 // depth of a k block
-	mcMax   = 192 // rows of A packed at once when A is transposed
-	ncMax   = 512 // columns of B packed at once
-	dotMaxN = 16  // largest n for the dot-product path
+	mr       = 6       // rows of a tile, for both vector kernels
+	maxNR    = 64      // widest tile
+	kcMax    = 128     // depth of a k block
+	bPackMax = 1 << 18 // floats of B packed at once (1 MiB)
+	dotMaxN  = 16      // largest n for the dot-product path
 )
 
 // workspace holds the scratch buffers of one call. Workspaces are reused
 // through wsPool, so steady-state calls allocate nothing.
 type workspace struct {
-	a    []float32 // transposed A block, row-major, mcMax x kc
+	a    []float32 // transposed A block, row-major, mcBlk x kc
 	b    []float32 // packed B panels, kc x nr each
 	edge []float32 // a partial strip of A rows padded with zero rows
 	bt   []float32 // B transposed for the dot-product path
@@ -103,40 +106,45 @@ func epilogueRow(row, bias []float32, relu bool) {
 }
 
 // sgemmTiled runs the register-tiled micro-kernels over mr x nr tiles of C.
-// beta is 0 or 1.
+// beta is 0 or 1. Loop order: a block of B columns (packed for all of k when
+// it cannot be read in place), then a block of mcBlk rows of A and C, then k
+// blocks, B panels and 6-row strips. The C block and the A rows of one row
+// block stay in cache across the k blocks, and each k block of a B panel stays
+// in L1 across the strips.
 func sgemmTiled(id kernelID, ws *workspace, transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int, bias []float32, relu bool) {
 	nr := tileWidth(id)
 	nblk := (k + kcMax - 1) / kcMax
 	kcStep := (k + nblk - 1) / nblk
-	for pc := 0; pc < k; pc += kcStep {
-		kc := min(kcStep, k-pc)
-		flags := 0
-		if pc > 0 || beta != 0 {
-			flags |= flagAcc
-		}
-		if pc+kc == k {
-			if bias != nil {
-				flags |= flagBias
+	ncBlk := max(nr, bPackMax/k/nr*nr)
+	for jc := 0; jc < n; jc += ncBlk {
+		nc := min(ncBlk, n-jc)
+		npanel := (nc + nr - 1) / nr
+		// Pack the B panels that cannot be read in place (all of them when
+		// B is transposed, else only a partial last one), each as k x nr.
+		ws.b = grow(ws.b, npanel*k*nr)
+		for jr, p := 0, 0; jr < nc; jr, p = jr+nr, p+1 {
+			cols := min(nr, nc-jr)
+			if !transB && cols == nr {
+				continue
 			}
-			if relu {
-				flags |= flagReLU
-			}
+			packB(ws.b[p*k*nr:(p+1)*k*nr], transB, b, ldb, 0, k, jc+jr, cols, nr)
 		}
-		for jc := 0; jc < n; jc += ncMax {
-			nc := min(ncMax, n-jc)
-			// Pack the B panels that cannot be read in place: all of them
-			// when B is transposed, else only a partial last panel.
-			npanel := (nc + nr - 1) / nr
-			ws.b = grow(ws.b, npanel*kc*nr)
-			for jr, p := 0, 0; jr < nc; jr, p = jr+nr, p+1 {
-				cols := min(nr, nc-jr)
-				if !transB && cols == nr {
-					continue
+		for ic := 0; ic < m; ic += mcBlk {
+			mc := min(mcBlk, m-ic)
+			for pc := 0; pc < k; pc += kcStep {
+				kc := min(kcStep, k-pc)
+				flags := 0
+				if pc > 0 || beta != 0 {
+					flags |= flagAcc
 				}
-				packB(ws.b[p*kc*nr:(p+1)*kc*nr], transB, b, ldb, pc, kc, jc+jr, cols, nr)
-			}
-			for ic := 0; ic < m; ic += mcMax {
-				mc := min(mcMax, m-ic)
+				if pc+kc == k {
+					if bias != nil {
+						flags |= flagBias
+					}
+					if relu {
+						flags |= flagReLU
+					}
+				}
 				// A strip source: A itself, or a transposed copy.
 				var asrc []float32
 				var aoff, astride int
@@ -154,7 +162,7 @@ func sgemmTiled(id kernelID, ws *workspace, transA, transB bool, m, n, k int, al
 					if !transB && cols == nr {
 						bp, bstride = &b[pc*ldb+jc+jr], ldb
 					} else {
-						bp = &ws.b[p*kc*nr]
+						bp = &ws.b[(p*k+pc)*nr]
 					}
 					var bb *float32
 					if bias != nil && cols == nr {

@@ -255,11 +255,19 @@ func TestPanicsOnShortSlices(t *testing.T) {
 		name string
 		f    func()
 	}{
-		{"short a", func() { Sgemm(false, false, 2, 2, 2, 1, make([]float32, 3), 2, make([]float32, 4), 2, 0, make([]float32, 4), 2) }},
-		{"short c", func() { Sgemm(false, false, 2, 2, 2, 1, make([]float32, 4), 2, make([]float32, 4), 2, 0, make([]float32, 3), 2) }},
-		{"small lda", func() { Sgemm(true, false, 3, 2, 2, 1, make([]float32, 6), 2, make([]float32, 4), 2, 0, make([]float32, 6), 2) }},
+		{"short a", func() {
+			Sgemm(false, false, 2, 2, 2, 1, make([]float32, 3), 2, make([]float32, 4), 2, 0, make([]float32, 4), 2)
+		}},
+		{"short c", func() {
+			Sgemm(false, false, 2, 2, 2, 1, make([]float32, 4), 2, make([]float32, 4), 2, 0, make([]float32, 3), 2)
+		}},
+		{"small lda", func() {
+			Sgemm(true, false, 3, 2, 2, 1, make([]float32, 6), 2, make([]float32, 4), 2, 0, make([]float32, 6), 2)
+		}},
 		{"negative", func() { Sgemm(false, false, -1, 2, 2, 1, nil, 2, nil, 2, 0, nil, 2) }},
-		{"short bias", func() { SgemmBiasReLU(1, 2, 1, make([]float32, 1), 1, make([]float32, 2), 2, make([]float32, 1), false, make([]float32, 2), 2) }},
+		{"short bias", func() {
+			SgemmBiasReLU(1, 2, 1, make([]float32, 1), 1, make([]float32, 2), 2, make([]float32, 1), false, make([]float32, 2), 2)
+		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			defer func() {
