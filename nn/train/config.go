@@ -1,0 +1,122 @@
+// Package train trains an nn.Weights network with gorgonia: it builds the
+// AlphaZero loss over a fixed-size batch, differentiates it, and applies SGD
+// with momentum or Adam, writing the updated parameters and batch-norm
+// running statistics back into the nn.Weights it was given.
+package train
+
+import (
+	"fmt"
+	"math"
+)
+
+// Config sets the batch size, the optimiser, its learning-rate schedule, the
+// weight decay and the batch-norm running-statistics momentum.
+type Config struct {
+	// BatchSize is the number of examples in every Step; the graph is built
+	// for exactly this size.
+	BatchSize int `yaml:"batch_size"`
+	// Optimizer is "sgd" (with momentum) or "adam".
+	Optimizer string `yaml:"optimizer"`
+	// LearningRate is the base learning rate the schedule starts from.
+	LearningRate float64 `yaml:"learning_rate"`
+	// Momentum is SGD's momentum: v = Momentum*v + g; theta -= lr*v.
+	Momentum float64 `yaml:"momentum"`
+	// Beta1, Beta2 and Epsilon are Adam's moment decay rates and its
+	// denominator guard.
+	Beta1   float64 `yaml:"adam_beta1"`
+	Beta2   float64 `yaml:"adam_beta2"`
+	Epsilon float64 `yaml:"adam_epsilon"`
+	// WeightDecay is c in the loss term c*||theta||^2. Theta is every
+	// convolution and dense weight matrix; biases and batch-norm parameters
+	// are not decayed (decaying the batch-norm scale or a bias does not
+	// restrain the function the network computes, it only shifts it).
+	WeightDecay float64 `yaml:"weight_decay"`
+	// Schedule is "constant", "step" (multiply by Gamma every StepSize
+	// steps) or "cosine" (from LearningRate down to MinLearningRate over
+	// TotalSteps steps, then MinLearningRate).
+	Schedule        string  `yaml:"schedule"`
+	StepSize        int     `yaml:"step_size"`
+	Gamma           float64 `yaml:"gamma"`
+	TotalSteps      int     `yaml:"total_steps"`
+	MinLearningRate float64 `yaml:"min_learning_rate"`
+	// BNMomentum is the weight of the current batch in the batch-norm
+	// running averages: running = BNMomentum*batch + (1-BNMomentum)*running
+	// (PyTorch's convention; the variance folded in is the unbiased one).
+	BNMomentum float64 `yaml:"bn_momentum"`
+}
+
+// DefaultConfig is Adam at 1e-3, batch 256, weight decay 1e-4, constant
+// learning rate, batch-norm momentum 0.1.
+func DefaultConfig() Config {
+	return Config{
+		BatchSize:       256,
+		Optimizer:       "adam",
+		LearningRate:    1e-3,
+		Momentum:        0.9,
+		Beta1:           0.9,
+		Beta2:           0.999,
+		Epsilon:         1e-8,
+		WeightDecay:     1e-4,
+		Schedule:        "constant",
+		StepSize:        10000,
+		Gamma:           0.1,
+		TotalSteps:      100000,
+		MinLearningRate: 1e-5,
+		BNMomentum:      0.1,
+	}
+}
+
+// Validate names the first field out of range.
+func (c Config) Validate() error {
+	bad := func(field string, v any, want string) error {
+		return fmt.Errorf("train: %s = %v, want %s", field, v, want)
+	}
+	finite := func(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
+	switch {
+	case c.BatchSize < 2 || c.BatchSize > 1<<16:
+		return bad("batch_size", c.BatchSize, "2..65536")
+	case c.Optimizer != "sgd" && c.Optimizer != "adam":
+		return bad("optimizer", fmt.Sprintf("%q", c.Optimizer), `"sgd" or "adam"`)
+	case !finite(c.LearningRate) || c.LearningRate <= 0 || c.LearningRate > 10:
+		return bad("learning_rate", c.LearningRate, "in (0, 10]")
+	case !finite(c.Momentum) || c.Momentum < 0 || c.Momentum >= 1:
+		return bad("momentum", c.Momentum, "in [0, 1)")
+	case !finite(c.Beta1) || c.Beta1 < 0 || c.Beta1 >= 1:
+		return bad("adam_beta1", c.Beta1, "in [0, 1)")
+	case !finite(c.Beta2) || c.Beta2 < 0 || c.Beta2 >= 1:
+		return bad("adam_beta2", c.Beta2, "in [0, 1)")
+	case !finite(c.Epsilon) || c.Epsilon <= 0 || c.Epsilon > 1:
+		return bad("adam_epsilon", c.Epsilon, "in (0, 1]")
+	case !finite(c.WeightDecay) || c.WeightDecay < 0 || c.WeightDecay > 1:
+		return bad("weight_decay", c.WeightDecay, "in [0, 1]")
+	case c.Schedule != "constant" && c.Schedule != "step" && c.Schedule != "cosine":
+		return bad("schedule", fmt.Sprintf("%q", c.Schedule), `"constant", "step" or "cosine"`)
+	case c.Schedule == "step" && c.StepSize < 1:
+		return bad("step_size", c.StepSize, "at least 1 with schedule step")
+	case c.Schedule == "step" && (!finite(c.Gamma) || c.Gamma <= 0 || c.Gamma > 1):
+		return bad("gamma", c.Gamma, "in (0, 1] with schedule step")
+	case c.Schedule == "cosine" && c.TotalSteps < 1:
+		return bad("total_steps", c.TotalSteps, "at least 1 with schedule cosine")
+	case c.Schedule == "cosine" && (!finite(c.MinLearningRate) || c.MinLearningRate < 0 || c.MinLearningRate > c.LearningRate):
+		return bad("min_learning_rate", c.MinLearningRate, fmt.Sprintf("in [0, learning_rate=%v] with schedule cosine", c.LearningRate))
+	case !finite(c.BNMomentum) || c.BNMomentum <= 0 || c.BNMomentum > 1:
+		return bad("bn_momentum", c.BNMomentum, "in (0, 1]")
+	}
+	return nil
+}
+
+// LearningRateAt is the learning rate used by the step that follows step
+// completed steps (the first Step uses LearningRateAt(0)).
+func (c Config) LearningRateAt(step int64) float64 {
+	switch c.Schedule {
+	case "step":
+		return c.LearningRate * math.Pow(c.Gamma, float64(step/int64(c.StepSize)))
+	case "cosine":
+		if step >= int64(c.TotalSteps) {
+			return c.MinLearningRate
+		}
+		f := 0.5 * (1 + math.Cos(math.Pi*float64(step)/float64(c.TotalSteps)))
+		return c.MinLearningRate + (c.LearningRate-c.MinLearningRate)*f
+	}
+	return c.LearningRate
+}

@@ -1,0 +1,200 @@
+package train
+
+import (
+	"fmt"
+
+	G "gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+
+	"tabula/nn"
+)
+
+// param is one trainable array bound into the graph. Its node's value shares
+// memory with the nn.Weights tensor, so updates made in place on data are
+// what the next forward pass reads.
+type param struct {
+	name  string
+	node  *G.Node
+	data  []float32 // shared with nn.Weights
+	decay bool      // part of theta in c*||theta||^2
+}
+
+// bnBinding ties a gorgonia batch-norm op to the running statistics of the
+// nn.Weights it came from.
+type bnBinding struct {
+	op        *G.BatchNormOp
+	mean, vr  []float32
+	name      string
+	opMean    []float32
+	opVar     []float32
+	bnChannel int
+}
+
+// network is the forward graph of an nn.Weights at a fixed batch size.
+type network struct {
+	g      *G.ExprGraph
+	batch  int
+	obs    *G.Node // (B, planes, H, W)
+	logits *G.Node // (B, actions)
+	value  *G.Node // (B), after tanh
+	params []param
+	bns    []bnBinding
+}
+
+// buildNetwork lays out w as a gorgonia graph for batches of exactly batch
+// positions, binding every trainable node to w's memory. bnMomentum is the
+// running-statistics momentum of the batch-norm ops.
+func buildNetwork(w *nn.Weights, batch int, bnMomentum float64) (*network, error) {
+	if batch < 1 {
+		return nil, fmt.Errorf("train: batch %d, want at least 1", batch)
+	}
+	s := w.Shape
+	g := G.NewGraph()
+	n := &network{g: g, batch: batch}
+	n.obs = G.NewTensor(g, tensor.Float32, 4, G.WithShape(batch, s.Planes, s.Height, s.Width), G.WithName("obs"))
+
+	bind := func(name string, data []float32, decay bool, shape ...int) *G.Node {
+		t := tensor.New(tensor.WithShape(shape...), tensor.WithBacking(data))
+		node := G.NewTensor(g, tensor.Float32, len(shape), G.WithShape(shape...), G.WithName(name), G.WithValue(t))
+		n.params = append(n.params, param{name: name, node: node, data: data, decay: decay})
+		return node
+	}
+	conv := func(name string, x *G.Node, c nn.Conv) (*G.Node, error) {
+		f := bind(name+".w", c.W, true, c.Out, c.In, c.K, c.K)
+		pad := c.K / 2
+		y, err := G.Conv2d(x, f, tensor.Shape{c.K, c.K}, []int{pad, pad}, []int{1, 1}, []int{1, 1})
+		if err != nil {
+			return nil, fmt.Errorf("train: %s: %w", name, err)
+		}
+		return y, nil
+	}
+	bn := func(name string, x *G.Node, b nn.BatchNorm) (*G.Node, error) {
+		scale := bind(name+".gamma", b.Gamma, false, 1, b.C, 1, 1)
+		bias := bind(name+".beta", b.Beta, false, 1, b.C, 1, 1)
+		y, _, _, op, err := G.BatchNorm(x, scale, bias, bnMomentum, nn.BatchNormEps)
+		if err != nil {
+			return nil, fmt.Errorf("train: %s: %w", name, err)
+		}
+		m, v := op.Stats()
+		n.bns = append(n.bns, bnBinding{op: op, mean: b.Mean, vr: b.Var, name: name,
+			opMean: m.Data().([]float32), opVar: v.Data().([]float32), bnChannel: b.C})
+		return y, nil
+	}
+	dense := func(name string, x *G.Node, d nn.Dense) (*G.Node, error) {
+		wn := bind(name+".w", d.W, true, d.Out, d.In)
+		bn := bind(name+".b", d.B, false, 1, d.Out)
+		wt, err := G.Transpose(wn)
+		if err != nil {
+			return nil, fmt.Errorf("train: %s: %w", name, err)
+		}
+		y, err := G.Mul(x, wt)
+		if err != nil {
+			return nil, fmt.Errorf("train: %s: %w", name, err)
+		}
+		if y.Dims() == 1 { // (1,K)x(K,N) is a vector-matrix product in gorgonia
+			if y, err = G.Reshape(y, tensor.Shape{batch, d.Out}); err != nil {
+				return nil, fmt.Errorf("train: %s: %w", name, err)
+			}
+		}
+		if y, err = G.BroadcastAdd(y, bn, nil, []byte{0}); err != nil {
+			return nil, fmt.Errorf("train: %s: %w", name, err)
+		}
+		return y, nil
+	}
+	convBNReLU := func(name string, x *G.Node, c nn.Conv, b nn.BatchNorm) (*G.Node, error) {
+		y, err := conv(name, x, c)
+		if err != nil {
+			return nil, err
+		}
+		if y, err = bn(name+".bn", y, b); err != nil {
+			return nil, err
+		}
+		return G.Rectify(y)
+	}
+
+	x, err := convBNReLU("stem", n.obs, w.Stem, w.StemBN)
+	if err != nil {
+		return nil, err
+	}
+	for i, blk := range w.Blocks {
+		p := fmt.Sprintf("block%d", i)
+		h, err := conv(p+".conv1", x, blk.Conv1)
+		if err != nil {
+			return nil, err
+		}
+		if h, err = bn(p+".bn1", h, blk.BN1); err != nil {
+			return nil, err
+		}
+		if h, err = G.Rectify(h); err != nil {
+			return nil, fmt.Errorf("train: %s: %w", p, err)
+		}
+		if h, err = conv(p+".conv2", h, blk.Conv2); err != nil {
+			return nil, err
+		}
+		if h, err = bn(p+".bn2", h, blk.BN2); err != nil {
+			return nil, err
+		}
+		if h, err = G.Add(x, h); err != nil {
+			return nil, fmt.Errorf("train: %s: %w", p, err)
+		}
+		if x, err = G.Rectify(h); err != nil {
+			return nil, fmt.Errorf("train: %s: %w", p, err)
+		}
+	}
+	hw := s.Height * s.Width
+
+	// Policy head.
+	ph, err := convBNReLU("policy.conv", x, w.PolicyConv, w.PolicyBN)
+	if err != nil {
+		return nil, err
+	}
+	if ph, err = G.Reshape(ph, tensor.Shape{batch, w.PolicyConv.Out * hw}); err != nil {
+		return nil, fmt.Errorf("train: policy flatten: %w", err)
+	}
+	if n.logits, err = dense("policy.fc", ph, w.PolicyFC); err != nil {
+		return nil, err
+	}
+
+	// Value head.
+	vh, err := convBNReLU("value.conv", x, w.ValueConv, w.ValueBN)
+	if err != nil {
+		return nil, err
+	}
+	if vh, err = G.Reshape(vh, tensor.Shape{batch, w.ValueConv.Out * hw}); err != nil {
+		return nil, fmt.Errorf("train: value flatten: %w", err)
+	}
+	if vh, err = dense("value.fc1", vh, w.ValueFC1); err != nil {
+		return nil, err
+	}
+	if vh, err = G.Rectify(vh); err != nil {
+		return nil, fmt.Errorf("train: value relu: %w", err)
+	}
+	if vh, err = dense("value.fc2", vh, w.ValueFC2); err != nil {
+		return nil, err
+	}
+	if vh, err = G.Reshape(vh, tensor.Shape{batch}); err != nil {
+		return nil, fmt.Errorf("train: value reshape: %w", err)
+	}
+	if n.value, err = G.Tanh(vh); err != nil {
+		return nil, fmt.Errorf("train: value tanh: %w", err)
+	}
+	return n, nil
+}
+
+// loadStats copies the running statistics of the nn.Weights into the
+// batch-norm ops (a training VM resets them when it is built).
+func (n *network) loadStats() {
+	for _, b := range n.bns {
+		copy(b.opMean, b.mean)
+		copy(b.opVar, b.vr)
+	}
+}
+
+// saveStats copies the batch-norm ops' running statistics into the
+// nn.Weights.
+func (n *network) saveStats() {
+	for _, b := range n.bns {
+		copy(b.mean, b.opMean)
+		copy(b.vr, b.opVar)
+	}
+}
