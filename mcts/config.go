@@ -1,0 +1,166 @@
+package mcts
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	"tabula/games"
+)
+
+// Config holds the parameters of PUCT search and of self-play. The zero value
+// is not valid: start from DefaultConfig and override fields.
+type Config struct {
+	// Simulations is the number of playouts of a full search per move.
+	Simulations int `yaml:"simulations"`
+	// MoveTime, when positive, also stops a search after this much time
+	// (a search stops at whichever limit comes first). Self-play ignores it:
+	// its searches are bounded by simulations so that runs reproduce.
+	MoveTime time.Duration `yaml:"move_time"`
+	// CPuct is the exploration constant c_puct of the PUCT formula.
+	CPuct float64 `yaml:"c_puct"`
+	// DirichletAlpha is the concentration of the root noise; 0 picks
+	// DefaultDirichletAlpha of the game.
+	DirichletAlpha float64 `yaml:"dirichlet_alpha"`
+	// DirichletEpsilon is the weight of the noise in the root priors; 0
+	// disables noise (as in match play).
+	DirichletEpsilon float64 `yaml:"dirichlet_epsilon"`
+	// FPUReduction is subtracted from a node's value to give the value of
+	// its unvisited children (first-play urgency).
+	FPUReduction float64 `yaml:"fpu_reduction"`
+	// TemperatureMoves is the number of opening moves (counted by the
+	// state's MoveNumber) chosen with Temperature; later moves use
+	// FinalTemperature.
+	TemperatureMoves int `yaml:"temperature_moves"`
+	// Temperature is the temperature of the opening moves.
+	Temperature float64 `yaml:"temperature"`
+	// FinalTemperature is the temperature after the opening; 0 plays the
+	// most visited move.
+	FinalTemperature float64 `yaml:"final_temperature"`
+	// VirtualLoss is the number of lost visits a descent in flight adds to
+	// each edge of its path, so that a batch spreads over the tree.
+	VirtualLoss int `yaml:"virtual_loss"`
+	// BatchSize is the largest number of leaves sent to one Evaluate call.
+	BatchSize int `yaml:"batch_size"`
+	// GamesInFlight is the number of games a self-play worker plays at once.
+	GamesInFlight int `yaml:"games_in_flight"`
+	// TreeReuse keeps the subtree of the played move for the next search.
+	TreeReuse bool `yaml:"tree_reuse"`
+
+	// PlayoutCap enables KataGo's playout cap randomisation: a fraction
+	// FullSearchFraction of the moves get a full search (Simulations, root
+	// noise) and are recorded as policy targets; the others get a fast
+	// search of FastSimulations without noise and are not recorded.
+	PlayoutCap bool `yaml:"playout_cap"`
+	// FullSearchFraction is the probability that a move gets a full search.
+	FullSearchFraction float64 `yaml:"full_search_fraction"`
+	// FastSimulations is the number of playouts of a fast search.
+	FastSimulations int `yaml:"fast_simulations"`
+
+	// ForcedPlayouts enables KataGo's forced playouts at the root of full
+	// searches and the pruning of those playouts from the policy target.
+	ForcedPlayouts bool `yaml:"forced_playouts"`
+	// ForcedPlayoutK is k in n_forced(c) = sqrt(k P(c) sum_b N(b)).
+	ForcedPlayoutK float64 `yaml:"forced_playout_k"`
+
+	// Resign enables resignation in self-play.
+	Resign bool `yaml:"resign"`
+	// ResignThreshold: a player resigns when its root value is below it
+	// for ResignConsecutive of its own moves in a row.
+	ResignThreshold float64 `yaml:"resign_threshold"`
+	// ResignConsecutive is the number of consecutive moves below the
+	// threshold that trigger resignation.
+	ResignConsecutive int `yaml:"resign_consecutive"`
+	// NoResignFraction is the fraction of games played to the end whatever
+	// the values say, so that the rate of false resignations can be measured.
+	NoResignFraction float64 `yaml:"no_resign_fraction"`
+}
+
+// DefaultConfig returns settings suited to self-play of small board games.
+func DefaultConfig() Config {
+	return Config{
+		Simulations:        200,
+		CPuct:              1.5,
+		DirichletAlpha:     0,
+		DirichletEpsilon:   0.25,
+		FPUReduction:       0.2,
+		TemperatureMoves:   8,
+		Temperature:        1,
+		FinalTemperature:   0,
+		VirtualLoss:        1,
+		BatchSize:          16,
+		GamesInFlight:      32,
+		TreeReuse:          true,
+		PlayoutCap:         false,
+		FullSearchFraction: 0.25,
+		FastSimulations:    40,
+		ForcedPlayouts:     false,
+		ForcedPlayoutK:     2,
+		Resign:             false,
+		ResignThreshold:    -0.9,
+		ResignConsecutive:  3,
+		NoResignFraction:   0.1,
+	}
+}
+
+// Validate checks every field and returns an error naming the first one out
+// of range.
+func (c Config) Validate() error {
+	finite := func(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
+	switch {
+	case c.Simulations < 1:
+		return fmt.Errorf("mcts: simulations = %d, want >= 1", c.Simulations)
+	case c.MoveTime < 0:
+		return fmt.Errorf("mcts: move_time = %v, want >= 0", c.MoveTime)
+	case !finite(c.CPuct) || c.CPuct <= 0:
+		return fmt.Errorf("mcts: c_puct = %v, want > 0", c.CPuct)
+	case !finite(c.DirichletAlpha) || c.DirichletAlpha < 0:
+		return fmt.Errorf("mcts: dirichlet_alpha = %v, want >= 0 (0: per game default)", c.DirichletAlpha)
+	case !(c.DirichletEpsilon >= 0 && c.DirichletEpsilon <= 1):
+		return fmt.Errorf("mcts: dirichlet_epsilon = %v, want in [0, 1]", c.DirichletEpsilon)
+	case !(c.FPUReduction >= 0 && c.FPUReduction <= 2):
+		return fmt.Errorf("mcts: fpu_reduction = %v, want in [0, 2]", c.FPUReduction)
+	case c.TemperatureMoves < 0:
+		return fmt.Errorf("mcts: temperature_moves = %d, want >= 0", c.TemperatureMoves)
+	case !(c.Temperature >= 0 && c.Temperature <= 10):
+		return fmt.Errorf("mcts: temperature = %v, want in [0, 10]", c.Temperature)
+	case !(c.FinalTemperature >= 0 && c.FinalTemperature <= 10):
+		return fmt.Errorf("mcts: final_temperature = %v, want in [0, 10]", c.FinalTemperature)
+	case c.VirtualLoss < 0 || c.VirtualLoss > 1000:
+		return fmt.Errorf("mcts: virtual_loss = %d, want in [0, 1000]", c.VirtualLoss)
+	case c.BatchSize < 1 || c.BatchSize > 1<<16:
+		return fmt.Errorf("mcts: batch_size = %d, want in [1, 65536]", c.BatchSize)
+	case c.GamesInFlight < 1 || c.GamesInFlight > 1<<16:
+		return fmt.Errorf("mcts: games_in_flight = %d, want in [1, 65536]", c.GamesInFlight)
+	case !(c.FullSearchFraction >= 0 && c.FullSearchFraction <= 1):
+		return fmt.Errorf("mcts: full_search_fraction = %v, want in [0, 1]", c.FullSearchFraction)
+	case c.PlayoutCap && (c.FastSimulations < 1 || c.FastSimulations > c.Simulations):
+		return fmt.Errorf("mcts: fast_simulations = %d, want in [1, simulations=%d] when playout_cap is on", c.FastSimulations, c.Simulations)
+	case !finite(c.ForcedPlayoutK) || c.ForcedPlayoutK < 0:
+		return fmt.Errorf("mcts: forced_playout_k = %v, want >= 0", c.ForcedPlayoutK)
+	case !(c.ResignThreshold >= -1 && c.ResignThreshold <= 1):
+		return fmt.Errorf("mcts: resign_threshold = %v, want in [-1, 1]", c.ResignThreshold)
+	case c.ResignConsecutive < 1:
+		return fmt.Errorf("mcts: resign_consecutive = %d, want >= 1", c.ResignConsecutive)
+	case !(c.NoResignFraction >= 0 && c.NoResignFraction <= 1):
+		return fmt.Errorf("mcts: no_resign_fraction = %v, want in [0, 1]", c.NoResignFraction)
+	}
+	return nil
+}
+
+// DefaultDirichletAlpha returns a Dirichlet concentration for the root noise
+// of g, chosen from its number of actions in the spirit of AlphaZero's
+// alpha ~ 10 / (typical number of legal moves): 1.0 up to 16 actions
+// (Connect Four), 0.5 up to 72 (Othello 6x6 and 8x8, Go 7x7), and
+// 12 / NumActions beyond (about 0.15 for Go 9x9, 0.03 for Go 19x19).
+func DefaultDirichletAlpha(g games.Game) float64 {
+	n := g.NumActions()
+	switch {
+	case n <= 16:
+		return 1.0
+	case n <= 72:
+		return 0.5
+	default:
+		return 12 / float64(n)
+	}
+}

@@ -1,0 +1,396 @@
+package mcts
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"tabula/games"
+)
+
+// batch gathers the leaves of one Evaluate call, possibly from many trees.
+type batch struct {
+	states   []games.State // scratch states, reused across batches
+	policies [][]float32
+	values   []float32
+	items    []batchItem
+	n        int
+}
+
+// batchItem is one leaf waiting for its evaluation.
+type batchItem struct {
+	s    *searcher
+	leaf int32
+	path []step
+}
+
+// newBatch allocates room for size leaves of a game with numActions actions.
+func newBatch(size, numActions int) batch {
+	b := batch{
+		states:   make([]games.State, size),
+		policies: make([][]float32, size),
+		values:   make([]float32, size),
+		items:    make([]batchItem, size),
+	}
+	flat := make([]float32, size*numActions)
+	for i := range b.policies {
+		b.policies[i] = flat[i*numActions : (i+1)*numActions : (i+1)*numActions]
+	}
+	return b
+}
+
+func (b *batch) full() bool { return b.n == len(b.items) }
+
+// evaluate sends the gathered leaves to eval in one call, then expands and
+// backs up each. On error every leaf is rolled back, leaving the trees as
+// they were before the batch was gathered.
+func (b *batch) evaluate(eval Evaluator) error {
+	if b.n == 0 {
+		return nil
+	}
+	err := eval.Evaluate(b.states[:b.n], b.policies[:b.n], b.values[:b.n])
+	if err == nil {
+		for i := 0; i < b.n; i++ {
+			if v := b.values[i]; math.IsNaN(float64(v)) {
+				err = fmt.Errorf("evaluator returned NaN value for leaf %d of %d", i, b.n)
+				break
+			}
+		}
+	}
+	if err != nil {
+		for i := 0; i < b.n; i++ {
+			it := &b.items[i]
+			it.s.rollback(it)
+		}
+		b.n = 0
+		return fmt.Errorf("mcts: evaluate batch: %w", err)
+	}
+	for i := 0; i < b.n; i++ {
+		it := &b.items[i]
+		v := min(max(b.values[i], -1), 1)
+		it.s.complete(it, b.states[i], b.policies[i], v)
+	}
+	b.n = 0
+	return nil
+}
+
+// searcher is the search state of one game: its tree, its root position and
+// the settings of the move being searched.
+type searcher struct {
+	cfg   *Config
+	rng   *rand.Rand
+	t     tree
+	root  games.State
+	alpha float64
+
+	// The move being searched.
+	target   int  // playouts wanted
+	done     int  // playouts backed up
+	inflight int  // leaves waiting in a batch
+	noise    bool // Dirichlet noise at the root
+	forced   bool // forced playouts and policy target pruning
+
+	rootPrior []float32 // root priors used by selection (noised), by edge
+	pathBuf   []step
+	gammaBuf  []float64
+	counts    []float64
+	pi        []float32
+}
+
+// setRoot makes a copy of s the root of an empty tree.
+func (sr *searcher) setRoot(s games.State) {
+	sr.root = copyState(sr.root, s)
+	sr.t.reset()
+	if sr.cfg.DirichletAlpha > 0 {
+		sr.alpha = sr.cfg.DirichletAlpha
+	} else {
+		sr.alpha = DefaultDirichletAlpha(s.Game())
+	}
+	if n := s.Game().NumActions(); len(sr.pi) != n {
+		sr.pi = make([]float32, n)
+	}
+}
+
+// startMove prepares a search of target playouts from the current root.
+func (sr *searcher) startMove(target int, full bool) {
+	sr.target = target
+	sr.done = 0
+	sr.inflight = 0
+	sr.noise = full && sr.cfg.DirichletEpsilon > 0
+	sr.forced = full && sr.cfg.ForcedPlayouts
+	if sr.t.nodes[0].status == nodeExpanded {
+		sr.prepareRoot()
+	}
+}
+
+// advance plays action on the root through the checked path and keeps the
+// subtree below it when tree reuse is on.
+func (sr *searcher) advance(action int) error {
+	if err := games.Play(sr.root, action); err != nil {
+		return fmt.Errorf("mcts: advance: %w", err)
+	}
+	if !sr.cfg.TreeReuse || !sr.t.keep(action) {
+		sr.t.reset()
+	}
+	return nil
+}
+
+// prepareRoot computes the root priors used by selection, with Dirichlet
+// noise when the move is a full search.
+func (sr *searcher) prepareRoot() {
+	r := sr.t.nodes[0]
+	es := sr.t.edges[r.first : r.first+r.count]
+	sr.rootPrior = sr.rootPrior[:0]
+	for _, e := range es {
+		sr.rootPrior = append(sr.rootPrior, e.p)
+	}
+	if !sr.noise || len(es) < 2 {
+		return
+	}
+	eps := float32(sr.cfg.DirichletEpsilon)
+	noise := dirichlet(sr.rng, sr.alpha, len(es), &sr.gammaBuf)
+	for k := range sr.rootPrior {
+		sr.rootPrior[k] = (1-eps)*sr.rootPrior[k] + eps*float32(noise[k])
+	}
+}
+
+// collect descends the tree up to max times, backing up terminal leaves at
+// once and adding the others to b with virtual loss. It stops early when a
+// descent reaches a leaf already waiting in the batch.
+func (sr *searcher) collect(b *batch, max int) {
+	vl := int32(sr.cfg.VirtualLoss)
+	for added := 0; added < max && !b.full() && sr.done+sr.inflight < sr.target; {
+		path, leaf := sr.descend()
+		nd := &sr.t.nodes[leaf]
+		switch nd.status {
+		case nodeTerminal:
+			sr.t.terminalBackup(path, leaf, 0)
+			sr.done++
+			continue
+		case nodePending:
+			return
+		}
+		st := copyState(b.states[b.n], sr.root)
+		b.states[b.n] = st
+		for _, p := range path {
+			st.ApplyAction(int(sr.t.edges[p.edge].action))
+		}
+		if st.IsTerminal() {
+			nd.status = nodeTerminal
+			nd.w = float32(st.Returns()[0])
+			sr.t.terminalBackup(path, leaf, 0)
+			sr.done++
+			continue
+		}
+		nd.status = nodePending
+		sr.t.addVirtual(path, vl)
+		it := &b.items[b.n]
+		it.s = sr
+		it.leaf = leaf
+		it.path = append(it.path[:0], path...)
+		b.n++
+		sr.inflight++
+		added++
+	}
+}
+
+// complete expands a leaf with its evaluation and backs the value up.
+func (sr *searcher) complete(it *batchItem, st games.State, policy []float32, value float32) {
+	sr.t.expand(it.leaf, st, policy)
+	sr.t.backup(it.path, it.leaf, sr.t.nodes[it.leaf].player, value, int32(sr.cfg.VirtualLoss))
+	sr.inflight--
+	sr.done++
+	if it.leaf == 0 {
+		sr.prepareRoot()
+	}
+}
+
+// rollback undoes the virtual loss of a leaf whose evaluation failed.
+func (sr *searcher) rollback(it *batchItem) {
+	sr.t.addVirtual(it.path, -int32(sr.cfg.VirtualLoss))
+	sr.t.nodes[it.leaf].status = nodeUnexpanded
+	sr.inflight--
+}
+
+// descend follows PUCT from the root to a node that is not expanded and
+// returns the path and that node.
+func (sr *searcher) descend() ([]step, int32) {
+	path := sr.pathBuf[:0]
+	cur := int32(0)
+	for sr.t.nodes[cur].status == nodeExpanded {
+		ei := sr.selectEdge(cur)
+		c := sr.t.edges[ei].child
+		if c < 0 {
+			c = sr.t.newNode()
+			sr.t.edges[ei].child = c
+		}
+		path = append(path, step{node: cur, edge: ei})
+		cur = c
+	}
+	sr.pathBuf = path
+	return path, cur
+}
+
+// selectEdge returns the edge of expanded node i with the highest
+// Q + c_puct P sqrt(N) / (1 + n), where N counts the node's visits (its own
+// evaluation and virtual visits included) and unvisited edges take the
+// node's value less the first-play-urgency reduction. Virtual visits count
+// as losses. At the root of a search with forced playouts, an edge with
+// fewer than sqrt(k P N) visits is taken first.
+func (sr *searcher) selectEdge(i int32) int32 {
+	nd := &sr.t.nodes[i]
+	es := sr.t.edges[nd.first : nd.first+nd.count]
+	total := float32(nd.n + nd.vl)
+	sq := float32(math.Sqrt(float64(total)))
+	fpu := float32(-1)
+	if nd.n > 0 {
+		fpu = nd.w/float32(nd.n) - float32(sr.cfg.FPUReduction)
+	}
+	c := float32(sr.cfg.CPuct)
+	priors := []float32(nil)
+	if i == 0 {
+		priors = sr.rootPrior[:len(es)]
+		if sr.forced {
+			k := float32(sr.cfg.ForcedPlayoutK)
+			for j := range es {
+				nv := es[j].n + es[j].vl
+				if nv > 0 && float32(nv)*float32(nv) < k*priors[j]*total {
+					return nd.first + int32(j)
+				}
+			}
+		}
+	}
+	best, bi := float32(math.Inf(-1)), 0
+	for j := range es {
+		e := &es[j]
+		p := e.p
+		if priors != nil {
+			p = priors[j]
+		}
+		nv := e.n + e.vl
+		q := fpu
+		if nv > 0 {
+			q = (e.w - float32(e.vl)) / float32(nv)
+		}
+		u := q + c*p*sq/float32(1+nv)
+		if u > best {
+			best, bi = u, j
+		}
+	}
+	return nd.first + int32(bi)
+}
+
+// finish turns the root visits into the policy target pi (pruned of forced
+// playouts when they are on), the root value and an action chosen with
+// temperature temp (0: most visited, ties broken at random). pi is owned by
+// sr until the next call.
+func (sr *searcher) finish(temp float64) (pi []float32, value float32, action int) {
+	r := sr.t.nodes[0]
+	es := sr.t.edges[r.first : r.first+r.count]
+	counts := sr.counts[:0]
+	var sum float64
+	for _, e := range es {
+		counts = append(counts, float64(e.n))
+		sum += float64(e.n)
+	}
+	sr.counts = counts
+	if sum == 0 {
+		// Only the root was evaluated: fall back on the priors.
+		for j := range counts {
+			counts[j] = float64(sr.rootPrior[j])
+		}
+	} else if sr.forced {
+		sr.prune(es, counts, sum)
+	}
+	sum = 0
+	for _, x := range counts {
+		sum += x
+	}
+	clear(sr.pi)
+	for j, e := range es {
+		sr.pi[e.action] = float32(counts[j] / sum)
+	}
+	j := sr.pick(counts, temp)
+	return sr.pi, sr.t.rootValue(), int(es[j].action)
+}
+
+// prune removes forced playouts from the root counts (KataGo's policy target
+// pruning): every child but the most visited loses up to its forced playouts
+// as long as its PUCT value stays below the best child's; a child left with
+// one playout or fewer is dropped.
+func (sr *searcher) prune(es []edge, counts []float64, total float64) {
+	best := 0
+	for j := range counts {
+		if counts[j] > counts[best] {
+			best = j
+		}
+	}
+	c := sr.cfg.CPuct
+	sq := math.Sqrt(total)
+	eb := es[best]
+	puctBest := float64(eb.w)/float64(eb.n) + c*float64(sr.rootPrior[best])*sq/(1+float64(eb.n))
+	for j, e := range es {
+		if j == best || e.n == 0 {
+			continue
+		}
+		p := float64(sr.rootPrior[j])
+		q := float64(e.w) / float64(e.n)
+		forced := math.Floor(math.Sqrt(sr.cfg.ForcedPlayoutK * p * total))
+		n := counts[j] - forced
+		if gap := puctBest - q; gap > 0 {
+			// Smallest n with q + c p sqrt(total)/(1+n) <= puctBest.
+			n = math.Max(n, math.Ceil(c*p*sq/gap-1))
+		} else {
+			n = counts[j]
+		}
+		n = math.Min(n, counts[j])
+		if n <= 1 {
+			n = 0
+		}
+		counts[j] = n
+	}
+}
+
+// pick chooses an index by counts^(1/temp), or the largest count when temp
+// is 0, breaking ties at random.
+func (sr *searcher) pick(counts []float64, temp float64) int {
+	if temp <= 0 {
+		best, ties := 0, 0
+		for j, x := range counts {
+			switch {
+			case x > counts[best]:
+				best, ties = j, 1
+			case x == counts[best]:
+				ties++
+				if j != best && sr.rng.IntN(ties) == 0 {
+					best = j
+				}
+			}
+		}
+		return best
+	}
+	var sum float64
+	for _, x := range counts {
+		sum += math.Pow(x, 1/temp)
+	}
+	if !(sum > 0) || math.IsInf(sum, 0) {
+		return sr.pick(counts, 0)
+	}
+	r := sr.rng.Float64() * sum
+	for j, x := range counts {
+		r -= math.Pow(x, 1/temp)
+		if r < 0 {
+			return j
+		}
+	}
+	for j := len(counts) - 1; j >= 0; j-- {
+		if counts[j] > 0 {
+			return j
+		}
+	}
+	return 0
+}
+
+// errTerminal is returned for a search of a finished game.
+var errTerminal = errors.New("mcts: the game is over")

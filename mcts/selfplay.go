@@ -1,0 +1,246 @@
+package mcts
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+
+	"tabula/games"
+)
+
+// GameRecord is one finished self-play game. The pipeline turns it into
+// (s, pi, z) training examples by replaying Actions (see Examples).
+type GameRecord struct {
+	// Game is the spec of the game (games.New(Game) rebuilds it).
+	Game string
+	// Actions are the moves played, from the initial state.
+	Actions []int
+	// Policies holds, per move, the visit distribution of a full search,
+	// or nil where the move got a fast search that is not a policy target.
+	Policies [][]float32
+	// RootValues holds, per move, the root value for the player to move.
+	RootValues []float32
+	// Returns is the result for players 0 and 1 (+1 win, -1 loss, 0 draw).
+	Returns [2]float64
+	// Resigned reports that the game ended by resignation: the player with
+	// return -1 resigned instead of playing the move after Actions.
+	Resigned bool
+	// NoResign reports that resignation was disabled for this game so that
+	// false resignations can be measured.
+	NoResign bool
+	// WouldResignMove is the index of the move (into Actions) before which
+	// a player of a NoResign game would have resigned, or -1.
+	WouldResignMove int
+	// WouldResignPlayer is the player who would have resigned.
+	WouldResignPlayer int
+}
+
+// FalseResign reports whether this is a no-resign game in which the player
+// who would have resigned did not lose.
+func (r GameRecord) FalseResign() bool {
+	return r.NoResign && r.WouldResignMove >= 0 && r.Returns[r.WouldResignPlayer] >= 0
+}
+
+// Examples replays the game through the checked path and calls fn for every
+// position with a policy target: the state (valid only during the call), its
+// policy, and the game result z for the player to move.
+func (r GameRecord) Examples(g games.Game, fn func(s games.State, pi []float32, z float32) error) error {
+	if len(r.Policies) != len(r.Actions) {
+		return fmt.Errorf("mcts: record: %d policies for %d actions", len(r.Policies), len(r.Actions))
+	}
+	s := g.NewInitialState()
+	for i, a := range r.Actions {
+		if pi := r.Policies[i]; pi != nil {
+			if len(pi) != g.NumActions() {
+				return fmt.Errorf("mcts: record: move %d: policy of length %d, want %d", i+1, len(pi), g.NumActions())
+			}
+			if err := fn(s, pi, float32(r.Returns[s.CurrentPlayer()])); err != nil {
+				return err
+			}
+		}
+		if err := games.Play(s, a); err != nil {
+			return fmt.Errorf("mcts: record: move %d: %w", i+1, err)
+		}
+	}
+	return nil
+}
+
+// SelfPlay plays many games at once against itself, batching the leaves of
+// all their trees into one Evaluate call per step. It is not safe for
+// concurrent use: run one SelfPlay per worker goroutine.
+type SelfPlay struct {
+	cfg   Config
+	g     games.Game
+	eval  Evaluator
+	rng   *rand.Rand
+	slots []*slot
+	b     batch
+	next  int // slot where the next step starts gathering
+
+	started, maxGames int
+}
+
+// slot is one game in flight.
+type slot struct {
+	sr       searcher
+	rec      GameRecord
+	active   bool
+	full     bool
+	noResign bool
+	low      [2]int // consecutive moves below the resign threshold, per player
+}
+
+// NewSelfPlay returns a self-play worker for game g with evaluator eval and
+// rng for every random choice (noise, temperature, playout caps,
+// resignation), so that a seeded run with a deterministic evaluator
+// reproduces.
+func NewSelfPlay(cfg Config, g games.Game, eval Evaluator, rng *rand.Rand) (*SelfPlay, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if g == nil || eval == nil || rng == nil {
+		return nil, errors.New("mcts: self-play: nil game, evaluator or rng")
+	}
+	p := &SelfPlay{cfg: cfg, g: g, eval: eval, rng: rng}
+	p.slots = make([]*slot, cfg.GamesInFlight)
+	for i := range p.slots {
+		sl := &slot{}
+		sl.sr.cfg = &p.cfg
+		sl.sr.rng = rng
+		p.slots[i] = sl
+	}
+	p.b = newBatch(cfg.BatchSize, g.NumActions())
+	return p, nil
+}
+
+// Run plays games and passes each finished one to emit, until maxGames games
+// have been emitted (maxGames <= 0: no limit) or ctx is cancelled, which
+// loses only the games in flight and returns ctx's error. An error from emit
+// stops the run and is returned.
+func (p *SelfPlay) Run(ctx context.Context, maxGames int, emit func(GameRecord) error) error {
+	p.started, p.maxGames = 0, maxGames
+	for _, sl := range p.slots {
+		p.newGame(sl)
+	}
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		active := 0
+		for _, sl := range p.slots {
+			if sl.active {
+				active++
+			}
+		}
+		if active == 0 {
+			return nil
+		}
+		per := (p.cfg.BatchSize + active - 1) / active
+		for k := range p.slots {
+			sl := p.slots[(p.next+k)%len(p.slots)]
+			if sl.active {
+				sl.sr.collect(&p.b, per)
+			}
+			if p.b.full() {
+				p.next = (p.next + k + 1) % len(p.slots)
+				break
+			}
+		}
+		if err := p.b.evaluate(p.eval); err != nil {
+			return fmt.Errorf("self-play: %w", err)
+		}
+		for _, sl := range p.slots {
+			if sl.active && sl.sr.done >= sl.sr.target {
+				if err := p.finishMove(sl, emit); err != nil {
+					return err
+				}
+			}
+		}
+	}
+}
+
+// newGame starts the next game in sl, or deactivates it when enough games
+// have been started.
+func (p *SelfPlay) newGame(sl *slot) {
+	if p.maxGames > 0 && p.started >= p.maxGames {
+		sl.active = false
+		return
+	}
+	p.started++
+	sl.active = true
+	sl.sr.setRoot(p.g.NewInitialState())
+	sl.rec = GameRecord{Game: p.g.Name(), WouldResignMove: -1}
+	sl.noResign = p.cfg.Resign && p.rng.Float64() < p.cfg.NoResignFraction
+	sl.rec.NoResign = sl.noResign
+	sl.low = [2]int{}
+	p.startMove(sl)
+}
+
+// startMove draws the kind of search the next move gets.
+func (p *SelfPlay) startMove(sl *slot) {
+	sl.full = !p.cfg.PlayoutCap || p.rng.Float64() < p.cfg.FullSearchFraction
+	target := p.cfg.Simulations
+	if !sl.full {
+		target = p.cfg.FastSimulations
+	}
+	sl.sr.startMove(target, sl.full)
+}
+
+// finishMove plays the searched move of sl (or resigns), emitting the game
+// when it ends.
+func (p *SelfPlay) finishMove(sl *slot, emit func(GameRecord) error) error {
+	root := sl.sr.root
+	temp := p.cfg.FinalTemperature
+	if root.MoveNumber() < p.cfg.TemperatureMoves {
+		temp = p.cfg.Temperature
+	}
+	pi, v, a := sl.sr.finish(temp)
+	player := root.CurrentPlayer()
+	if p.cfg.Resign {
+		if float64(v) < p.cfg.ResignThreshold {
+			sl.low[player]++
+		} else {
+			sl.low[player] = 0
+		}
+		if sl.low[player] >= p.cfg.ResignConsecutive {
+			if !sl.noResign {
+				sl.rec.Resigned = true
+				sl.rec.Returns[player] = -1
+				sl.rec.Returns[1-player] = 1
+				return p.endGame(sl, emit)
+			}
+			if sl.rec.WouldResignMove < 0 {
+				sl.rec.WouldResignMove = len(sl.rec.Actions)
+				sl.rec.WouldResignPlayer = player
+			}
+		}
+	}
+	var target []float32
+	if sl.full {
+		target = append([]float32(nil), pi...)
+	}
+	sl.rec.Actions = append(sl.rec.Actions, a)
+	sl.rec.Policies = append(sl.rec.Policies, target)
+	sl.rec.RootValues = append(sl.rec.RootValues, v)
+	if err := sl.sr.advance(a); err != nil {
+		return fmt.Errorf("self-play: %w", err)
+	}
+	if root.IsTerminal() || len(sl.rec.Actions) >= p.g.MaxGameLength() {
+		sl.rec.Returns = root.Returns()
+		return p.endGame(sl, emit)
+	}
+	p.startMove(sl)
+	return nil
+}
+
+// endGame emits the record of sl and starts its next game.
+func (p *SelfPlay) endGame(sl *slot, emit func(GameRecord) error) error {
+	rec := sl.rec
+	sl.rec = GameRecord{}
+	if err := emit(rec); err != nil {
+		return err
+	}
+	p.newGame(sl)
+	return nil
+}

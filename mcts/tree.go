@@ -1,0 +1,217 @@
+package mcts
+
+import (
+	"math"
+
+	"tabula/games"
+)
+
+// Copier is an optional interface a State may implement to copy another
+// state of the same game into itself without allocating. Search keeps one
+// scratch state per leaf in flight and, where the game's State is a Copier,
+// refreshes it from the root with CopyFrom instead of Clone, so that a
+// simulation allocates nothing.
+type Copier interface {
+	// CopyFrom makes the receiver an independent copy of src, which the
+	// caller guarantees is a state of the same game.
+	CopyFrom(src games.State)
+}
+
+// copyState returns a copy of src, reusing dst's storage when dst is a
+// Copier; dst may be nil.
+func copyState(dst, src games.State) games.State {
+	if c, ok := dst.(Copier); ok && dst != nil {
+		c.CopyFrom(src)
+		return dst
+	}
+	return src.Clone()
+}
+
+// Node status values.
+const (
+	nodeUnexpanded uint8 = iota // reached by no evaluation yet
+	nodePending                 // waiting for its evaluation in the current batch
+	nodeExpanded                // evaluated; its edges exist
+	nodeTerminal                // the game is over here
+)
+
+// node is one position in the tree. Its edges are edges[first : first+count].
+type node struct {
+	first  int32   // index of the first edge
+	count  int32   // number of edges (legal actions)
+	n      int32   // real visits: backups through this node, its own evaluation included
+	vl     int32   // virtual visits of descents in flight
+	w      float32 // sum of backed-up values from the point of view of player (at a terminal: Returns()[0])
+	player int8    // player to move
+	status uint8
+}
+
+// edge is one action out of a node, with AlphaZero's statistics.
+type edge struct {
+	action int32
+	child  int32   // node index, or -1 before the child is first reached
+	n      int32   // real visits
+	vl     int32   // virtual visits in flight
+	w      float32 // sum of values from the point of view of the parent's player
+	p      float32 // prior
+}
+
+// step is one edge on a descent: the node left and the edge taken.
+type step struct {
+	node, edge int32
+}
+
+// tree is an arena of nodes and edges; the root is node 0. Storage is kept
+// across searches: reset truncates, and reuse compacts the kept subtree into a
+// second arena that then swaps with the first.
+type tree struct {
+	nodes    []node
+	edges    []edge
+	spare    tree2 // second arena for compaction
+	queue    []int32
+	legalBuf []int
+}
+
+type tree2 struct {
+	nodes []node
+	edges []edge
+}
+
+// reset empties the tree, leaving an unexpanded root.
+func (t *tree) reset() {
+	t.nodes = append(t.nodes[:0], node{status: nodeUnexpanded})
+	t.edges = t.edges[:0]
+}
+
+// newNode appends an unexpanded node and returns its index.
+func (t *tree) newNode() int32 {
+	t.nodes = append(t.nodes, node{status: nodeUnexpanded})
+	return int32(len(t.nodes) - 1)
+}
+
+// expand gives node i the legal actions of s as edges, with priors from
+// policy (renormalised over the legal actions; uniform where the policy has
+// no mass), and records player to move.
+func (t *tree) expand(i int32, s games.State, policy []float32) {
+	t.legalBuf = s.LegalActions(t.legalBuf[:0])
+	first := int32(len(t.edges))
+	var sum float32
+	for _, a := range t.legalBuf {
+		p := policy[a]
+		if !(p > 0) || math.IsInf(float64(p), 1) {
+			p = 0
+		}
+		sum += p
+		t.edges = append(t.edges, edge{action: int32(a), child: -1, p: p})
+	}
+	es := t.edges[first:]
+	if sum > 0 && !math.IsInf(float64(sum), 0) {
+		inv := 1 / sum
+		for k := range es {
+			es[k].p *= inv
+		}
+	} else {
+		u := 1 / float32(len(es))
+		for k := range es {
+			es[k].p = u
+		}
+	}
+	nd := &t.nodes[i]
+	nd.first = first
+	nd.count = int32(len(es))
+	nd.player = int8(s.CurrentPlayer())
+	nd.status = nodeExpanded
+}
+
+// addVirtual adds v virtual visits along path.
+func (t *tree) addVirtual(path []step, v int32) {
+	for _, st := range path {
+		t.nodes[st.node].vl += v
+		t.edges[st.edge].vl += v
+	}
+}
+
+// backup adds one real visit along path and at leaf, removing v virtual
+// visits from the path. value0 is the result for player 0 (for a terminal
+// leaf) or, when leafPlayer >= 0, value is from leafPlayer's point of view.
+func (t *tree) backup(path []step, leaf int32, leafPlayer int8, value float32, v int32) {
+	for _, st := range path {
+		nd := &t.nodes[st.node]
+		x := value
+		if nd.player != leafPlayer {
+			x = -value
+		}
+		nd.n++
+		nd.vl -= v
+		nd.w += x
+		e := &t.edges[st.edge]
+		e.n++
+		e.vl -= v
+		e.w += x
+	}
+	lf := &t.nodes[leaf]
+	lf.n++
+	if lf.status != nodeTerminal {
+		lf.w += value
+	}
+}
+
+// terminalBackup backs up the result of terminal leaf.
+func (t *tree) terminalBackup(path []step, leaf int32, v int32) {
+	// The terminal's w holds Returns()[0]: back it up as a value for player 0.
+	t.backup(path, leaf, 0, t.nodes[leaf].w, v)
+}
+
+// rootValue is the mean value of the root for its player to move.
+func (t *tree) rootValue() float32 {
+	r := &t.nodes[0]
+	if r.n == 0 {
+		return 0
+	}
+	return r.w / float32(r.n)
+}
+
+// keep makes the child of the root reached by action the new root,
+// compacting its subtree; it reports false (and leaves the tree alone) if
+// there is no such expanded child.
+func (t *tree) keep(action int) bool {
+	r := &t.nodes[0]
+	if r.status != nodeExpanded {
+		return false
+	}
+	child := int32(-1)
+	for _, e := range t.edges[r.first : r.first+r.count] {
+		if int(e.action) == action {
+			child = e.child
+			break
+		}
+	}
+	if child < 0 || t.nodes[child].status != nodeExpanded {
+		return false
+	}
+	dst := &t.spare
+	dst.nodes = append(dst.nodes[:0], t.nodes[child])
+	dst.edges = dst.edges[:0]
+	// Breadth-first copy: queue holds old indices of nodes copied, in the
+	// order of their new indices.
+	t.queue = append(t.queue[:0], child)
+	for qi := 0; qi < len(t.queue); qi++ {
+		old := t.nodes[t.queue[qi]]
+		if old.status != nodeExpanded {
+			continue
+		}
+		first := int32(len(dst.edges))
+		for _, e := range t.edges[old.first : old.first+old.count] {
+			if e.child >= 0 {
+				dst.nodes = append(dst.nodes, t.nodes[e.child])
+				t.queue = append(t.queue, e.child)
+				e.child = int32(len(dst.nodes) - 1)
+			}
+			dst.edges = append(dst.edges, e)
+		}
+		dst.nodes[qi].first = first
+	}
+	t.nodes, dst.nodes = dst.nodes, t.nodes
+	t.edges, dst.edges = dst.edges, t.edges
+	return true
+}
