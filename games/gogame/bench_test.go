@@ -1,0 +1,71 @@
+package gogame_test
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"tabula/games/gogame"
+)
+
+func benchPlayouts(b *testing.B, size int) {
+	g, err := gogame.New(size, 7.5, 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	root := g.NewInitialState().(*gogame.State)
+	s := root.Clone().(*gogame.State)
+	rng := rand.New(rand.NewPCG(1, 2))
+	moves := 0
+	b.ReportAllocs()
+	b.ResetTimer()
+	cpu0 := cpuSeconds()
+	for i := 0; i < b.N; i++ {
+		s.CopyFrom(root)
+		s.Playout(rng)
+		moves += s.MoveNumber()
+	}
+	cpu := cpuSeconds() - cpu0
+	sec := b.Elapsed().Seconds()
+	b.ReportMetric(float64(b.N)/sec, "playouts/s")
+	b.ReportMetric(float64(moves)/sec, "moves/s")
+	b.ReportMetric(float64(moves)/float64(b.N), "moves/playout")
+	if cpu > 0 {
+		// Per CPU-second of this process: the rate per core, whatever
+		// else the machine is running.
+		b.ReportMetric(float64(b.N)/cpu, "playouts/cpu-s")
+	}
+}
+
+func BenchmarkPlayout5x5(b *testing.B)   { benchPlayouts(b, 5) }
+func BenchmarkPlayout9x9(b *testing.B)   { benchPlayouts(b, 9) }
+func BenchmarkPlayout19x19(b *testing.B) { benchPlayouts(b, 19) }
+
+// BenchmarkLegalActions9x9 measures LegalActions on midgame 9x9 positions
+// (40 random moves in).
+func BenchmarkLegalActions9x9(b *testing.B) {
+	g, err := gogame.New(9, 7.5, 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	var states []*gogame.State
+	for len(states) < 64 {
+		s := g.NewInitialState().(*gogame.State)
+		for s.MoveNumber() < 40 && !s.IsTerminal() {
+			s.ApplyAction(s.RandomMove(rng))
+		}
+		if !s.IsTerminal() {
+			states = append(states, s)
+		}
+	}
+	buf := make([]int, 0, g.NumActions())
+	n := 0
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		buf = states[i&63].LegalActions(buf)
+		n += len(buf)
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "calls/s")
+	b.ReportMetric(float64(n)/float64(b.N), "actions/call")
+}
