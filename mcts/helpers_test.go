@@ -137,3 +137,12 @@ func checkTree(t *testing.T, tr *tree) {
 		}
 	}
 }
+
+// fakeGame is a game with only an action count, for per-game defaults.
+type fakeGame struct{ actions int }
+
+func (f fakeGame) Name() string                    { return "fake" }
+func (f fakeGame) NumActions() int                 { return f.actions }
+func (f fakeGame) ObservationShape() (p, h, w int) { return 1, 1, f.actions }
+func (f fakeGame) MaxGameLength() int              { return 1 }
+func (f fakeGame) NewInitialState() games.State    { return nil }

@@ -1,0 +1,220 @@
+package mcts
+
+import (
+	"context"
+	"errors"
+	"math"
+	"slices"
+	"testing"
+
+	"tabula/games"
+)
+
+func selfPlayConfig() Config {
+	cfg := DefaultConfig()
+	cfg.Simulations = 24
+	cfg.GamesInFlight = 4
+	cfg.BatchSize = 8
+	return cfg
+}
+
+func playGames(t *testing.T, cfg Config, eval Evaluator, seed uint64, n int) []GameRecord {
+	t.Helper()
+	g := connect4Game(t)
+	p, err := NewSelfPlay(cfg, g, eval, newRNG(seed))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var recs []GameRecord
+	err = p.Run(context.Background(), n, func(r GameRecord) error {
+		recs = append(recs, r)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != n {
+		t.Fatalf("%d games emitted, want %d", len(recs), n)
+	}
+	return recs
+}
+
+// TestSelfPlayGames replays every emitted game through the checked path and
+// checks its result and policy targets.
+func TestSelfPlayGames(t *testing.T) {
+	g := connect4Game(t)
+	for _, tc := range []struct {
+		name  string
+		tweak func(*Config)
+	}{
+		{"default", func(*Config) {}},
+		{"one game, batch 1", func(c *Config) { c.GamesInFlight, c.BatchSize = 1, 1 }},
+		{"more games than batch", func(c *Config) { c.GamesInFlight, c.BatchSize = 8, 3 }},
+		{"no reuse, forced playouts", func(c *Config) { c.TreeReuse, c.ForcedPlayouts = false, true }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := selfPlayConfig()
+			tc.tweak(&cfg)
+			recs := playGames(t, cfg, UniformEvaluator{}, 1, 12)
+			distinct := map[string]bool{}
+			for i, r := range recs {
+				s, err := games.Replay(g, r.Actions)
+				if err != nil {
+					t.Fatalf("game %d: %v", i, err)
+				}
+				if !s.IsTerminal() || s.Returns() != r.Returns || r.Resigned {
+					t.Fatalf("game %d: terminal %v, returns %v, recorded %v", i, s.IsTerminal(), s.Returns(), r.Returns)
+				}
+				if len(r.Policies) != len(r.Actions) || len(r.RootValues) != len(r.Actions) {
+					t.Fatalf("game %d: %d actions, %d policies, %d values", i, len(r.Actions), len(r.Policies), len(r.RootValues))
+				}
+				n := 0
+				err = r.Examples(g, func(s games.State, pi []float32, z float32) error {
+					var sum float64
+					for a, p := range pi {
+						if p != 0 && !s.IsLegal(a) {
+							t.Errorf("game %d move %d: pi on illegal action %d", i, s.MoveNumber(), a)
+						}
+						sum += float64(p)
+					}
+					if math.Abs(sum-1) > 1e-5 {
+						t.Errorf("game %d move %d: pi sums to %v", i, s.MoveNumber(), sum)
+					}
+					if z != float32(r.Returns[s.CurrentPlayer()]) {
+						t.Errorf("game %d move %d: z = %v", i, s.MoveNumber(), z)
+					}
+					n++
+					return nil
+				})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if n != len(r.Actions) {
+					t.Errorf("game %d: %d examples, want %d", i, n, len(r.Actions))
+				}
+				distinct[g.(games.Notation).FormatActions(r.Actions)] = true
+			}
+			if len(distinct) < len(recs)/2 {
+				t.Errorf("only %d distinct games of %d: temperature and noise do not vary play", len(distinct), len(recs))
+			}
+		})
+	}
+}
+
+func TestSelfPlayReproducible(t *testing.T) {
+	cfg := selfPlayConfig()
+	cfg.PlayoutCap = true
+	cfg.FastSimulations = 8
+	a := playGames(t, cfg, UniformEvaluator{}, 9, 6)
+	b := playGames(t, cfg, UniformEvaluator{}, 9, 6)
+	c := playGames(t, cfg, UniformEvaluator{}, 10, 6)
+	same := func(x, y []GameRecord) bool {
+		for i := range x {
+			if !slices.Equal(x[i].Actions, y[i].Actions) || !slices.Equal(x[i].RootValues, y[i].RootValues) {
+				return false
+			}
+			for j := range x[i].Policies {
+				if !slices.Equal(x[i].Policies[j], y[i].Policies[j]) {
+					return false
+				}
+			}
+		}
+		return true
+	}
+	if !same(a, b) {
+		t.Error("same seed, different games")
+	}
+	if same(a, c) {
+		t.Error("different seeds, same games")
+	}
+}
+
+func TestPlayoutCap(t *testing.T) {
+	cfg := selfPlayConfig()
+	cfg.Simulations = 8
+	cfg.PlayoutCap = true
+	cfg.FullSearchFraction = 0.3
+	cfg.FastSimulations = 2
+	recs := playGames(t, cfg, UniformEvaluator{}, 2, 80)
+	full, moves := 0, 0
+	for _, r := range recs {
+		for _, p := range r.Policies {
+			moves++
+			if p != nil {
+				full++
+			}
+		}
+	}
+	// 80 games give ~1500 moves: the standard error of the fraction is ~0.012.
+	if f := float64(full) / float64(moves); math.Abs(f-0.3) > 0.05 {
+		t.Errorf("%d of %d moves got a full search (%.3f), want about 0.3", full, moves, f)
+	}
+}
+
+func TestResignation(t *testing.T) {
+	cfg := selfPlayConfig()
+	cfg.Simulations = 8
+	cfg.Resign = true
+	cfg.ResignThreshold = -0.9
+	cfg.ResignConsecutive = 2
+	cfg.NoResignFraction = 0.25
+	// Player 0 is winning everywhere by the evaluator's word.
+	recs := playGames(t, cfg, biased{0.99}, 3, 200)
+	g := connect4Game(t)
+	noResign := 0
+	for i, r := range recs {
+		s, err := games.Replay(g, r.Actions)
+		if err != nil {
+			t.Fatalf("game %d: %v", i, err)
+		}
+		if r.NoResign {
+			noResign++
+			if r.Resigned || !s.IsTerminal() {
+				t.Fatalf("no-resign game %d resigned %v, terminal %v", i, r.Resigned, s.IsTerminal())
+			}
+			// Player 1 sees -0.99 from its second move: it would have
+			// resigned before its second move, move index 3.
+			if r.WouldResignMove != 3 || r.WouldResignPlayer != 1 {
+				t.Fatalf("no-resign game %d: would resign at move %d by player %d", i, r.WouldResignMove, r.WouldResignPlayer)
+			}
+			if r.FalseResign() != (r.Returns[1] >= 0) {
+				t.Fatalf("no-resign game %d: FalseResign %v with returns %v", i, r.FalseResign(), r.Returns)
+			}
+			continue
+		}
+		if !r.Resigned || r.Returns != [2]float64{1, -1} || len(r.Actions) != 3 || s.IsTerminal() {
+			t.Fatalf("game %d: resigned %v, returns %v after %d moves", i, r.Resigned, r.Returns, len(r.Actions))
+		}
+	}
+	if f := float64(noResign) / float64(len(recs)); math.Abs(f-0.25) > 0.08 {
+		t.Errorf("%d of %d games without resignation (%.2f), want about 0.25", noResign, len(recs), f)
+	}
+}
+
+func TestSelfPlayStops(t *testing.T) {
+	p, err := NewSelfPlay(selfPlayConfig(), connect4Game(t), UniformEvaluator{}, newRNG(4))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	n := 0
+	err = p.Run(ctx, 0, func(GameRecord) error {
+		n++
+		if n == 3 {
+			cancel()
+		}
+		return nil
+	})
+	if !errors.Is(err, context.Canceled) || n != 3 {
+		t.Errorf("cancelled after %d games: err %v", n, err)
+	}
+	stop := errors.New("stop")
+	err = p.Run(context.Background(), 0, func(GameRecord) error { return stop })
+	if !errors.Is(err, stop) {
+		t.Errorf("emit error: got %v", err)
+	}
+	p.eval = failing{}
+	if err := p.Run(context.Background(), 1, func(GameRecord) error { return nil }); err == nil {
+		t.Error("failing evaluator: no error")
+	}
+}
