@@ -396,7 +396,7 @@ func BenchmarkSearch(b *testing.B) {
 		b.Run(bc.spec, func(b *testing.B) {
 			g := newGame(b, bc.spec)
 			s := replay(b, g, bc.moves)
-			sr, err := New(g, Config{Depth: bc.depth, TableBits: 18, Ordering: true, PVS: true})
+			sr, err := New(g, Config{Depth: bc.depth, TableBits: 16, Ordering: true, PVS: true})
 			if err != nil {
 				b.Fatal(err)
 			}
