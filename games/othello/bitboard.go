@@ -41,30 +41,46 @@ func movesDir(p, mask uint64, dir uint) uint64 {
 // Flips returns the discs of o that turn over when the owner of p plays on
 // the empty square sq (0..63 in the 8-wide layout). It is zero exactly when
 // the move is illegal.
+//
+// Along each of the four rays towards higher bits, adding the ray's first
+// square to (o | ^ray) carries through the run of o discs (and through the
+// bits off the ray, all set) and stops on the first square of the ray that
+// is not o: that square, if it holds a disc of p, outflanks the run. Along
+// the four rays towards lower bits the first non-o square is the highest set
+// bit of ray &^ o.
 func Flips(sq int, p, o uint64) uint64 {
+	r := &rays[sq&63]
 	x := uint64(1) << uint(sq&63)
-	m := o & notEdgeCols
-	return flipsDir(x, p, m, 1) | flipsDir(x, p, o, 8) | flipsDir(x, p, m, 7) | flipsDir(x, p, m, 9)
+	return flipsUp(r[0], p, o) | flipsUp(r[1], p, o) | flipsUp(r[2], p, o) | flipsUp(r[3], p, o) |
+		flipsDown(x, r[4], p, o) | flipsDown(x, r[5], p, o) | flipsDown(x, r[6], p, o) | flipsDown(x, r[7], p, o)
 }
 
-// flipsDir returns the discs flipped by a disc placed on x along direction
-// dir in both senses: the run of mask discs next to x, kept when the square
-// after its end holds a disc of p. Since p and mask are disjoint, only the
-// end of the run can be followed by a disc of p.
-func flipsDir(x, p, mask uint64, dir uint) uint64 {
-	fl := mask & (x << dir)
-	fr := mask & (x >> dir)
-	fl |= mask & (fl << dir)
-	fr |= mask & (fr >> dir)
-	ml := mask & (mask << dir)
-	mr := mask & (mask >> dir)
-	d2 := dir * 2
-	fl |= ml & (fl << d2)
-	fr |= mr & (fr >> d2)
-	fl |= ml & (fl << d2)
-	fr |= mr & (fr >> d2)
-	return fl&nonZeroMask((fl<<dir)&p) | fr&nonZeroMask((fr>>dir)&p)
+// flipsUp returns the flips along a ray m towards higher bits.
+func flipsUp(m, p, o uint64) uint64 {
+	out := ((o | ^m) + (m & -m)) & m & p
+	return (out - (nonZeroMask(out) & 1)) & m
 }
+
+// flipsDown returns the flips along a ray m towards lower bits from x.
+func flipsDown(x, m, p, o uint64) uint64 {
+	out := (uint64(1) << 63 >> uint(bits.LeadingZeros64(m&^o))) & m & p
+	return (x - out<<1) & m
+}
+
+// rays[sq][d] holds the squares from sq (exclusive) to the edge along
+// direction d: east, south-west, south, south-east (towards higher bits),
+// then west, north-east, north, north-west.
+var rays = func() (t [64][8]uint64) {
+	dirs := [8][2]int{{0, 1}, {1, -1}, {1, 0}, {1, 1}, {0, -1}, {-1, 1}, {-1, 0}, {-1, -1}}
+	for sq := 0; sq < 64; sq++ {
+		for d, dd := range dirs {
+			for r, c := sq/8+dd[0], sq%8+dd[1]; r >= 0 && r < 8 && c >= 0 && c < 8; r, c = r+dd[0], c+dd[1] {
+				t[sq][d] |= 1 << uint(r*8+c)
+			}
+		}
+	}
+	return t
+}()
 
 // nonZeroMask returns all ones when v is not zero and zero otherwise,
 // without a branch.

@@ -390,7 +390,7 @@ func TestNotation(t *testing.T) {
 
 // perft counts the leaves of the game tree to depth plies: a pass is a ply
 // and a game that ends earlier is one leaf (the refdata "A" convention).
-func perft(s *State, depth int, buf []int) uint64 {
+func perft(s State, depth int, buf []int) uint64 {
 	legal := s.LegalActions(buf[:0])
 	if len(legal) == 0 {
 		return 1
@@ -400,9 +400,9 @@ func perft(s *State, depth int, buf []int) uint64 {
 	}
 	var n uint64
 	for i := range legal {
-		c := *s
+		c := s
 		c.ApplyAction(legal[i])
-		n += perft(&c, depth-1, buf[len(legal):])
+		n += perft(c, depth-1, buf[len(legal):])
 	}
 	return n
 }
@@ -450,7 +450,7 @@ func TestPerft(t *testing.T) {
 				if !ok {
 					t.Fatalf("%s has no depth %d", tc.file, d)
 				}
-				if got := perft(g.NewInitialState().(*State), d, perftBuffer(d)); got != w {
+				if got := perft(*g.NewInitialState().(*State), d, perftBuffer(d)); got != w {
 					t.Errorf("perft(%d) = %d, want %d", d, got, w)
 				}
 			}

@@ -1,0 +1,110 @@
+package othello
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+)
+
+// BenchmarkPerft runs perft from the start position; leaves/s counts perft
+// leaves (the last ply is counted in bulk from the move list), nodes/s the
+// positions whose moves were generated.
+func BenchmarkPerft(b *testing.B) {
+	for _, tc := range []struct {
+		spec  string
+		depth int
+	}{{"othello", 8}, {"othello", 10}, {"othello", 11}, {"othello:size=6", 8}, {"othello:size=6", 10}} {
+		b.Run(fmt.Sprintf("%s/depth=%d", tc.spec, tc.depth), func(b *testing.B) {
+			want := readPerft(b, map[bool]string{true: "perft_8x8.txt", false: "perft_6x6.txt"}[tc.spec == "othello"])
+			g := mustGame(b, tc.spec)
+			start := *g.NewInitialState().(*State)
+			buf := perftBuffer(tc.depth)
+			b.ReportAllocs()
+			var leaves, nodes uint64
+			for b.Loop() {
+				n := perft(start, tc.depth, buf)
+				if n != want[tc.depth] {
+					b.Fatalf("perft(%d) = %d, want %d", tc.depth, n, want[tc.depth])
+				}
+				leaves += n
+				nodes += perftNodes(start, tc.depth, buf)
+			}
+			sec := b.Elapsed().Seconds()
+			b.ReportMetric(float64(leaves)/sec, "leaves/s")
+			b.ReportMetric(float64(nodes)/sec, "nodes/s")
+		})
+	}
+}
+
+// perftNodes counts the interior positions perft generates moves for; it is
+// cheap next to perft itself (one ply shallower).
+func perftNodes(s State, depth int, buf []int) uint64 {
+	if depth <= 1 {
+		return 1
+	}
+	legal := s.LegalActions(buf[:0])
+	n := uint64(1)
+	for i := range legal {
+		c := s
+		c.ApplyAction(legal[i])
+		n += perftNodes(c, depth-1, buf[len(legal):])
+	}
+	return n
+}
+
+// BenchmarkPlayout plays uniformly random games to the end through the
+// State methods search uses.
+func BenchmarkPlayout(b *testing.B) {
+	for _, spec := range []string{"othello", "othello:size=6"} {
+		b.Run(spec, func(b *testing.B) {
+			g := mustGame(b, spec)
+			start := g.NewInitialState().(*State)
+			rng := rand.New(rand.NewPCG(1, 2))
+			buf := make([]int, 0, 64)
+			b.ReportAllocs()
+			var moves int
+			for b.Loop() {
+				s := *start
+				for {
+					buf = s.LegalActions(buf)
+					if len(buf) == 0 {
+						break
+					}
+					s.ApplyAction(buf[rng.IntN(len(buf))])
+					moves++
+				}
+				_ = s.Returns()
+				_ = s.Hash()
+			}
+			sec := b.Elapsed().Seconds()
+			b.ReportMetric(float64(b.N)/sec, "games/s")
+			b.ReportMetric(float64(moves)/sec, "moves/s")
+		})
+	}
+}
+
+// BenchmarkEvaluate measures the heuristic on midgame positions.
+func BenchmarkEvaluate(b *testing.B) {
+	g := mustGame(b, "othello")
+	rng := rand.New(rand.NewPCG(3, 4))
+	var pos []*State
+	for len(pos) < 64 {
+		s := g.NewInitialState().(*State)
+		for i := 0; i < 30 && !s.IsTerminal(); i++ {
+			l := s.LegalActions(nil)
+			s.ApplyAction(l[rng.IntN(len(l))])
+		}
+		if !s.IsTerminal() {
+			pos = append(pos, s)
+		}
+	}
+	b.ReportAllocs()
+	var sum float64
+	i := 0
+	for b.Loop() {
+		sum += g.Evaluate(pos[i&63])
+		i++
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "evals/s")
+	_ = sum
+}

@@ -1,0 +1,83 @@
+package othello
+
+import (
+	"math/bits"
+	"math/rand/v2"
+	"testing"
+)
+
+// naiveFlips walks the eight directions square by square.
+func naiveFlips(sq int, p, o uint64) uint64 {
+	if (p|o)&(1<<uint(sq)) != 0 {
+		return 0
+	}
+	var f uint64
+	for _, d := range [8][2]int{{0, 1}, {1, -1}, {1, 0}, {1, 1}, {0, -1}, {-1, 1}, {-1, 0}, {-1, -1}} {
+		var run uint64
+		r, c := sq/8+d[0], sq%8+d[1]
+		for ; r >= 0 && r < 8 && c >= 0 && c < 8 && o&(1<<uint(r*8+c)) != 0; r, c = r+d[0], c+d[1] {
+			run |= 1 << uint(r*8+c)
+		}
+		if r >= 0 && r < 8 && c >= 0 && c < 8 && p&(1<<uint(r*8+c)) != 0 {
+			f |= run
+		}
+	}
+	return f
+}
+
+// randomBoards returns disjoint random boards with varied densities.
+func randomBoards(rng *rand.Rand) (p, o uint64) {
+	occ := rng.Uint64() | rng.Uint64()
+	if rng.IntN(2) == 0 {
+		occ |= rng.Uint64()
+	}
+	mix := rng.Uint64()
+	return occ & mix, occ &^ mix
+}
+
+func TestFlipsAndMovesAgainstNaive(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 7))
+	for i := 0; i < 20000; i++ {
+		p, o := randomBoards(rng)
+		var want uint64
+		for sq := 0; sq < 64; sq++ {
+			nf := naiveFlips(sq, p, o)
+			if nf != 0 {
+				want |= 1 << uint(sq)
+			}
+			if (p|o)&(1<<uint(sq)) == 0 {
+				if got := Flips(sq, p, o); got != nf {
+					t.Fatalf("Flips(%d, %#x, %#x) = %#x, want %#x", sq, p, o, got, nf)
+				}
+			}
+		}
+		if got := Moves(p, o); got != want {
+			t.Fatalf("Moves(%#x, %#x) = %#x, want %#x", p, o, got, want)
+		}
+	}
+}
+
+func BenchmarkFlips(b *testing.B) {
+	rng := rand.New(rand.NewPCG(8, 8))
+	type pos struct {
+		p, o uint64
+		sq  int
+	}
+	var ps []pos
+	for len(ps) < 1024 {
+		p, o := randomBoards(rng)
+		if m := Moves(p, o); m != 0 {
+			ps = append(ps, pos{p, o, bits.TrailingZeros64(m)})
+		}
+	}
+	var sink uint64
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		q := &ps[i&1023]
+		sink += Flips(q.sq, q.p, q.o)
+		i++
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "flips/s")
+	_ = sink
+}
