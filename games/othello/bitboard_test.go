@@ -61,7 +61,7 @@ func BenchmarkFlips(b *testing.B) {
 	rng := rand.New(rand.NewPCG(8, 8))
 	type pos struct {
 		p, o uint64
-		sq  int
+		sq   int
 	}
 	var ps []pos
 	for len(ps) < 1024 {
