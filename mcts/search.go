@@ -59,9 +59,10 @@ func (s *Search) Config() Config { return s.cfg }
 
 // Run searches position st, with root noise when the configuration has an
 // epsilon above zero, and returns the visit distribution, the root value and
-// the action chosen with the temperature for st's move number. If st is the
-// position the tree was advanced to (see Advance), the tree is reused;
-// otherwise the search starts afresh.
+// the action chosen with the temperature for st's move number. With tree
+// reuse on, the tree is kept when st is the position last searched or
+// advanced to (see Advance), or one move after it; otherwise the search
+// starts afresh.
 func (s *Search) Run(ctx context.Context, st games.State) (Result, error) {
 	if st == nil {
 		return Result{}, errors.New("mcts: nil state")
@@ -85,10 +86,10 @@ func (s *Search) Run(ctx context.Context, st games.State) (Result, error) {
 // after it, and starts afresh otherwise.
 func (s *Search) sync(st games.State) {
 	sr := &s.sr
-	if sr.root != nil && sameState(sr.root, st) {
+	if sr.root != nil && s.cfg.TreeReuse && sameState(sr.root, st) {
 		return
 	}
-	if sr.root != nil && sr.root.MoveNumber()+1 == st.MoveNumber() && !sr.root.IsTerminal() {
+	if sr.root != nil && s.cfg.TreeReuse && sr.root.MoveNumber()+1 == st.MoveNumber() && !sr.root.IsTerminal() {
 		// The opponent may have played one move since our last search.
 		if len(s.b.states) == 0 {
 			s.b = newBatch(s.cfg.BatchSize, st.Game().NumActions())
