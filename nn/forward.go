@@ -203,9 +203,12 @@ func (m *Model) NewNet(maxBatch int) (*Net, error) {
 	if maxBatch < 1 || maxBatch > 1<<20 {
 		return nil, fmt.Errorf("nn: max batch = %d, want 1..%d", maxBatch, 1<<20)
 	}
-	chunk := min(maxBatch, max(1, chunkRows/m.hw))
-	return m.newNet(maxBatch, chunk), nil
+	return m.newNet(maxBatch, defaultChunk(maxBatch, m.hw)), nil
 }
+
+// defaultChunk is the number of positions Forward pushes through the tower at
+// a time: about chunkRows board points, at least one position.
+func defaultChunk(maxBatch, hw int) int { return min(maxBatch, max(1, chunkRows/hw)) }
 
 func (m *Model) newNet(maxBatch, chunk int) *Net {
 	rows := chunk * m.hw

@@ -1,0 +1,623 @@
+package nn
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"tabula/games"
+)
+
+// ErrClosed is returned by Evaluate once the Evaluator is closed or the
+// context given to Start has ended.
+var ErrClosed = errors.New("nn: evaluator closed")
+
+// EvaluatorConfig tunes an Evaluator.
+type EvaluatorConfig struct {
+	// MaxBatch is the most positions one forward pass evaluates.
+	MaxBatch int `yaml:"max_batch"`
+	// MaxWait is how long a worker holding a partial batch waits for more
+	// positions before it runs the batch anyway. Zero runs whatever is
+	// queued at once.
+	MaxWait time.Duration `yaml:"max_wait"`
+	// Workers is the number of inference goroutines, each with its own
+	// batches; 0 means one per core (GOMAXPROCS when the workers start).
+	Workers int `yaml:"workers"`
+	// CacheSize is the number of cached results, 0 for no cache.
+	CacheSize int `yaml:"cache_size"`
+}
+
+// DefaultEvaluatorConfig returns batches of up to 64 positions, a 1 ms wait,
+// one worker per core and a 2^16-entry cache.
+func DefaultEvaluatorConfig() EvaluatorConfig {
+	return EvaluatorConfig{MaxBatch: 64, MaxWait: time.Millisecond, Workers: 0, CacheSize: 1 << 16}
+}
+
+// Validate names the first field out of range.
+func (c EvaluatorConfig) Validate() error {
+	switch {
+	case c.MaxBatch < 1 || c.MaxBatch > 4096:
+		return fmt.Errorf("nn: evaluator max_batch = %d, want 1..4096", c.MaxBatch)
+	case c.MaxWait < 0 || c.MaxWait > 10*time.Second:
+		return fmt.Errorf("nn: evaluator max_wait = %v, want 0..10s", c.MaxWait)
+	case c.Workers < 0 || c.Workers > 256:
+		return fmt.Errorf("nn: evaluator workers = %d, want 0..256 (0: one per core)", c.Workers)
+	case c.CacheSize < 0 || c.CacheSize > 1<<26:
+		return fmt.Errorf("nn: evaluator cache_size = %d, want 0..%d", c.CacheSize, 1<<26)
+	}
+	return nil
+}
+
+// EvaluatorStats counts an Evaluator's work since it was made.
+type EvaluatorStats struct {
+	Requests    int64 // Evaluate calls
+	Positions   int64 // non-terminal positions asked for
+	Evaluated   int64 // positions run through the network
+	Batches     int64 // forward passes
+	CacheHits   int64 // positions answered from the cache
+	CacheMisses int64 // positions looked up in the cache and not found
+}
+
+// Evaluator implements mcts.Evaluator with the network: Evaluate is safe for
+// concurrent use by many goroutines, whose positions are gathered into
+// batches of up to MaxBatch and run by worker goroutines, one Net each.
+//
+// Lifecycle: NewEvaluator starts no goroutines. The workers start at Start,
+// or at the first Evaluate (with a background context) when Start was not
+// called. They stop when Start's context ends or Close is called; then
+// Evaluate returns ErrClosed, and an Evaluator cannot be restarted. Close
+// waits until every worker has exited, so nothing leaks.
+//
+// The cache is keyed by State.Hash and verified by a second 64-bit hash of the
+// observation and the legal actions, so a wrong result is returned only if two
+// positions collide in both hashes at once.
+type Evaluator struct {
+	cfg        EvaluatorConfig
+	game       games.Game
+	shape      Shape
+	obsLen     int
+	numActions int
+
+	snap    atomic.Pointer[snapshot]
+	weights sync.Mutex // serialises SetWeights
+
+	jobs chan job
+	pool sync.Pool // of *request
+
+	life    sync.Mutex
+	state   atomic.Int32  // evalNew, evalRunning, evalClosed
+	quit    chan struct{} // closed by Close
+	stopped chan struct{} // closed once every worker has exited
+	started bool
+
+	cache *evalCache
+
+	requests, positions, evaluated, batches atomic.Int64
+}
+
+const (
+	evalNew int32 = iota
+	evalRunning
+	evalClosed
+)
+
+// snapshot is a network and its generation; cache entries of older
+// generations are stale.
+type snapshot struct {
+	model *Model
+	gen   uint64
+}
+
+// request is one Evaluate call's positions in flight.
+type request struct {
+	obs      []float32 // len(states) observations
+	legal    []int     // legal actions of all positions, concatenated
+	legalOff []int     // position i's legal actions are legal[legalOff[i]:legalOff[i+1]]
+	scratch  []int     // one position's legal actions
+	hash     []uint64
+	check    []uint64
+	missing  []int // positions to evaluate
+	policies [][]float32
+	values   []float32
+	pending  atomic.Int32
+	err      error         // set by a worker before its last pending decrement
+	errMu    sync.Mutex    // guards err
+	done     chan struct{} // receives once when pending reaches zero
+}
+
+// job is one position of a request.
+type job struct {
+	r *request
+	i int
+}
+
+// NewEvaluator returns an Evaluator for positions of g running network w (w
+// is only read during the call). It starts no goroutines.
+func NewEvaluator(cfg EvaluatorConfig, w *Weights, g games.Game) (*Evaluator, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if g == nil {
+		return nil, errors.New("nn: evaluator: nil game")
+	}
+	p, h, wd := g.ObservationShape()
+	e := &Evaluator{
+		cfg:        cfg,
+		game:       g,
+		shape:      Shape{Planes: p, Height: h, Width: wd, Actions: g.NumActions()},
+		obsLen:     p * h * wd,
+		numActions: g.NumActions(),
+		jobs:       make(chan job, 4*cfg.MaxBatch),
+		quit:       make(chan struct{}),
+		stopped:    make(chan struct{}),
+	}
+	if err := e.shape.Validate(); err != nil {
+		return nil, fmt.Errorf("nn: evaluator for %s: %w", g.Name(), err)
+	}
+	m, err := e.model(w)
+	if err != nil {
+		return nil, err
+	}
+	e.snap.Store(&snapshot{model: m, gen: 1})
+	if cfg.CacheSize > 0 {
+		e.cache = newEvalCache(cfg.CacheSize, e.numActions)
+	}
+	e.pool.New = func() any { return &request{done: make(chan struct{}, 1)} }
+	return e, nil
+}
+
+// model checks that w fits the game and folds it.
+func (e *Evaluator) model(w *Weights) (*Model, error) {
+	if w == nil {
+		return nil, errors.New("nn: evaluator: nil weights")
+	}
+	if w.Shape != e.shape {
+		return nil, fmt.Errorf("nn: evaluator: network shape %+v does not fit game %s (%+v)", w.Shape, e.game.Name(), e.shape)
+	}
+	return NewModel(w)
+}
+
+// SetWeights makes every later request use network w (w is only read during
+// the call) and empties the cache. Requests already batched may still get
+// the previous network's answer.
+func (e *Evaluator) SetWeights(w *Weights) error {
+	m, err := e.model(w)
+	if err != nil {
+		return err
+	}
+	e.weights.Lock()
+	defer e.weights.Unlock()
+	e.snap.Store(&snapshot{model: m, gen: e.snap.Load().gen + 1})
+	return nil
+}
+
+// Config returns the configuration the Evaluator was made with.
+func (e *Evaluator) Config() EvaluatorConfig { return e.cfg }
+
+// Stats returns the counters so far.
+func (e *Evaluator) Stats() EvaluatorStats {
+	s := EvaluatorStats{
+		Requests:  e.requests.Load(),
+		Positions: e.positions.Load(),
+		Evaluated: e.evaluated.Load(),
+		Batches:   e.batches.Load(),
+	}
+	if e.cache != nil {
+		s.CacheHits, s.CacheMisses = e.cache.hits.Load(), e.cache.misses.Load()
+	}
+	return s
+}
+
+// Start starts the workers; they run until ctx ends or Close is called. It
+// returns an error if the workers already started or the Evaluator is closed.
+func (e *Evaluator) Start(ctx context.Context) error {
+	e.life.Lock()
+	defer e.life.Unlock()
+	switch {
+	case e.state.Load() == evalClosed:
+		return ErrClosed
+	case e.started:
+		return errors.New("nn: evaluator already started")
+	}
+	e.startLocked(ctx)
+	return nil
+}
+
+func (e *Evaluator) startLocked(ctx context.Context) {
+	e.started = true
+	n := e.cfg.Workers
+	if n == 0 {
+		n = runtime.GOMAXPROCS(0)
+	}
+	var wg sync.WaitGroup
+	for range n {
+		w := e.newWorker()
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			w.run(ctx, e)
+		}()
+	}
+	go func() {
+		wg.Wait()
+		e.state.Store(evalClosed)
+		close(e.stopped)
+	}()
+	e.state.Store(evalRunning)
+}
+
+// Close stops the workers and waits for them to exit. Evaluate calls in
+// flight or later return ErrClosed. Close is idempotent.
+func (e *Evaluator) Close() error {
+	e.life.Lock()
+	select {
+	case <-e.quit:
+	default:
+		close(e.quit)
+	}
+	if !e.started {
+		e.state.Store(evalClosed)
+		e.started = true
+		close(e.stopped)
+	}
+	e.life.Unlock()
+	<-e.stopped
+	return nil
+}
+
+// ensureStarted starts the workers on first use.
+func (e *Evaluator) ensureStarted() error {
+	switch e.state.Load() {
+	case evalRunning:
+		return nil
+	case evalClosed:
+		return ErrClosed
+	}
+	e.life.Lock()
+	defer e.life.Unlock()
+	if !e.started {
+		e.startLocked(context.Background())
+	}
+	if e.state.Load() == evalClosed {
+		return ErrClosed
+	}
+	return nil
+}
+
+// Evaluate implements mcts.Evaluator. For each non-terminal states[i] it
+// writes into policies[i] the softmax of the network's logits over the legal
+// actions (zero elsewhere) and into values[i] the value for the player to
+// move. For a terminal state it writes a zero policy and value 0. It is safe
+// for concurrent use.
+func (e *Evaluator) Evaluate(states []games.State, policies [][]float32, values []float32) error {
+	if len(policies) != len(states) || len(values) != len(states) {
+		return fmt.Errorf("nn: evaluate: %d states, %d policies, %d values", len(states), len(policies), len(values))
+	}
+	if len(states) == 0 {
+		return nil
+	}
+	if err := e.ensureStarted(); err != nil {
+		return err
+	}
+	e.requests.Add(1)
+	r := e.pool.Get().(*request)
+	if err := e.prepare(r, states, policies, values); err != nil {
+		e.release(r)
+		return err
+	}
+	if len(r.missing) == 0 {
+		e.release(r)
+		return nil
+	}
+	r.pending.Store(int32(len(r.missing)))
+	for _, i := range r.missing {
+		select {
+		case e.jobs <- job{r, i}:
+		case <-e.stopped:
+			return ErrClosed // r is abandoned: queued jobs may still point at it
+		}
+	}
+	select {
+	case <-r.done:
+	case <-e.stopped:
+		if r.pending.Load() != 0 {
+			return ErrClosed
+		}
+		<-r.done
+	}
+	r.errMu.Lock()
+	err := r.err
+	r.errMu.Unlock()
+	e.release(r)
+	return err
+}
+
+// release returns r to the pool without references to the caller's data.
+func (e *Evaluator) release(r *request) {
+	r.policies, r.values, r.err = nil, nil, nil
+	e.pool.Put(r)
+}
+
+// prepare fills r with the observations, legal actions and hashes of states,
+// answers what the cache holds and lists the rest in r.missing.
+func (e *Evaluator) prepare(r *request, states []games.State, policies [][]float32, values []float32) error {
+	n := len(states)
+	r.policies, r.values = policies, values
+	r.obs = grow(r.obs, n*e.obsLen)
+	r.hash, r.check = grow(r.hash, n), grow(r.check, n)
+	r.legalOff = grow(r.legalOff, n+1)
+	r.legal, r.missing = r.legal[:0], r.missing[:0]
+	var gen uint64
+	if e.cache != nil {
+		gen = e.snap.Load().gen
+	}
+	asked := 0
+	for i, s := range states {
+		r.legalOff[i] = len(r.legal)
+		if len(policies[i]) != e.numActions {
+			return fmt.Errorf("nn: evaluate: policies[%d] has length %d, want %d actions", i, len(policies[i]), e.numActions)
+		}
+		if s == nil {
+			return fmt.Errorf("nn: evaluate: states[%d] is nil", i)
+		}
+		if p, h, w := s.Game().ObservationShape(); p*h*w != e.obsLen || s.Game().NumActions() != e.numActions {
+			return fmt.Errorf("nn: evaluate: states[%d] is a position of %s, want %s", i, s.Game().Name(), e.game.Name())
+		}
+		r.scratch = s.LegalActions(r.scratch[:0])
+		r.legal = append(r.legal, r.scratch...)
+		legal := r.legal[r.legalOff[i]:]
+		if len(legal) == 0 {
+			clear(policies[i])
+			values[i] = 0
+			continue
+		}
+		asked++
+		for _, a := range legal {
+			if a < 0 || a >= e.numActions {
+				return fmt.Errorf("nn: evaluate: states[%d] has legal action %d, want 0..%d", i, a, e.numActions-1)
+			}
+		}
+		obs := r.obs[i*e.obsLen : (i+1)*e.obsLen]
+		s.Observation(obs)
+		if e.cache != nil {
+			r.hash[i], r.check[i] = s.Hash(), checkHash(obs, legal)
+			if e.cache.get(r.hash[i], r.check[i], gen, policies[i], &values[i]) {
+				continue
+			}
+		}
+		r.missing = append(r.missing, i)
+	}
+	r.legalOff[n] = len(r.legal)
+	e.positions.Add(int64(asked))
+	return nil
+}
+
+func grow[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	return s[:n]
+}
+
+// checkHash mixes the observation and the legal actions into the 64-bit check
+// value stored beside a cache entry.
+func checkHash(obs []float32, legal []int) uint64 {
+	h := uint64(0x9e3779b97f4a7c15)
+	for _, v := range obs {
+		h = (h ^ uint64(math.Float32bits(v))) * 0xbf58476d1ce4e5b9
+		h ^= h >> 29
+	}
+	for _, a := range legal {
+		h = (h ^ uint64(a)) * 0x94d049bb133111eb
+		h ^= h >> 31
+	}
+	return h
+}
+
+// worker holds one inference goroutine's buffers.
+type worker struct {
+	net    *Net
+	batch  []job
+	obs    []float32
+	logits []float32
+	values []float32
+}
+
+func (e *Evaluator) newWorker() *worker {
+	mb := e.cfg.MaxBatch
+	return &worker{
+		batch:  make([]job, 0, mb),
+		obs:    make([]float32, mb*e.obsLen),
+		logits: make([]float32, mb*e.numActions),
+		values: make([]float32, mb),
+	}
+}
+
+// run gathers batches until ctx ends or e closes. A batch is run when it is
+// full or MaxWait after its first position arrived.
+func (w *worker) run(ctx context.Context, e *Evaluator) {
+	maxBatch, wait := e.cfg.MaxBatch, e.cfg.MaxWait
+	timer := time.NewTimer(time.Hour)
+	timer.Stop()
+	defer timer.Stop()
+	for {
+		w.batch = w.batch[:0]
+		select {
+		case j := <-e.jobs:
+			w.batch = append(w.batch, j)
+		case <-e.quit:
+			return
+		case <-ctx.Done():
+			return
+		}
+		if wait > 0 {
+			timer.Reset(wait)
+		}
+	gather:
+		for len(w.batch) < maxBatch {
+			select {
+			case j := <-e.jobs:
+				w.batch = append(w.batch, j)
+				continue
+			default:
+			}
+			if wait == 0 {
+				break
+			}
+			select {
+			case j := <-e.jobs:
+				w.batch = append(w.batch, j)
+			case <-timer.C:
+				break gather
+			case <-e.quit:
+				break gather
+			case <-ctx.Done():
+				break gather
+			}
+		}
+		timer.Stop()
+		w.flush(e)
+	}
+}
+
+// flush evaluates the gathered batch with the current network and answers
+// every position.
+func (w *worker) flush(e *Evaluator) {
+	s := e.snap.Load()
+	w.useModel(s.model, e.cfg.MaxBatch)
+	n, per, na := len(w.batch), e.obsLen, e.numActions
+	for k, j := range w.batch {
+		copy(w.obs[k*per:(k+1)*per], j.r.obs[j.i*per:(j.i+1)*per])
+	}
+	err := w.net.Forward(w.obs, n, w.logits, w.values)
+	e.batches.Add(1)
+	e.evaluated.Add(int64(n))
+	for k, j := range w.batch {
+		r := j.r
+		if err != nil {
+			r.errMu.Lock()
+			r.err = fmt.Errorf("nn: evaluate: %w", err)
+			r.errMu.Unlock()
+		} else {
+			legal := r.legal[r.legalOff[j.i]:r.legalOff[j.i+1]]
+			policy := r.policies[j.i]
+			maskedSoftmax(policy, w.logits[k*na:(k+1)*na], legal)
+			r.values[j.i] = w.values[k]
+			if e.cache != nil {
+				e.cache.put(r.hash[j.i], r.check[j.i], s.gen, policy, w.values[k])
+			}
+		}
+		if r.pending.Add(-1) == 0 {
+			r.done <- struct{}{}
+		}
+		w.batch[k] = job{}
+	}
+}
+
+// useModel points the worker's Net at m, keeping its buffers when the network
+// size is unchanged.
+func (w *worker) useModel(m *Model, maxBatch int) {
+	switch {
+	case w.net != nil && w.net.m == m:
+	case w.net != nil && w.net.m.cfg == m.cfg && w.net.m.shape == m.shape:
+		w.net.m = m
+	default:
+		w.net = m.newNet(maxBatch, defaultChunk(maxBatch, m.hw))
+	}
+}
+
+// maskedSoftmax writes the softmax of logits over the legal actions into dst
+// and zero elsewhere.
+func maskedSoftmax(dst, logits []float32, legal []int) {
+	clear(dst)
+	mx := float32(math.Inf(-1))
+	for _, a := range legal {
+		mx = max(mx, logits[a])
+	}
+	var sum float64
+	for _, a := range legal {
+		v := math.Exp(float64(logits[a] - mx))
+		dst[a] = float32(v)
+		sum += v
+	}
+	inv := 1 / sum
+	for _, a := range legal {
+		dst[a] = float32(float64(dst[a]) * inv)
+	}
+}
+
+// evalCache is a direct-mapped table of results split into independently
+// locked shards.
+type evalCache struct {
+	shards     []cacheShard
+	numActions int
+	hits       atomic.Int64
+	misses     atomic.Int64
+}
+
+type cacheShard struct {
+	mu       sync.Mutex
+	key      []uint64
+	check    []uint64
+	gen      []uint64 // 0: empty
+	value    []float32
+	policy   []float32 // slots x numActions
+	numSlots uint64
+	_        [40]byte // keep shards' locks on separate cache lines
+}
+
+const cacheShards = 16
+
+func newEvalCache(size, numActions int) *evalCache {
+	shards := min(size, cacheShards)
+	c := &evalCache{shards: make([]cacheShard, shards), numActions: numActions}
+	for i := range c.shards {
+		slots := size / shards
+		if i < size%shards {
+			slots++
+		}
+		c.shards[i] = cacheShard{
+			key: make([]uint64, slots), check: make([]uint64, slots), gen: make([]uint64, slots),
+			value: make([]float32, slots), policy: make([]float32, slots*numActions), numSlots: uint64(slots),
+		}
+	}
+	return c
+}
+
+func (c *evalCache) slot(hash uint64) (*cacheShard, int) {
+	sh := &c.shards[hash%uint64(len(c.shards))]
+	return sh, int((hash / uint64(len(c.shards))) % sh.numSlots)
+}
+
+// get copies the entry for (hash, check) of generation gen into policy and
+// value and reports whether there was one.
+func (c *evalCache) get(hash, check, gen uint64, policy []float32, value *float32) bool {
+	sh, i := c.slot(hash)
+	sh.mu.Lock()
+	ok := sh.gen[i] == gen && sh.key[i] == hash && sh.check[i] == check
+	if ok {
+		copy(policy, sh.policy[i*c.numActions:(i+1)*c.numActions])
+		*value = sh.value[i]
+	}
+	sh.mu.Unlock()
+	if ok {
+		c.hits.Add(1)
+	} else {
+		c.misses.Add(1)
+	}
+	return ok
+}
+
+// put stores a result, replacing whatever held its slot.
+func (c *evalCache) put(hash, check, gen uint64, policy []float32, value float32) {
+	sh, i := c.slot(hash)
+	sh.mu.Lock()
+	sh.key[i], sh.check[i], sh.gen[i], sh.value[i] = hash, check, gen, value
+	copy(sh.policy[i*c.numActions:(i+1)*c.numActions], policy)
+	sh.mu.Unlock()
+}
