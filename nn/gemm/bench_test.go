@@ -157,3 +157,25 @@ func BenchmarkTuneMC(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkPaths compares the dot-product and tiled paths on the fully
+// connected shapes (used to pick useDot's thresholds).
+func BenchmarkPaths(b *testing.B) {
+	defer func() { forcePath = 0 }()
+	for _, path := range []int{1, 2} {
+		for _, sh := range benchShapes() {
+			if !sh.transB {
+				continue
+			}
+			b.Run(fmt.Sprintf("%s/%s", map[int]string{1: "dot", 2: "tiled"}[path], sh.name), func(b *testing.B) {
+				forcePath = path
+				a, bb, c := benchOperands(sh)
+				clk := startCPUClock(b)
+				for b.Loop() {
+					Sgemm(false, sh.transB, sh.m, sh.n, sh.k, 1, a, sh.k, bb, ldb(sh), 0, c, sh.n)
+				}
+				reportGFLOPS(b, clk, sh)
+			})
+		}
+	}
+}

@@ -21,6 +21,7 @@ const (
 	kcMax    = 128     // depth of a k block
 	bPackMax = 1 << 18 // floats of B packed at once (1 MiB)
 	dotMaxN  = 16      // largest n for the dot-product path
+	dotMaxM  = 32      // largest m for the dot-product path at any n
 )
 
 // workspace holds the scratch buffers of one call. Workspaces are reused
@@ -80,12 +81,34 @@ func sgemm(id kernelID, transA, transB bool, m, n, k int, alpha float32, a []flo
 		beta = 1
 	}
 	ws := wsPool.Get().(*workspace)
-	if id == kernelAVX512 && !transA && n <= dotMaxN && (transB || n <= 4) {
+	if useDot(id, transA, transB, m, n) {
 		sgemmDot(id, ws, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, bias, relu)
 	} else {
 		sgemmTiled(id, ws, transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, bias, relu)
 	}
 	wsPool.Put(ws)
+}
+
+// forcePath overrides useDot in benchmarks: 0 automatic, 1 dot, 2 tiled.
+var forcePath = 0
+
+// useDot reports whether the dot-product path suits the shape: B stored
+// n x k (or n so small that transposing B is free) and a C too narrow or too
+// short for the 6-row, 64-column tiles to be well filled.
+func useDot(id kernelID, transA, transB bool, m, n int) bool {
+	if id != kernelAVX512 || transA {
+		return false
+	}
+	switch forcePath {
+	case 1:
+		return true
+	case 2:
+		return false
+	}
+	if !transB {
+		return n <= 4
+	}
+	return n <= dotMaxN || m <= dotMaxM
 }
 
 // epilogueRow adds bias and clamps one row of C.
