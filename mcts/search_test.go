@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 	"testing"
+	"time"
 
 	"tabula/games"
 )
@@ -340,4 +341,21 @@ func TestEvaluatorErrorRollsBack(t *testing.T) {
 		t.Fatal("failing evaluator: no error")
 	}
 	checkTree(t, &s.sr.t)
+}
+
+func TestMoveTime(t *testing.T) {
+	cfg := matchConfig(1 << 30)
+	cfg.MoveTime = 20 * time.Millisecond
+	s, err := NewSearch(cfg, UniformEvaluator{}, newRNG(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	r, err := s.Run(context.Background(), position(t, ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if el := time.Since(start); el > 5*time.Second || r.Simulations < 2 || r.Simulations >= cfg.Simulations {
+		t.Errorf("move time 20ms: ran %v, %d playouts", el, r.Simulations)
+	}
 }
