@@ -1,0 +1,219 @@
+package othelloend
+
+import (
+	"bufio"
+	"fmt"
+	"math/bits"
+	"math/rand/v2"
+	"os"
+	"testing"
+	"time"
+
+	"tabula/games"
+	"tabula/games/othello"
+	"tabula/internal/refdata"
+)
+
+// naive is plain minimax through the games.State interface: the reference
+// the solver is checked against on small endgames.
+func naive(s *othello.State) int {
+	legal := s.LegalActions(nil)
+	if len(legal) == 0 {
+		p, o := s.Boards()
+		np, no := bits.OnesCount64(p), bits.OnesCount64(o)
+		e := 64 - np - no
+		switch {
+		case np > no:
+			return np - no + e
+		case np < no:
+			return np - no - e
+		}
+		return 0
+	}
+	best := -100
+	for _, a := range legal {
+		c := s.Clone().(*othello.State)
+		c.ApplyAction(a)
+		best = max(best, -naive(c))
+	}
+	return best
+}
+
+// randomEndgame plays random moves from the start until empties squares
+// remain (or the game ends earlier).
+func randomEndgame(t testing.TB, g *othello.Game, rng *rand.Rand, empties int) *othello.State {
+	s := g.NewInitialState().(*othello.State)
+	for !s.IsTerminal() {
+		p, o := s.Boards()
+		if 64-bits.OnesCount64(p|o) <= empties {
+			break
+		}
+		l := s.LegalActions(nil)
+		if err := games.Play(s, l[rng.IntN(len(l))]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return s
+}
+
+func newGame(t testing.TB) *othello.Game {
+	g, err := othello.New(8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
+func newSolver(t testing.TB, bits int) *Solver {
+	s, err := New(Config{TTBits: bits})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func TestAgainstMinimax(t *testing.T) {
+	g := newGame(t)
+	rng := rand.New(rand.NewPCG(1, 2))
+	solver := newSolver(t, 12)
+	for i := 0; i < 240; i++ {
+		empties := 1 + i%9
+		s := randomEndgame(t, g, rng, empties)
+		p, o := s.Boards()
+		want := naive(s)
+		got, best := solver.Solve(p, o)
+		if got != want {
+			t.Fatalf("position %d (%d empties): Solve = %d, minimax %d\n%s", i, empties, got, want, s)
+		}
+		// The best move must achieve the score.
+		switch {
+		case s.IsTerminal():
+			if best != NoMove {
+				t.Fatalf("position %d: game over but best = %d", i, best)
+			}
+		default:
+			c := s.Clone().(*othello.State)
+			a := best
+			if best == Pass {
+				a = g.Pass()
+			}
+			if err := games.Play(c, a); err != nil {
+				t.Fatalf("position %d: best move %d: %v\n%s", i, best, err, s)
+			}
+			if v := -naive(c); v != want {
+				t.Fatalf("position %d: best move %s scores %d, want %d\n%s", i, g.FormatAction(a), v, want, s)
+			}
+		}
+		// Window searches keep the fail-soft contract.
+		for _, w := range [][2]int{{-1, 1}, {want - 2, want + 2}, {want, want + 1}, {want - 1, want}, {-64, -62}, {60, 64}} {
+			v, _ := solver.Search(p, o, w[0], w[1])
+			ok := (v <= w[0] && want <= v) || (v >= w[1] && want >= v) || (v > w[0] && v < w[1] && v == want)
+			if !ok {
+				t.Fatalf("position %d: Search window %v = %d, true score %d\n%s", i, w, v, want, s)
+			}
+		}
+	}
+}
+
+func TestSpecialPositions(t *testing.T) {
+	full := ^uint64(0)
+	tests := []struct {
+		name       string
+		p, o       uint64
+		score, bst int
+	}{
+		{"full board, mover ahead", full >> 20, full << 44, 2*44 - 64, NoMove},
+		{"no discs for the opponent: game over, empties to the mover", 1, 0, 64, NoMove},
+		{"only the opponent has discs", 0, 1 << 27, -64, NoMove},
+		// a1 empty; mover owns b1..h1, opponent the rest: the mover can't
+		// play a1 (nothing to flank), the opponent can't either; 8 vs 55.
+		{"last empty unplayable", 0xFE, full &^ 0xFF, 2*7 - 64, NoMove},
+	}
+	s := newSolver(t, 10)
+	for _, tc := range tests {
+		score, best := s.Solve(tc.p, tc.o)
+		if score != tc.score || best != tc.bst {
+			t.Errorf("%s: Solve = %d, %d; want %d, %d", tc.name, score, best, tc.score, tc.bst)
+		}
+	}
+}
+
+func TestConfig(t *testing.T) {
+	for _, bad := range []int{-1, 29} {
+		if _, err := New(Config{TTBits: bad}); err == nil {
+			t.Errorf("TTBits=%d accepted", bad)
+		}
+	}
+	if err := DefaultConfig().Validate(); err != nil {
+		t.Error(err)
+	}
+}
+
+// ffo is one FFO test position.
+type ffo struct {
+	id       int
+	p, o     uint64
+	empties  int
+	score    int
+	bestSqs  map[int]bool
+	notation string
+}
+
+func readFFO(t testing.TB, file string, first int) []ffo {
+	f, err := os.Open(refdata.Path(t, "othello", file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []ffo
+	sc := bufio.NewScanner(f)
+	for id := first; sc.Scan(); id++ {
+		pos, err := othello.ParseOBF(sc.Text())
+		if err != nil {
+			t.Fatalf("%s: %v", file, err)
+		}
+		best, ok := pos.Best()
+		if !ok {
+			t.Fatalf("%s: position %d has no scores", file, id)
+		}
+		q := ffo{id: id, score: best, bestSqs: map[int]bool{}}
+		q.p, q.o = pos.Boards()
+		q.empties = 64 - bits.OnesCount64(q.p|q.o)
+		for _, m := range pos.Moves {
+			if m.Score == best {
+				q.bestSqs[m.Square] = true
+			}
+		}
+		out = append(out, q)
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func square(sq int) string {
+	if sq < 0 || sq > 63 {
+		return fmt.Sprint(sq)
+	}
+	return string([]byte{byte('a' + sq%8), byte('1' + sq/8)})
+}
+
+func checkFFO(t testing.TB, s *Solver, q ffo) (time.Duration, uint64) {
+	s.Reset()
+	start := time.Now()
+	score, best := s.Solve(q.p, q.o)
+	d := time.Since(start)
+	if score != q.score || !q.bestSqs[best] {
+		t.Errorf("FFO #%d (%d empties): score %d move %s, want %d with one of %v", q.id, q.empties, score, square(best), q.score, q.bestSqs)
+	}
+	return d, s.Nodes()
+}
+
+func TestFFO1to19(t *testing.T) {
+	s := newSolver(t, 20)
+	for _, q := range readFFO(t, "fforum-1-19.obf", 1) {
+		d, n := checkFFO(t, s, q)
+		t.Logf("FFO #%d: %d empties, %v, %d nodes", q.id, q.empties, d.Round(time.Millisecond), n)
+	}
+}

@@ -1,0 +1,247 @@
+package othelloend
+
+import (
+	"math/bits"
+
+	"tabula/games/othello"
+)
+
+// quadrants are the four 4x4 corners of the board, the regions of the
+// parity heuristic: the side that moves last in a region tends to gain, so
+// a move into a region with an odd number of empties is tried first.
+var quadrants = [4]uint64{0x0F0F0F0F, 0xF0F0F0F0, 0x0F0F0F0F00000000, 0xF0F0F0F000000000}
+
+// corners are a1, h1, a8 and h8.
+const corners = 0x8100000000000081
+
+// parityMask returns the union of the quadrants holding an odd number of
+// the empty squares.
+func parityMask(empty uint64) uint64 {
+	var m uint64
+	for _, q := range quadrants {
+		m |= q & -uint64(bits.OnesCount64(empty&q)&1)
+	}
+	return m
+}
+
+// emptyList lists up to four empty squares, those in odd quadrants first.
+func emptyList(empty uint64) (l [smallEmpties]int8) {
+	odd := parityMask(empty)
+	i := 0
+	for b := empty & odd; b != 0 && i < len(l); b &= b - 1 {
+		l[i] = int8(bits.TrailingZeros64(b))
+		i++
+	}
+	for b := empty &^ odd; b != 0 && i < len(l); b &= b - 1 {
+		l[i] = int8(bits.TrailingZeros64(b))
+		i++
+	}
+	return l
+}
+
+// last1 returns the score when x is the only empty square: the mover plays
+// it if it can, else the opponent does, else the game ends and the empty
+// square goes to the winner.
+func last1(p, o uint64, x int) int {
+	n := bits.OnesCount64(p)
+	if f := othello.Flips(x, p, o); f != 0 {
+		return 2*(n+1+bits.OnesCount64(f)) - 64
+	}
+	if f := othello.Flips(x, o, p); f != 0 {
+		return 2*(n-bits.OnesCount64(f)) - 64
+	}
+	if 2*n > 63 {
+		return 2*n - 62
+	}
+	return 2*n - 64
+}
+
+// small searches a position with n <= smallEmpties empty squares, listed in
+// sq, trying each square directly. passed says the opponent has just passed.
+func (s *Solver) small(p, o uint64, alpha, beta int, sq [smallEmpties]int8, n int, passed bool) int {
+	s.nodes++
+	if n == 1 {
+		return last1(p, o, int(sq[0]))
+	}
+	best := -infinity
+	for i := 0; i < n; i++ {
+		x := int(sq[i])
+		f := othello.Flips(x, p, o)
+		if f == 0 {
+			continue
+		}
+		child := sq
+		copy(child[i:n-1], sq[i+1:n])
+		v := -s.small(o&^f, p|f|1<<uint(x), -beta, -max(alpha, best), child, n-1, false)
+		if v > best {
+			best = v
+			if v >= beta {
+				return v
+			}
+		}
+	}
+	if best == -infinity {
+		if passed {
+			return final(p, o)
+		}
+		return -s.small(o, p, -beta, -alpha, sq, n, true)
+	}
+	return best
+}
+
+// shallow searches a position with n empty squares, more than smallEmpties
+// and at most shallowEmpties, ordering moves by quadrant parity only.
+func (s *Solver) shallow(p, o uint64, alpha, beta, n int, passed bool) int {
+	s.nodes++
+	moves := othello.Moves(p, o)
+	if moves == 0 {
+		if passed {
+			return final(p, o)
+		}
+		return -s.shallow(o, p, -beta, -alpha, n, true)
+	}
+	empty := ^(p | o)
+	odd := parityMask(empty)
+	best := -infinity
+	for _, set := range [2]uint64{moves & odd, moves &^ odd} {
+		for ; set != 0; set &= set - 1 {
+			x := bits.TrailingZeros64(set)
+			f := othello.Flips(x, p, o)
+			bit := uint64(1) << uint(x)
+			np, no := o&^f, p|f|bit
+			var v int
+			if n-1 <= smallEmpties {
+				v = -s.small(np, no, -beta, -max(alpha, best), emptyList(empty&^bit), n-1, false)
+			} else {
+				v = -s.shallow(np, no, -beta, -max(alpha, best), n-1, false)
+			}
+			if v > best {
+				best = v
+				if v >= beta {
+					return v
+				}
+			}
+		}
+	}
+	return best
+}
+
+// move is a candidate move with its flips and ordering key (lower first).
+type move struct {
+	flips uint64
+	sq    int
+	key   int
+}
+
+// moveList holds the moves of one position. 64 entries cover any board,
+// reachable or not.
+type moveList struct {
+	m [64]move
+	n int
+}
+
+// fill lists the moves of p against o with their fastest-first keys: the
+// opponent's mobility after the move, its corner moves counted twice, and
+// the table's move ttMove before all.
+func (l *moveList) fill(s *Solver, p, o, moves uint64, ttMove int) {
+	l.n = 0
+	odd := parityMask(^(p | o))
+	for ; moves != 0; moves &= moves - 1 {
+		x := bits.TrailingZeros64(moves)
+		f := othello.Flips(x, p, o)
+		bit := uint64(1) << uint(x)
+		reply := othello.Moves(o&^f, p|f|bit)
+		key := 4 * (bits.OnesCount64(reply) + bits.OnesCount64(reply&corners))
+		if bit&odd == 0 {
+			key++ // parity breaks ties
+		}
+		if x == ttMove {
+			key = -1
+		}
+		l.m[l.n] = move{flips: f, sq: x, key: key}
+		l.n++
+	}
+}
+
+// pick moves the best-keyed move among i.. to slot i (one selection-sort
+// step, so a cutoff spares sorting the rest) and returns i.
+func (l *moveList) pick(i int) int {
+	b := i
+	for j := i + 1; j < l.n; j++ {
+		if l.m[j].key < l.m[b].key {
+			b = j
+		}
+	}
+	l.m[i], l.m[b] = l.m[b], l.m[i]
+	return i
+}
+
+// ttIndex hashes a position to a table slot.
+func (s *Solver) ttIndex(p, o uint64) uint64 {
+	h := p*0x9E3779B97F4A7C15 ^ o*0xD6E8FEB86659FD93
+	return (h ^ h>>29) & s.mask
+}
+
+// deep searches a position with more than shallowEmpties empty squares (n
+// of them), with the transposition table and fastest-first ordering.
+func (s *Solver) deep(p, o uint64, alpha, beta, n int, passed bool) int {
+	s.nodes++
+	moves := othello.Moves(p, o)
+	if moves == 0 {
+		if passed {
+			return final(p, o)
+		}
+		return -s.deep(o, p, -beta, -alpha, n, true)
+	}
+	ttMove := NoMove
+	var e *entry
+	if s.tt != nil {
+		e = &s.tt[s.ttIndex(p, o)]
+		if e.p == p && e.o == o {
+			lo, hi := int(e.lower), int(e.upper)
+			switch {
+			case lo >= beta:
+				return lo
+			case hi <= alpha:
+				return hi
+			case lo == hi:
+				return lo
+			}
+			alpha, beta = max(alpha, lo), min(beta, hi)
+			ttMove = int(e.best)
+		}
+	}
+	var list moveList
+	list.fill(s, p, o, moves, ttMove)
+	best, bestMove := -infinity, NoMove
+	a := alpha
+	for i := 0; i < list.n; i++ {
+		m := &list.m[list.pick(i)]
+		v := s.pvs(o&^m.flips, p|m.flips|1<<uint(m.sq), a, beta, i == 0)
+		if v > best {
+			best, bestMove = v, m.sq
+			if v > a {
+				a = v
+				if a >= beta {
+					break
+				}
+			}
+		}
+	}
+	if e != nil {
+		if e.p != p || e.o != o {
+			*e = entry{p: p, o: o, lower: -64, upper: 64, best: int8(bestMove)}
+		}
+		switch {
+		case best >= beta:
+			e.lower = int8(max(int(e.lower), best))
+			e.best = int8(bestMove)
+		case best > alpha:
+			e.lower, e.upper = int8(best), int8(best)
+			e.best = int8(bestMove)
+		default:
+			e.upper = int8(min(int(e.upper), best))
+		}
+	}
+	return best
+}
