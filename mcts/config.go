@@ -38,7 +38,9 @@ type Config struct {
 	// most visited move.
 	FinalTemperature float64 `yaml:"final_temperature"`
 	// VirtualLoss is the number of lost visits a descent in flight adds to
-	// each edge of its path, so that a batch spreads over the tree.
+	// each edge of its path, so that a batch spreads over the tree. With 0,
+	// a tree yields one leaf per batch (a second descent would reach the
+	// same leaf); self-play still fills batches from its other games.
 	VirtualLoss int `yaml:"virtual_loss"`
 	// BatchSize is the largest number of leaves sent to one Evaluate call.
 	BatchSize int `yaml:"batch_size"`
@@ -47,7 +49,8 @@ type Config struct {
 	// TreeReuse keeps the subtree of the played move for the next search.
 	TreeReuse bool `yaml:"tree_reuse"`
 
-	// PlayoutCap enables KataGo's playout cap randomisation: a fraction
+	// PlayoutCap enables KataGo's playout cap randomisation in SelfPlay
+	// (Search and Player always run Simulations): a fraction
 	// FullSearchFraction of the moves get a full search (Simulations, root
 	// noise) and are recorded as policy targets; the others get a fast
 	// search of FastSimulations without noise and are not recorded.
@@ -58,12 +61,13 @@ type Config struct {
 	FastSimulations int `yaml:"fast_simulations"`
 
 	// ForcedPlayouts enables KataGo's forced playouts at the root of full
-	// searches and the pruning of those playouts from the policy target.
+	// searches and the pruning of those playouts from the policy target
+	// (Player switches it off).
 	ForcedPlayouts bool `yaml:"forced_playouts"`
 	// ForcedPlayoutK is k in n_forced(c) = sqrt(k P(c) sum_b N(b)).
 	ForcedPlayoutK float64 `yaml:"forced_playout_k"`
 
-	// Resign enables resignation in self-play.
+	// Resign enables resignation in SelfPlay.
 	Resign bool `yaml:"resign"`
 	// ResignThreshold: a player resigns when its root value is below it
 	// for ResignConsecutive of its own moves in a row.
