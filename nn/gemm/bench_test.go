@@ -179,3 +179,38 @@ func BenchmarkPaths(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkTrainingShapes measures the products of a 3x3 convolution's
+// forward and backward passes at batch 256 in the layouts gorgonia may use.
+func BenchmarkTrainingShapes(b *testing.B) {
+	const rows, ch, kk = 42 * 256, 64, 576
+	for _, tc := range []struct {
+		name           string
+		transA, transB bool
+		m, n, k        int
+	}{
+		{"fwdNT", false, true, rows, ch, kk},
+		{"dW_TN", true, false, ch, kk, rows},
+		{"dW_TT", true, true, kk, ch, rows},
+		{"dX_NN", false, false, rows, kk, ch},
+		{"dX_NT", false, true, rows, kk, ch},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			r := rand.New(rand.NewPCG(1, 1))
+			a, bb, c := randSlice(r, tc.m*tc.k), randSlice(r, tc.k*tc.n), make([]float32, tc.m*tc.n)
+			lda, ldb := tc.k, tc.n
+			if tc.transA {
+				lda = tc.m
+			}
+			if tc.transB {
+				ldb = tc.k
+			}
+			b.ReportAllocs()
+			clk := startCPUClock(b)
+			for b.Loop() {
+				Sgemm(tc.transA, tc.transB, tc.m, tc.n, tc.k, 1, a, lda, bb, ldb, 0, c, tc.n)
+			}
+			reportGFLOPS(b, clk, benchShape{m: tc.m, n: tc.n, k: tc.k})
+		})
+	}
+}

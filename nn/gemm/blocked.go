@@ -27,7 +27,6 @@ const (
 // workspace holds the scratch buffers of one call. Workspaces are reused
 // through wsPool, so steady-state calls allocate nothing.
 type workspace struct {
-	a    []float32 // transposed A block, row-major, mcBlk x kc
 	b    []float32 // packed B panels, kc x nr each
 	edge []float32 // a partial strip of A rows padded with zero rows
 	bt   []float32 // B transposed for the dot-product path
@@ -168,15 +167,11 @@ func sgemmTiled(id kernelID, ws *workspace, transA, transB bool, m, n, k int, al
 						flags |= flagReLU
 					}
 				}
-				// A strip source: A itself, or a transposed copy.
-				var asrc []float32
-				var aoff, astride int
+				// A strips are read in place, transposed or not: strip ir
+				// starts at aoff+ir*astep.
+				aoff, astep := ic*lda+pc, lda
 				if transA {
-					ws.a = grow(ws.a, mc*kc)
-					packAT(ws.a, a, lda, pc, kc, ic, mc)
-					asrc, aoff, astride = ws.a, 0, kc
-				} else {
-					asrc, aoff, astride = a, ic*lda+pc, lda
+					aoff, astep = pc*lda+ic, 1
 				}
 				for jr, p := 0, 0; jr < nc; jr, p = jr+nr, p+1 {
 					cols := min(nr, nc-jr)
@@ -193,28 +188,16 @@ func sgemmTiled(id kernelID, ws *workspace, transA, transB bool, m, n, k int, al
 					}
 					for ir := 0; ir < mc; ir += mr {
 						rows := min(mr, mc-ir)
-						var ap *float32
-						as := astride
-						if rows == mr {
-							ap = &asrc[aoff+ir*astride]
-						} else {
-							ws.edge = grow(ws.edge, mr*kc)
-							for i := 0; i < mr; i++ {
-								dst := ws.edge[i*kc : (i+1)*kc]
-								if i < rows {
-									copy(dst, asrc[aoff+(ir+i)*astride:])
-								} else {
-									clear(dst)
-								}
-							}
-							ap, as = &ws.edge[0], kc
+						ap, as := &a[aoff+ir*astep], lda
+						if rows < mr {
+							ap, as = packEdge(ws, transA, a, lda, aoff+ir*astep, rows, kc)
 						}
 						crow := (ic+ir)*ldc + jc + jr
 						if rows == mr && cols == nr {
-							callKernel(id, kc, ap, as, bp, bstride, &c[crow], ldc, alpha, bb, flags)
+							callKernel(id, transA, kc, ap, as, bp, bstride, &c[crow], ldc, alpha, bb, flags)
 							continue
 						}
-						callKernel(id, kc, ap, as, bp, bstride, &ws.tile[0], nr, alpha, nil, 0)
+						callKernel(id, transA, kc, ap, as, bp, bstride, &ws.tile[0], nr, alpha, nil, 0)
 						mergeTile(ws.tile[:], nr, rows, cols, c[crow:], ldc, flags, bias, jc+jr)
 					}
 				}
@@ -265,15 +248,30 @@ func packB(dst []float32, transB bool, b []float32, ldb, pc, kc, j0, cols, nr in
 	}
 }
 
-// packAT copies rows i0..i0+mc of op(A) = A^T, columns pc..pc+kc, into dst as
-// a row-major mc x kc block. A is stored k x m.
-func packAT(dst []float32, a []float32, lda, pc, kc, i0, mc int) {
-	for l := 0; l < kc; l++ {
-		src := a[(pc+l)*lda+i0 : (pc+l)*lda+i0+mc]
-		for i, v := range src {
-			dst[i*kc+l] = v
+// packEdge copies a strip of rows < mr rows of A, kc deep, starting at
+// a[off], into ws.edge padded with zero rows, in the layout the kernel for
+// transA reads, and returns the strip and its stride.
+func packEdge(ws *workspace, transA bool, a []float32, lda, off, rows, kc int) (*float32, int) {
+	ws.edge = grow(ws.edge, mr*kc)
+	e := ws.edge
+	if transA {
+		// Element (i, l) at e[l*mr+i].
+		for l := 0; l < kc; l++ {
+			dst := e[l*mr : (l+1)*mr]
+			copy(dst, a[off+l*lda:off+l*lda+rows])
+			clear(dst[rows:])
+		}
+		return &e[0], mr
+	}
+	for i := 0; i < mr; i++ {
+		dst := e[i*kc : (i+1)*kc]
+		if i < rows {
+			copy(dst, a[off+i*lda:off+i*lda+kc])
+		} else {
+			clear(dst)
 		}
 	}
+	return &e[0], kc
 }
 
 // sgemmDot computes C for small n with dot products of A rows and W rows,

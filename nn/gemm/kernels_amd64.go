@@ -19,6 +19,17 @@ func kern512(kc int, a *float32, lda int, b *float32, ldb int, c *float32, ldc i
 //go:noescape
 func kern256(kc int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, bias *float32, flags int)
 
+// kern512T is kern512 with A read transposed: element (i, l) of the tile's
+// A is a[l*lda+i].
+//
+//go:noescape
+func kern512T(kc int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, bias *float32, flags int)
+
+// kern256T is kern256 with A read transposed, like kern512T.
+//
+//go:noescape
+func kern256T(kc int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, bias *float32, flags int)
+
 // dot512 computes out[4*i+j] = sum over l < k of ap[i][l]*wp[j][l] with AVX-512.
 //
 //go:noescape
@@ -55,12 +66,18 @@ func available(id kernelID) bool {
 	return id == kernelGeneric
 }
 
-// callKernel runs the micro-kernel of id on one full tile.
-func callKernel(id kernelID, kc int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, bias *float32, flags int) {
-	if id == kernelAVX512 {
+// callKernel runs the micro-kernel of id on one full tile, reading A
+// transposed if aT.
+func callKernel(id kernelID, aT bool, kc int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, bias *float32, flags int) {
+	switch {
+	case id == kernelAVX512 && !aT:
 		kern512(kc, a, lda, b, ldb, c, ldc, alpha, bias, flags)
-	} else {
+	case id == kernelAVX512:
+		kern512T(kc, a, lda, b, ldb, c, ldc, alpha, bias, flags)
+	case !aT:
 		kern256(kc, a, lda, b, ldb, c, ldc, alpha, bias, flags)
+	default:
+		kern256T(kc, a, lda, b, ldb, c, ldc, alpha, bias, flags)
 	}
 }
 

@@ -35,8 +35,10 @@ func main() {
 	g.p("//go:build amd64 && !noasm")
 	g.p("")
 	g.p(`#include "textflag.h"`)
-	gemmKernel(&g, "kern512", "Z", 4, 6, 64)
-	gemmKernel(&g, "kern256", "Y", 2, 6, 16)
+	gemmKernel(&g, "kern512", "Z", 4, 6, 64, false)
+	gemmKernel(&g, "kern256", "Y", 2, 6, 16, false)
+	gemmKernel(&g, "kern512T", "Z", 4, 6, 64, true)
+	gemmKernel(&g, "kern256T", "Y", 2, 6, 16, true)
 	dot512(&g)
 	fmaPeak(&g, "fmaPeak512", "Z")
 	fmaPeak(&g, "fmaPeak256", "Y")
@@ -55,7 +57,11 @@ func main() {
 // if flags&4, acc = max(acc, 0); C = acc. Accumulators are registers
 // 0..mr*vecs-1; B rows are loaded into the next vecs registers, and A values
 // are broadcast alternately into the last two.
-func gemmKernel(g *gen, name, r string, vecs, mr, nr int) {
+//
+// With aT, A is read transposed: element (i, l) of the tile's A is
+// a[l*lda+i], so the six values of one k step are contiguous and the
+// kernel reads a transposed A in place.
+func gemmKernel(g *gen, name, r string, vecs, mr, nr int, aT bool) {
 	width := nr / vecs
 	bytesPerVec := width * 4
 	acc := func(i, v int) string { return fmt.Sprintf("%s%d", r, i*vecs+v) }
@@ -65,8 +71,9 @@ func gemmKernel(g *gen, name, r string, vecs, mr, nr int) {
 	if mr != 6 {
 		panic("row addressing assumes mr == 6")
 	}
-	// Row i of A: base R8 (rows 0-2) or R9 (rows 3-5) plus 0, 1 or 2 strides R10.
-	arow := func(i int) string {
+	// Row i of A: base R8 (rows 0-2) or R9 (rows 3-5) plus 0, 1 or 2 strides
+	// R10; with aT, R8 (first step of a pair) or R9 (second step).
+	arow0 := func(i int) string {
 		base := "R8"
 		if i >= 3 {
 			base = "R9"
@@ -79,6 +86,19 @@ func gemmKernel(g *gen, name, r string, vecs, mr, nr int) {
 		default:
 			return "(" + base + ")(R10*2)"
 		}
+	}
+	arow := func(i, u int) string {
+		if aT {
+			base := "R8"
+			if u == 1 {
+				base = "R9"
+			}
+			return fmt.Sprintf("%d(%s)", 4*i, base)
+		}
+		if u == 1 {
+			return "4" + arow0(i)
+		}
+		return arow0(i)
 	}
 	crow := func(i, off int) string {
 		base := "DI"
@@ -105,8 +125,13 @@ func gemmKernel(g *gen, name, r string, vecs, mr, nr int) {
 	g.i("MOVQ a+8(FP), R8")
 	g.i("MOVQ lda+16(FP), R10")
 	g.i("SHLQ $2, R10")
-	g.i("LEAQ (R8)(R10*2), R9")
-	g.i("ADDQ R10, R9")
+	if aT {
+		g.i("LEAQ (R8)(R10*1), R9")
+		g.i("LEAQ (R10)(R10*1), R12")
+	} else {
+		g.i("LEAQ (R8)(R10*2), R9")
+		g.i("ADDQ R10, R9")
+	}
 	g.i("MOVQ b+24(FP), BX")
 	g.i("MOVQ ldb+32(FP), R11")
 	g.i("SHLQ $2, R11")
@@ -120,8 +145,13 @@ func gemmKernel(g *gen, name, r string, vecs, mr, nr int) {
 	for u := 0; u < 2; u++ {
 		step(g, vecs, mr, bytesPerVec, acc, breg, bc, arow, u)
 	}
-	g.i("ADDQ $8, R8")
-	g.i("ADDQ $8, R9")
+	if aT {
+		g.i("ADDQ R12, R8")
+		g.i("ADDQ R12, R9")
+	} else {
+		g.i("ADDQ $8, R8")
+		g.i("ADDQ $8, R9")
+	}
 	g.i("SUBQ $2, CX")
 	g.i("CMPQ CX, $2")
 	g.i("JGE %s_loop2", name)
@@ -178,16 +208,13 @@ func gemmKernel(g *gen, name, r string, vecs, mr, nr int) {
 
 // step emits one k step: load a row of B, then for each row of A broadcast
 // its value and multiply-add it into the row's accumulators. u selects the
-// A column offset (0 or 1) within an unrolled pair; B advances by its stride.
-func step(g *gen, vecs, mr, bytesPerVec int, acc func(i, v int) string, breg func(v int) string, bc [2]string, arow func(i int) string, u int) {
+// step (0 or 1) within an unrolled pair; B advances by its stride.
+func step(g *gen, vecs, mr, bytesPerVec int, acc func(i, v int) string, breg func(v int) string, bc [2]string, arow func(i, u int) string, u int) {
 	for v := 0; v < vecs; v++ {
 		g.i("VMOVUPS %d(BX), %s", v*bytesPerVec, breg(v))
 	}
 	for i := 0; i < mr; i++ {
-		src := arow(i)
-		if u != 0 {
-			src = fmt.Sprint(4*u) + src
-		}
+		src := arow(i, u)
 		b := bc[i%2]
 		g.i("VBROADCASTSS %s, %s", src, b)
 		for v := 0; v < vecs; v++ {
