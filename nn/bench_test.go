@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"sync"
 	"testing"
+	"time"
 )
 
 // peakGFLOPsPerCore is the FP32 FMA peak measured on one core of the
@@ -25,16 +26,34 @@ func benchNet(b *testing.B, maxBatch int) (*Net, []float32, []float32, []float32
 	return net, obs, make([]float32, maxBatch*connect4Shape.Actions), make([]float32, maxBatch)
 }
 
+// cpuClock measures the process's CPU time over a benchmark: the machine is
+// shared, so rates per CPU second are steadier than wall-clock ones.
+type cpuClock struct {
+	start time.Duration
+	ok    bool
+}
+
+func startCPUClock() cpuClock {
+	d, ok := processCPU()
+	return cpuClock{d, ok}
+}
+
 // reportForward reports positions/s, the FLOPs per position and the fraction
-// of the FMA peak of the cores used.
-func reportForward(b *testing.B, m *Model, positions int, cores int) {
-	sec := b.Elapsed().Seconds()
-	pos := float64(positions) / sec
-	gflops := pos * float64(m.FLOPsPerPosition()) / 1e9
+// of the FMA peak of the cores used, in wall-clock time and, where it can be
+// measured, per CPU second (pos/cpu-s, %peak-cpu: the fraction of one core's
+// peak while running).
+func reportForward(b *testing.B, clk cpuClock, m *Model, positions int, cores int) {
+	flop := float64(m.FLOPsPerPosition())
+	pos := float64(positions) / b.Elapsed().Seconds()
 	b.ReportMetric(pos, "pos/s")
-	b.ReportMetric(float64(m.FLOPsPerPosition())/1e6, "MFLOP/pos")
-	b.ReportMetric(gflops, "GFLOP/s")
-	b.ReportMetric(100*gflops/(peakGFLOPsPerCore*float64(cores)), "%peak")
+	b.ReportMetric(flop/1e6, "MFLOP/pos")
+	b.ReportMetric(pos*flop/1e9, "GFLOP/s")
+	b.ReportMetric(100*pos*flop/1e9/(peakGFLOPsPerCore*float64(cores)), "%peak")
+	if end, ok := processCPU(); ok && clk.ok && end > clk.start {
+		posCPU := float64(positions) / (end - clk.start).Seconds()
+		b.ReportMetric(posCPU, "pos/cpu-s")
+		b.ReportMetric(100*posCPU*flop/1e9/peakGFLOPsPerCore, "%peak-cpu")
+	}
 }
 
 // BenchmarkForward runs the Connect Four net (DefaultConfig) on one goroutine.
@@ -44,12 +63,13 @@ func BenchmarkForward(b *testing.B) {
 			net, obs, logits, values := benchNet(b, batch)
 			b.ReportAllocs()
 			b.ResetTimer()
+			clk := startCPUClock()
 			for range b.N {
 				if err := net.Forward(obs, batch, logits, values); err != nil {
 					b.Fatal(err)
 				}
 			}
-			reportForward(b, net.Model(), b.N*batch, 1)
+			reportForward(b, clk, net.Model(), b.N*batch, 1)
 		})
 	}
 }
@@ -68,6 +88,7 @@ func BenchmarkForwardWorkers(b *testing.B) {
 				}
 				b.ReportAllocs()
 				b.ResetTimer()
+				clk := startCPUClock()
 				var wg sync.WaitGroup
 				for _, n := range nets {
 					wg.Add(1)
@@ -83,7 +104,7 @@ func BenchmarkForwardWorkers(b *testing.B) {
 					}()
 				}
 				wg.Wait()
-				reportForward(b, net.Model(), workers*b.N*batch, workers)
+				reportForward(b, clk, net.Model(), workers*b.N*batch, workers)
 			})
 		}
 	}
@@ -98,12 +119,13 @@ func BenchmarkForwardChunk(b *testing.B) {
 			net, obs, logits, values := benchNet(b, batch)
 			net = net.Model().newNet(batch, chunk)
 			b.ResetTimer()
+			clk := startCPUClock()
 			for range b.N {
 				if err := net.Forward(obs, batch, logits, values); err != nil {
 					b.Fatal(err)
 				}
 			}
-			reportForward(b, net.Model(), b.N*batch, 1)
+			reportForward(b, clk, net.Model(), b.N*batch, 1)
 		})
 	}
 }

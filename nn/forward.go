@@ -33,17 +33,18 @@ type Model struct {
 
 	stem   layer
 	blocks []blockLayers
-	head   layer // both heads' 1x1 convs side by side: [F][PF+VF]
-	policy layer // [hw*heads][Actions], zero rows for the value channels
-	value1 layer // [hw*heads][ValueHidden], zero rows for the policy channels
+	head   layer // both heads' 1x1 convs, stored [PF+VF][F] (transposed)
+	policy layer // stored [Actions][hw*heads] (transposed), zero for the value channels
+	value1 layer // stored [ValueHidden][hw*heads] (transposed), zero for the policy channels
 	value2 []float32
 	v2bias float32
 
 	flops int64
 }
 
-// layer is a weight matrix stored [k][n] (row-major, k inputs, n outputs)
-// and a bias per output.
+// layer is a weight matrix of k inputs and n outputs, stored [k][n]
+// (row-major) for the tower's convolutions and transposed, [n][k], for the
+// heads, and a bias per output.
 type layer struct {
 	k, n int
 	w    []float32
@@ -68,12 +69,10 @@ func NewModel(w *Weights) (*Model, error) {
 	for _, b := range w.Blocks {
 		m.blocks = append(m.blocks, blockLayers{foldConv(b.Conv1, b.BN1), foldConv(b.Conv2, b.BN2)})
 	}
+	// The two heads' 1x1 convs as one layer with weights stored [out][in].
 	pc, vc := foldConv(w.PolicyConv, w.PolicyBN), foldConv(w.ValueConv, w.ValueBN)
-	m.head = layer{k: cfg.Filters, n: m.heads, w: make([]float32, cfg.Filters*m.heads), bias: append(pc.bias, vc.bias...)}
-	for i := 0; i < cfg.Filters; i++ {
-		copy(m.head.w[i*m.heads:], pc.w[i*pc.n:(i+1)*pc.n])
-		copy(m.head.w[i*m.heads+pc.n:], vc.w[i*vc.n:(i+1)*vc.n])
-	}
+	m.head = layer{k: cfg.Filters, n: m.heads, w: append(transpose(pc.w, pc.k, pc.n), transpose(vc.w, vc.k, vc.n)...),
+		bias: append(pc.bias, vc.bias...)}
 	m.policy = spreadDense(w.PolicyFC, hw, m.heads, 0)
 	m.value1 = spreadDense(w.ValueFC1, hw, m.heads, cfg.PolicyFilters)
 	m.value2 = append([]float32(nil), w.ValueFC2.W...)
@@ -149,20 +148,31 @@ func foldConv(c Conv, bn BatchNorm) layer {
 }
 
 // spreadDense repacks a dense layer whose input is a flattened
-// [channel][point] head output as a [point*heads + off + channel][Out] matrix
-// over Forward's channels-last [point][heads] head output; rows of the other
-// head's channels stay zero.
+// [channel][point] head output for Forward's channels-last [point][heads]
+// head output: weights stored [Out][point*heads + off + channel], zero for the
+// other head's channels.
 func spreadDense(d Dense, hw, heads, off int) layer {
-	ch := d.In / hw
-	l := layer{k: hw * heads, n: d.Out, w: make([]float32, hw*heads*d.Out), bias: append([]float32(nil), d.B...)}
+	ch, k := d.In/hw, hw*heads
+	l := layer{k: k, n: d.Out, w: make([]float32, d.Out*k), bias: append([]float32(nil), d.B...)}
 	for o := 0; o < d.Out; o++ {
 		for c := 0; c < ch; c++ {
 			for p := 0; p < hw; p++ {
-				l.w[(p*heads+off+c)*d.Out+o] = d.W[o*d.In+c*hw+p]
+				l.w[o*k+p*heads+off+c] = d.W[o*d.In+c*hw+p]
 			}
 		}
 	}
 	return l
+}
+
+// transpose returns the n x k transpose of the k x n matrix x.
+func transpose(x []float32, k, n int) []float32 {
+	t := make([]float32, len(x))
+	for i := 0; i < k; i++ {
+		for j := 0; j < n; j++ {
+			t[j*k+i] = x[i*n+j]
+		}
+	}
+	return t
 }
 
 // Net runs Forward for one goroutine: a shared Model plus the work buffers
@@ -319,32 +329,36 @@ func (n *Net) forwardChunk(obs []float32, nb int, logits, values []float32) {
 
 	x, h := n.x[:rows*f], n.h[:rows*f]
 	im2col(n.colStem, in, nb, n.stemCopies, hw*9*p, hw*p)
-	convBiasReLU(rows, m.stem, n.colStem, x, 0)
+	conv(rows, m.stem, n.colStem, x)
 	for _, b := range m.blocks {
 		im2col(n.colTower, x, nb, n.towerCopies, hw*9*f, hw*f)
-		convBiasReLU(rows, b.conv1, n.colTower, h, 0)
+		conv(rows, b.conv1, n.colTower, h)
 		im2col(n.colTower, h, nb, n.towerCopies, hw*9*f, hw*f)
-		convBiasReLU(rows, b.conv2, n.colTower, x, 1) // x = ReLU(x + conv2(h) + bias)
+		// x = ReLU(x + conv2(h) + bias)
+		gemm.Sgemm(false, false, rows, f, b.conv2.k, 1, n.colTower, b.conv2.k, b.conv2.w, f, 1, x, f)
+		biasReLU(x, b.conv2.bias)
 	}
 
 	hd := n.hd[:rows*m.heads]
-	convBiasReLU(rows, m.head, x, hd, 0)
-
-	gemm.Sgemm(false, false, nb, m.policy.n, m.policy.k, 1, hd, m.policy.k, m.policy.w, m.policy.n, 0, logits, m.policy.n)
-	addBias(logits, m.policy.bias)
-
+	dense(rows, m.head, x, hd, true)
+	dense(nb, m.policy, hd, logits, false)
 	vh := n.vh[:nb*m.value1.n]
-	convBiasReLU(nb, m.value1, hd, vh, 0)
+	dense(nb, m.value1, hd, vh, true)
 	nh := m.value1.n
 	for b := 0; b < nb; b++ {
 		values[b] = float32(math.Tanh(float64(dot(vh[b*nh:(b+1)*nh], m.value2) + m.v2bias)))
 	}
 }
 
-// convBiasReLU computes out = ReLU(beta*out + a*l.w + l.bias) for rows rows.
-func convBiasReLU(rows int, l layer, a, out []float32, beta float32) {
-	gemm.Sgemm(false, false, rows, l.n, l.k, 1, a, l.k, l.w, l.n, beta, out, l.n)
-	biasReLU(out[:rows*l.n], l.bias)
+// conv computes out = ReLU(a*l.w + l.bias) for rows rows, l stored [k][n].
+func conv(rows int, l layer, a, out []float32) {
+	gemm.SgemmBiasReLU(rows, l.n, l.k, a, l.k, l.w, l.n, l.bias, true, out, l.n)
+}
+
+// dense computes out = a*l.w^T + l.bias, then ReLU if relu, for rows rows, l
+// stored transposed [n][k].
+func dense(rows int, l layer, a, out []float32, relu bool) {
+	gemm.SgemmNTBiasReLU(rows, l.n, l.k, a, l.k, l.w, l.k, l.bias, relu, out, l.n)
 }
 
 // biasReLU adds bias to every row of x and clamps negatives to zero.
@@ -354,18 +368,6 @@ func biasReLU(x, bias []float32) {
 		row := x[:n]
 		for j, b := range bias {
 			row[j] = max(row[j]+b, 0)
-		}
-		x = x[n:]
-	}
-}
-
-// addBias adds bias to every row of x.
-func addBias(x, bias []float32) {
-	n := len(bias)
-	for len(x) >= n {
-		row := x[:n]
-		for j, b := range bias {
-			row[j] += b
 		}
 		x = x[n:]
 	}
