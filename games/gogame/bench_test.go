@@ -69,3 +69,23 @@ func BenchmarkLegalActions9x9(b *testing.B) {
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "calls/s")
 	b.ReportMetric(float64(n)/float64(b.N), "actions/call")
 }
+
+// BenchmarkClone9x9 measures Clone of a midgame 9x9 state (the cost search
+// pays per copied node).
+func BenchmarkClone9x9(b *testing.B) {
+	g, err := gogame.New(9, 7.5, 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	s := g.NewInitialState().(*gogame.State)
+	rng := rand.New(rand.NewPCG(5, 6))
+	for s.MoveNumber() < 40 {
+		s.ApplyAction(s.RandomMove(rng))
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		_ = s.Clone()
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "clones/s")
+}

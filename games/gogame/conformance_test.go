@@ -37,5 +37,5 @@ func TestConformance(t *testing.T) {
 func ExampleGame_Name() {
 	g, _ := games.New("go:size=9,komi=7.5")
 	fmt.Println(g.Name())
-	// Output: go:size=9,komi=7.5,max_moves=162
+	// Output: go:size=9,komi=7.5,max_moves=243
 }

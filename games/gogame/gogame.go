@@ -52,7 +52,7 @@ func init() {
 		[]games.Param{
 			{Name: "size", Default: strconv.Itoa(DefaultSize), Doc: "board size, 2..19"},
 			{Name: "komi", Default: strconv.FormatFloat(DefaultKomi, 'g', -1, 64), Doc: "points added to white's score, finite, -400..400"},
-			{Name: "max_moves", Default: "0", Doc: "length cap in moves (passes included), 1..20*size*size; 0 means 2*size*size"},
+			{Name: "max_moves", Default: "0", Doc: "length cap in moves (passes included), 1..20*size*size; 0 means 3*size*size"},
 		},
 		func(p games.Params) (games.Game, error) {
 			size, err := p.Int("size")
@@ -101,7 +101,10 @@ var (
 )
 
 // New builds a game on a size x size board with the given komi and length
-// cap. maxMoves 0 selects the default 2*size*size.
+// cap. maxMoves 0 selects the default 3*size*size: uniformly random
+// playouts that never fill their own eyes exceed 2*size*size moves in about
+// 8% of games on 5x5 (ko fights and long capture races) but 3*size*size in
+// about 0.1%, and none on 9x9 and up in 3000 games.
 func New(size int, komi float64, maxMoves int) (*Game, error) {
 	if size < MinSize || size > MaxSize {
 		return nil, fmt.Errorf("game go: parameter size=%d out of range %d..%d", size, MinSize, MaxSize)
@@ -111,16 +114,16 @@ func New(size int, komi float64, maxMoves int) (*Game, error) {
 	}
 	n := size * size
 	if maxMoves == 0 {
-		maxMoves = 2 * n
+		maxMoves = 3 * n
 	}
 	if maxMoves < 1 || maxMoves > 20*n {
 		return nil, fmt.Errorf("game go: parameter max_moves=%d out of range 1..%d (or 0 for the default)", maxMoves, 20*n)
 	}
 	g := &Game{size: size, n: n, komi: komi, maxMoves: maxMoves, words: (n + 63) / 64}
 	// The superko table holds at most maxMoves+1 hashes; keep it at most
-	// half full.
+	// three quarters full.
 	g.tblBits = 4
-	for 1<<g.tblBits < 2*(maxMoves+1) {
+	for 3<<g.tblBits < 4*(maxMoves+1) {
 		g.tblBits++
 	}
 	g.tblSize = 1 << g.tblBits
@@ -182,7 +185,7 @@ func mix64(z uint64) uint64 {
 	return z ^ z>>31
 }
 
-// Name returns the canonical spec, e.g. "go:size=9,komi=7.5,max_moves=162".
+// Name returns the canonical spec, e.g. "go:size=9,komi=7.5,max_moves=243".
 func (g *Game) Name() string {
 	return fmt.Sprintf("go:size=%d,komi=%s,max_moves=%d", g.size, strconv.FormatFloat(g.komi, 'g', -1, 64), g.maxMoves)
 }

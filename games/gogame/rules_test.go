@@ -458,9 +458,9 @@ func TestSpecs(t *testing.T) {
 	for _, tc := range []struct {
 		spec, name string
 	}{
-		{"go", "go:size=9,komi=7.5,max_moves=162"},
-		{"go:size=5", "go:size=5,komi=7.5,max_moves=50"},
-		{"go:size=19,komi=6.5", "go:size=19,komi=6.5,max_moves=722"},
+		{"go", "go:size=9,komi=7.5,max_moves=243"},
+		{"go:size=5", "go:size=5,komi=7.5,max_moves=75"},
+		{"go:size=19,komi=6.5", "go:size=19,komi=6.5,max_moves=1083"},
 		{"go:komi=-3,size=2,max_moves=7", "go:size=2,komi=-3,max_moves=7"},
 	} {
 		g, err := games.New(tc.spec)
@@ -587,5 +587,35 @@ func TestString(t *testing.T) {
 	want := "    A B C\n  3 X . . 3\n  2 . O . 2\n  1 . . . 1\n    A B C\nwhite to move, move 0, komi 0.5\n"
 	if got := s.String(); got != want {
 		t.Fatalf("String:\n%q\nwant\n%q", got, want)
+	}
+}
+
+// TestHashContents checks what Hash covers: the board, the player to move
+// and the last three boards, but not older history. (A pending pass always
+// shows in the history too: the previous board equals the current one.)
+func TestHashContents(t *testing.T) {
+	g := mustGame(t, 9, 7.5, 0)
+	hash := func(moves string) uint64 {
+		t.Helper()
+		s, _, err := games.ParseAndReplay(g, moves)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s.Hash()
+	}
+	for _, tc := range []struct {
+		a, b  string
+		equal bool
+	}{
+		// Same board and same three earlier boards: a transposition.
+		{"A1 B1 A2 B2 C3 D3 C4", "A2 B2 A1 B1 C3 D3 C4", true},
+		// Same board, but the board three moves ago differs.
+		{"A1 B1 A2 B2 C3", "A2 B2 A1 B1 C3", false},
+		// Same board, other player to move.
+		{"A1 B1 pass", "A1 B1", false},
+	} {
+		if got := hash(tc.a) == hash(tc.b); got != tc.equal {
+			t.Errorf("hash(%q) == hash(%q) is %v, want %v", tc.a, tc.b, got, tc.equal)
+		}
 	}
 }
