@@ -139,21 +139,24 @@ func BenchmarkFMAPeak(b *testing.B) {
 	clk.report(b, flops)
 }
 
-func BenchmarkTuneMC(b *testing.B) {
-	old := mcBlk
-	defer func() { mcBlk = old }()
-	for _, mc := range []int{24, 48, 96, 192, 384} {
-		for _, batch := range []int{32, 256} {
-			sh := benchShape{m: 42 * batch, n: 64, k: 576}
-			b.Run(fmt.Sprintf("mc%d/b%d", mc, batch), func(b *testing.B) {
-				mcBlk = mc
-				a, bb, c := benchOperands(sh)
-				clk := startCPUClock(b)
-				for b.Loop() {
-					Sgemm(false, false, sh.m, sh.n, sh.k, 1, a, sh.k, bb, sh.n, 0, c, sh.n)
-				}
-				reportGFLOPS(b, clk, sh)
-			})
+// BenchmarkTune runs the hot 3x3 shape with other blocking parameters.
+func BenchmarkTune(b *testing.B) {
+	oldMC, oldKC := mcBlk, kcMax
+	defer func() { mcBlk, kcMax = oldMC, oldKC }()
+	for _, kc := range []int{128, 288, 576} {
+		for _, mc := range []int{48} {
+			for _, batch := range []int{32, 256} {
+				sh := benchShape{m: 42 * batch, n: 64, k: 576}
+				b.Run(fmt.Sprintf("kc%d/mc%d/b%d", kc, mc, batch), func(b *testing.B) {
+					mcBlk, kcMax = mc, kc
+					a, bb, c := benchOperands(sh)
+					clk := startCPUClock(b)
+					for b.Loop() {
+						Sgemm(false, false, sh.m, sh.n, sh.k, 1, a, sh.k, bb, sh.n, 0, c, sh.n)
+					}
+					reportGFLOPS(b, clk, sh)
+				})
+			}
 		}
 	}
 }
