@@ -4,8 +4,11 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	"tabula/games"
 )
 
 // peakGFLOPsPerCore is the FP32 FMA peak measured on one core of the
@@ -126,6 +129,123 @@ func BenchmarkForwardChunk(b *testing.B) {
 				}
 			}
 			reportForward(b, clk, net.Model(), b.N*batch, 1)
+		})
+	}
+}
+
+// benchGame is a game with Connect Four's shapes whose positions carry
+// fixed random observations and all actions legal, for the evaluator
+// benchmark (cache off, so every position goes through the network).
+type benchGame struct{}
+
+func (benchGame) Name() string                      { return "bench" }
+func (benchGame) NumActions() int                   { return 7 }
+func (benchGame) ObservationShape() (int, int, int) { return 2, 6, 7 }
+func (benchGame) MaxGameLength() int                { return 42 }
+func (benchGame) NewInitialState() games.State      { return &benchState{obs: make([]float32, 84)} }
+
+type benchState struct {
+	obs  []float32
+	hash uint64
+}
+
+func (s *benchState) Game() games.Game          { return benchGame{} }
+func (s *benchState) CurrentPlayer() int        { return 0 }
+func (s *benchState) IsLegal(a int) bool        { return a >= 0 && a < 7 }
+func (s *benchState) ApplyAction(int)           {}
+func (s *benchState) IsTerminal() bool          { return false }
+func (s *benchState) Returns() [2]float64       { return [2]float64{} }
+func (s *benchState) Observation(dst []float32) { copy(dst, s.obs) }
+func (s *benchState) Clone() games.State        { c := *s; return &c }
+func (s *benchState) Hash() uint64              { return s.hash }
+func (s *benchState) MoveNumber() int           { return 0 }
+func (s *benchState) String() string            { return "bench" }
+func (s *benchState) LegalActions(buf []int) []int {
+	return append(buf[:0], 0, 1, 2, 3, 4, 5, 6)
+}
+
+// BenchmarkEvaluator runs 64 goroutines that each evaluate one position per
+// call through an Evaluator, the way concurrent MCTS games do, and reports
+// evaluations per second, the mean batch and the overhead against raw
+// Forward calls of that batch size on as many Nets as workers.
+func BenchmarkEvaluator(b *testing.B) {
+	const callers = 64
+	for _, cfg := range []EvaluatorConfig{
+		{MaxBatch: 64, MaxWait: time.Millisecond, Workers: 1},
+		{MaxBatch: 32, MaxWait: time.Millisecond, Workers: 2},
+	} {
+		b.Run(fmt.Sprintf("workers=%d/max_batch=%d", cfg.Workers, cfg.MaxBatch), func(b *testing.B) {
+			w := randomWeights(b, DefaultConfig(), connect4Shape, 1)
+			e, err := NewEvaluator(cfg, w, benchGame{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer func() {
+				if err := e.Close(); err != nil {
+					b.Error(err)
+				}
+			}()
+			rng := rand.New(rand.NewPCG(1, 2))
+			obs := randomObs(connect4Shape, callers, rng)
+			states := make([]games.State, callers)
+			for i := range states {
+				states[i] = &benchState{obs: obs[i*84 : (i+1)*84], hash: rng.Uint64()}
+			}
+			if err := e.Evaluate(states[:1], [][]float32{make([]float32, 7)}, make([]float32, 1)); err != nil {
+				b.Fatal(err)
+			}
+			before := e.Stats()
+			var left atomic.Int64
+			left.Store(int64(b.N))
+			b.ReportAllocs()
+			b.ResetTimer()
+			clk := startCPUClock()
+			var wg sync.WaitGroup
+			for c := range callers {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					p, v := [][]float32{make([]float32, 7)}, make([]float32, 1)
+					for left.Add(-1) >= 0 {
+						if err := e.Evaluate(states[c:c+1], p, v); err != nil {
+							b.Error(err)
+							return
+						}
+					}
+				}()
+			}
+			wg.Wait()
+			b.StopTimer()
+			cpu, ok := processCPU()
+			s := e.Stats()
+			batches := s.Batches - before.Batches
+			mean := float64(s.Evaluated-before.Evaluated) / float64(max(batches, 1))
+			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "evals/s")
+			b.ReportMetric(mean, "batch")
+			if !ok || !clk.ok {
+				return
+			}
+			evalCPU := (cpu - clk.start).Seconds() / float64(b.N)
+
+			// Raw Forward at the mean batch size, per CPU second.
+			batch := max(1, int(mean+0.5))
+			net, err := NewNet(w, batch)
+			if err != nil {
+				b.Fatal(err)
+			}
+			logits, values := make([]float32, batch*7), make([]float32, batch)
+			start, _ := processCPU()
+			n := 0
+			for n < b.N {
+				if err := net.Forward(obs[:batch*84], batch, logits, values); err != nil {
+					b.Fatal(err)
+				}
+				n += batch
+			}
+			end, _ := processCPU()
+			rawCPU := (end - start).Seconds() / float64(n)
+			b.ReportMetric(1/evalCPU, "evals/cpu-s")
+			b.ReportMetric(100*(evalCPU-rawCPU)/rawCPU, "%overhead-cpu")
 		})
 	}
 }
