@@ -22,12 +22,8 @@ type param struct {
 // bnBinding ties a gorgonia batch-norm op to the running statistics of the
 // nn.Weights it came from.
 type bnBinding struct {
-	op        *G.BatchNormOp
-	mean, vr  []float32
-	name      string
-	opMean    []float32
-	opVar     []float32
-	bnChannel int
+	mean, vr      []float32 // in nn.Weights
+	opMean, opVar []float32 // inside the gorgonia op
 }
 
 // network is the forward graph of an nn.Weights at a fixed batch size.
@@ -76,8 +72,8 @@ func buildNetwork(w *nn.Weights, batch int, bnMomentum float64) (*network, error
 			return nil, fmt.Errorf("train: %s: %w", name, err)
 		}
 		m, v := op.Stats()
-		n.bns = append(n.bns, bnBinding{op: op, mean: b.Mean, vr: b.Var, name: name,
-			opMean: m.Data().([]float32), opVar: v.Data().([]float32), bnChannel: b.C})
+		n.bns = append(n.bns, bnBinding{mean: b.Mean, vr: b.Var,
+			opMean: m.Data().([]float32), opVar: v.Data().([]float32)})
 		return y, nil
 	}
 	dense := func(name string, x *G.Node, d nn.Dense) (*G.Node, error) {
