@@ -15,8 +15,8 @@ func TestConformance(t *testing.T) {
 		games int
 	}{
 		{"go:size=5,komi=0.5", 2000},
-		{"go:size=7,komi=7", 600},
-		{"go:size=9", 300},
+		{"go:size=7,komi=7", 1000},
+		{"go:size=9", 600},
 		{"go:size=2,komi=0", 2000},
 		{"go:size=3,komi=0,max_moves=40", 1000},
 	} {

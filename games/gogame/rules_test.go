@@ -619,3 +619,35 @@ func TestHashContents(t *testing.T) {
 		}
 	}
 }
+
+// TestNoAllocations checks that the hot path allocates nothing once a state
+// exists: LegalActions into a buffer, IsLegal, ApplyAction, Observation,
+// Score and resetting with CopyFrom.
+func TestNoAllocations(t *testing.T) {
+	g := mustGame(t, 9, 7.5, 0)
+	root := g.NewInitialState().(*gogame.State)
+	s := root.Clone().(*gogame.State)
+	buf := make([]int, 0, g.NumActions())
+	obs := make([]float32, gogame.NumPlanes*81)
+	i := 0
+	allocs := testing.AllocsPerRun(50, func() {
+		s.CopyFrom(root)
+		for !s.IsTerminal() {
+			buf = s.LegalActions(buf)
+			a := buf[(i*7919)%len(buf)]
+			i++
+			if a == g.Pass() && len(buf) > 1 {
+				a = buf[0]
+			}
+			if !s.IsLegal(a) {
+				t.Fatal("legal action refused")
+			}
+			s.ApplyAction(a)
+			s.Observation(obs)
+		}
+		_ = s.Score()
+	})
+	if allocs != 0 {
+		t.Fatalf("%v allocations per game", allocs)
+	}
+}
