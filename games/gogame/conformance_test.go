@@ -6,7 +6,7 @@ import (
 
 	"tabula/games"
 	"tabula/games/gamestest"
-	_ "tabula/games/gogame"
+	"tabula/games/gogame"
 )
 
 func TestConformance(t *testing.T) {
@@ -38,4 +38,38 @@ func ExampleGame_Name() {
 	g, _ := games.New("go:size=9,komi=7.5")
 	fmt.Println(g.Name())
 	// Output: go:size=9,komi=7.5,max_moves=243
+}
+
+func ExampleFromText() {
+	g, err := gogame.New(5, 0.5, 0)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	s, err := gogame.FromText(g, `
+		. X O . .
+		X O . O .
+		. X O . .
+		. . . . .
+		. . . . .`, 0)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	c4, _ := g.ParseAction("C4")
+	b4, _ := g.ParseAction("B4")
+	fmt.Println(games.Play(s, c4)) // black takes the ko
+	fmt.Println(games.Play(s, b4)) // white may not retake at once
+	fmt.Print(s)
+	// Output:
+	// <nil>
+	// illegal move: move B4 (action 6) in this position (player 1 to move)
+	//     A B C D E
+	//   5 . X O . . 5
+	//   4 X . X O . 4
+	//   3 . X O . . 3
+	//   2 . . . . . 2
+	//   1 . . . . . 1
+	//     A B C D E
+	// white to move, move 1, komi 0.5
 }
