@@ -1,0 +1,80 @@
+// Command train runs a whole training run from a YAML config: self-play,
+// training, gating, ladder and benchmark, resuming where a previous run in
+// the same folder stopped.
+//
+//	go run ./cmd/train -config configs/connect4.yaml [-set key.path=value ...] [-run DIR]
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"tabula/pipeline"
+
+	_ "tabula/games/connect4"
+	_ "tabula/games/gogame"
+	_ "tabula/games/othello"
+)
+
+// setFlags collects repeated -set flags.
+type setFlags []string
+
+func (s *setFlags) String() string     { return strings.Join(*s, " ") }
+func (s *setFlags) Set(v string) error { *s = append(*s, v); return nil }
+
+func main() {
+	if err := run(os.Args[1:], os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, "train:", err)
+		os.Exit(1)
+	}
+}
+
+func run(args []string, stderr io.Writer) error {
+	fs := flag.NewFlagSet("train", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	config := fs.String("config", "configs/connect4.yaml", "YAML config of the run")
+	runDir := fs.String("run", "", "run folder (overrides run_dir in the config)")
+	quiet := fs.Bool("quiet", false, "no progress bars")
+	verbose := fs.Bool("v", false, "debug logging")
+	var sets setFlags
+	fs.Var(&sets, "set", "override a config value, key.path=value (repeatable), e.g. -set selfplay.mcts.simulations=200")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected arguments %q (flags go before them; see -h)", fs.Args())
+	}
+	if *runDir != "" {
+		sets = append(sets, "run_dir="+*runDir)
+	}
+	cfg, err := pipeline.Load(*config, sets)
+	if err != nil {
+		return err
+	}
+	level := slog.LevelInfo
+	if *verbose {
+		level = slog.LevelDebug
+	}
+	opt := pipeline.Options{Log: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))}
+	if !*quiet {
+		opt.Progress = stderr
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	t, err := pipeline.New(cfg, opt)
+	if err != nil {
+		return err
+	}
+	runErr := t.Run(ctx)
+	if err := t.Close(); err != nil && runErr == nil {
+		runErr = err
+	}
+	return runErr
+}

@@ -1,0 +1,218 @@
+package pipeline
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+
+	"golang.org/x/sys/unix"
+	"gopkg.in/yaml.v3"
+
+	"tabula/internal/atomicfile"
+)
+
+// The run folder:
+//
+//	config.yaml        the resolved config (written at start)
+//	train.lock         held by the training process (flock) while it runs
+//	checkpoints/       ckpt-NNNNNN.tbn, one per iteration, and best (a pointer)
+//	replay/            replay chunk files from every self-play process
+//	metrics.jsonl      one JSON object per phase
+const (
+	configFile    = "config.yaml"
+	lockFile      = "train.lock"
+	checkpointDir = "checkpoints"
+	replayDir     = "replay"
+	metricsFile   = "metrics.jsonl"
+	bestFile      = "best"
+)
+
+// runDir wraps the paths of a run folder.
+type runDir struct {
+	root string
+	lock *os.File
+}
+
+// openRunDir creates the folder layout, takes the training lock and checks
+// that a config already there describes a compatible run.
+func openRunDir(cfg *Config) (*runDir, error) {
+	d := &runDir{root: cfg.RunDir}
+	for _, sub := range []string{"", checkpointDir, replayDir} {
+		if err := os.MkdirAll(filepath.Join(d.root, sub), 0o755); err != nil {
+			return nil, fmt.Errorf("run folder: %w", err)
+		}
+	}
+	if _, err := atomicfile.RemoveTemps(d.path(checkpointDir)); err != nil {
+		return nil, fmt.Errorf("run folder: %w", err)
+	}
+	f, err := os.OpenFile(d.path(lockFile), os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("run folder: %w", err)
+	}
+	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("run folder %s is in use by another training process (%s is locked)", d.root, d.path(lockFile))
+	}
+	d.lock = f
+	if err := d.checkCompatible(cfg); err != nil {
+		d.close()
+		return nil, err
+	}
+	data, err := cfg.Marshal()
+	if err != nil {
+		d.close()
+		return nil, err
+	}
+	if err := atomicfile.Write(d.path(configFile), data); err != nil {
+		d.close()
+		return nil, err
+	}
+	return d, nil
+}
+
+func (d *runDir) path(elem ...string) string {
+	return filepath.Join(append([]string{d.root}, elem...)...)
+}
+
+func (d *runDir) close() {
+	if d.lock != nil {
+		d.lock.Close() // releases the flock
+		d.lock = nil
+	}
+}
+
+// checkCompatible refuses to resume a run of another game or network size.
+func (d *runDir) checkCompatible(cfg *Config) error {
+	data, err := os.ReadFile(d.path(configFile))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("run folder: %w", err)
+	}
+	var old Config
+	if err := yaml.Unmarshal(data, &old); err != nil {
+		return fmt.Errorf("run folder %s: unreadable %s: %w", d.root, configFile, err)
+	}
+	if old.Game != cfg.Game {
+		return fmt.Errorf("run folder %s holds a run of game %q, this config plays %q: choose another run_dir", d.root, old.Game, cfg.Game)
+	}
+	if old.Network != cfg.Network {
+		return fmt.Errorf("run folder %s holds a network %+v, this config asks for %+v: choose another run_dir", d.root, old.Network, cfg.Network)
+	}
+	return nil
+}
+
+var ckptName = regexp.MustCompile(`^ckpt-(\d{6,})\.tbn$`)
+
+// checkpointPath names the checkpoint of an iteration.
+func (d *runDir) checkpointPath(iteration int) string {
+	return d.path(checkpointDir, fmt.Sprintf("ckpt-%06d.tbn", iteration))
+}
+
+// checkpoints lists the checkpoint files, oldest first.
+func (d *runDir) checkpoints() ([]string, error) {
+	entries, err := os.ReadDir(d.path(checkpointDir))
+	if err != nil {
+		return nil, err
+	}
+	type ck struct {
+		n    int
+		name string
+	}
+	var cks []ck
+	for _, e := range entries {
+		if m := ckptName.FindStringSubmatch(e.Name()); m != nil {
+			n, _ := strconv.Atoi(m[1])
+			cks = append(cks, ck{n, e.Name()})
+		}
+	}
+	sort.Slice(cks, func(i, j int) bool { return cks[i].n < cks[j].n })
+	out := make([]string, len(cks))
+	for i, c := range cks {
+		out[i] = d.path(checkpointDir, c.name)
+	}
+	return out, nil
+}
+
+// best returns the path of the best checkpoint, or "" if none was chosen.
+func (d *runDir) best() (string, error) {
+	return readBest(d.root)
+}
+
+// readBest reads the best pointer of the run folder root.
+func readBest(root string) (string, error) {
+	data, err := os.ReadFile(filepath.Join(root, checkpointDir, bestFile))
+	if errors.Is(err, os.ErrNotExist) {
+		return "", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	name := strings.TrimSpace(string(data))
+	if !ckptName.MatchString(name) {
+		return "", fmt.Errorf("%s: %q does not name a checkpoint", filepath.Join(root, checkpointDir, bestFile), name)
+	}
+	return filepath.Join(root, checkpointDir, name), nil
+}
+
+// setBest points best at a checkpoint, atomically.
+func (d *runDir) setBest(path string) error {
+	return atomicfile.Write(d.path(checkpointDir, bestFile), []byte(filepath.Base(path)+"\n"))
+}
+
+// metrics appends JSON lines to metrics.jsonl, each synced to disk. A line
+// cut short by a crash is dropped when the file is opened again.
+type metrics struct {
+	mu sync.Mutex
+	f  *os.File
+}
+
+func openMetrics(path string) (*metrics, error) {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("metrics: %w", err)
+	}
+	data, err := io.ReadAll(f)
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("metrics: %w", err)
+	}
+	keep := int64(bytes.LastIndexByte(data, '\n') + 1)
+	if keep != int64(len(data)) {
+		if err := f.Truncate(keep); err != nil {
+			f.Close()
+			return nil, fmt.Errorf("metrics: dropping a torn last line: %w", err)
+		}
+	}
+	if _, err := f.Seek(keep, io.SeekStart); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return &metrics{f: f}, nil
+}
+
+// write appends one record.
+func (m *metrics) write(rec map[string]any) error {
+	line, err := json.Marshal(rec)
+	if err != nil {
+		return fmt.Errorf("metrics: %w", err)
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if _, err := m.f.Write(append(line, '\n')); err != nil {
+		return fmt.Errorf("metrics: %w", err)
+	}
+	return m.f.Sync()
+}
+
+func (m *metrics) close() error { return m.f.Close() }
