@@ -1,0 +1,123 @@
+package train
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"tabula/nn"
+)
+
+// randomizeBN gives every batch normalisation random scale, shift and
+// running statistics, so that folding them into the convolutions is tested.
+func randomizeBN(w *nn.Weights, rng *rand.Rand) {
+	for _, ts := range w.Tensors() {
+		if len(ts.Shape) != 1 {
+			continue
+		}
+		for i := range ts.Data {
+			switch name := ts.Name; {
+			case len(name) > 4 && name[len(name)-4:] == ".var":
+				ts.Data[i] = 0.5 + rng.Float32()
+			case len(name) > 6 && name[len(name)-6:] == ".gamma":
+				ts.Data[i] = 0.5 + rng.Float32()
+			default: // beta, mean, biases
+				ts.Data[i] = float32(rng.NormFloat64() * 0.3)
+			}
+		}
+	}
+}
+
+// TestForwardParity shows that nn's fast forward pass equals gorgonia's
+// inference-mode forward pass (running statistics) on random weights and
+// random positions.
+func TestForwardParity(t *testing.T) {
+	for _, tc := range []struct {
+		cfg   nn.Config
+		shape nn.Shape
+	}{
+		{nn.Config{Filters: 8, Blocks: 1, PolicyFilters: 2, ValueFilters: 1, ValueHidden: 16}, nn.Shape{Planes: 2, Height: 6, Width: 7, Actions: 7}},
+		{nn.Config{Filters: 16, Blocks: 2, PolicyFilters: 2, ValueFilters: 2, ValueHidden: 8}, nn.Shape{Planes: 3, Height: 6, Width: 6, Actions: 37}},
+		{nn.DefaultConfig(), nn.Shape{Planes: 2, Height: 6, Width: 7, Actions: 7}},
+	} {
+		for _, batch := range []int{1, 8} {
+			t.Run(fmt.Sprintf("%dx%d/batch%d", tc.cfg.Filters, tc.cfg.Blocks, batch), func(t *testing.T) {
+				rng := rand.New(rand.NewPCG(uint64(batch), 21))
+				w, err := nn.NewWeights(tc.cfg, tc.shape, rng)
+				if err != nil {
+					t.Fatal(err)
+				}
+				randomizeBN(w, rng)
+				s := tc.shape
+				obs := make([]float32, batch*s.Planes*s.Height*s.Width)
+				for i := range obs {
+					obs[i] = float32(rng.IntN(2))
+				}
+				wantL, wantV := evalForward(t, w, obs, batch)
+
+				net, err := nn.NewNet(w, batch)
+				if err != nil {
+					t.Fatal(err)
+				}
+				gotL := make([]float32, batch*s.Actions)
+				gotV := make([]float32, batch)
+				if err := net.Forward(obs, batch, gotL, gotV); err != nil {
+					t.Fatal(err)
+				}
+				worst := 0.0
+				for i := range wantL {
+					worst = math.Max(worst, math.Abs(float64(gotL[i]-wantL[i])))
+				}
+				for i := range wantV {
+					worst = math.Max(worst, math.Abs(float64(gotV[i]-wantV[i])))
+				}
+				t.Logf("largest difference %.2g", worst)
+				if worst > 1e-4 {
+					t.Errorf("fast forward differs from gorgonia by %g (logits %v vs %v, values %v vs %v)",
+						worst, gotL[:min(7, len(gotL))], wantL[:min(7, len(wantL))], gotV, wantV)
+				}
+				// The outputs are not trivially equal: logits vary across
+				// positions.
+				if batch > 1 && wantL[0] == wantL[s.Actions] {
+					t.Errorf("logits of positions 0 and 1 are equal (%v): a degenerate test", wantL[0])
+				}
+			})
+		}
+	}
+}
+
+// TestForwardParityAfterTraining compares the two forward passes on weights
+// and running statistics produced by training.
+func TestForwardParityAfterTraining(t *testing.T) {
+	w := tinyWeights(t, 22)
+	cfg := DefaultConfig()
+	cfg.BatchSize, cfg.LearningRate = 16, 0.01
+	tr := newTrainer(t, cfg, w)
+	d := newDataset(tinyShape, 16, rand.New(rand.NewPCG(23, 24)), true)
+	for range 30 {
+		if _, err := tr.Step(d.batch(tinyShape, 0, 16)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	snap := tr.Weights()
+	wantL, wantV := evalForward(t, snap, d.obs, 16)
+	net, err := nn.NewNet(snap, 16)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gotL, gotV := make([]float32, 16*7), make([]float32, 16)
+	if err := net.Forward(d.obs, 16, gotL, gotV); err != nil {
+		t.Fatal(err)
+	}
+	for i := range wantL {
+		if math.Abs(float64(gotL[i]-wantL[i])) > 1e-4 {
+			t.Fatalf("logit %d: fast %v, gorgonia %v", i, gotL[i], wantL[i])
+		}
+	}
+	for i := range wantV {
+		if math.Abs(float64(gotV[i]-wantV[i])) > 1e-4 {
+			t.Fatalf("value %d: fast %v, gorgonia %v", i, gotV[i], wantV[i])
+		}
+	}
+}
