@@ -187,8 +187,8 @@ type Net struct {
 	colStem  []float32 // im2col of the input [point][9*planes]
 	colTower []float32 // im2col of the tower [point][9*filters]
 	x, h     []float32 // tower activations [point][filters]
-	hd       []float32 // head conv output [point][heads]
-	vh       []float32 // value hidden layer [position][hidden]
+	hd       []float32 // head conv output of the whole batch [point][heads]
+	vh       []float32 // value hidden layer of the whole batch [position][hidden]
 
 	stemCopies, towerCopies []copyOp
 }
@@ -230,8 +230,8 @@ func (m *Model) newNet(maxBatch, chunk int) *Net {
 		colTower: make([]float32, rows*9*f),
 		x:        make([]float32, rows*f),
 		h:        make([]float32, rows*f),
-		hd:       make([]float32, rows*m.heads),
-		vh:       make([]float32, chunk*m.cfg.ValueHidden),
+		hd:       make([]float32, maxBatch*m.hw*m.heads),
+		vh:       make([]float32, maxBatch*m.cfg.ValueHidden),
 	}
 	n.stemCopies = im2colPlan(m.shape.Height, m.shape.Width, p)
 	n.towerCopies = im2colPlan(m.shape.Height, m.shape.Width, f)
@@ -304,13 +304,16 @@ func (n *Net) Forward(obs []float32, batch int, logits, values []float32) error 
 	}
 	for start := 0; start < batch; start += n.chunk {
 		nb := min(n.chunk, batch-start)
-		n.forwardChunk(obs[start*per:(start+nb)*per], nb, logits[start*sh.Actions:(start+nb)*sh.Actions], values[start:start+nb])
+		hd := n.hd[start*n.m.hw*n.m.heads : (start+nb)*n.m.hw*n.m.heads]
+		n.tower(obs[start*per:(start+nb)*per], nb, hd)
 	}
+	n.heads(batch, logits, values)
 	return nil
 }
 
-// forwardChunk runs nb <= n.chunk positions through the network.
-func (n *Net) forwardChunk(obs []float32, nb int, logits, values []float32) {
+// tower runs nb <= n.chunk positions through the residual tower and the
+// heads' 1x1 convolutions, writing the latter's output into hd.
+func (n *Net) tower(obs []float32, nb int, hd []float32) {
 	m := n.m
 	hw, p, f := m.hw, m.shape.Planes, m.cfg.Filters
 	rows := nb * hw
@@ -339,13 +342,18 @@ func (n *Net) forwardChunk(obs []float32, nb int, logits, values []float32) {
 		biasReLU(x, b.conv2.bias)
 	}
 
-	hd := n.hd[:rows*m.heads]
 	dense(rows, m.head, x, hd, true)
-	dense(nb, m.policy, hd, logits, false)
-	vh := n.vh[:nb*m.value1.n]
-	dense(nb, m.value1, hd, vh, true)
+}
+
+// heads runs the fully connected layers of both heads over the whole batch.
+func (n *Net) heads(batch int, logits, values []float32) {
+	m := n.m
+	hd := n.hd[:batch*m.hw*m.heads]
+	dense(batch, m.policy, hd, logits, false)
+	vh := n.vh[:batch*m.value1.n]
+	dense(batch, m.value1, hd, vh, true)
 	nh := m.value1.n
-	for b := 0; b < nb; b++ {
+	for b := 0; b < batch; b++ {
 		values[b] = float32(math.Tanh(float64(dot(vh[b*nh:(b+1)*nh], m.value2) + m.v2bias)))
 	}
 }
