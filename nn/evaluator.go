@@ -28,7 +28,8 @@ type EvaluatorConfig struct {
 	// Workers is the number of inference goroutines, each with its own
 	// batches; 0 means one per core (GOMAXPROCS when the workers start).
 	Workers int `yaml:"workers"`
-	// CacheSize is the number of cached results, 0 for no cache.
+	// CacheSize is the number of cached results, 0 for no cache. An entry
+	// takes 4*NumActions+28 bytes.
 	CacheSize int `yaml:"cache_size"`
 }
 
@@ -66,6 +67,11 @@ type EvaluatorStats struct {
 // Evaluator implements mcts.Evaluator with the network: Evaluate is safe for
 // concurrent use by many goroutines, whose positions are gathered into
 // batches of up to MaxBatch and run by worker goroutines, one Net each.
+//
+// A worker runs a batch as soon as it holds MaxBatch positions, or MaxWait
+// after it took the first one. So that batches fill without waiting, give it
+// at least MaxBatch*Workers positions in flight (many callers, or callers that
+// pass many positions per call); with fewer, lower MaxBatch or MaxWait.
 //
 // Lifecycle: NewEvaluator starts no goroutines. The workers start at Start,
 // or at the first Evaluate (with a background context) when Start was not
@@ -260,7 +266,7 @@ func (e *Evaluator) Close() error {
 	default:
 		close(e.quit)
 	}
-	if !e.started {
+	if !e.started { // never started: mark it so that it never will be
 		e.state.Store(evalClosed)
 		e.started = true
 		close(e.stopped)

@@ -390,6 +390,15 @@ func TestEvaluatorCacheAndSetWeights(t *testing.T) {
 	if wantV1[0] == wantV2[0] {
 		t.Fatal("test weights give equal values; the test proves nothing")
 	}
+
+	// A network of another size: the workers rebuild their buffers.
+	w3 := randomWeights(t, Config{Filters: 5, Blocks: 2, PolicyFilters: 1, ValueFilters: 2, ValueHidden: 3}, tttShape, 11)
+	wantP3, wantV3 := expected(t, w3, states)
+	if err := e.SetWeights(w3); err != nil {
+		t.Fatal(err)
+	}
+	p, v = eval()
+	checkResults(t, states, p, v, wantP3, wantV3)
 }
 
 // sameHash is a state whose Hash collides with every other sameHash.
