@@ -3,6 +3,7 @@ package train
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
 
 	"tabula/nn"
 )
@@ -68,4 +69,41 @@ func (t *Trainer) Restore(o *nn.OptimizerState) error {
 	}
 	t.step = int64(step)
 	return nil
+}
+
+// Checkpoint captures the trainer for nn.SaveCheckpoint: a snapshot of the
+// weights, the step count and the optimiser state, labelled with the game
+// spec and metadata.
+func (t *Trainer) Checkpoint(game string, meta map[string]string) *nn.Checkpoint {
+	return &nn.Checkpoint{Game: game, Step: t.step, Weights: t.Weights(), Optimizer: t.State(), Meta: meta}
+}
+
+// Resume builds a trainer from a checkpoint written from Checkpoint: it
+// trains a copy of the checkpoint's weights and restores its optimiser
+// state, so that training continues exactly where it stopped. A checkpoint
+// without optimiser state starts fresh moments at its step count.
+func Resume(cfg Config, ck *nn.Checkpoint, rng *rand.Rand) (*Trainer, error) {
+	if ck == nil || ck.Weights == nil {
+		return nil, fmt.Errorf("train: resume: checkpoint without weights")
+	}
+	t, err := New(cfg, ck.Weights.Clone(), rng)
+	if err != nil {
+		return nil, err
+	}
+	if ck.Optimizer == nil {
+		if ck.Step < 0 {
+			return nil, fmt.Errorf("train: resume: step %d", ck.Step)
+		}
+		t.step = ck.Step
+		return t, nil
+	}
+	if err := t.Restore(ck.Optimizer); err != nil {
+		t.Close()
+		return nil, err
+	}
+	if t.step != ck.Step {
+		t.Close()
+		return nil, fmt.Errorf("train: resume: checkpoint step %d but optimizer step %d", ck.Step, t.step)
+	}
+	return t, nil
 }

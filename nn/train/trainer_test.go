@@ -380,8 +380,7 @@ func TestResumeIsExact(t *testing.T) {
 				}
 			}
 			path := t.TempDir() + "/ck.tbn"
-			if err := nn.SaveCheckpoint(path, &nn.Checkpoint{Game: "connect4", Step: a.Steps(),
-				Weights: a.Weights(), Optimizer: a.State()}); err != nil {
+			if err := nn.SaveCheckpoint(path, a.Checkpoint("connect4", map[string]string{"run": "resume"})); err != nil {
 				t.Fatal(err)
 			}
 			for s := 4; s < 8; s++ {
@@ -394,10 +393,11 @@ func TestResumeIsExact(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			b := newTrainer(t, cfg, ck.Weights)
-			if err := b.Restore(ck.Optimizer); err != nil {
+			b, err := Resume(cfg, ck, rand.New(rand.NewPCG(1, 2)))
+			if err != nil {
 				t.Fatal(err)
 			}
+			defer b.Close()
 			if b.Steps() != 4 {
 				t.Fatalf("restored step %d, want 4", b.Steps())
 			}
@@ -406,7 +406,7 @@ func TestResumeIsExact(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			wa, wb := w.Tensors(), ck.Weights.Tensors()
+			wa, wb := w.Tensors(), b.Weights().Tensors()
 			for i := range wa {
 				for j := range wa[i].Data {
 					if math.Float32bits(wa[i].Data[j]) != math.Float32bits(wb[i].Data[j]) {
