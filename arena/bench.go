@@ -1,0 +1,207 @@
+package arena
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"tabula/games/connect4"
+	"tabula/search/c4solver"
+)
+
+// Position is one line of a Pons benchmark file.
+type Position struct {
+	Line  int    // line number in its file, from 1
+	Moves string // columns played, 1-7
+	State *connect4.State
+}
+
+// ReadPositions reads Pons-format lines ("<moves> [score]", the score
+// ignored), skipping blank lines. The error names the line number.
+func ReadPositions(r io.Reader, name string) ([]Position, error) {
+	var out []Position
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 4096), 1<<20)
+	for n := 1; sc.Scan(); n++ {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" {
+			continue
+		}
+		st, _, _, err := c4solver.ParsePosition(line)
+		if err != nil {
+			return nil, fmt.Errorf("%s:%d: %w", name, n, err)
+		}
+		out = append(out, Position{Line: n, Moves: strings.Fields(line)[0], State: st})
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return out, nil
+}
+
+// BenchRecord is the verdict on one position, written as a JSON line.
+type BenchRecord struct {
+	Position string   `json:"position"`        // the moves of the position
+	Move     int      `json:"move"`            // column chosen, 1-7
+	Value    *float64 `json:"value,omitempty"` // the player's value, if it reports one
+	Scores   [7]int   `json:"scores"`          // the solver's score of each column (-1000: full)
+	Mistake  bool     `json:"mistake"`         // another column has a strictly better outcome
+	Seconds  float64  `json:"seconds"`         // time the player took
+}
+
+// BenchResult sums up a benchmark.
+type BenchResult struct {
+	Positions int
+	Mistakes  int
+	Time      time.Duration // total time the player spent choosing
+}
+
+// MistakeRate is the fraction of positions where the player erred.
+func (r BenchResult) MistakeRate() float64 {
+	if r.Positions == 0 {
+		return 0
+	}
+	return float64(r.Mistakes) / float64(r.Positions)
+}
+
+// TimePerMove is the player's mean time per position.
+func (r BenchResult) TimePerMove() time.Duration {
+	if r.Positions == 0 {
+		return 0
+	}
+	return r.Time / time.Duration(r.Positions)
+}
+
+// BenchConfig configures Bench.
+type BenchConfig struct {
+	SolverTableLog2 int                     // the reference solver's table (0: c4solver.DefaultTableLog2)
+	Seed            uint64                  // seeds the player of position k with (Seed, k)
+	Record          func(BenchRecord) error // if set, receives every verdict in order
+	Progress        func(done, total int)   // if set, called after each position
+}
+
+// outcomeClass maps a Pons score to loss (-1), draw (0) or win (+1).
+func outcomeClass(score int) int {
+	switch {
+	case score > 0:
+		return 1
+	case score < 0:
+		return -1
+	}
+	return 0
+}
+
+// IsMistake reports whether playing column move (0-based) is a mistake given
+// the exact scores of every column: another legal column has a strictly
+// better win/draw/loss outcome.
+func IsMistake(scores [7]int, move int) bool {
+	best := -2
+	for _, s := range scores {
+		if s != c4solver.Invalid {
+			best = max(best, outcomeClass(s))
+		}
+	}
+	return outcomeClass(scores[move]) < best
+}
+
+// Bench asks a fresh player from f for a move in every non-terminal position
+// and judges it with the solver's exact scores.
+func Bench(ctx context.Context, cfg BenchConfig, f *Factory, positions []Position) (BenchResult, error) {
+	bits := cfg.SolverTableLog2
+	if bits == 0 {
+		bits = c4solver.DefaultTableLog2
+	}
+	sv, err := c4solver.New(bits)
+	if err != nil {
+		return BenchResult{}, fmt.Errorf("arena: bench: %w", err)
+	}
+	var res BenchResult
+	for k, pos := range positions {
+		if err := ctx.Err(); err != nil {
+			return res, fmt.Errorf("arena: bench stopped: %w", err)
+		}
+		if pos.State.IsTerminal() {
+			return res, fmt.Errorf("arena: bench: line %d (%s): the game is over, no move to judge", pos.Line, pos.Moves)
+		}
+		p, err := f.New(gameRNG(cfg.Seed, k, 0))
+		if err != nil {
+			return res, fmt.Errorf("arena: bench: %w", err)
+		}
+		start := time.Now()
+		a, err := p.ChooseAction(ctx, pos.State.Clone())
+		el := time.Since(start)
+		if err != nil {
+			return res, fmt.Errorf("arena: bench: line %d (%s): player %s: %w", pos.Line, pos.Moves, f.Name, err)
+		}
+		if !pos.State.IsLegal(a) {
+			return res, fmt.Errorf("arena: bench: line %d (%s): player %s chose illegal column %d", pos.Line, pos.Moves, f.Name, a+1)
+		}
+		scores := sv.ScoreMoves(pos.State)
+		rec := BenchRecord{Position: pos.Moves, Move: a + 1, Scores: scores, Mistake: IsMistake(scores, a), Seconds: el.Seconds()}
+		if v, ok := p.(Valuer); ok {
+			x := v.Value()
+			rec.Value = &x
+		}
+		res.Positions++
+		res.Time += el
+		if rec.Mistake {
+			res.Mistakes++
+		}
+		if cfg.Record != nil {
+			if err := cfg.Record(rec); err != nil {
+				return res, fmt.Errorf("arena: bench: writing line %d: %w", pos.Line, err)
+			}
+		}
+		if cfg.Progress != nil {
+			cfg.Progress(k+1, len(positions))
+		}
+	}
+	return res, nil
+}
+
+// Solve reads Pons-format positions from r (a trailing score is ignored,
+// blank lines are skipped) and writes "<moves> <score>" per line in Pons'
+// convention, or with all "<moves> s1 ... s7", the score of each column
+// (-1000 for a full column). The error names the line.
+func Solve(ctx context.Context, r io.Reader, name string, w io.Writer, all bool, sv *c4solver.Solver) error {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 4096), 1<<20)
+	bw := bufio.NewWriter(w)
+	for n := 1; sc.Scan(); n++ {
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("solve stopped at %s:%d: %w", name, n, err)
+		}
+		line := strings.TrimSpace(sc.Text())
+		if line == "" {
+			continue
+		}
+		st, _, _, err := c4solver.ParsePosition(line)
+		if err != nil {
+			return fmt.Errorf("%s:%d: %w", name, n, err)
+		}
+		bw.WriteString(strings.Fields(line)[0])
+		if all {
+			for _, s := range sv.ScoreMoves(st) {
+				bw.WriteByte(' ')
+				bw.WriteString(strconv.Itoa(s))
+			}
+		} else {
+			bw.WriteByte(' ')
+			bw.WriteString(strconv.Itoa(sv.Solve(st)))
+		}
+		if err := bw.WriteByte('\n'); err != nil {
+			return fmt.Errorf("solve: writing: %w", err)
+		}
+		if err := bw.Flush(); err != nil {
+			return fmt.Errorf("solve: writing: %w", err)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	return bw.Flush()
+}

@@ -1,0 +1,343 @@
+package arena
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+
+	"tabula/elo"
+	"tabula/games"
+)
+
+// MatchConfig configures Match.
+type MatchConfig struct {
+	// Games is the number of games every pair of players plays; colours
+	// alternate, the earlier player of the pair moving first in even games.
+	Games int
+	// Parallel is the number of games played at once; 0 means one per core.
+	Parallel int
+	// Seed seeds every game: game k draws its players' random sources from
+	// (Seed, k), so a match replays exactly whatever Parallel is, for
+	// players whose choices depend only on their random source (not on time).
+	Seed uint64
+	// RandomPlies is the number of opening plies played uniformly at random
+	// (from the game's seed) before the players take over, so that
+	// deterministic players do not repeat one game.
+	RandomPlies int
+	// Record, if set, receives every game in game order.
+	Record func(GameRecord) error
+	// Progress, if set, is called after each finished game.
+	Progress func(done, total int)
+}
+
+// GameRecord is one played game.
+type GameRecord struct {
+	Index   int        `json:"index"`
+	Game    string     `json:"game"`
+	Players [2]string  `json:"players"` // first mover first
+	Seats   [2]int     `json:"seats"`   // index in the match's player list of each seat
+	Moves   string     `json:"moves"`   // in the game's notation
+	Result  [2]float64 `json:"result"`  // returns of the first and second mover
+	Winner  int        `json:"winner"`  // 0 or 1 (seat), -1 for a draw
+}
+
+// WDL counts a player's wins, draws and losses against one opponent.
+type WDL struct{ Wins, Draws, Losses int }
+
+// Games is the number of games counted.
+func (w WDL) Games() int { return w.Wins + w.Draws + w.Losses }
+
+// Score is the fraction of points scored (0.5 with no games).
+func (w WDL) Score() float64 { return elo.Score(w.Wins, w.Draws, w.Losses) }
+
+// MatchResult holds the results of a match.
+type MatchResult struct {
+	Players []string
+	// WDL[i][j] is player i's record against player j.
+	WDL [][]WDL
+}
+
+// Total is player i's record against everyone.
+func (r *MatchResult) Total(i int) WDL {
+	var t WDL
+	for _, w := range r.WDL[i] {
+		t.Wins += w.Wins
+		t.Draws += w.Draws
+		t.Losses += w.Losses
+	}
+	return t
+}
+
+// Table returns the results as an Elo table.
+func (r *MatchResult) Table() (*elo.Table, error) {
+	t, err := elo.NewTable(len(r.Players))
+	if err != nil {
+		return nil, err
+	}
+	for i := range r.WDL {
+		for j := i + 1; j < len(r.WDL); j++ {
+			w := r.WDL[i][j]
+			if err := t.AddN(i, j, float64(w.Games()), float64(w.Wins)+float64(w.Draws)/2); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return t, nil
+}
+
+// Ratings fits Elo ratings to the results (see package elo).
+func (r *MatchResult) Ratings(cfg elo.Config) (elo.Ratings, error) {
+	t, err := r.Table()
+	if err != nil {
+		return elo.Ratings{}, err
+	}
+	return elo.Fit(t, cfg)
+}
+
+// job is one game to play.
+type job struct {
+	index int
+	seats [2]int
+}
+
+type outcome struct {
+	rec GameRecord
+	err error
+}
+
+// Match plays every pair of players cfg.Games games in game g, cfg.Parallel
+// at a time, and returns the win/draw/loss table. It stops at the first
+// error (a player's error, an illegal move, a Record error, ctx done) and
+// returns it, naming the game and the player.
+func Match(ctx context.Context, cfg MatchConfig, g games.Game, players []*Factory) (*MatchResult, error) {
+	switch {
+	case len(players) < 2:
+		return nil, fmt.Errorf("arena: a match needs at least two players, got %d", len(players))
+	case cfg.Games < 1:
+		return nil, fmt.Errorf("arena: games = %d per pair, want >= 1", cfg.Games)
+	case cfg.Parallel < 0:
+		return nil, fmt.Errorf("arena: parallel = %d, want >= 0 (0: one per core)", cfg.Parallel)
+	case cfg.RandomPlies < 0:
+		return nil, fmt.Errorf("arena: random plies = %d, want >= 0", cfg.RandomPlies)
+	}
+	names := uniqueNames(players)
+	var jobs []job
+	for i := range players {
+		for j := i + 1; j < len(players); j++ {
+			for k := 0; k < cfg.Games; k++ {
+				seats := [2]int{i, j}
+				if k%2 == 1 {
+					seats = [2]int{j, i}
+				}
+				jobs = append(jobs, job{index: len(jobs), seats: seats})
+			}
+		}
+	}
+	par := cfg.Parallel
+	if par == 0 {
+		par = runtime.GOMAXPROCS(0)
+	}
+	par = min(par, len(jobs))
+
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	todo := make(chan job)
+	done := make(chan outcome)
+	var wg sync.WaitGroup
+	for w := 0; w < par; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for jb := range todo {
+				rec, err := playGame(ctx, cfg, g, players, names, jb)
+				select {
+				case done <- outcome{rec, err}:
+				case <-ctx.Done():
+					return
+				}
+			}
+		}()
+	}
+	go func() {
+		defer close(todo)
+		for _, jb := range jobs {
+			select {
+			case todo <- jb:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+
+	res := &MatchResult{Players: names, WDL: make([][]WDL, len(players))}
+	for i := range res.WDL {
+		res.WDL[i] = make([]WDL, len(players))
+	}
+	pending := make(map[int]GameRecord)
+	next := 0
+	var firstErr error
+	for n := 0; n < len(jobs) && firstErr == nil; n++ {
+		var o outcome
+		select {
+		case o = <-done:
+		case <-ctx.Done():
+			firstErr = fmt.Errorf("arena: match stopped: %w", ctx.Err())
+			continue
+		}
+		if o.err != nil {
+			firstErr = o.err
+			continue
+		}
+		a, b := o.rec.Seats[0], o.rec.Seats[1]
+		switch o.rec.Winner {
+		case 0:
+			res.WDL[a][b].Wins++
+			res.WDL[b][a].Losses++
+		case 1:
+			res.WDL[a][b].Losses++
+			res.WDL[b][a].Wins++
+		default:
+			res.WDL[a][b].Draws++
+			res.WDL[b][a].Draws++
+		}
+		pending[o.rec.Index] = o.rec
+		for {
+			rec, ok := pending[next]
+			if !ok {
+				break
+			}
+			delete(pending, next)
+			next++
+			if cfg.Record != nil {
+				if err := cfg.Record(rec); err != nil {
+					firstErr = fmt.Errorf("arena: recording game %d: %w", rec.Index, err)
+					break
+				}
+			}
+		}
+		if cfg.Progress != nil {
+			cfg.Progress(n+1, len(jobs))
+		}
+	}
+	cancel()
+	wg.Wait()
+	if firstErr != nil {
+		return res, firstErr
+	}
+	return res, nil
+}
+
+// uniqueNames returns the players' names, numbering repeats ("random#2").
+func uniqueNames(players []*Factory) []string {
+	names := make([]string, len(players))
+	count := map[string]int{}
+	for i, p := range players {
+		count[p.Name]++
+		names[i] = p.Name
+		if c := count[p.Name]; c > 1 {
+			names[i] = p.Name + "#" + strconv.Itoa(c)
+		}
+	}
+	return names
+}
+
+// gameRNG returns the random source of seat side in game index.
+func gameRNG(seed uint64, index, side int) *rand.Rand {
+	return rand.New(rand.NewPCG(seed, uint64(index)*4+uint64(side)+1))
+}
+
+// playGame plays one game to its end.
+func playGame(ctx context.Context, cfg MatchConfig, g games.Game, players []*Factory, names []string, jb job) (GameRecord, error) {
+	rec := GameRecord{Index: jb.index, Game: g.Name(), Seats: jb.seats}
+	var ps [2]Player
+	for side, seat := range jb.seats {
+		rec.Players[side] = names[seat]
+		p, err := players[seat].New(gameRNG(cfg.Seed, jb.index, side))
+		if err != nil {
+			return rec, fmt.Errorf("arena: game %d: %w", jb.index, err)
+		}
+		ps[side] = p
+	}
+	s := g.NewInitialState()
+	var moves, buf []int
+	opening := gameRNG(cfg.Seed, jb.index, 2)
+	for !s.IsTerminal() {
+		if err := ctx.Err(); err != nil {
+			return rec, fmt.Errorf("arena: game %d: %w", jb.index, err)
+		}
+		if len(moves) >= g.MaxGameLength() {
+			return rec, fmt.Errorf("arena: game %d: still going after %d moves, the game's maximum", jb.index, len(moves))
+		}
+		var a int
+		if len(moves) < cfg.RandomPlies {
+			buf = s.LegalActions(buf)
+			a = buf[opening.IntN(len(buf))]
+		} else {
+			side := s.CurrentPlayer()
+			var err error
+			a, err = ps[side].ChooseAction(ctx, s.Clone())
+			if err != nil {
+				return rec, fmt.Errorf("arena: game %d, move %d: player %s: %w", jb.index, len(moves)+1, names[jb.seats[side]], err)
+			}
+			if err := games.Play(s, a); err != nil {
+				return rec, fmt.Errorf("arena: game %d, move %d: player %s: %w", jb.index, len(moves)+1, names[jb.seats[side]], err)
+			}
+			moves = append(moves, a)
+			continue
+		}
+		s.ApplyAction(a)
+		moves = append(moves, a)
+	}
+	rec.Moves = formatMoves(g, moves)
+	rec.Result = s.Returns()
+	switch {
+	case rec.Result[0] > rec.Result[1]:
+		rec.Winner = 0
+	case rec.Result[1] > rec.Result[0]:
+		rec.Winner = 1
+	default:
+		rec.Winner = -1
+	}
+	return rec, nil
+}
+
+// formatMoves writes moves in g's notation, or as space-separated action
+// numbers for a game without one.
+func formatMoves(g games.Game, moves []int) string {
+	if n, ok := g.(games.Notation); ok {
+		return n.FormatActions(moves)
+	}
+	parts := make([]string, len(moves))
+	for i, a := range moves {
+		parts[i] = strconv.Itoa(a)
+	}
+	return strings.Join(parts, " ")
+}
+
+// ErrNoPlayers is returned by BuildAll for an empty list.
+var ErrNoPlayers = errors.New("arena: no players")
+
+// BuildAll builds a factory for every spec, closing those built so far on an
+// error.
+func BuildAll(g games.Game, specs []Spec) ([]*Factory, error) {
+	if len(specs) == 0 {
+		return nil, ErrNoPlayers
+	}
+	fs := make([]*Factory, 0, len(specs))
+	for _, sp := range specs {
+		f, err := Build(g, sp)
+		if err != nil {
+			for _, b := range fs {
+				_ = b.Close()
+			}
+			return nil, err
+		}
+		fs = append(fs, f)
+	}
+	return fs, nil
+}

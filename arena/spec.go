@@ -1,0 +1,279 @@
+package arena
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// paramType is the type of a spec parameter's value.
+type paramType int
+
+const (
+	intParam paramType = iota
+	floatParam
+	durationParam
+	stringParam
+)
+
+// paramDef declares one parameter of a player kind.
+type paramDef struct {
+	name     string
+	typ      paramType
+	min, max float64 // range for int and float parameters
+	doc      string
+}
+
+// kindDef declares one player kind.
+type kindDef struct {
+	name   string
+	doc    string
+	params []paramDef
+}
+
+// kinds lists every player kind, in the order help text shows them.
+var kinds = []kindDef{
+	{name: "random", doc: "uniformly random legal moves"},
+	{name: "greedy", doc: "one ply: a winning move if any, else the best heuristic score after the move"},
+	{name: "alphabeta", doc: "alpha-beta with iterative deepening (default depth=4)", params: []paramDef{
+		{"depth", intParam, 1, 64, "depth in plies, 1..64"},
+		{"nodes", intParam, 1, 1e12, "node budget per move, 1..1e12"},
+		{"time", durationParam, 0, 0, "time per move, e.g. 100ms"},
+		{"tt", intParam, 0, 26, "log2 of transposition-table buckets, 0..26 (default 16; 0: none)"},
+	}},
+	{name: "solver", doc: "perfect Connect Four play (connect4 only)", params: []paramDef{
+		{"tt", intParam, 10, 30, "log2 of the solver's table entries, 10..30 (default 22)"},
+	}},
+	{name: "mcts", doc: "UCT with random rollouts", params: []paramDef{
+		{"rollouts", intParam, 1, 1e8, "rollouts per move, 1..1e8 (default 1000)"},
+		{"c", floatParam, 0, 100, "UCB1 exploration constant, 0..100 (default 1.414)"},
+		{"time", durationParam, 0, 0, "time limit per move, e.g. 1s"},
+	}},
+	{name: "net", doc: "PUCT search guided by a network checkpoint", params: []paramDef{
+		{"path", stringParam, 0, 0, "checkpoint file (required)"},
+		{"sims", intParam, 1, 1e7, "simulations per move, 1..1e7 (default 200)"},
+		{"cpuct", floatParam, 0, 100, "PUCT exploration constant, 0..100 (default from mcts)"},
+		{"time", durationParam, 0, 0, "time limit per move, e.g. 1s"},
+	}},
+}
+
+func kindByName(name string) (kindDef, bool) {
+	for _, k := range kinds {
+		if k.name == name {
+			return k, true
+		}
+	}
+	return kindDef{}, false
+}
+
+func kindNames() string {
+	names := make([]string, len(kinds))
+	for i, k := range kinds {
+		names[i] = k.name
+	}
+	return strings.Join(names, ", ")
+}
+
+// SpecHelp describes every player kind and its parameters, for command help.
+func SpecHelp() string {
+	var b strings.Builder
+	b.WriteString("player spec: kind or kind:key=value,...; kinds:\n")
+	for _, k := range kinds {
+		fmt.Fprintf(&b, "  %s: %s\n", k.name, k.doc)
+		for _, p := range k.params {
+			fmt.Fprintf(&b, "    %s: %s\n", p.name, p.doc)
+		}
+	}
+	return b.String()
+}
+
+// Param is one key=value of a spec.
+type Param struct{ Key, Value string }
+
+// Spec is a parsed player spec: a kind and its parameters in the order given.
+// Values have been checked against the parameter's type and range.
+type Spec struct {
+	Kind   string
+	Params []Param
+}
+
+// String is the spec in canonical form, kind:key=value,... as given.
+func (s Spec) String() string {
+	if len(s.Params) == 0 {
+		return s.Kind
+	}
+	parts := make([]string, len(s.Params))
+	for i, p := range s.Params {
+		parts[i] = p.Key + "=" + p.Value
+	}
+	return s.Kind + ":" + strings.Join(parts, ",")
+}
+
+// Has reports whether parameter key was given.
+func (s Spec) Has(key string) bool {
+	_, ok := s.lookup(key)
+	return ok
+}
+
+func (s Spec) lookup(key string) (string, bool) {
+	for _, p := range s.Params {
+		if p.Key == key {
+			return p.Value, true
+		}
+	}
+	return "", false
+}
+
+// Int returns parameter key as an int, or def when it was not given.
+// ParseSpec has checked it, so it cannot fail for a parsed spec.
+func (s Spec) Int(key string, def int) int {
+	v, ok := s.lookup(key)
+	if !ok {
+		return def
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil {
+		return def
+	}
+	return int(n)
+}
+
+// Float returns parameter key as a float64, or def.
+func (s Spec) Float(key string, def float64) float64 {
+	v, ok := s.lookup(key)
+	if !ok {
+		return def
+	}
+	f, err := strconv.ParseFloat(v, 64)
+	if err != nil {
+		return def
+	}
+	return f
+}
+
+// Duration returns parameter key as a duration, or def.
+func (s Spec) Duration(key string, def time.Duration) time.Duration {
+	v, ok := s.lookup(key)
+	if !ok {
+		return def
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil {
+		return def
+	}
+	return d
+}
+
+// Str returns parameter key, or def.
+func (s Spec) Str(key, def string) string {
+	if v, ok := s.lookup(key); ok {
+		return v
+	}
+	return def
+}
+
+// ParseSpec reads one player spec, "kind" or "kind:key=value,...". The error
+// names the bad part and lists what is valid.
+func ParseSpec(text string) (Spec, error) {
+	text = strings.TrimSpace(text)
+	name, rest, hasParams := strings.Cut(text, ":")
+	name = strings.TrimSpace(name)
+	k, ok := kindByName(name)
+	if !ok {
+		return Spec{}, fmt.Errorf("player spec %q: unknown kind %q; valid kinds: %s", text, name, kindNames())
+	}
+	spec := Spec{Kind: k.name}
+	if !hasParams {
+		return spec, nil
+	}
+	if len(k.params) == 0 {
+		return Spec{}, fmt.Errorf("player spec %q: %s takes no parameters", text, k.name)
+	}
+	for _, kv := range strings.Split(rest, ",") {
+		key, val, okKV := strings.Cut(kv, "=")
+		key, val = strings.TrimSpace(key), strings.TrimSpace(val)
+		if !okKV || key == "" || val == "" {
+			return Spec{}, fmt.Errorf("player spec %q: %q is not of the form key=value", text, kv)
+		}
+		var def *paramDef
+		for i := range k.params {
+			if k.params[i].name == key {
+				def = &k.params[i]
+			}
+		}
+		if def == nil {
+			return Spec{}, fmt.Errorf("player spec %q: %s has no parameter %q; valid: %s", text, k.name, key, paramNames(k))
+		}
+		if spec.Has(key) {
+			return Spec{}, fmt.Errorf("player spec %q: parameter %q given twice", text, key)
+		}
+		if err := checkValue(*def, val); err != nil {
+			return Spec{}, fmt.Errorf("player spec %q: %w", text, err)
+		}
+		spec.Params = append(spec.Params, Param{Key: key, Value: val})
+	}
+	return spec, nil
+}
+
+func paramNames(k kindDef) string {
+	parts := make([]string, len(k.params))
+	for i, p := range k.params {
+		parts[i] = fmt.Sprintf("%s (%s)", p.name, p.doc)
+	}
+	return strings.Join(parts, ", ")
+}
+
+func checkValue(p paramDef, v string) error {
+	switch p.typ {
+	case intParam:
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || float64(n) < p.min || float64(n) > p.max {
+			return fmt.Errorf("%s=%q: want %s", p.name, v, p.doc)
+		}
+	case floatParam:
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil || math.IsNaN(f) || f < p.min || f > p.max {
+			return fmt.Errorf("%s=%q: want %s", p.name, v, p.doc)
+		}
+	case durationParam:
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			return fmt.Errorf("%s=%q: want a positive duration such as 100ms or 2s", p.name, v)
+		}
+	}
+	return nil
+}
+
+// ParseSpecs reads a list of specs. Specs are separated by white space, and a
+// comma directly before a token that names a kind also separates, so both
+// "net:path=a.tbn,sims=200 mcts:rollouts=1000" and "mcts:rollouts=1000,random"
+// are lists of two.
+func ParseSpecs(list string) ([]Spec, error) {
+	var texts []string
+	for _, field := range strings.Fields(list) {
+		start := len(texts)
+		for _, part := range strings.Split(field, ",") {
+			head, _, _ := strings.Cut(part, ":")
+			_, isKind := kindByName(head)
+			if len(texts) == start || (isKind && !strings.Contains(head, "=")) {
+				texts = append(texts, part)
+				continue
+			}
+			texts[len(texts)-1] += "," + part
+		}
+	}
+	if len(texts) == 0 {
+		return nil, fmt.Errorf("empty player list; valid kinds: %s", kindNames())
+	}
+	specs := make([]Spec, len(texts))
+	for i, t := range texts {
+		s, err := ParseSpec(t)
+		if err != nil {
+			return nil, err
+		}
+		specs[i] = s
+	}
+	return specs, nil
+}
