@@ -278,17 +278,27 @@ func dot512(g *gen) {
 	g.i("DECQ R12")
 	g.i("KMOVW R12, K1")
 	body(".Z")
+	// Reduce the 16 accumulators to one vector of their 16 sums: pairs of
+	// 32-bit lanes, then 64-bit lanes, then 128-bit lanes, keeping acc t's
+	// sum in lane t.
 	g.p("dot512_reduce:")
 	g.i("MOVQ out+24(FP), AX")
-	for k := 0; k < 16; k++ {
-		g.i("VEXTRACTF64X4 $1, Z%d, Y24", k)
-		g.i("VADDPS Y24, Y%d, Y%d", k, k)
-		g.i("VEXTRACTF32X4 $1, Y%d, X24", k)
-		g.i("VADDPS X24, X%d, X%d", k, k)
-		g.i("VHADDPS X%d, X%d, X%d", k, k, k)
-		g.i("VHADDPS X%d, X%d, X%d", k, k, k)
-		g.i("VMOVSS X%d, %d(AX)", k, 4*k)
+	for p := 0; p < 8; p++ {
+		g.i("VUNPCKLPS Z%d, Z%d, Z16", 2*p+1, 2*p)
+		g.i("VUNPCKHPS Z%d, Z%d, Z17", 2*p+1, 2*p)
+		g.i("VADDPS Z17, Z16, Z%d", p)
 	}
+	for q := 0; q < 4; q++ {
+		g.i("VUNPCKLPD Z%d, Z%d, Z16", 2*q+1, 2*q)
+		g.i("VUNPCKHPD Z%d, Z%d, Z17", 2*q+1, 2*q)
+		g.i("VADDPS Z17, Z16, Z%d", q)
+	}
+	for _, t := range [][3]int{{0, 1, 4}, {2, 3, 5}, {4, 5, 6}} {
+		g.i("VSHUFF32X4 $0x88, Z%d, Z%d, Z16", t[1], t[0])
+		g.i("VSHUFF32X4 $0xdd, Z%d, Z%d, Z17", t[1], t[0])
+		g.i("VADDPS Z17, Z16, Z%d", t[2])
+	}
+	g.i("VMOVUPS Z6, (AX)")
 	g.i("VZEROUPPER")
 	g.i("RET")
 }
