@@ -33,13 +33,18 @@ func BenchmarkTrainStep(b *testing.B) {
 				b.Fatal(err)
 			}
 			b.ReportAllocs()
+			cpu0 := processCPUSeconds()
 			b.ResetTimer()
 			for b.Loop() {
 				if _, err := tr.Step(batch); err != nil {
 					b.Fatal(err)
 				}
 			}
-			b.ReportMetric(float64(b.N*cfg.BatchSize)/b.Elapsed().Seconds(), "samples/s")
+			samples := float64(b.N * cfg.BatchSize)
+			b.ReportMetric(samples/b.Elapsed().Seconds(), "samples/s")
+			if cpu := processCPUSeconds() - cpu0; cpu > 0 {
+				b.ReportMetric(samples/cpu, "samples/cpu-s")
+			}
 		})
 	}
 }
