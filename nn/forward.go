@@ -39,6 +39,8 @@ type Model struct {
 	value2 []float32
 	v2bias float32
 
+	stemCopies, towerCopies []copyOp // im2col plans
+
 	flops int64
 }
 
@@ -76,6 +78,8 @@ func NewModel(w *Weights) (*Model, error) {
 	m.policy = spreadDense(w.PolicyFC, hw, m.heads, 0)
 	m.value1 = spreadDense(w.ValueFC1, hw, m.heads, cfg.PolicyFilters)
 	m.value2 = append([]float32(nil), w.ValueFC2.W...)
+	m.stemCopies = im2colPlan(sh.Height, sh.Width, sh.Planes)
+	m.towerCopies = im2colPlan(sh.Height, sh.Width, cfg.Filters)
 	m.v2bias = w.ValueFC2.B[0]
 
 	f := int64(cfg.Filters)
@@ -189,8 +193,6 @@ type Net struct {
 	x, h     []float32 // tower activations [point][filters]
 	hd       []float32 // head conv output of the whole batch [point][heads]
 	vh       []float32 // value hidden layer of the whole batch [position][hidden]
-
-	stemCopies, towerCopies []copyOp
 }
 
 // copyOp is one contiguous run of im2col: dst and src offsets relative to the
@@ -233,8 +235,6 @@ func (m *Model) newNet(maxBatch, chunk int) *Net {
 		hd:       make([]float32, maxBatch*m.hw*m.heads),
 		vh:       make([]float32, maxBatch*m.cfg.ValueHidden),
 	}
-	n.stemCopies = im2colPlan(m.shape.Height, m.shape.Width, p)
-	n.towerCopies = im2colPlan(m.shape.Height, m.shape.Width, f)
 	return n
 }
 
@@ -331,12 +331,12 @@ func (n *Net) tower(obs []float32, nb int, hd []float32) {
 	}
 
 	x, h := n.x[:rows*f], n.h[:rows*f]
-	im2col(n.colStem, in, nb, n.stemCopies, hw*9*p, hw*p)
+	im2col(n.colStem, in, nb, m.stemCopies, hw*9*p, hw*p)
 	conv(rows, m.stem, n.colStem, x)
 	for _, b := range m.blocks {
-		im2col(n.colTower, x, nb, n.towerCopies, hw*9*f, hw*f)
+		im2col(n.colTower, x, nb, m.towerCopies, hw*9*f, hw*f)
 		conv(rows, b.conv1, n.colTower, h)
-		im2col(n.colTower, h, nb, n.towerCopies, hw*9*f, hw*f)
+		im2col(n.colTower, h, nb, m.towerCopies, hw*9*f, hw*f)
 		// x = ReLU(x + conv2(h) + bias)
 		gemm.Sgemm(false, false, rows, f, b.conv2.k, 1, n.colTower, b.conv2.k, b.conv2.w, f, 1, x, f)
 		biasReLU(x, b.conv2.bias)
