@@ -279,3 +279,73 @@ func TestPanicsOnShortSlices(t *testing.T) {
 		})
 	}
 }
+
+// TestConcurrentCalls runs Sgemm from several goroutines at once (each with
+// its own output) and checks every result against a sequential run, which
+// exercises the shared workspace pool.
+func TestConcurrentCalls(t *testing.T) {
+	r := rand.New(rand.NewPCG(6, 6))
+	const workers, m, n, k = 4, 50, 70, 300
+	a, b := randSlice(r, m*k), randSlice(r, n*k)
+	want := make([]float32, m*n)
+	Sgemm(false, true, m, n, k, 1, a, k, b, k, 0, want, n)
+	errs := make(chan string, workers)
+	for w := 0; w < workers; w++ {
+		go func() {
+			c := make([]float32, m*n)
+			for rep := 0; rep < 20; rep++ {
+				Sgemm(false, true, m, n, k, 1, a, k, b, k, 0, c, n)
+				for i := range c {
+					if c[i] != want[i] {
+						errs <- fmt.Sprintf("rep %d: c[%d] = %g, want %g", rep, i, c[i], want[i])
+						return
+					}
+				}
+			}
+			errs <- ""
+		}()
+	}
+	for w := 0; w < workers; w++ {
+		if e := <-errs; e != "" {
+			t.Fatal(e)
+		}
+	}
+}
+
+// TestNoAllocs checks that steady-state calls allocate nothing on the
+// network's shapes.
+func TestNoAllocs(t *testing.T) {
+	if raceEnabled {
+		t.Skip("sync.Pool drops items under -race")
+	}
+	r := rand.New(rand.NewPCG(7, 7))
+	for _, sh := range []struct {
+		transA, transB bool
+		m, n, k        int
+	}{
+		{false, false, 42 * 8, 64, 576},
+		{false, true, 8, 7, 2688},
+		{false, true, 42 * 8, 2, 64},
+		{true, false, 64, 65, 300},
+		{true, true, 37, 70, 130},
+	} {
+		lda, ldb := sh.k, sh.n
+		if sh.transA {
+			lda = sh.m
+		}
+		if sh.transB {
+			ldb = sh.k
+		}
+		a, b, c := randSlice(r, sh.m*sh.k), randSlice(r, sh.k*sh.n), make([]float32, sh.m*sh.n)
+		bias := randSlice(r, sh.n)
+		allocs := testing.AllocsPerRun(20, func() {
+			Sgemm(sh.transA, sh.transB, sh.m, sh.n, sh.k, 0.5, a, lda, b, ldb, 1, c, sh.n)
+			if !sh.transA && !sh.transB {
+				SgemmBiasReLU(sh.m, sh.n, sh.k, a, lda, b, ldb, bias, true, c, sh.n)
+			}
+		})
+		if allocs != 0 {
+			t.Errorf("%+v: %v allocations per call", sh, allocs)
+		}
+	}
+}
