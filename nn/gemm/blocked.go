@@ -56,6 +56,20 @@ func tileWidth(id kernelID) int {
 	return 16
 }
 
+// panelWidth returns the tile width used for a panel of cols <= nr columns:
+// nr, or with AVX-512 the narrower 32 or 16 when they cover cols.
+func panelWidth(id kernelID, nr, cols int) int {
+	if id == kernelAVX512 {
+		switch {
+		case cols <= 16:
+			return 16
+		case cols <= 32:
+			return 32
+		}
+	}
+	return nr
+}
+
 // sgemm computes C = alpha*op(A)*op(B) + beta*C, then adds bias[col] if bias
 // is not nil and clamps at zero if relu. Arguments are already checked.
 func sgemm(id kernelID, transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int, bias []float32, relu bool) {
@@ -150,10 +164,11 @@ func sgemmTiled(id kernelID, ws *workspace, transA, transB bool, m, n, k int, al
 		ws.b = grow(ws.b, npanel*k*nr)
 		for jr, p := 0, 0; jr < nc; jr, p = jr+nr, p+1 {
 			cols := min(nr, nc-jr)
-			if !transB && cols == nr {
+			w := panelWidth(id, nr, cols)
+			if !transB && cols == w {
 				continue
 			}
-			packB(ws.b[p*k*nr:(p+1)*k*nr], transB, b, ldb, 0, k, jc+jr, cols, nr)
+			packB(ws.b[p*k*nr:p*k*nr+k*w], transB, b, ldb, 0, k, jc+jr, cols, w)
 		}
 		for ic := 0; ic < m; ic += mcBlk {
 			mc := min(mcBlk, m-ic)
@@ -179,15 +194,16 @@ func sgemmTiled(id kernelID, ws *workspace, transA, transB bool, m, n, k int, al
 				}
 				for jr, p := 0, 0; jr < nc; jr, p = jr+nr, p+1 {
 					cols := min(nr, nc-jr)
+					w := panelWidth(id, nr, cols)
 					var bp *float32
-					bstride := nr
-					if !transB && cols == nr {
+					bstride := w
+					if !transB && cols == w {
 						bp, bstride = &b[pc*ldb+jc+jr], ldb
 					} else {
-						bp = &ws.b[(p*k+pc)*nr]
+						bp = &ws.b[p*k*nr+pc*w]
 					}
 					var bb *float32
-					if bias != nil && cols == nr {
+					if bias != nil && cols == w {
 						bb = &bias[jc+jr]
 					}
 					for ir := 0; ir < mc; ir += mr {
@@ -197,12 +213,12 @@ func sgemmTiled(id kernelID, ws *workspace, transA, transB bool, m, n, k int, al
 							ap, as = packEdge(ws, transA, a, lda, aoff+ir*astep, rows, kc)
 						}
 						crow := (ic+ir)*ldc + jc + jr
-						if rows == mr && cols == nr {
-							callKernel(id, transA, kc, ap, as, bp, bstride, &c[crow], ldc, alpha, bb, flags)
+						if rows == mr && cols == w {
+							callKernel(id, w, transA, kc, ap, as, bp, bstride, &c[crow], ldc, alpha, bb, flags)
 							continue
 						}
-						callKernel(id, transA, kc, ap, as, bp, bstride, &ws.tile[0], nr, alpha, nil, 0)
-						mergeTile(ws.tile[:], nr, rows, cols, c[crow:], ldc, flags, bias, jc+jr)
+						callKernel(id, w, transA, kc, ap, as, bp, bstride, &ws.tile[0], w, alpha, nil, 0)
+						mergeTile(ws.tile[:], w, rows, cols, c[crow:], ldc, flags, bias, jc+jr)
 					}
 				}
 			}

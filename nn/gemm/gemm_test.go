@@ -349,3 +349,22 @@ func TestNoAllocs(t *testing.T) {
 		}
 	}
 }
+
+// TestPanelWidths covers n around the 16-, 32- and 64-column tiles, where the
+// last panel uses a narrower kernel, read in place or packed.
+func TestPanelWidths(t *testing.T) {
+	for _, id := range kernelsToTest(t) {
+		r := rand.New(rand.NewPCG(8, uint64(id)))
+		for _, n := range []int{15, 16, 17, 31, 32, 33, 48, 63, 64, 65, 80, 96, 112} {
+			for _, m := range []int{6, 13} {
+				for _, k := range []int{5, 300} {
+					for bits := 0; bits < 4; bits++ {
+						tc := gemmCase{transA: bits&1 != 0, transB: bits&2 != 0, m: m, n: n, k: k, pad: n % 3,
+							alpha: 1, beta: float32(k%2) / 2, bias: n%2 == 0, relu: m%2 == 0}
+						runCase(t, r, id, tc)
+					}
+				}
+			}
+		}
+	}
+}

@@ -14,6 +14,26 @@ import "golang.org/x/sys/cpu"
 //go:noescape
 func kern512(kc int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, bias *float32, flags int)
 
+// kern512w32 is kern512 for a 6x32 tile, for narrow last panels.
+//
+//go:noescape
+func kern512w32(kc int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, bias *float32, flags int)
+
+// kern512w32T is kern512w32 with A read transposed.
+//
+//go:noescape
+func kern512w32T(kc int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, bias *float32, flags int)
+
+// kern512w16 is kern512 for a 6x16 tile, for narrow last panels.
+//
+//go:noescape
+func kern512w16(kc int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, bias *float32, flags int)
+
+// kern512w16T is kern512w16 with A read transposed.
+//
+//go:noescape
+func kern512w16T(kc int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, bias *float32, flags int)
+
 // kern256 is kern512 for a 6x16 tile with AVX2 and FMA.
 //
 //go:noescape
@@ -66,18 +86,30 @@ func available(id kernelID) bool {
 	return id == kernelGeneric
 }
 
-// callKernel runs the micro-kernel of id on one full tile, reading A
-// transposed if aT.
-func callKernel(id kernelID, aT bool, kc int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, bias *float32, flags int) {
+// callKernel runs the micro-kernel of id for a 6 x w tile (w is 64, 32 or
+// 16 for AVX-512 and 16 for AVX2), reading A transposed if aT.
+func callKernel(id kernelID, w int, aT bool, kc int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, bias *float32, flags int) {
+	if id == kernelAVX2 {
+		if aT {
+			kern256T(kc, a, lda, b, ldb, c, ldc, alpha, bias, flags)
+		} else {
+			kern256(kc, a, lda, b, ldb, c, ldc, alpha, bias, flags)
+		}
+		return
+	}
 	switch {
-	case id == kernelAVX512 && !aT:
+	case w == 64 && !aT:
 		kern512(kc, a, lda, b, ldb, c, ldc, alpha, bias, flags)
-	case id == kernelAVX512:
+	case w == 64:
 		kern512T(kc, a, lda, b, ldb, c, ldc, alpha, bias, flags)
+	case w == 32 && !aT:
+		kern512w32(kc, a, lda, b, ldb, c, ldc, alpha, bias, flags)
+	case w == 32:
+		kern512w32T(kc, a, lda, b, ldb, c, ldc, alpha, bias, flags)
 	case !aT:
-		kern256(kc, a, lda, b, ldb, c, ldc, alpha, bias, flags)
+		kern512w16(kc, a, lda, b, ldb, c, ldc, alpha, bias, flags)
 	default:
-		kern256T(kc, a, lda, b, ldb, c, ldc, alpha, bias, flags)
+		kern512w16T(kc, a, lda, b, ldb, c, ldc, alpha, bias, flags)
 	}
 }
 
