@@ -14,6 +14,7 @@ import (
 
 	"tabula/games"
 	"tabula/mcts"
+	"tabula/nn/gemm"
 )
 
 var _ mcts.Evaluator = (*Evaluator)(nil)
@@ -614,5 +615,27 @@ func TestEvaluatorCloseUnblocksCallers(t *testing.T) {
 		}
 	case <-time.After(5 * time.Second):
 		t.Fatal("Evaluate still blocked after Close")
+	}
+}
+
+func TestEvaluateAllocatesNothing(t *testing.T) {
+	if raceEnabled {
+		t.Skip("sync.Pool drops items under the race detector")
+	}
+	if gemm.Kernel() == "generic" {
+		t.Skip("the portable gemm fallback allocates")
+	}
+	states := tttPositions(6, 12)
+	for _, cacheSize := range []int{0, 64} {
+		e := newTestEvaluator(t, EvaluatorConfig{MaxBatch: 8, Workers: 1, CacheSize: cacheSize}, tttWeights(t, 12))
+		p, v := newPolicies(len(states)), make([]float32, len(states))
+		allocs := testing.AllocsPerRun(20, func() {
+			if err := e.Evaluate(states, p, v); err != nil {
+				t.Fatal(err)
+			}
+		})
+		if allocs != 0 {
+			t.Errorf("cache %d: %v allocations per Evaluate, want 0", cacheSize, allocs)
+		}
 	}
 }
