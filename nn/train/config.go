@@ -2,6 +2,14 @@
 // AlphaZero loss over a fixed-size batch, differentiates it, and applies SGD
 // with momentum or Adam, writing the updated parameters and batch-norm
 // running statistics back into the nn.Weights it was given.
+//
+// Call UseBLAS(BLASTabula) once at start-up so that gorgonia multiplies
+// matrices with our SGEMM. Trainer.Checkpoint and Resume carry the
+// optimiser state through nn checkpoints, so that a run resumes exactly.
+//
+// The gorgonia graph of a Trainer is fixed to one batch size and is not safe
+// for concurrent use; inference workers take Trainer.Weights snapshots and
+// run package nn's own forward pass.
 package train
 
 import (
