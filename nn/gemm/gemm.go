@@ -61,5 +61,17 @@ func SgemmNTBiasReLU(m, n, k int, a []float32, lda int, w []float32, ldw int, bi
 	sgemm(active, false, true, m, n, k, 1, a, lda, w, ldw, 0, c, ldc, bias, relu)
 }
 
+// SgemmFused computes C = alpha*op(A)*op(B) + beta*C + bias, adding bias[j]
+// to every element of column j, and then, if relu, C = max(C, 0); the bias
+// and ReLU are applied while the result is in registers. With beta = 1 and C
+// holding a residual input, it computes a residual block's second
+// convolution, folded batch norm, skip connection and ReLU in one pass.
+// bias may be nil. Arguments are as for Sgemm.
+func SgemmFused(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int, bias []float32, relu bool) {
+	checkArgs(transA, transB, m, n, k, a, lda, b, ldb, c, ldc)
+	checkBias(bias, n)
+	sgemm(active, transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, bias, relu)
+}
+
 // Kernel names the kernel in use: "avx512", "avx2" or "generic".
 func Kernel() string { return kernelNames[active] }

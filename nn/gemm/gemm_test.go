@@ -226,6 +226,8 @@ func TestExported(t *testing.T) {
 	a, b, w := randSlice(r, m*k), randSlice(r, k*n), randSlice(r, n*k)
 	bias := randSlice(r, n)
 	c1, c2, c3 := make([]float32, m*n), make([]float32, m*n), make([]float32, m*n)
+	resid := randSlice(r, m*n)
+	c4 := append([]float32(nil), resid...)
 	Sgemm(false, false, m, n, k, 1, a, k, b, n, 0, c1, n)
 	SgemmBiasReLU(m, n, k, a, k, b, n, bias, true, c2, n)
 	// w holds B^T.
@@ -235,7 +237,11 @@ func TestExported(t *testing.T) {
 		}
 	}
 	SgemmNTBiasReLU(m, n, k, a, k, w, k, bias, true, c3, n)
+	SgemmFused(false, true, m, n, k, 1, a, k, w, k, 1, c4, n, bias, true)
 	for i := range c1 {
+		if want := max(c1[i]+bias[i%n]+resid[i], 0); math.Abs(float64(c4[i]-want)) > 1e-5 {
+			t.Fatalf("SgemmFused[%d] = %g, want %g", i, c4[i], want)
+		}
 		want := max(c1[i]+bias[i%n], 0)
 		if d := math.Abs(float64(c2[i] - want)); d > 1e-5 {
 			t.Fatalf("SgemmBiasReLU[%d] = %g, want %g", i, c2[i], want)
