@@ -143,7 +143,7 @@ func BenchmarkFMAPeak(b *testing.B) {
 func BenchmarkTune(b *testing.B) {
 	oldMC, oldKC := mcBlk, kcMax
 	defer func() { mcBlk, kcMax = oldMC, oldKC }()
-	for _, kc := range []int{128, 288, 576} {
+	for _, kc := range []int{128, 320, 576} {
 		for _, mc := range []int{48} {
 			for _, batch := range []int{32, 256} {
 				sh := benchShape{m: 42 * batch, n: 64, k: 576}
