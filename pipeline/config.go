@@ -1,16 +1,16 @@
 package pipeline
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"os"
+	"reflect"
 	"strings"
 	"time"
 
 	"gopkg.in/yaml.v3"
 
+	"tabula/arena"
 	"tabula/elo"
 	"tabula/games"
 	"tabula/mcts"
@@ -220,6 +220,11 @@ func (c *Config) Validate() error {
 	case ld.RandomPlies < 0:
 		return fmt.Errorf("ladder.random_plies = %d, want >= 0", ld.RandomPlies)
 	}
+	for i, p := range ld.Players {
+		if _, err := arena.ParseSpec(p); err != nil {
+			return fmt.Errorf("ladder.players[%d]: %w", i, err)
+		}
+	}
 	bc := c.Bench
 	switch {
 	case bc.Every < 0:
@@ -279,16 +284,13 @@ func Parse(data []byte, overrides []string) (*Config, error) {
 			return nil, err
 		}
 	}
-	var buf bytes.Buffer
-	enc := yaml.NewEncoder(&buf)
-	if err := enc.Encode(&doc); err != nil {
+	cfg := DefaultConfig()
+	keys := map[int]string{}
+	if err := checkKeys(doc.Content[0], reflect.TypeOf(cfg), "", keys); err != nil {
 		return nil, err
 	}
-	cfg := DefaultConfig()
-	dec := yaml.NewDecoder(&buf)
-	dec.KnownFields(true)
-	if err := dec.Decode(&cfg); err != nil && !errors.Is(err, io.EOF) {
-		return nil, friendlyYAMLError(err)
+	if err := doc.Content[0].Decode(&cfg); err != nil {
+		return nil, explainYAMLError(err, keys)
 	}
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -296,12 +298,98 @@ func Parse(data []byte, overrides []string) (*Config, error) {
 	return &cfg, nil
 }
 
-// friendlyYAMLError rewords yaml.v3's messages slightly: "field x not found
-// in type pipeline.GateConfig" becomes "unknown key x in section gate".
-func friendlyYAMLError(err error) error {
-	msg := err.Error()
-	msg = strings.ReplaceAll(msg, "not found in type", "is an unknown key; valid keys are those of")
-	return errors.New(msg)
+// checkKeys walks a YAML mapping against the struct type t and returns an
+// error naming the first key that no field has, with its line, its section
+// and the valid keys: yaml.v3's own KnownFields check reports only a line.
+// It records the dotted path of every value by line in keys, for
+// explainYAMLError.
+func checkKeys(n *yaml.Node, t reflect.Type, path string, keys map[int]string) error {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t.Kind() != reflect.Struct || n.Kind != yaml.MappingNode {
+		return nil
+	}
+	fields := map[string]reflect.Type{}
+	var names []string
+	var collect func(t reflect.Type)
+	collect = func(t reflect.Type) {
+		for i := 0; i < t.NumField(); i++ {
+			f := t.Field(i)
+			tag := f.Tag.Get("yaml")
+			name, opts, _ := strings.Cut(tag, ",")
+			switch {
+			case name == "-" || !f.IsExported():
+			case strings.Contains(opts, "inline"):
+				collect(f.Type)
+			default:
+				if name == "" {
+					name = strings.ToLower(f.Name)
+				}
+				fields[name] = f.Type
+				names = append(names, name)
+			}
+		}
+	}
+	collect(t)
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		ft, ok := fields[k.Value]
+		where := "at the top level"
+		if path != "" {
+			where = "in section " + path
+		}
+		if !ok {
+			return fmt.Errorf("%s: unknown key %q %s; valid keys: %s", lineOf(k), k.Value, where, strings.Join(names, ", "))
+		}
+		full := k.Value
+		if path != "" {
+			full = path + "." + k.Value
+		}
+		if et := ft; v.Kind == yaml.MappingNode {
+			for et.Kind() == reflect.Pointer {
+				et = et.Elem()
+			}
+			if et.Kind() != reflect.Struct && et.Kind() != reflect.Map {
+				return fmt.Errorf("%s: key %s takes a value, not a section", lineOf(k), full)
+			}
+		}
+		keys[v.Line] = full
+		if err := checkKeys(v, ft, full, keys); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// lineOf says where a node came from: its line, or a -set override.
+func lineOf(n *yaml.Node) string {
+	if n.Line == 0 {
+		return "-set"
+	}
+	return fmt.Sprintf("line %d", n.Line)
+}
+
+// explainYAMLError adds the key to yaml.v3's "line N: cannot unmarshal ..."
+// messages; values set with -set have no line and are named as such.
+func explainYAMLError(err error, keys map[int]string) error {
+	var te *yaml.TypeError
+	if !errors.As(err, &te) {
+		return err
+	}
+	msgs := make([]string, len(te.Errors))
+	for i, m := range te.Errors {
+		var line int
+		if _, serr := fmt.Sscanf(m, "line %d:", &line); serr == nil {
+			if key, ok := keys[line]; ok && line > 0 {
+				m = fmt.Sprintf("key %s (%s)", key, m)
+			} else if line == 0 {
+				m = "a -set value: " + strings.TrimPrefix(m, "line 0: ")
+			}
+		}
+		msgs[i] = m
+	}
+	return errors.New(strings.Join(msgs, "; "))
 }
 
 // setOverride applies one "a.b.c=value" override to a YAML mapping node,

@@ -215,11 +215,12 @@ func (t *Trainer) Run(ctx context.Context) error {
 		if ctx.Err() != nil {
 			break
 		}
+		n := t.iter + 1
 		if err := t.iteration(ctx, start); err != nil {
 			if ctx.Err() != nil {
 				break
 			}
-			return fmt.Errorf("iteration %d: %w", t.iter+1, err)
+			return fmt.Errorf("iteration %d: %w", n, err)
 		}
 	}
 	t.log.Info("run stopped", "iterations", t.iter, "wall", time.Since(start).Round(time.Second))

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -201,9 +202,10 @@ func openMetrics(path string) (*metrics, error) {
 	return &metrics{f: f}, nil
 }
 
-// write appends one record.
+// write appends one record. Non-finite numbers (an Elo difference after a
+// 0% score, say), which JSON cannot hold, are written as null.
 func (m *metrics) write(rec map[string]any) error {
-	line, err := json.Marshal(rec)
+	line, err := json.Marshal(finiteJSON(rec))
 	if err != nil {
 		return fmt.Errorf("metrics: %w", err)
 	}
@@ -216,3 +218,41 @@ func (m *metrics) write(rec map[string]any) error {
 }
 
 func (m *metrics) close() error { return m.f.Close() }
+
+// finiteJSON returns v with every non-finite float replaced by nil, looking
+// inside maps and slices.
+func finiteJSON(v any) any {
+	switch x := v.(type) {
+	case float64:
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return nil
+		}
+	case float32:
+		return finiteJSON(float64(x))
+	case []float64:
+		out := make([]any, len(x))
+		for i, f := range x {
+			out[i] = finiteJSON(f)
+		}
+		return out
+	case map[string]float64:
+		out := make(map[string]any, len(x))
+		for k, f := range x {
+			out[k] = finiteJSON(f)
+		}
+		return out
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[k] = finiteJSON(e)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = finiteJSON(e)
+		}
+		return out
+	}
+	return v
+}

@@ -29,6 +29,9 @@ func Write(path string, data []byte) error {
 			os.Remove(tmp)
 		}
 	}()
+	if err := f.Chmod(0o644); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
 	if _, err := f.Write(data); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
