@@ -173,8 +173,10 @@ func BenchmarkEvaluator(b *testing.B) {
 	for _, cfg := range []EvaluatorConfig{
 		{MaxBatch: 64, MaxWait: time.Millisecond, Workers: 1},
 		{MaxBatch: 32, MaxWait: time.Millisecond, Workers: 2},
+		{MaxBatch: 64, MaxWait: 0, Workers: 1},
+		{MaxBatch: 32, MaxWait: 0, Workers: 2},
 	} {
-		b.Run(fmt.Sprintf("workers=%d/max_batch=%d", cfg.Workers, cfg.MaxBatch), func(b *testing.B) {
+		b.Run(fmt.Sprintf("workers=%d/max_batch=%d/max_wait=%v", cfg.Workers, cfg.MaxBatch, cfg.MaxWait), func(b *testing.B) {
 			w := randomWeights(b, DefaultConfig(), connect4Shape, 1)
 			e, err := NewEvaluator(cfg, w, benchGame{})
 			if err != nil {
