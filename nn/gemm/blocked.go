@@ -4,9 +4,10 @@ import "sync"
 
 // Micro-kernel flags, shared with the assembly.
 const (
-	flagAcc  = 1 // add the existing C
-	flagBias = 2 // add bias[col]
-	flagReLU = 4 // clamp at zero
+	flagAcc   = 1 // add the existing C
+	flagBias  = 2 // add bias[col]
+	flagReLU  = 4 // clamp at zero
+	flagScale = 8 // multiply by alpha (else alpha is taken as 1)
 )
 
 // Blocking parameters, variables so that benchmarks can tune them. k is cut
@@ -175,6 +176,9 @@ func sgemmTiled(id kernelID, ws *workspace, transA, transB bool, m, n, k int, al
 			for pc := 0; pc < k; pc += kcStep {
 				kc := min(kcStep, k-pc)
 				flags := 0
+				if alpha != 1 {
+					flags |= flagScale
+				}
 				if pc > 0 || beta != 0 {
 					flags |= flagAcc
 				}
@@ -217,7 +221,7 @@ func sgemmTiled(id kernelID, ws *workspace, transA, transB bool, m, n, k int, al
 							callKernel(id, w, transA, kc, ap, as, bp, bstride, &c[crow], ldc, alpha, bb, flags)
 							continue
 						}
-						callKernel(id, w, transA, kc, ap, as, bp, bstride, &ws.tile[0], w, alpha, nil, 0)
+						callKernel(id, w, transA, kc, ap, as, bp, bstride, &ws.tile[0], w, alpha, nil, flags&flagScale)
 						mergeTile(ws.tile[:], w, rows, cols, c[crow:], ldc, flags, bias, jc+jr)
 					}
 				}

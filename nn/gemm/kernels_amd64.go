@@ -8,7 +8,7 @@ import "golang.org/x/sys/cpu"
 // internal/asmgen. Strides are in elements.
 
 // kern512 computes a 6x64 tile with AVX-512: acc = A[0:6][0:kc]*B[0:kc][0:64],
-// then acc *= alpha; acc += C if flags&flagAcc; acc += bias[0:64] if
+// then acc *= alpha if flags&flagScale; acc += C if flags&flagAcc; acc += bias[0:64] if
 // flags&flagBias; acc = max(acc, 0) if flags&flagReLU; C = acc.
 //
 //go:noescape

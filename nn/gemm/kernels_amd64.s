@@ -156,6 +156,9 @@ kern512_tail:
 	VFMADD231PS Z29, Z27, Z23
 	ADDQ R11, BX
 kern512_epilogue:
+	MOVQ flags+72(FP), DX
+	TESTQ $8, DX
+	JZ kern512_noalpha
 	VBROADCASTSS alpha+56(FP), Z28
 	VMULPS Z28, Z0, Z0
 	VMULPS Z28, Z1, Z1
@@ -181,7 +184,7 @@ kern512_epilogue:
 	VMULPS Z28, Z21, Z21
 	VMULPS Z28, Z22, Z22
 	VMULPS Z28, Z23, Z23
-	MOVQ flags+72(FP), DX
+kern512_noalpha:
 	MOVQ c+40(FP), DI
 	MOVQ ldc+48(FP), R12
 	SHLQ $2, R12
@@ -399,6 +402,9 @@ kern256_tail:
 	VFMADD231PS Y15, Y13, Y11
 	ADDQ R11, BX
 kern256_epilogue:
+	MOVQ flags+72(FP), DX
+	TESTQ $8, DX
+	JZ kern256_noalpha
 	VBROADCASTSS alpha+56(FP), Y14
 	VMULPS Y14, Y0, Y0
 	VMULPS Y14, Y1, Y1
@@ -412,7 +418,7 @@ kern256_epilogue:
 	VMULPS Y14, Y9, Y9
 	VMULPS Y14, Y10, Y10
 	VMULPS Y14, Y11, Y11
-	MOVQ flags+72(FP), DX
+kern256_noalpha:
 	MOVQ c+40(FP), DI
 	MOVQ ldc+48(FP), R12
 	SHLQ $2, R12
@@ -634,6 +640,9 @@ kern512T_tail:
 	VFMADD231PS Z29, Z27, Z23
 	ADDQ R11, BX
 kern512T_epilogue:
+	MOVQ flags+72(FP), DX
+	TESTQ $8, DX
+	JZ kern512T_noalpha
 	VBROADCASTSS alpha+56(FP), Z28
 	VMULPS Z28, Z0, Z0
 	VMULPS Z28, Z1, Z1
@@ -659,7 +668,7 @@ kern512T_epilogue:
 	VMULPS Z28, Z21, Z21
 	VMULPS Z28, Z22, Z22
 	VMULPS Z28, Z23, Z23
-	MOVQ flags+72(FP), DX
+kern512T_noalpha:
 	MOVQ c+40(FP), DI
 	MOVQ ldc+48(FP), R12
 	SHLQ $2, R12
@@ -877,6 +886,9 @@ kern512w32_tail:
 	VFMADD231PS Z15, Z13, Z11
 	ADDQ R11, BX
 kern512w32_epilogue:
+	MOVQ flags+72(FP), DX
+	TESTQ $8, DX
+	JZ kern512w32_noalpha
 	VBROADCASTSS alpha+56(FP), Z14
 	VMULPS Z14, Z0, Z0
 	VMULPS Z14, Z1, Z1
@@ -890,7 +902,7 @@ kern512w32_epilogue:
 	VMULPS Z14, Z9, Z9
 	VMULPS Z14, Z10, Z10
 	VMULPS Z14, Z11, Z11
-	MOVQ flags+72(FP), DX
+kern512w32_noalpha:
 	MOVQ c+40(FP), DI
 	MOVQ ldc+48(FP), R12
 	SHLQ $2, R12
@@ -1058,6 +1070,9 @@ kern512w32T_tail:
 	VFMADD231PS Z15, Z13, Z11
 	ADDQ R11, BX
 kern512w32T_epilogue:
+	MOVQ flags+72(FP), DX
+	TESTQ $8, DX
+	JZ kern512w32T_noalpha
 	VBROADCASTSS alpha+56(FP), Z14
 	VMULPS Z14, Z0, Z0
 	VMULPS Z14, Z1, Z1
@@ -1071,7 +1086,7 @@ kern512w32T_epilogue:
 	VMULPS Z14, Z9, Z9
 	VMULPS Z14, Z10, Z10
 	VMULPS Z14, Z11, Z11
-	MOVQ flags+72(FP), DX
+kern512w32T_noalpha:
 	MOVQ c+40(FP), DI
 	MOVQ ldc+48(FP), R12
 	SHLQ $2, R12
@@ -1212,6 +1227,9 @@ kern512w16_tail:
 	VFMADD231PS Z8, Z6, Z5
 	ADDQ R11, BX
 kern512w16_epilogue:
+	MOVQ flags+72(FP), DX
+	TESTQ $8, DX
+	JZ kern512w16_noalpha
 	VBROADCASTSS alpha+56(FP), Z7
 	VMULPS Z7, Z0, Z0
 	VMULPS Z7, Z1, Z1
@@ -1219,7 +1237,7 @@ kern512w16_epilogue:
 	VMULPS Z7, Z3, Z3
 	VMULPS Z7, Z4, Z4
 	VMULPS Z7, Z5, Z5
-	MOVQ flags+72(FP), DX
+kern512w16_noalpha:
 	MOVQ c+40(FP), DI
 	MOVQ ldc+48(FP), R12
 	SHLQ $2, R12
@@ -1335,6 +1353,9 @@ kern512w16T_tail:
 	VFMADD231PS Z8, Z6, Z5
 	ADDQ R11, BX
 kern512w16T_epilogue:
+	MOVQ flags+72(FP), DX
+	TESTQ $8, DX
+	JZ kern512w16T_noalpha
 	VBROADCASTSS alpha+56(FP), Z7
 	VMULPS Z7, Z0, Z0
 	VMULPS Z7, Z1, Z1
@@ -1342,7 +1363,7 @@ kern512w16T_epilogue:
 	VMULPS Z7, Z3, Z3
 	VMULPS Z7, Z4, Z4
 	VMULPS Z7, Z5, Z5
-	MOVQ flags+72(FP), DX
+kern512w16T_noalpha:
 	MOVQ c+40(FP), DI
 	MOVQ ldc+48(FP), R12
 	SHLQ $2, R12
@@ -1485,6 +1506,9 @@ kern256T_tail:
 	VFMADD231PS Y15, Y13, Y11
 	ADDQ R11, BX
 kern256T_epilogue:
+	MOVQ flags+72(FP), DX
+	TESTQ $8, DX
+	JZ kern256T_noalpha
 	VBROADCASTSS alpha+56(FP), Y14
 	VMULPS Y14, Y0, Y0
 	VMULPS Y14, Y1, Y1
@@ -1498,7 +1522,7 @@ kern256T_epilogue:
 	VMULPS Y14, Y9, Y9
 	VMULPS Y14, Y10, Y10
 	VMULPS Y14, Y11, Y11
-	MOVQ flags+72(FP), DX
+kern256T_noalpha:
 	MOVQ c+40(FP), DI
 	MOVQ ldc+48(FP), R12
 	SHLQ $2, R12

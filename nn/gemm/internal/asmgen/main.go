@@ -57,7 +57,7 @@ func main() {
 //
 // computing an mr x (vecs*width) tile: acc = A[0:mr][0:kc] * B[0:kc][0:nr]
 // with A and B read through their row strides (in elements), then
-// acc *= alpha; if flags&1, acc += C; if flags&2, acc += bias[0:nr];
+// if flags&8, acc *= alpha; if flags&1, acc += C; if flags&2, acc += bias[0:nr];
 // if flags&4, acc = max(acc, 0); C = acc. Accumulators are registers
 // 0..mr*vecs-1; B rows are loaded into the next vecs registers, and A values
 // are broadcast alternately into the last two.
@@ -164,11 +164,14 @@ func gemmKernel(g *gen, name, r string, vecs, mr, nr int, aT bool) {
 	g.i("JZ %s_epilogue", name)
 	step(g, vecs, mr, bytesPerVec, acc, breg, bc, arow, 0)
 	g.p("%s_epilogue:", name)
+	g.i("MOVQ flags+72(FP), DX")
+	g.i("TESTQ $8, DX")
+	g.i("JZ %s_noalpha", name)
 	g.i("VBROADCASTSS alpha+56(FP), %s", bc[0])
 	for k := 0; k < nacc; k++ {
 		g.i("VMULPS %s, %s%d, %s%d", bc[0], r, k, r, k)
 	}
-	g.i("MOVQ flags+72(FP), DX")
+	g.p("%s_noalpha:", name)
 	g.i("MOVQ c+40(FP), DI")
 	g.i("MOVQ ldc+48(FP), R12")
 	g.i("SHLQ $2, R12")
