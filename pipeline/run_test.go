@@ -1,0 +1,228 @@
+package pipeline
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"tabula/nn"
+	"tabula/replay"
+)
+
+// smoke loads the Connect Four smoke config into a fresh run folder.
+func smoke(t *testing.T, dir string, sets ...string) *Config {
+	t.Helper()
+	cfg, err := Load("../configs/connect4-smoke.yaml", append([]string{"run_dir=" + dir}, sets...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg
+}
+
+func readMetrics(t *testing.T, dir string) []map[string]any {
+	t.Helper()
+	f, err := os.Open(filepath.Join(dir, metricsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []map[string]any
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		var m map[string]any
+		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
+			t.Fatalf("metrics line %d is not JSON: %v: %s", len(out)+1, err, sc.Text())
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// replayExamples counts the examples in every chunk of a run, checking each.
+func replayExamples(t *testing.T, dir string) (int, map[string]int) {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join(dir, replayDir, "*"+replay.ChunkSuffix))
+	total := 0
+	per := map[string]int{}
+	for _, f := range files {
+		_, ex, err := replay.ReadChunkFile(f)
+		if err != nil {
+			t.Fatalf("chunk %s: %v", f, err)
+		}
+		per[filepath.Base(f)] = len(ex)
+		total += len(ex)
+	}
+	return total, per
+}
+
+func runOnce(t *testing.T, cfg *Config) *Trainer {
+	t.Helper()
+	tr, err := New(cfg, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tr.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if err := tr.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return tr
+}
+
+func TestSmokeRunThenResume(t *testing.T) {
+	dir := t.TempDir()
+	cfg := smoke(t, dir)
+	runOnce(t, cfg)
+
+	m := readMetrics(t, dir)
+	if len(m) != 2 {
+		t.Fatalf("%d metrics lines, want 2", len(m))
+	}
+	examples := 0
+	for i, rec := range m {
+		sp := rec["selfplay"].(map[string]any)
+		tr := rec["train"].(map[string]any)
+		if sp["games"].(float64) != 8 || tr["steps"].(float64) != 10 {
+			t.Fatalf("iteration %d: selfplay %v train %v", i+1, sp, tr)
+		}
+		if _, ok := rec["gate"].(map[string]any)["promoted"]; !ok {
+			t.Fatalf("iteration %d has no gating result: %v", i+1, rec)
+		}
+		examples += int(sp["examples"].(float64))
+	}
+	if _, ok := m[1]["ladder"]; !ok {
+		t.Error("no ladder result at iteration 2 (ladder.every = 2)")
+	}
+	if got, _ := replayExamples(t, dir); got != examples {
+		t.Fatalf("replay folder holds %d examples, self-play reported %d", got, examples)
+	}
+	for i := 0; i <= 2; i++ {
+		ck, err := nn.LoadCheckpoint(filepath.Join(dir, checkpointDir, "ckpt-00000"+string(rune('0'+i))+".tbn"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ck.Step != int64(10*i) || ck.Meta["iteration"] != string(rune('0'+i)) {
+			t.Fatalf("checkpoint %d: step %d meta %v", i, ck.Step, ck.Meta)
+		}
+	}
+	if b, err := readBest(dir); err != nil || b == "" {
+		t.Fatalf("best = %q, %v", b, err)
+	}
+
+	// The same command with one more iteration resumes: iteration 3 only.
+	cfg = smoke(t, dir, "iterations=3")
+	tr := runOnce(t, cfg)
+	if tr.Iteration() != 3 {
+		t.Fatalf("resumed run ended at iteration %d, want 3", tr.Iteration())
+	}
+	m = readMetrics(t, dir)
+	if len(m) != 3 || m[2]["iteration"].(float64) != 3 {
+		t.Fatalf("after resuming: %d metrics lines, last %v", len(m), m[len(m)-1]["iteration"])
+	}
+	ck, err := nn.LoadCheckpoint(filepath.Join(dir, checkpointDir, "ckpt-000003.tbn"))
+	if err != nil || ck.Step != 30 || ck.Optimizer == nil {
+		t.Fatalf("checkpoint 3: %v, step %d", err, ck.Step)
+	}
+}
+
+func TestRunFolderIsLockedAndChecked(t *testing.T) {
+	dir := t.TempDir()
+	cfg := smoke(t, dir)
+	a, err := New(cfg, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := New(cfg, Options{}); err == nil || !strings.Contains(err.Error(), "in use") {
+		t.Fatalf("a second trainer on the same folder: %v", err)
+	}
+	a.Close()
+	other := smoke(t, dir, "network.filters=16")
+	if _, err := New(other, Options{}); err == nil || !strings.Contains(err.Error(), "network") {
+		t.Fatalf("resuming with another network size: %v", err)
+	}
+}
+
+// TestKillAndRestart kills the training process with SIGKILL at random
+// moments, restarts it each time, and checks that no file is corrupt and no
+// written example or checkpoint is lost.
+func TestKillAndRestart(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs cmd/train")
+	}
+	bin := filepath.Join(t.TempDir(), "train")
+	build := exec.Command("go", "build", "-o", bin, "../cmd/train")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	dir := t.TempDir()
+	rng := rand.New(rand.NewPCG(1, 2))
+	seen := map[string]int{} // chunk -> examples, never to shrink or vanish
+	var ckpts []string
+	for round := 0; round < 4; round++ {
+		cmd := exec.Command(bin, "-config", "../configs/connect4-smoke.yaml", "-run", dir, "-quiet",
+			"-set", "iterations=0", "-set", "ladder.every=0", "-set", "bench.every=0")
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(time.Duration(800+rng.IntN(2500)) * time.Millisecond)
+		cmd.Process.Signal(syscall.SIGKILL)
+		cmd.Wait()
+
+		_, per := replayExamples(t, dir) // fails on any corrupt chunk
+		for name, n := range seen {
+			if per[name] != n {
+				t.Fatalf("round %d: chunk %s had %d examples, now %d", round, name, n, per[name])
+			}
+		}
+		for name, n := range per {
+			seen[name] = n
+		}
+		for _, c := range ckpts {
+			if _, err := nn.LoadCheckpoint(c); err != nil {
+				t.Fatalf("round %d: earlier checkpoint %s: %v", round, c, err)
+			}
+		}
+		ckpts, _ = filepath.Glob(filepath.Join(dir, checkpointDir, "ckpt-*.tbn"))
+		for _, c := range ckpts {
+			if _, err := nn.LoadCheckpoint(c); err != nil {
+				t.Fatalf("round %d: checkpoint %s: %v", round, c, err)
+			}
+		}
+		readMetrics(t, dir) // a torn last line is allowed only until the next start
+	}
+	if len(seen) == 0 || len(ckpts) < 2 {
+		t.Fatalf("the runs wrote %d chunks and %d checkpoints: too short to test anything", len(seen), len(ckpts))
+	}
+	// A last clean run finishes an iteration on top of what was left.
+	cfg := smoke(t, dir, "ladder.every=0", "bench.every=0")
+	tr, err := New(cfg, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Iterations = tr.Iteration() + 1
+	if err := tr.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	tr.Close()
+	readMetrics(t, dir)
+	_, per := replayExamples(t, dir)
+	for name, n := range seen {
+		if per[name] != n {
+			t.Fatalf("after the clean run: chunk %s had %d examples, now %d", name, n, per[name])
+		}
+	}
+	left, _ := filepath.Glob(filepath.Join(dir, "*", "*.tmp"))
+	if len(left) > 0 {
+		t.Fatalf("temporary files left after a clean start: %v", left)
+	}
+}
