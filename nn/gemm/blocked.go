@@ -32,7 +32,7 @@ const (
 // workspace holds the scratch buffers of one call. Workspaces are reused
 // through wsPool, so steady-state calls allocate nothing.
 type workspace struct {
-	b    []float32 // packed B panels, kc x nr each
+	b    []float32 // packed B panels, k x width each, nr apart
 	edge []float32 // a partial strip of A rows padded with zero rows
 	bt   []float32 // B transposed for the dot-product path
 	tile [mr * maxNR]float32
@@ -107,7 +107,8 @@ func sgemm(id kernelID, transA, transB bool, m, n, k int, alpha float32, a []flo
 	wsPool.Put(ws)
 }
 
-// forcePath overrides useDot in benchmarks: 0 automatic, 1 dot, 2 tiled.
+// forcePath overrides useDot, for benchmarks only: 0 automatic, 1 dot,
+// 2 tiled.
 var forcePath = 0
 
 // useDot reports whether the dot-product path suits the shape: B stored
@@ -151,7 +152,7 @@ func epilogueRow(row, bias []float32, relu bool) {
 // it cannot be read in place), then a block of mcBlk rows of A and C, then k
 // blocks, B panels and 6-row strips. The C block and the A rows of one row
 // block stay in cache across the k blocks, and each k block of a B panel stays
-// in L1 across the strips.
+// in L1 or L2 across the strips.
 func sgemmTiled(id kernelID, ws *workspace, transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int, bias []float32, relu bool) {
 	nr := tileWidth(id)
 	nblk := (k + kcMax - 1) / kcMax
@@ -161,7 +162,8 @@ func sgemmTiled(id kernelID, ws *workspace, transA, transB bool, m, n, k int, al
 		nc := min(ncBlk, n-jc)
 		npanel := (nc + nr - 1) / nr
 		// Pack the B panels that cannot be read in place (all of them when
-		// B is transposed, else only a partial last one), each as k x nr.
+		// B is transposed, else only a partial last one), each as k x w
+		// where w is the panel's tile width.
 		ws.b = grow(ws.b, npanel*k*nr)
 		for jr, p := 0, 0; jr < nc; jr, p = jr+nr, p+1 {
 			cols := min(nr, nc-jr)
