@@ -47,6 +47,7 @@ func buildNetwork(w *nn.Weights, batch int, bnMomentum float64) (*network, error
 	s := w.Shape
 	g := G.NewGraph()
 	n := &network{g: g, batch: batch}
+	scratch := &convScratch{}
 	n.obs = G.NewTensor(g, tensor.Float32, 4, G.WithShape(batch, s.Planes, s.Height, s.Width), G.WithName("obs"))
 
 	bind := func(name string, data []float32, decay bool, shape ...int) *G.Node {
@@ -57,8 +58,7 @@ func buildNetwork(w *nn.Weights, batch int, bnMomentum float64) (*network, error
 	}
 	conv := func(name string, x *G.Node, c nn.Conv) (*G.Node, error) {
 		f := bind(name+".w", c.W, true, c.Out, c.In, c.K, c.K)
-		pad := c.K / 2
-		y, err := G.Conv2d(x, f, tensor.Shape{c.K, c.K}, []int{pad, pad}, []int{1, 1}, []int{1, 1})
+		y, err := conv2d(x, f, scratch)
 		if err != nil {
 			return nil, fmt.Errorf("train: %s: %w", name, err)
 		}

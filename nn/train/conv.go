@@ -1,0 +1,264 @@
+package train
+
+import (
+	"fmt"
+	"hash"
+	"hash/fnv"
+
+	"github.com/chewxy/hm"
+	"gonum.org/v1/gonum/blas"
+	G "gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+)
+
+// A "same" convolution with stride 1 as gorgonia ops of our own. gorgonia's
+// Conv2d multiplies im2col rows by the filters and then transposes the
+// result back to NCHW; here the filters multiply the im2col matrix laid out
+// [in*k*k][batch*h*w], which gives [out][batch*h*w] with one large SGEMM,
+// and the result is moved to NCHW with contiguous block copies. The backward
+// pass is two more SGEMMs and a shifted accumulation (col2im). The SGEMMs go
+// to the BLAS gorgonia uses (see UseBLAS).
+
+// convShape is one convolution's geometry.
+type convShape struct{ b, cin, cout, k, h, w int }
+
+func (s convShape) kk() int { return s.cin * s.k * s.k } // im2col rows
+func (s convShape) hw() int { return s.h * s.w }
+func (s convShape) n() int  { return s.b * s.h * s.w } // im2col columns
+
+// convScratch is work memory shared by every convolution op of one graph:
+// a machine runs one op at a time.
+type convScratch struct{ col, dcol, y []float32 }
+
+func grow(buf *[]float32, n int) []float32 {
+	if cap(*buf) < n {
+		*buf = make([]float32, n)
+	}
+	return (*buf)[:n]
+}
+
+// im2col fills col [cin*k*k][b*h*w] from x [b][cin][h][w]: row (c, ky, kx)
+// holds channel c shifted by (ky-k/2, kx-k/2), zero outside the board.
+func (s convShape) im2col(col, x []float32) {
+	hw, n, p := s.hw(), s.n(), s.k/2
+	for c := range s.cin {
+		for ky := range s.k {
+			for kx := range s.k {
+				row := col[((c*s.k+ky)*s.k+kx)*n:][:n]
+				dy, dx := ky-p, kx-p
+				x0, x1 := max(0, -dx), min(s.w, s.w-dx)
+				for e := range s.b {
+					src := x[(e*s.cin+c)*hw:][:hw]
+					dst := row[e*hw:][:hw]
+					for y := range s.h {
+						d := dst[y*s.w:][:s.w]
+						sy := y + dy
+						if sy < 0 || sy >= s.h || x0 >= x1 {
+							clear(d)
+							continue
+						}
+						clear(d[:x0])
+						copy(d[x0:x1], src[sy*s.w+x0+dx:sy*s.w+x1+dx])
+						clear(d[x1:])
+					}
+				}
+			}
+		}
+	}
+}
+
+// col2im is the adjoint of im2col: dx [b][cin][h][w] = sum of the shifted
+// rows of dcol.
+func (s convShape) col2im(dx, dcol []float32) {
+	clear(dx)
+	hw, n, p := s.hw(), s.n(), s.k/2
+	for c := range s.cin {
+		for ky := range s.k {
+			for kx := range s.k {
+				row := dcol[((c*s.k+ky)*s.k+kx)*n:][:n]
+				dy, ddx := ky-p, kx-p
+				x0, x1 := max(0, -ddx), min(s.w, s.w-ddx)
+				if x0 >= x1 {
+					continue
+				}
+				for e := range s.b {
+					src := row[e*hw:][:hw]
+					dst := dx[(e*s.cin+c)*hw:][:hw]
+					for y := range s.h {
+						sy := y + dy
+						if sy < 0 || sy >= s.h {
+							continue
+						}
+						d := dst[sy*s.w+x0+ddx : sy*s.w+x1+ddx]
+						for i, v := range src[y*s.w+x0 : y*s.w+x1] {
+							d[i] += v
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// toNCHW copies y [cout][b][hw] to out [b][cout][hw].
+func (s convShape) toNCHW(out, y []float32) {
+	hw := s.hw()
+	for o := range s.cout {
+		for e := range s.b {
+			copy(out[(e*s.cout+o)*hw:][:hw], y[(o*s.b+e)*hw:][:hw])
+		}
+	}
+}
+
+// fromNCHW copies dy [b][cout][hw] to y [cout][b][hw].
+func (s convShape) fromNCHW(y, dy []float32) {
+	hw := s.hw()
+	for o := range s.cout {
+		for e := range s.b {
+			copy(y[(o*s.b+e)*hw:][:hw], dy[(e*s.cout+o)*hw:][:hw])
+		}
+	}
+}
+
+// float32s returns the contiguous float32 data of a value, materialising a
+// view if needed.
+func float32s(v G.Value, want int, what string) ([]float32, error) {
+	d, ok := v.(*tensor.Dense)
+	if !ok {
+		return nil, fmt.Errorf("train: conv %s: %T, want *tensor.Dense", what, v)
+	}
+	if d.RequiresIterator() {
+		d = d.Materialize().(*tensor.Dense)
+	}
+	f, ok := d.Data().([]float32)
+	if !ok || len(f) != want {
+		return nil, fmt.Errorf("train: conv %s: %T of %d values, want %d float32", what, d.Data(), len(f), want)
+	}
+	return f, nil
+}
+
+var tensor4 = G.TensorType{Dims: 4, Of: hm.TypeVariable('a')}
+
+// convKind tells the three ops apart.
+type convKind int
+
+const (
+	convForward   convKind = iota // (x, w) -> y
+	convGradInput                 // (w, dy) -> dx
+	convGradW                     // (x, dy) -> dw
+)
+
+// convOp is a forward or backward convolution.
+type convOp struct {
+	convShape
+	kind    convKind
+	scratch *convScratch
+}
+
+func (op *convOp) Arity() int    { return 2 }
+func (op *convOp) Type() hm.Type { return hm.NewFnType(tensor4, tensor4, tensor4) }
+func (op *convOp) InferShape(...G.DimSizer) (tensor.Shape, error) {
+	switch op.kind {
+	case convForward:
+		return tensor.Shape{op.b, op.cout, op.h, op.w}, nil
+	case convGradInput:
+		return tensor.Shape{op.b, op.cin, op.h, op.w}, nil
+	}
+	return tensor.Shape{op.cout, op.cin, op.k, op.k}, nil
+}
+func (op *convOp) ReturnsPtr() bool     { return false }
+func (op *convOp) CallsExtern() bool    { return false }
+func (op *convOp) OverwritesInput() int { return -1 }
+func (op *convOp) String() string {
+	return fmt.Sprintf("tabulaConv%d{b=%d,%d->%d,k=%d,%dx%d}", op.kind, op.b, op.cin, op.cout, op.k, op.h, op.w)
+}
+func (op *convOp) WriteHash(h hash.Hash) { fmt.Fprint(h, op.String()) }
+func (op *convOp) Hashcode() uint32 {
+	h := fnv.New32a()
+	op.WriteHash(h)
+	return h.Sum32()
+}
+
+// DiffWRT says both inputs of the forward op are differentiable.
+func (op *convOp) DiffWRT(inputs int) []bool { return []bool{true, true} }
+
+// SymDiff returns the gradient nodes of x and w for the forward op.
+func (op *convOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
+	if op.kind != convForward || len(inputs) != 2 {
+		return nil, fmt.Errorf("train: %v: no second derivative", op)
+	}
+	dx, err := G.ApplyOp(&convOp{op.convShape, convGradInput, op.scratch}, inputs[1], grad)
+	if err != nil {
+		return nil, err
+	}
+	dw, err := G.ApplyOp(&convOp{op.convShape, convGradW, op.scratch}, inputs[0], grad)
+	if err != nil {
+		return nil, err
+	}
+	return G.Nodes{dx, dw}, nil
+}
+
+// Do runs the op.
+func (op *convOp) Do(inputs ...G.Value) (G.Value, error) {
+	if len(inputs) != 2 {
+		return nil, fmt.Errorf("train: %v: %d inputs, want 2", op, len(inputs))
+	}
+	s, sc := op.convShape, op.scratch
+	xLen, yLen, wLen := s.b*s.cin*s.hw(), s.b*s.cout*s.hw(), s.cout*s.kk()
+	shape, _ := op.InferShape()
+	out := tensor.New(tensor.Of(tensor.Float32), tensor.WithShape(shape...))
+	res := out.Data().([]float32)
+	switch op.kind {
+	case convForward:
+		x, err := float32s(inputs[0], xLen, "input")
+		if err != nil {
+			return nil, err
+		}
+		w, err := float32s(inputs[1], wLen, "filters")
+		if err != nil {
+			return nil, err
+		}
+		col, y := grow(&sc.col, s.kk()*s.n()), grow(&sc.y, yLen)
+		s.im2col(col, x)
+		G.WhichBLAS().Sgemm(blas.NoTrans, blas.NoTrans, s.cout, s.n(), s.kk(), 1, w, s.kk(), col, s.n(), 0, y, s.n())
+		s.toNCHW(res, y)
+	case convGradInput:
+		w, err := float32s(inputs[0], wLen, "filters")
+		if err != nil {
+			return nil, err
+		}
+		dy, err := float32s(inputs[1], yLen, "output gradient")
+		if err != nil {
+			return nil, err
+		}
+		y, dcol := grow(&sc.y, yLen), grow(&sc.dcol, s.kk()*s.n())
+		s.fromNCHW(y, dy)
+		G.WhichBLAS().Sgemm(blas.Trans, blas.NoTrans, s.kk(), s.n(), s.cout, 1, w, s.kk(), y, s.n(), 0, dcol, s.n())
+		s.col2im(res, dcol)
+	case convGradW:
+		x, err := float32s(inputs[0], xLen, "input")
+		if err != nil {
+			return nil, err
+		}
+		dy, err := float32s(inputs[1], yLen, "output gradient")
+		if err != nil {
+			return nil, err
+		}
+		col, y := grow(&sc.col, s.kk()*s.n()), grow(&sc.y, yLen)
+		s.im2col(col, x)
+		s.fromNCHW(y, dy)
+		G.WhichBLAS().Sgemm(blas.NoTrans, blas.Trans, s.cout, s.kk(), s.n(), 1, y, s.n(), col, s.n(), 0, res, s.kk())
+	}
+	return out, nil
+}
+
+// conv2d applies a same-padded, stride-1 convolution of x (b, cin, h, w) with
+// filters f (cout, cin, k, k).
+func conv2d(x, f *G.Node, scratch *convScratch) (*G.Node, error) {
+	xs, fs := x.Shape(), f.Shape()
+	if len(xs) != 4 || len(fs) != 4 || xs[1] != fs[1] || fs[2] != fs[3] || fs[2]%2 != 1 {
+		return nil, fmt.Errorf("train: conv of %v by %v: want (b,c,h,w) by (out,c,k,k) with odd k", xs, fs)
+	}
+	op := &convOp{convShape{b: xs[0], cin: xs[1], cout: fs[0], k: fs[2], h: xs[2], w: xs[3]}, convForward, scratch}
+	return G.ApplyOp(op, x, f)
+}
