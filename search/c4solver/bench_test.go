@@ -45,3 +45,35 @@ func BenchmarkL1R3First3(b *testing.B)  { benchSet(b, "Test_L1_R3", 3) }
 
 // BenchmarkL2R2First200 is a quicker measure of the typical middle game.
 func BenchmarkL2R2First200(b *testing.B) { benchSet(b, "Test_L2_R2", 200) }
+
+// benchOutcome is benchSet for the weak solve (Outcome).
+func benchOutcome(b *testing.B, name string, limit int) {
+	ps := loadSet(b, name)
+	if limit > 0 && limit < len(ps) {
+		ps = ps[:limit]
+	}
+	s := newSolver(b)
+	b.ReportAllocs()
+	b.ResetTimer()
+	var nodes uint64
+	positions := 0
+	for b.Loop() {
+		b.StopTimer()
+		s.Reset()
+		b.StartTimer()
+		for _, p := range ps {
+			if got := s.Outcome(p.state); got != sign(p.score) {
+				b.Fatalf("%s: Outcome = %d, want %d", p.line, got, sign(p.score))
+			}
+		}
+		nodes += s.Nodes()
+		positions += len(ps)
+	}
+	sec := b.Elapsed().Seconds()
+	b.ReportMetric(float64(positions)/sec, "positions/s")
+	b.ReportMetric(float64(nodes)/sec, "nodes/s")
+	b.ReportMetric(float64(nodes)/float64(positions), "nodes/position")
+}
+
+func BenchmarkOutcomeL1R2First20(b *testing.B) { benchOutcome(b, "Test_L1_R2", 20) }
+func BenchmarkOutcomeL1R3First3(b *testing.B)  { benchOutcome(b, "Test_L1_R3", 3) }

@@ -40,6 +40,15 @@ const (
 // game is over).
 const Invalid = -1000
 
+// tableMoves is the number of stones below which positions are looked up in
+// and stored to the transposition table. Closer to the end of the game the
+// subtrees are so small that searching them again costs less than the cache
+// miss of a table probe. On the first 200 positions of Test_L2_R2, measured
+// as CPU time while other work loaded the machine, skipping the table from
+// 32 stones on searched 83% more nodes but took about 35% less time than
+// using it everywhere (36: 15% less, 28: 25% less).
+const tableMoves = 32
+
 // DefaultTableLog2 is the log2 of the number of transposition-table entries
 // used by the tests and benchmarks: 2^23 entries of 8 bytes, 64 MiB (Pons
 // used 2^24 entries of 5 bytes; the difference in nodes searched is below
@@ -195,14 +204,74 @@ func (s *Solver) ScoreMoves(st *connect4.State) [width]int {
 	return scores
 }
 
-// solve returns the score of a position that is not over, by null-window
-// searches that halve the interval of possible scores, probing near zero
-// first.
+// Outcome returns the game-theoretic result of st for the player to move:
+// +1 a win, 0 a draw, -1 a loss. It searches only as far as needed to tell
+// these apart (a weak solve), often much faster than Solve. On a finished
+// game it returns the result of that game for the player to move.
+func (s *Solver) Outcome(st *connect4.State) int {
+	cur, mask := st.Bitboards()
+	moves := st.MoveNumber()
+	switch {
+	case st.Won():
+		return -1
+	case moves == cells:
+		return 0
+	}
+	return sign(s.solveWithin(cur, mask, moves, -1, 1))
+}
+
+// OutcomeMoves returns, for each column, the result (+1, 0, -1) for the
+// player to move of playing there, or Invalid for a full column (and for
+// every column once the game is over). A move is a mistake when another
+// column has a strictly greater outcome.
+func (s *Solver) OutcomeMoves(st *connect4.State) [width]int {
+	var out [width]int
+	for c := range out {
+		out[c] = Invalid
+	}
+	if st.IsTerminal() {
+		return out
+	}
+	cur, mask := st.Bitboards()
+	moves := st.MoveNumber()
+	win := winningCells(cur, mask)
+	for c := 0; c < width; c++ {
+		move := (mask + connect4.Bit(c, 0)) & connect4.ColumnMask(c)
+		switch {
+		case move == 0:
+		case move&win != 0:
+			out[c] = 1
+		case moves+1 == cells:
+			out[c] = 0
+		default:
+			out[c] = -sign(s.solveWithin(cur^mask, mask|move, moves+1, -1, 1))
+		}
+	}
+	return out
+}
+
+func sign(v int) int {
+	switch {
+	case v > 0:
+		return 1
+	case v < 0:
+		return -1
+	}
+	return 0
+}
+
+// solve returns the score of a position that is not over.
 func (s *Solver) solve(cur, mask uint64, moves int) int {
+	return s.solveWithin(cur, mask, moves, -(cells-moves)/2, (cells+1-moves)/2)
+}
+
+// solveWithin narrows [lo, hi] around the score of a position that is not
+// over by null-window searches, probing near zero first, and returns the
+// score, or a bound of it beyond lo or hi when it lies outside [lo, hi].
+func (s *Solver) solveWithin(cur, mask uint64, moves, lo, hi int) int {
 	if canWinNext(cur, mask) {
 		return (cells + 1 - moves) / 2
 	}
-	lo, hi := -(cells-moves)/2, (cells+1-moves)/2
 	for lo < hi {
 		med := lo + (hi-lo)/2
 		if med <= 0 && lo/2 < med {
@@ -252,7 +321,12 @@ func (s *Solver) negamax(cur, mask uint64, moves, alpha, beta int) int {
 	}
 	hi := (cells - 1 - moves) / 2
 	key := cur + mask
-	if v := s.get(key); v != 0 {
+	useTable := moves < tableMoves
+	stored := 0
+	if useTable {
+		stored = s.get(key)
+	}
+	if v := stored; v != 0 {
 		if v > maxScore-minScore+1 { // a lower bound
 			if lo := v + 2*minScore - maxScore - 2; alpha < lo {
 				alpha = lo
@@ -295,14 +369,18 @@ func (s *Solver) negamax(cur, mask uint64, moves, alpha, beta int) int {
 	for j := n - 1; j >= 0; j-- {
 		v := -s.negamax(opp, mask|order[j], moves+1, -beta, -alpha)
 		if v >= beta {
-			s.put(key, v+maxScore-2*minScore+2)
+			if useTable {
+				s.put(key, v+maxScore-2*minScore+2)
+			}
 			return v
 		}
 		if v > alpha {
 			alpha = v
 		}
 	}
-	s.put(key, alpha-minScore+1)
+	if useTable {
+		s.put(key, alpha-minScore+1)
+	}
 	return alpha
 }
 

@@ -282,3 +282,50 @@ func FuzzParsePosition(f *testing.F) {
 		}
 	})
 }
+
+// TestOutcome checks the weak solve against the sign of the reference
+// scores, on whole easy sets and on a prefix of the harder opening set.
+func TestOutcome(t *testing.T) {
+	s := newSolver(t)
+	for _, set := range []struct {
+		name  string
+		limit int
+	}{{"Test_L3_R1", 1000}, {"Test_L2_R1", 1000}, {"Test_L1_R2", 20}} {
+		ps := loadSet(t, set.name)
+		for _, p := range ps[:set.limit] {
+			if got, want := s.Outcome(p.state), sign(p.score); got != want {
+				t.Fatalf("%s %s: Outcome = %d, want %d", set.name, p.line, got, want)
+			}
+		}
+	}
+	// OutcomeMoves agrees with the signs of ScoreMoves.
+	ps := loadSet(t, "Test_L2_R1")
+	for i := 0; i < len(ps); i += 25 {
+		scores, outs := s.ScoreMoves(ps[i].state), s.OutcomeMoves(ps[i].state)
+		for c := range scores {
+			want := scores[c]
+			if want != Invalid {
+				want = sign(want)
+			}
+			if outs[c] != want {
+				t.Fatalf("%s: OutcomeMoves = %v, ScoreMoves = %v", ps[i].line, outs, scores)
+			}
+		}
+	}
+	for _, moves := range []string{"1122334", "126615525717246671625435544411643733237327"} {
+		st, _, _, err := ParsePosition(moves)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := -1
+		if len(moves) == connect4.Cells {
+			want = 0
+		}
+		if got := s.Outcome(st); got != want {
+			t.Errorf("%s: Outcome = %d, want %d", moves, got, want)
+		}
+		if got := s.OutcomeMoves(st); got != [7]int{Invalid, Invalid, Invalid, Invalid, Invalid, Invalid, Invalid} {
+			t.Errorf("%s: OutcomeMoves = %v on a finished game", moves, got)
+		}
+	}
+}
