@@ -36,7 +36,7 @@ type workspace struct {
 	edge []float32 // a partial strip of A rows padded with zero rows
 	bt   []float32 // B transposed for the dot-product path
 	tile [mr * maxNR]float32
-	ap   [4]*float32
+	ap   [8]*float32
 	wp   [4]*float32
 	out  [16]float32
 }
@@ -314,21 +314,27 @@ func sgemmDot(id kernelID, ws *workspace, transB bool, m, n, k int, alpha float3
 		}
 		w, ldw = ws.bt, k
 	}
-	for i0 := 0; i0 < m; i0 += 4 {
-		rows := min(4, m-i0)
-		for i := 0; i < 4; i++ {
+	// Blocks of 4x4 dot products, or 8x2 when n <= 2. Rows and columns
+	// past the edges repeat the last one; their results are dropped.
+	nA, nW := 4, 4
+	if n <= 2 {
+		nA, nW = 8, 2
+	}
+	for i0 := 0; i0 < m; i0 += nA {
+		rows := min(nA, m-i0)
+		for i := 0; i < nA; i++ {
 			ws.ap[i] = &a[(i0+min(i, rows-1))*lda]
 		}
-		for j0 := 0; j0 < n; j0 += 4 {
-			cols := min(4, n-j0)
-			for j := 0; j < 4; j++ {
+		for j0 := 0; j0 < n; j0 += nW {
+			cols := min(nW, n-j0)
+			for j := 0; j < nW; j++ {
 				ws.wp[j] = &w[(j0+min(j, cols-1))*ldw]
 			}
-			callDot(id, k, &ws.ap, &ws.wp, &ws.out)
+			callDot(id, nW, k, &ws.ap, &ws.wp, &ws.out)
 			for i := 0; i < rows; i++ {
 				crow := c[(i0+i)*ldc+j0 : (i0+i)*ldc+j0+cols]
 				for j := range crow {
-					v := alpha * ws.out[4*i+j]
+					v := alpha * ws.out[nW*i+j]
 					if beta != 0 {
 						v += crow[j]
 					}

@@ -10,10 +10,11 @@
 // reading A in place whether transposed or not and B in place when it is not
 // transposed and a panel is full; other B panels are packed once per call
 // and block of columns.
-// The dot-product path (AVX-512, A not transposed) computes 4x4 blocks of dot
-// products of A rows and rows of B^T; Sgemm takes it when B is stored
-// transposed (n x k, as fully connected weights are) and n <= 16 or m <= 32,
-// or when n <= 4. Bias and ReLU are applied in the kernels' epilogue.
+// The dot-product path (AVX-512, A not transposed) computes 4x4 blocks (8x2
+// when n <= 2) of dot products of A rows and rows of B^T; Sgemm takes it when
+// B is stored transposed (n x k, as fully connected weights are) and n <= 16
+// or m <= 32, or when n <= 4. The tiled kernels apply bias and ReLU in their
+// epilogue while C is in registers; the dot path applies them as it stores.
 //
 // Every function works on the calling goroutine: callers that want both
 // cores run one worker per core. Scratch buffers come from a sync.Pool, so

@@ -192,7 +192,7 @@ func TestSmallNPaths(t *testing.T) {
 			for _, tB := range []bool{true, false} {
 				for _, n := range []int{1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17} {
 					for _, k := range []int{1, 15, 16, 17, 84, 129} {
-						for _, m := range []int{1, 3, 4, 9} {
+						for _, m := range []int{1, 3, 4, 9, 17} {
 							tc := gemmCase{transB: tB, m: m, n: n, k: k, pad: k % 2, alpha: 1.5, beta: float32(m % 2), bias: n%2 == 1, relu: k%2 == 1}
 							runCase(t, r, id, tc)
 						}

@@ -50,10 +50,17 @@ func kern512T(kc int, a *float32, lda int, b *float32, ldb int, c *float32, ldc 
 //go:noescape
 func kern256T(kc int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, bias *float32, flags int)
 
-// dot512 computes out[4*i+j] = sum over l < k of ap[i][l]*wp[j][l] with AVX-512.
+// dot512 computes out[4*i+j] = sum over l < k of ap[i][l]*wp[j][l] for
+// i, j < 4 with AVX-512.
 //
 //go:noescape
-func dot512(k int, ap *[4]*float32, wp *[4]*float32, out *[16]float32)
+func dot512(k int, ap *[8]*float32, wp *[4]*float32, out *[16]float32)
+
+// dot512x8x2 computes out[2*i+j] = sum over l < k of ap[i][l]*wp[j][l] for
+// i < 8, j < 2 with AVX-512.
+//
+//go:noescape
+func dot512x8x2(k int, ap *[8]*float32, wp *[4]*float32, out *[16]float32)
 
 // fmaPeak512 runs n iterations of 12 independent 16-lane FMAs.
 func fmaPeak512(n int)
@@ -113,9 +120,14 @@ func callKernel(id kernelID, w int, aT bool, kc int, a *float32, lda int, b *flo
 	}
 }
 
-// callDot runs the dot-product kernel of id on one 4x4 block.
-func callDot(id kernelID, k int, ap *[4]*float32, wp *[4]*float32, out *[16]float32) {
-	dot512(k, ap, wp, out)
+// callDot runs the dot-product kernel for blocks of nW columns (4 or 2) on
+// one block.
+func callDot(id kernelID, nW, k int, ap *[8]*float32, wp *[4]*float32, out *[16]float32) {
+	if nW == 2 {
+		dot512x8x2(k, ap, wp, out)
+	} else {
+		dot512(k, ap, wp, out)
+	}
 }
 
 // fmaPeak runs n iterations of 12 independent FMAs with the widest vectors

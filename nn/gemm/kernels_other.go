@@ -8,7 +8,7 @@ func callKernel(id kernelID, w int, aT bool, kc int, a *float32, lda int, b *flo
 	panic("gemm: no assembly kernels in this build")
 }
 
-func callDot(id kernelID, k int, ap *[4]*float32, wp *[4]*float32, out *[16]float32) {
+func callDot(id kernelID, nW, k int, ap *[8]*float32, wp *[4]*float32, out *[16]float32) {
 	panic("gemm: no assembly kernels in this build")
 }
 

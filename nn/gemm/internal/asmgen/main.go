@@ -43,7 +43,8 @@ func main() {
 	gemmKernel(&g, "kern512w16", "Z", 1, 6, 16, false)
 	gemmKernel(&g, "kern512w16T", "Z", 1, 6, 16, true)
 	gemmKernel(&g, "kern256T", "Y", 2, 6, 16, true)
-	dot512(&g)
+	dotKernel(&g, "dot512", 4, 4)
+	dotKernel(&g, "dot512x8x2", 8, 2)
 	fmaPeak(&g, "fmaPeak512", "Z")
 	fmaPeak(&g, "fmaPeak256", "Y")
 	if err := os.WriteFile(*out, g.Bytes(), 0o644); err != nil {
@@ -231,64 +232,69 @@ func step(g *gen, vecs, mr, bytesPerVec int, acc func(i, v int) string, breg fun
 	g.i("ADDQ R11, BX")
 }
 
-// dot512 emits
+// dotKernel emits
 //
-//	func dot512(k int, ap *[4]*float32, wp *[4]*float32, out *[16]float32)
+//	func name(k int, ap *[8]*float32, wp *[4]*float32, out *[16]float32)
 //
-// computing out[4*i+j] = sum_l ap[i][l] * wp[j][l] for l < k, 16 lanes at a
-// time with a masked tail.
-func dot512(g *gen) {
+// computing out[nW*i+j] = sum_l ap[i][l] * wp[j][l] for i < nA, j < nW and
+// l < k, 16 lanes at a time with a masked tail; nA*nW must be 16.
+func dotKernel(g *gen, name string, nA, nW int) {
+	if nA*nW != 16 {
+		panic("dotKernel needs 16 accumulators")
+	}
+	regs := []string{"R8", "R9", "R10", "R11", "R12", "R13", "BX", "SI", "DI", "DX"}
+	aregs, wregs := regs[:nA], regs[nA:nA+nW]
 	g.p("")
-	g.p("// func dot512(k int, ap *[4]*float32, wp *[4]*float32, out *[16]float32)")
-	g.p("TEXT ·dot512(SB), NOSPLIT, $0-32")
+	g.p("// func %s(k int, ap *[8]*float32, wp *[4]*float32, out *[16]float32)", name)
+	g.p("TEXT ·%s(SB), NOSPLIT, $0-32", name)
+	// Tail mask: the low k%16 lanes.
+	g.i("MOVQ k+0(FP), CX")
+	g.i("ANDQ $15, CX")
+	g.i("MOVQ $1, AX")
+	g.i("SHLQ CX, AX")
+	g.i("DECQ AX")
+	g.i("KMOVW AX, K1")
 	g.i("MOVQ k+0(FP), CX")
 	g.i("MOVQ ap+8(FP), AX")
-	g.i("MOVQ 0(AX), R8")
-	g.i("MOVQ 8(AX), R9")
-	g.i("MOVQ 16(AX), R10")
-	g.i("MOVQ 24(AX), R11")
+	for i, r := range aregs {
+		g.i("MOVQ %d(AX), %s", 8*i, r)
+	}
 	g.i("MOVQ wp+16(FP), AX")
-	g.i("MOVQ 0(AX), BX")
-	g.i("MOVQ 8(AX), SI")
-	g.i("MOVQ 16(AX), DI")
-	g.i("MOVQ 24(AX), DX")
+	for j, r := range wregs {
+		g.i("MOVQ %d(AX), %s", 8*j, r)
+	}
 	for k := 0; k < 16; k++ {
 		g.i("VXORPS Z%d, Z%d, Z%d", k, k, k)
 	}
 	g.i("XORQ AX, AX")
-	aregs := []string{"R8", "R9", "R10", "R11"}
-	wregs := []string{"BX", "SI", "DI", "DX"}
 	body := func(mask string) {
 		for i, a := range aregs {
 			g.i("VMOVUPS%s (%s)(AX*1), %sZ%d", mask, a, maskArg(mask), 16+i)
 		}
 		for j, w := range wregs {
-			g.i("VMOVUPS%s (%s)(AX*1), %sZ%d", mask, w, maskArg(mask), 20+j)
+			wr := 16 + nA + j
+			g.i("VMOVUPS%s (%s)(AX*1), %sZ%d", mask, w, maskArg(mask), wr)
 			for i := range aregs {
-				g.i("VFMADD231PS Z%d, Z%d, Z%d", 20+j, 16+i, 4*i+j)
+				g.i("VFMADD231PS Z%d, Z%d, Z%d", wr, 16+i, nW*i+j)
 			}
 		}
 	}
 	g.i("CMPQ CX, $16")
-	g.i("JLT dot512_tail")
-	g.p("dot512_loop:")
+	g.i("JLT %s_tail", name)
+	g.p("%s_loop:", name)
 	body("")
 	g.i("ADDQ $64, AX")
 	g.i("SUBQ $16, CX")
 	g.i("CMPQ CX, $16")
-	g.i("JGE dot512_loop")
-	g.p("dot512_tail:")
+	g.i("JGE %s_loop", name)
+	g.p("%s_tail:", name)
 	g.i("TESTQ CX, CX")
-	g.i("JZ dot512_reduce")
-	g.i("MOVQ $1, R12")
-	g.i("SHLQ CX, R12")
-	g.i("DECQ R12")
-	g.i("KMOVW R12, K1")
+	g.i("JZ %s_reduce", name)
 	body(".Z")
 	// Reduce the 16 accumulators to one vector of their 16 sums: pairs of
 	// 32-bit lanes, then 64-bit lanes, then 128-bit lanes, keeping acc t's
 	// sum in lane t.
-	g.p("dot512_reduce:")
+	g.p("%s_reduce:", name)
 	g.i("MOVQ out+24(FP), AX")
 	for p := 0; p < 8; p++ {
 		g.i("VUNPCKLPS Z%d, Z%d, Z16", 2*p+1, 2*p)
