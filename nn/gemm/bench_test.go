@@ -124,19 +124,24 @@ func BenchmarkGonumSgemm(b *testing.B) {
 }
 
 // BenchmarkFMAPeak measures the FMA throughput of one core: a loop of
-// independent FMAs on 12 accumulators, the roofline for the figures above.
+// independent FMAs on 12 accumulators, the roofline for the figures above,
+// for each vector width the CPU has.
 func BenchmarkFMAPeak(b *testing.B) {
-	if fmaPeak(1) == 0 {
-		b.Skip("no FMA kernel in this build")
+	for _, id := range []kernelID{kernelAVX512, kernelAVX2} {
+		if !available(id) {
+			continue
+		}
+		b.Run(kernelNames[id], func(b *testing.B) {
+			const n = 1 << 16
+			var flops float64
+			clk := startCPUClock(b)
+			for b.Loop() {
+				flops += float64(fmaPeak(id, n))
+			}
+			b.ReportMetric(flops/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+			clk.report(b, flops)
+		})
 	}
-	const n = 1 << 16
-	var flops float64
-	clk := startCPUClock(b)
-	for b.Loop() {
-		flops += float64(fmaPeak(n))
-	}
-	b.ReportMetric(flops/b.Elapsed().Seconds()/1e9, "GFLOP/s")
-	clk.report(b, flops)
 }
 
 // BenchmarkTune runs the hot 3x3 shape with other blocking parameters.

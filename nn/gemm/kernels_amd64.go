@@ -130,15 +130,15 @@ func callDot(id kernelID, nW, k int, ap *[8]*float32, wp *[4]*float32, out *[16]
 	}
 }
 
-// fmaPeak runs n iterations of 12 independent FMAs with the widest vectors
-// available and returns the number of floating-point operations done, or 0
-// when there is no FMA kernel.
-func fmaPeak(n int) int {
-	switch {
-	case hasAVX512:
+// fmaPeak runs n iterations of 12 independent FMAs with the vectors of
+// kernel id and returns the number of floating-point operations done, or 0
+// when id has no FMA loop.
+func fmaPeak(id kernelID, n int) int {
+	switch id {
+	case kernelAVX512:
 		fmaPeak512(n)
 		return n * 12 * 16 * 2
-	case hasAVX2:
+	case kernelAVX2:
 		fmaPeak256(n)
 		return n * 12 * 8 * 2
 	}
