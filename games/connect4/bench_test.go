@@ -3,6 +3,8 @@ package connect4
 import (
 	"math/rand/v2"
 	"testing"
+
+	"tabula/games"
 )
 
 // BenchmarkPerft6 runs perft to depth 6 from the empty board through the
@@ -54,4 +56,50 @@ func BenchmarkRandomPlayout(b *testing.B) {
 	}
 	_ = sum
 	b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "playouts/s")
+}
+
+// BenchmarkRandomPlayoutInterface is BenchmarkRandomPlayout through the
+// games.State interface, as MCTS rollouts call it.
+func BenchmarkRandomPlayoutInterface(b *testing.B) {
+	b.ReportAllocs()
+	r := rand.New(rand.NewPCG(1, 2))
+	buf := make([]int, 0, Width)
+	var cs State
+	var s games.State = &cs
+	n := 0
+	for b.Loop() {
+		cs = State{}
+		for !s.IsTerminal() {
+			legal := s.LegalActions(buf)
+			s.ApplyAction(legal[r.IntN(len(legal))])
+		}
+		n++
+	}
+	b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "playouts/s")
+}
+
+// BenchmarkEvaluate scores positions from random games with the heuristic.
+func BenchmarkEvaluate(b *testing.B) {
+	r := rand.New(rand.NewPCG(3, 4))
+	var states []games.State
+	buf := make([]int, 0, Width)
+	for len(states) < 1000 {
+		s := NewState()
+		for !s.IsTerminal() {
+			states = append(states, s.Clone())
+			legal := s.LegalActions(buf)
+			s.ApplyAction(legal[r.IntN(len(legal))])
+		}
+	}
+	g := Game{}
+	b.ReportAllocs()
+	b.ResetTimer()
+	n := 0
+	var sum float64
+	for b.Loop() {
+		sum += g.Evaluate(states[n%len(states)])
+		n++
+	}
+	_ = sum
+	b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "evals/s")
 }

@@ -487,3 +487,22 @@ func FuzzNew(f *testing.F) {
 		}
 	})
 }
+
+// TestNoAllocations checks that the fast path allocates nothing.
+func TestNoAllocations(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 9))
+	buf := make([]int, 0, Width)
+	var s State
+	var sum uint64
+	allocs := testing.AllocsPerRun(100, func() {
+		s = State{}
+		for !s.IsTerminal() {
+			legal := s.LegalActions(buf)
+			s.ApplyAction(legal[r.IntN(len(legal))])
+			sum += s.Hash()
+		}
+	})
+	if allocs != 0 {
+		t.Fatalf("a random game allocates %v times", allocs)
+	}
+}
