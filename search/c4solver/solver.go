@@ -167,7 +167,8 @@ func (s *Solver) Solve(st *connect4.State) int {
 	moves := st.MoveNumber()
 	switch {
 	case st.Won():
-		return -(22 - (moves+1)/2)
+		// The winner's score one move earlier, when it could win at once.
+		return -(cells + 1 - (moves - 1)) / 2
 	case moves == cells:
 		return 0
 	}
