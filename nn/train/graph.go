@@ -64,10 +64,10 @@ func buildNetwork(w *nn.Weights, batch int, bnMomentum float64) (*network, error
 		}
 		return y, nil
 	}
-	bn := func(name string, x *G.Node, b nn.BatchNorm) (*G.Node, error) {
+	bn := func(name string, x *G.Node, b nn.BatchNorm, relu bool) (*G.Node, error) {
 		scale := bind(name+".gamma", b.Gamma, false, 1, b.C, 1, 1)
 		bias := bind(name+".beta", b.Beta, false, 1, b.C, 1, 1)
-		y, _, _, op, err := G.BatchNorm(x, scale, bias, bnMomentum, nn.BatchNormEps)
+		y, op, err := batchNorm(x, scale, bias, bnMomentum, relu)
 		if err != nil {
 			return nil, fmt.Errorf("train: %s: %w", name, err)
 		}
@@ -97,18 +97,15 @@ func buildNetwork(w *nn.Weights, batch int, bnMomentum float64) (*network, error
 		}
 		return y, nil
 	}
-	convBNReLU := func(name string, x *G.Node, c nn.Conv, b nn.BatchNorm) (*G.Node, error) {
-		y, err := conv(name, x, c)
+	convBNReLU := func(convName, bnName string, x *G.Node, c nn.Conv, b nn.BatchNorm) (*G.Node, error) {
+		y, err := conv(convName, x, c)
 		if err != nil {
 			return nil, err
 		}
-		if y, err = bn(name+".bn", y, b); err != nil {
-			return nil, err
-		}
-		return G.Rectify(y)
+		return bn(bnName, y, b, true)
 	}
 
-	x, err := convBNReLU("stem", n.obs, w.Stem, w.StemBN)
+	x, err := convBNReLU("stem", "stem.bn", n.obs, w.Stem, w.StemBN)
 	if err != nil {
 		return nil, err
 	}
@@ -118,16 +115,13 @@ func buildNetwork(w *nn.Weights, batch int, bnMomentum float64) (*network, error
 		if err != nil {
 			return nil, err
 		}
-		if h, err = bn(p+".bn1", h, blk.BN1); err != nil {
+		if h, err = bn(p+".bn1", h, blk.BN1, true); err != nil {
 			return nil, err
-		}
-		if h, err = G.Rectify(h); err != nil {
-			return nil, fmt.Errorf("train: %s: %w", p, err)
 		}
 		if h, err = conv(p+".conv2", h, blk.Conv2); err != nil {
 			return nil, err
 		}
-		if h, err = bn(p+".bn2", h, blk.BN2); err != nil {
+		if h, err = bn(p+".bn2", h, blk.BN2, false); err != nil {
 			return nil, err
 		}
 		if h, err = G.Add(x, h); err != nil {
@@ -140,7 +134,7 @@ func buildNetwork(w *nn.Weights, batch int, bnMomentum float64) (*network, error
 	hw := s.Height * s.Width
 
 	// Policy head.
-	ph, err := convBNReLU("policy.conv", x, w.PolicyConv, w.PolicyBN)
+	ph, err := convBNReLU("policy.conv", "policy.bn", x, w.PolicyConv, w.PolicyBN)
 	if err != nil {
 		return nil, err
 	}
@@ -152,7 +146,7 @@ func buildNetwork(w *nn.Weights, batch int, bnMomentum float64) (*network, error
 	}
 
 	// Value head.
-	vh, err := convBNReLU("value.conv", x, w.ValueConv, w.ValueBN)
+	vh, err := convBNReLU("value.conv", "value.bn", x, w.ValueConv, w.ValueBN)
 	if err != nil {
 		return nil, err
 	}
