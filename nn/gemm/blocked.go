@@ -157,6 +157,11 @@ func sgemmTiled(id kernelID, ws *workspace, transA, transB bool, m, n, k int, al
 	nr := tileWidth(id)
 	nblk := (k + kcMax - 1) / kcMax
 	kcStep := (k + nblk - 1) / nblk
+	// Column blocks bound the packed copy of B and, when B is read in place,
+	// the B block one row block streams: for the weight gradient of a 3x3
+	// convolution at batch 256 (m = 64, n = 576, k = 10752, A transposed)
+	// one 64-column block at a time measured about 20% faster than all 576
+	// columns at once, and taller row blocks did not help.
 	ncBlk := max(nr, bPackMax/k/nr*nr)
 	for jc := 0; jc < n; jc += ncBlk {
 		nc := min(ncBlk, n-jc)
