@@ -1,0 +1,114 @@
+package nn
+
+import (
+	"errors"
+	"fmt"
+
+	"tabula/games"
+)
+
+// NetEvaluator implements mcts.Evaluator by running a Net in the calling
+// goroutine: no worker goroutines, no channels, one forward pass per Evaluate
+// call (split into passes of at most MaxBatch positions). It suits a self-play
+// worker that already gathers a batch of leaves from its many games: give
+// each worker its own NetEvaluator (NewNetEvaluator for the first, Worker
+// for the others), one worker per core. It is not safe for concurrent use.
+//
+// Its optional cache works as the Evaluator's (keyed by State.Hash, verified
+// by a hash of the observation and the legal actions); NetEvaluators made by
+// Worker share it and their counters.
+type NetEvaluator struct {
+	e      *Evaluator // never started: holds the shape, the cache and the counters
+	net    *Net
+	r      request
+	obs    []float32
+	logits []float32
+	values []float32
+}
+
+// NewNetEvaluator returns an evaluator of positions of g running model m in
+// batches of up to maxBatch positions, with a cache of cacheSize results (0:
+// none).
+func NewNetEvaluator(m *Model, g games.Game, maxBatch, cacheSize int) (*NetEvaluator, error) {
+	if m == nil || g == nil {
+		return nil, errors.New("nn: net evaluator: nil model or game")
+	}
+	cfg := EvaluatorConfig{MaxBatch: maxBatch, Workers: 1, CacheSize: cacheSize}
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("nn: net evaluator: %w", err)
+	}
+	p, h, w := g.ObservationShape()
+	sh := Shape{Planes: p, Height: h, Width: w, Actions: g.NumActions()}
+	if m.shape != sh {
+		return nil, fmt.Errorf("nn: net evaluator: network shape %+v does not fit game %s (%+v)", m.shape, g.Name(), sh)
+	}
+	e := &Evaluator{cfg: cfg, game: g, shape: sh, obsLen: p * h * w, numActions: sh.Actions}
+	e.snap.Store(&snapshot{model: m, gen: 1})
+	if cacheSize > 0 {
+		e.cache = newEvalCache(cacheSize, sh.Actions)
+	}
+	return newNetEvaluator(e, m), nil
+}
+
+func newNetEvaluator(e *Evaluator, m *Model) *NetEvaluator {
+	mb := e.cfg.MaxBatch
+	return &NetEvaluator{
+		e:      e,
+		net:    m.newNet(mb, defaultChunk(mb, m.hw)),
+		obs:    make([]float32, mb*e.obsLen),
+		logits: make([]float32, mb*e.numActions),
+		values: make([]float32, mb),
+	}
+}
+
+// Worker returns a NetEvaluator for another goroutine: it shares n's model,
+// cache and counters, with its own network buffers.
+func (n *NetEvaluator) Worker() *NetEvaluator { return newNetEvaluator(n.e, n.net.m) }
+
+// Stats returns the counters so far, of n and every NetEvaluator sharing its
+// cache (see Worker).
+func (n *NetEvaluator) Stats() EvaluatorStats { return n.e.Stats() }
+
+// Evaluate implements mcts.Evaluator, with the same results as
+// Evaluator.Evaluate on the same network. It allocates nothing once its
+// buffers have grown to the largest call.
+func (n *NetEvaluator) Evaluate(states []games.State, policies [][]float32, values []float32) error {
+	e := n.e
+	if len(policies) != len(states) || len(values) != len(states) {
+		return fmt.Errorf("nn: evaluate: %d states, %d policies, %d values", len(states), len(policies), len(values))
+	}
+	if len(states) == 0 {
+		return nil
+	}
+	e.requests.Add(1)
+	r := &n.r
+	defer func() { r.policies, r.values = nil, nil }()
+	if err := e.prepare(r, states, policies, values); err != nil {
+		return err
+	}
+	gen := e.snap.Load().gen
+	per, na, mb := e.obsLen, e.numActions, e.cfg.MaxBatch
+	for start := 0; start < len(r.missing); start += mb {
+		idx := r.missing[start:min(start+mb, len(r.missing))]
+		obs := r.obs[idx[0]*per:]
+		if idx[len(idx)-1]-idx[0] != len(idx)-1 { // not consecutive: gather
+			obs = n.obs
+			for k, i := range idx {
+				copy(obs[k*per:(k+1)*per], r.obs[i*per:(i+1)*per])
+			}
+		}
+		if err := n.net.Forward(obs, len(idx), n.logits, n.values); err != nil {
+			return fmt.Errorf("nn: evaluate: %w", err)
+		}
+		e.batches.Add(1)
+		e.evaluated.Add(int64(len(idx)))
+		for k, i := range idx {
+			maskedSoftmax(policies[i], n.logits[k*na:(k+1)*na], r.legal[r.legalOff[i]:r.legalOff[i+1]])
+			values[i] = n.values[k]
+			if e.cache != nil {
+				e.cache.put(r.hash[i], r.check[i], gen, policies[i], n.values[k])
+			}
+		}
+	}
+	return nil
+}
