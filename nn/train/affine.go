@@ -144,27 +144,36 @@ func (op *affineOp) Do(inputs ...G.Value) (G.Value, error) {
 			case affineForward:
 				x, y := in[0][at:at+hw], res[at:at+hw]
 				g, b := in[1][c], in[2][c]
-				for i, v := range x {
-					v = v*g + b
-					if op.relu && v < 0 {
-						v = 0
+				if op.relu {
+					for i, v := range x {
+						y[i] = max(v*g+b, 0)
 					}
-					y[i] = v
+				} else {
+					for i, v := range x {
+						y[i] = v*g + b
+					}
 				}
 			case affineGradInput:
 				dy, y, dx := in[0][at:at+hw], in[1][at:at+hw], res[at:at+hw]
 				g := in[2][c]
-				for i, d := range dy {
-					if op.relu && y[i] <= 0 {
-						d = 0
+				if op.relu {
+					for i, d := range dy {
+						dx[i] = d * g * positive(y[i])
 					}
-					dx[i] = d * g
+				} else {
+					for i, d := range dy {
+						dx[i] = d * g
+					}
 				}
 			case affineGradGamma:
 				dy, y, x := in[0][at:at+hw], in[1][at:at+hw], in[2][at:at+hw]
 				var s float32
-				for i, d := range dy {
-					if !op.relu || y[i] > 0 {
+				if op.relu {
+					for i, d := range dy {
+						s += d * x[i] * positive(y[i])
+					}
+				} else {
+					for i, d := range dy {
 						s += d * x[i]
 					}
 				}
@@ -172,8 +181,12 @@ func (op *affineOp) Do(inputs ...G.Value) (G.Value, error) {
 			case affineGradBeta:
 				dy, y := in[0][at:at+hw], in[1][at:at+hw]
 				var s float32
-				for i, d := range dy {
-					if !op.relu || y[i] > 0 {
+				if op.relu {
+					for i, d := range dy {
+						s += d * positive(y[i])
+					}
+				} else {
+					for _, d := range dy {
 						s += d
 					}
 				}
@@ -215,4 +228,13 @@ func batchNorm(x, gamma, beta *G.Node, momentum float64, relu bool) (*G.Node, *G
 		return nil, nil, err
 	}
 	return y, op, nil
+}
+
+// positive is 1 if v > 0 and 0 otherwise, without a branch: ReLU's
+// derivative, read from its output.
+func positive(v float32) float32 {
+	if v > 0 {
+		return 1
+	}
+	return 0
 }
