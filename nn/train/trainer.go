@@ -111,7 +111,25 @@ func New(cfg Config, w *nn.Weights, rng *rand.Rand) (*Trainer, error) {
 	if err != nil {
 		return nil, wrap("policy", err)
 	}
-	logp, err := G.LogSoftMax(masked, 1)
+	// log p = masked - log(sum(exp(masked))), written with primitive ops:
+	// gorgonia v0.9.18's float32 LogSoftMax returns rows of -Inf for some
+	// rows whose largest entry comes first when most entries are masked
+	// (reproduced in TestPolicyLossFinite). Illegal logits are -1e9, so
+	// their exp is exactly 0; legal logits of a working network are far
+	// below exp's overflow at 88, and a NaN loss is reported by Step.
+	expd, err := G.Exp(masked)
+	if err != nil {
+		return nil, wrap("policy", err)
+	}
+	sumExp, err := G.Sum(expd, 1)
+	if err != nil {
+		return nil, wrap("policy", err)
+	}
+	logSum, err := G.Log(sumExp)
+	if err != nil {
+		return nil, wrap("policy", err)
+	}
+	logp, err := G.BroadcastSub(masked, logSum, nil, []byte{1})
 	if err != nil {
 		return nil, wrap("policy", err)
 	}
