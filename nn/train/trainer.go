@@ -45,6 +45,8 @@ type Trainer struct {
 	obsBuf, piBuf, zBuf, maskBuf []float32
 	maskAll                      bool // mask buffer currently holds "all legal"
 
+	logits G.Value // the last Step's logits, read before the loss overwrote them
+
 	step int64
 	// Optimiser slots, one per param: SGD uses slot1 (velocity); Adam uses
 	// slot1 (first moment) and slot2 (second moment).
@@ -107,6 +109,9 @@ func New(cfg Config, w *nn.Weights, rng *rand.Rand) (*Trainer, error) {
 	}
 	// Policy loss: -mean over the batch of sum_a pi_a log p_a, with p the
 	// softmax over legal moves.
+	// Snapshot the logits before the in-place operations of the loss and
+	// its gradient reuse their memory (tests compare against them).
+	G.Read(net.logits, &t.logits)
 	masked, err := G.Add(net.logits, t.maskN)
 	if err != nil {
 		return nil, wrap("policy", err)

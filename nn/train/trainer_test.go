@@ -209,7 +209,7 @@ func TestLossFormula(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		logits := tr.net.logits.Value().Data().([]float32)
+		logits := tr.logits.Data().([]float32)
 		var vl, pl float64
 		A := tinyShape.Actions
 		for i := range 16 {
@@ -294,7 +294,7 @@ func TestMaskedMoveGetsNoProbability(t *testing.T) {
 		}
 		if masked {
 			// And the probability the loss gives it is exactly 0.
-			logits := tr.net.logits.Value().Data().([]float32)
+			logits := tr.logits.Data().([]float32)
 			for i := range 16 {
 				row := make([]float64, A)
 				for a := range A {
