@@ -68,6 +68,9 @@ type TrainConfig struct {
 	// MinExamples is the number of examples the window must hold before
 	// the first training step.
 	MinExamples int `yaml:"min_examples"`
+	// BLAS is the matrix library gorgonia trains with: "tabula" (our
+	// SGEMM) or "gonum".
+	BLAS string `yaml:"blas"`
 }
 
 // GateConfig decides whether a new network replaces the best.
@@ -134,7 +137,7 @@ func DefaultConfig() Config {
 		Evaluator: nn.DefaultEvaluatorConfig(),
 		SelfPlay:  SelfPlayConfig{Workers: 0, GamesPerIteration: 100, ChunkGames: 10, MCTS: sp},
 		Replay:    replay.DefaultConfig(),
-		Train:     TrainConfig{Config: tc, StepsPerIteration: 100, MinExamples: 2000},
+		Train:     TrainConfig{Config: tc, StepsPerIteration: 100, MinExamples: 2000, BLAS: train.BLASTabula},
 		Gate: GateConfig{Games: 40, Simulations: 50, Method: "sprt", Threshold: 0.55, RandomPlies: 4,
 			SPRT: elo.SPRT{Elo0: 0, Elo1: 35, Alpha: 0.05, Beta: 0.05}},
 		Ladder: LadderConfig{Every: 5, Players: []string{"random", "alphabeta:depth=3", "mcts:rollouts=200"},
@@ -182,6 +185,8 @@ func (c *Config) Validate() error {
 		return err
 	}
 	switch {
+	case c.Train.BLAS != train.BLASTabula && c.Train.BLAS != train.BLASGonum:
+		return fmt.Errorf("train.blas = %q, want %q or %q", c.Train.BLAS, train.BLASTabula, train.BLASGonum)
 	case c.Train.StepsPerIteration < 1:
 		return fmt.Errorf("train.steps_per_iteration = %d, want >= 1", c.Train.StepsPerIteration)
 	case c.Train.MinExamples < c.Train.BatchSize:

@@ -69,6 +69,9 @@ func New(cfg *Config, opt Options) (*Trainer, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := train.UseBLAS(cfg.Train.BLAS); err != nil {
+		return nil, err
+	}
 	dir, err := openRunDir(cfg)
 	if err != nil {
 		return nil, err
