@@ -12,10 +12,6 @@ import (
 	"tabula/nn"
 )
 
-// maskedLogit is added to the logit of every illegal move before the
-// log-softmax, so that its probability is exp(-1e9) = 0 in float32.
-const maskedLogit = -1e9
-
 // Batch is one minibatch of training examples, laid out example-major.
 type Batch struct {
 	Obs    []float32 // [B][planes][H][W]
@@ -84,6 +80,9 @@ func New(cfg Config, w *nn.Weights, rng *rand.Rand) (*Trainer, error) {
 	t.piBuf = make([]float32, B*s.Actions)
 	t.zBuf = make([]float32, B)
 	t.maskBuf = make([]float32, B*s.Actions)
+	for i := range t.maskBuf {
+		t.maskBuf[i] = 1
+	}
 	t.maskAll = true
 	t.obs = tensor.New(tensor.WithShape(B, s.Planes, s.Height, s.Width), tensor.WithBacking(t.obsBuf))
 	t.pi = tensor.New(tensor.WithShape(B, s.Actions), tensor.WithBacking(t.piBuf))
@@ -112,41 +111,7 @@ func New(cfg Config, w *nn.Weights, rng *rand.Rand) (*Trainer, error) {
 	// Snapshot the logits before the in-place operations of the loss and
 	// its gradient reuse their memory (tests compare against them).
 	G.Read(net.logits, &t.logits)
-	masked, err := G.Add(net.logits, t.maskN)
-	if err != nil {
-		return nil, wrap("policy", err)
-	}
-	// log p = masked - log(sum(exp(masked))), written with primitive ops:
-	// gorgonia v0.9.18's float32 LogSoftMax returns rows of -Inf for some
-	// rows whose largest entry comes first when most entries are masked
-	// (reproduced in TestPolicyLossFinite). Illegal logits are -1e9, so
-	// their exp is exactly 0; legal logits of a working network are far
-	// below exp's overflow at 88, and a NaN loss is reported by Step.
-	expd, err := G.Exp(masked)
-	if err != nil {
-		return nil, wrap("policy", err)
-	}
-	sumExp, err := G.Sum(expd, 1)
-	if err != nil {
-		return nil, wrap("policy", err)
-	}
-	logSum, err := G.Log(sumExp)
-	if err != nil {
-		return nil, wrap("policy", err)
-	}
-	logp, err := G.BroadcastSub(masked, logSum, nil, []byte{1})
-	if err != nil {
-		return nil, wrap("policy", err)
-	}
-	prod, err := G.HadamardProd(t.piN, logp)
-	if err != nil {
-		return nil, wrap("policy", err)
-	}
-	sum, err := G.Sum(prod)
-	if err != nil {
-		return nil, wrap("policy", err)
-	}
-	if t.policyLoss, err = G.Mul(sum, G.NewConstant(float32(-1/float64(B)))); err != nil {
+	if t.policyLoss, err = G.ApplyOp(&policyLossOp{b: B, a: s.Actions}, net.logits, t.piN, t.maskN); err != nil {
 		return nil, wrap("policy", err)
 	}
 	if t.cost, err = G.Add(t.valueLoss, t.policyLoss); err != nil {
@@ -232,6 +197,9 @@ func (t *Trainer) checkBatch(b Batch) error {
 		if !(p >= 0 && p <= 1) {
 			return fmt.Errorf("train: batch Policy[%d] = %v, want [0, 1]", i, p)
 		}
+		if p != 0 && b.Legal != nil && b.Legal[i] == 0 {
+			return fmt.Errorf("train: batch Policy[%d] = %v on an illegal move", i, p)
+		}
 	}
 	return nil
 }
@@ -249,12 +217,12 @@ func (t *Trainer) Step(b Batch) (Losses, error) {
 	copy(t.zBuf, b.Value)
 	switch {
 	case b.Legal != nil:
-		for i, l := range b.Legal {
-			t.maskBuf[i] = (1 - l) * maskedLogit
-		}
+		copy(t.maskBuf, b.Legal)
 		t.maskAll = false
 	case !t.maskAll:
-		clear(t.maskBuf)
+		for i := range t.maskBuf {
+			t.maskBuf[i] = 1
+		}
 		t.maskAll = true
 	}
 	defer t.vm.Reset()

@@ -298,7 +298,7 @@ func TestMaskedMoveGetsNoProbability(t *testing.T) {
 			for i := range 16 {
 				row := make([]float64, A)
 				for a := range A {
-					row[a] = float64(logits[i*A+a]) + float64(1-d.legal[i*A+a])*maskedLogit
+					row[a] = float64(logits[i*A+a]) + float64(1-d.legal[i*A+a])*-1e9
 				}
 				if p := softmax(row)[banned]; p != 0 {
 					t.Fatalf("example %d: illegal move probability %v", i, p)
@@ -484,6 +484,11 @@ func TestStepRejectsBadBatch(t *testing.T) {
 		{"Legal", func(b *Batch) { b.Legal = b.Legal[:5] }},
 		{"Legal[2]", func(b *Batch) { b.Legal = append([]float32(nil), b.Legal...); b.Legal[2] = 0.5 }},
 		{"Value[1]", func(b *Batch) { b.Value = []float32{0, float32(math.NaN()), 0, 0} }},
+		{"illegal move", func(b *Batch) {
+			b.Legal = append([]float32(nil), b.Legal...)
+			b.Policy = append([]float32(nil), b.Policy...)
+			b.Legal[5], b.Policy[5] = 0, 0.1
+		}},
 	} {
 		b := good
 		tc.edit(&b)
@@ -536,7 +541,7 @@ func TestGradientMatchesFiniteDifferences(t *testing.T) {
 	copy(tr.piBuf, b.Policy)
 	copy(tr.zBuf, b.Value)
 	for i, l := range b.Legal {
-		tr.maskBuf[i] = (1 - l) * maskedLogit
+		tr.maskBuf[i] = l
 	}
 	run := func() float64 {
 		t.Helper()
