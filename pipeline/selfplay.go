@@ -8,6 +8,7 @@ import (
 
 	"tabula/games"
 	"tabula/mcts"
+	"tabula/nn"
 	"tabula/replay"
 )
 
@@ -147,4 +148,58 @@ func generate(ctx context.Context, g games.Game, cfg SelfPlayConfig, workers, n 
 		}
 	}
 	return stats, flush()
+}
+
+// directEvaluators returns, for generate, one nn.NetEvaluator per self-play
+// worker over one folded copy of w: each worker runs the network in its own
+// goroutine on the batch of leaves it gathered (mcts batch_size positions),
+// with no hand-over to evaluator goroutines, so that W workers keep W cores
+// busy. With sharedCache the workers share one cache of cfg.CacheSize
+// results (more hits: a worker reuses the others' evaluations); without it
+// each worker has its own, and then a worker's batches, and so the games of
+// a seeded run, do not depend on how the workers' timing interleaves (the
+// forward pass is not bitwise independent of the batch a position is in).
+// stats sums the evaluators' counters.
+func directEvaluators(cfg nn.EvaluatorConfig, batchSize, workers int, w *nn.Weights, g games.Game,
+	sharedCache bool) (newEval func(worker int) (mcts.Evaluator, error), stats func() nn.EvaluatorStats, err error) {
+	if workers < 1 {
+		return nil, nil, fmt.Errorf("self-play: %d workers, want at least 1", workers)
+	}
+	m, err := nn.NewModel(w)
+	if err != nil {
+		return nil, nil, err
+	}
+	evals := make([]*nn.NetEvaluator, workers)
+	for i := range evals {
+		if sharedCache && i > 0 {
+			evals[i] = evals[0].Worker()
+			continue
+		}
+		if evals[i], err = nn.NewNetEvaluator(m, g, batchSize, cfg.CacheSize); err != nil {
+			return nil, nil, err
+		}
+	}
+	newEval = func(worker int) (mcts.Evaluator, error) {
+		if worker < 0 || worker >= len(evals) {
+			return nil, fmt.Errorf("self-play: evaluator for worker %d of %d", worker, len(evals))
+		}
+		return evals[worker], nil
+	}
+	stats = func() nn.EvaluatorStats {
+		if sharedCache {
+			return evals[0].Stats()
+		}
+		var sum nn.EvaluatorStats
+		for _, e := range evals {
+			s := e.Stats()
+			sum.Requests += s.Requests
+			sum.Positions += s.Positions
+			sum.Evaluated += s.Evaluated
+			sum.Batches += s.Batches
+			sum.CacheHits += s.CacheHits
+			sum.CacheMisses += s.CacheMisses
+		}
+		return sum
+	}
+	return newEval, stats, nil
 }

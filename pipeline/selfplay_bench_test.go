@@ -1,0 +1,233 @@
+//go:build unix
+
+package pipeline
+
+import (
+	"context"
+	"math/rand/v2"
+	"runtime"
+	"sync"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"tabula/games"
+	"tabula/mcts"
+	"tabula/nn"
+)
+
+// cpuTime reads a CPU clock: CLOCK_PROCESS_CPUTIME_ID for the whole process
+// (the machine is shared, so rates per CPU second are steadier than
+// wall-clock ones) or CLOCK_THREAD_CPUTIME_ID for the calling thread.
+func cpuTime(clock int32) time.Duration {
+	var ts unix.Timespec
+	if err := unix.ClockGettime(clock, &ts); err != nil {
+		return 0
+	}
+	return time.Duration(ts.Nano())
+}
+
+// timedEvaluator counts the positions passed to an evaluator and the CPU
+// time its thread spends inside Evaluate calls. One per self-play worker,
+// whose goroutine is locked to its thread: it is not safe for concurrent
+// use.
+type timedEvaluator struct {
+	e         mcts.Evaluator
+	calls     int64
+	positions int64
+	inside    time.Duration // thread CPU time inside Evaluate
+	total     time.Duration // thread CPU time of the whole worker
+}
+
+func (t *timedEvaluator) Evaluate(states []games.State, policies [][]float32, values []float32) error {
+	t0 := cpuTime(unix.CLOCK_THREAD_CPUTIME_ID)
+	err := t.e.Evaluate(states, policies, values)
+	t.inside += cpuTime(unix.CLOCK_THREAD_CPUTIME_ID) - t0
+	t.calls++
+	t.positions += int64(len(states))
+	return err
+}
+
+// selfPlayBench is one variant of BenchmarkSelfPlayNet.
+type selfPlayBench struct {
+	name    string
+	workers int
+	// set overrides the headline config, as -set would.
+	set []string
+	// direct gives each worker its own nn.NetEvaluator (directEvaluators)
+	// instead of one shared nn.Evaluator.
+	direct bool
+	// ownCache gives each direct evaluator its own cache.
+	ownCache bool
+}
+
+// BenchmarkSelfPlayNet plays Connect Four self-play games with the network
+// size, search settings and evaluator settings of configs/connect4.yaml and
+// random initial weights: b.N games spread over W workers, each playing its
+// share as pipeline.generate does (so -benchtime 200x is one iteration of
+// the config). "shared" is one nn.Evaluator for all workers, as the pipeline
+// has it; "direct" gives each worker an nn.NetEvaluator (directEvaluators:
+// the network runs in the worker's goroutine, one cache shared by all).
+//
+// It reports positions (moves played) and evaluations (leaves sent to the
+// evaluator) per second of wall time and per CPU second of the process, and
+// the share of the process's CPU time that the self-play workers' threads
+// spent outside Evaluate (%search-cpu: tree search, state copies, game
+// records) and inside it (%eval-cpu: with direct, the network plus
+// observation encoding, cache and softmax; with shared, only the encoding,
+// the cache and the hand-over to the evaluator's goroutines). A CPU profile
+// tells the network's own share:
+//
+//	go test ./pipeline -run '^$' -bench SelfPlayNet/ -benchtime 200x -cpuprofile cpu.out
+//	go tool pprof -top pipeline.test cpu.out | grep 'nn.(\*Net).Forward$'
+func BenchmarkSelfPlayNet(b *testing.B) {
+	variants := []selfPlayBench{
+		{name: "shared/W=1", workers: 1},
+		{name: "shared/W=2", workers: 2},
+		{name: "direct/W=1", workers: 1, direct: true},
+		{name: "direct/W=2", workers: 2, direct: true},
+	}
+	for _, v := range variants {
+		b.Run(v.name, func(b *testing.B) { benchSelfPlay(b, v) })
+	}
+}
+
+// BenchmarkSelfPlayNetSettings varies one setting of configs/connect4.yaml at
+// a time, with two workers, to choose the config's values.
+//
+//	go test ./pipeline -run '^$' -bench SelfPlayNetSettings -benchtime 200x
+func BenchmarkSelfPlayNetSettings(b *testing.B) {
+	variants := []selfPlayBench{
+		{name: "shared/config", workers: 2},
+		{name: "shared/eval-workers=1", workers: 2, set: []string{"evaluator.workers=1"}},
+		{name: "shared/max_batch=32", workers: 2, set: []string{"evaluator.max_batch=32"}},
+		{name: "direct/config", workers: 2, direct: true},
+		{name: "direct/batch=16", workers: 2, direct: true, set: []string{"selfplay.mcts.batch_size=16"}},
+		{name: "direct/batch=64", workers: 2, direct: true, set: []string{"selfplay.mcts.batch_size=64"}},
+		{name: "direct/in-flight=32", workers: 2, direct: true, set: []string{"selfplay.mcts.games_in_flight=32"}},
+		{name: "direct/in-flight=128", workers: 2, direct: true, set: []string{"selfplay.mcts.games_in_flight=128"}},
+		{name: "direct/own-cache", workers: 2, direct: true, ownCache: true},
+		{name: "direct/cache=0", workers: 2, direct: true, set: []string{"evaluator.cache_size=0"}},
+		{name: "direct/cache=2^18", workers: 2, direct: true, set: []string{"evaluator.cache_size=262144"}},
+		{name: "direct/tree_reuse=false", workers: 2, direct: true, set: []string{"selfplay.mcts.tree_reuse=false"}},
+	}
+	for _, v := range variants {
+		b.Run(v.name, func(b *testing.B) { benchSelfPlay(b, v) })
+	}
+}
+
+func benchSelfPlay(b *testing.B, v selfPlayBench) {
+	cfg, err := Load("../configs/connect4.yaml", v.set)
+	if err != nil {
+		b.Fatal(err)
+	}
+	g, err := games.New(cfg.Game)
+	if err != nil {
+		b.Fatal(err)
+	}
+	p, h, w := g.ObservationShape()
+	shape := nn.Shape{Planes: p, Height: h, Width: w, Actions: g.NumActions()}
+	weights, err := nn.NewWeights(cfg.Network, shape, rand.New(rand.NewPCG(cfg.Seed, 1)))
+	if err != nil {
+		b.Fatal(err)
+	}
+	evals := make([]*timedEvaluator, v.workers)
+	var stats func() nn.EvaluatorStats
+	if v.direct {
+		newEval, st, err := directEvaluators(cfg.Evaluator, cfg.SelfPlay.MCTS.BatchSize, v.workers, weights, g, !v.ownCache)
+		if err != nil {
+			b.Fatal(err)
+		}
+		stats = st
+		for i := range evals {
+			e, err := newEval(i)
+			if err != nil {
+				b.Fatal(err)
+			}
+			evals[i] = &timedEvaluator{e: e}
+		}
+	} else {
+		shared, err := nn.NewEvaluator(cfg.Evaluator, weights, g)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer shared.Close()
+		if err := shared.Start(context.Background()); err != nil {
+			b.Fatal(err)
+		}
+		stats = shared.Stats
+		for i := range evals {
+			evals[i] = &timedEvaluator{e: shared}
+		}
+	}
+	var (
+		mu    sync.Mutex
+		moves int
+		games int
+	)
+	emit := func(rec mcts.GameRecord) error {
+		mu.Lock()
+		moves += len(rec.Actions)
+		games++
+		mu.Unlock()
+		return nil
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	cpu0 := cpuTime(unix.CLOCK_PROCESS_CPUTIME_ID)
+	errs := make([]error, v.workers)
+	var wg sync.WaitGroup
+	for i := range v.workers {
+		share := b.N / v.workers
+		if i < b.N%v.workers {
+			share++
+		}
+		sp, err := mcts.NewSelfPlay(cfg.SelfPlay.MCTS, g, evals[i], rand.New(rand.NewPCG(cfg.Seed, uint64(i)+1)))
+		if err != nil {
+			b.Fatal(err)
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			runtime.LockOSThread() // so that the thread's CPU clock is this worker's
+			defer runtime.UnlockOSThread()
+			t0 := cpuTime(unix.CLOCK_THREAD_CPUTIME_ID)
+			if share > 0 {
+				errs[i] = sp.Run(context.Background(), share, emit)
+			}
+			evals[i].total = cpuTime(unix.CLOCK_THREAD_CPUTIME_ID) - t0
+		}()
+	}
+	wg.Wait()
+	cpu := (cpuTime(unix.CLOCK_PROCESS_CPUTIME_ID) - cpu0).Seconds()
+	wall := b.Elapsed().Seconds()
+	b.StopTimer()
+	for _, err := range errs {
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	if games != b.N {
+		b.Fatalf("%d games emitted, want %d", games, b.N)
+	}
+	var positions, calls int64
+	var inside, total time.Duration
+	for _, e := range evals {
+		positions += e.positions
+		calls += e.calls
+		inside += e.inside
+		total += e.total
+	}
+	b.ReportMetric(float64(moves)/wall, "pos/s")
+	b.ReportMetric(float64(moves)/cpu, "pos/cpu-s")
+	b.ReportMetric(float64(positions)/wall, "evals/s")
+	b.ReportMetric(float64(positions)/cpu, "evals/cpu-s")
+	b.ReportMetric(float64(positions)/float64(max(calls, 1)), "leaves/call")
+	b.ReportMetric(float64(moves)/float64(b.N), "moves/game")
+	b.ReportMetric(100*(total-inside).Seconds()/cpu, "%search-cpu")
+	b.ReportMetric(100*inside.Seconds()/cpu, "%eval-cpu")
+	st := stats()
+	b.ReportMetric(float64(st.Evaluated)/float64(max(st.Batches, 1)), "net-batch")
+	b.ReportMetric(100*float64(st.CacheHits)/float64(max(st.CacheHits+st.CacheMisses, 1)), "%cache-hits")
+}
