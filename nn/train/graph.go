@@ -124,10 +124,7 @@ func buildNetwork(w *nn.Weights, batch int, bnMomentum float64) (*network, error
 		if h, err = bn(p+".bn2", h, blk.BN2, false); err != nil {
 			return nil, err
 		}
-		if h, err = G.Add(x, h); err != nil {
-			return nil, fmt.Errorf("train: %s: %w", p, err)
-		}
-		if x, err = G.Rectify(h); err != nil {
+		if x, err = addReLU(x, h); err != nil {
 			return nil, fmt.Errorf("train: %s: %w", p, err)
 		}
 	}
