@@ -37,7 +37,7 @@ const NoMove = -1
 const (
 	// shallowEmpties is the largest number of empties searched without the
 	// table and without fastest-first ordering.
-	shallowEmpties = 7
+	shallowEmpties = 6
 	// smallEmpties is the largest number of empties searched by trying the
 	// empty squares directly.
 	smallEmpties = 4

@@ -140,9 +140,12 @@ type moveList struct {
 	n int
 }
 
-// fill lists the moves of p against o with their fastest-first keys: the
-// opponent's mobility after the move, its corner moves counted twice, and
-// the table's move ttMove before all.
+// fill lists the moves of p against o with their ordering keys, lower
+// first: fastest first (4 per reply left to the opponent, 8 more per corner
+// reply), plus half the opponent's potential mobility (empty squares next to
+// the mover's discs), minus the mover's discs anchored on an edge to a
+// corner, plus 1 outside an odd quadrant; the table's move ttMove goes
+// before all. The weights were tuned on node counts of FFO #22-#31.
 func (l *moveList) fill(s *Solver, p, o, moves uint64, ttMove int) {
 	l.n = 0
 	odd := parityMask(^(p | o))
@@ -151,7 +154,9 @@ func (l *moveList) fill(s *Solver, p, o, moves uint64, ttMove int) {
 		f := othello.Flips(x, p, o)
 		bit := uint64(1) << uint(x)
 		reply := othello.Moves(o&^f, p|f|bit)
-		key := 4 * (bits.OnesCount64(reply) + bits.OnesCount64(reply&corners))
+		mine := p | f | bit
+		key := 4*bits.OnesCount64(reply) + 8*bits.OnesCount64(reply&corners) +
+			potential(mine, ^(mine|o))/2 - bits.OnesCount64(stableEdge(mine))
 		if bit&odd == 0 {
 			key++ // parity breaks ties
 		}
@@ -244,4 +249,22 @@ func (s *Solver) deep(p, o uint64, alpha, beta, n int, passed bool) int {
 		}
 	}
 	return best
+}
+
+// potential counts the empty squares next to discs d.
+func potential(d, empty uint64) int {
+	h := d & 0x7E7E7E7E7E7E7E7E
+	n := (h<<1 | h>>1 | h<<7 | h>>7 | h<<9 | h>>9) | d<<8 | d>>8
+	return bits.OnesCount64(n & empty)
+}
+
+// stableEdge approximates stable discs: those on an edge connected to a
+// corner through discs of the same colour.
+func stableEdge(d uint64) uint64 {
+	st := d & corners
+	for i := 0; i < 6; i++ {
+		e := d & 0xFF818181818181FF
+		st |= e & (st<<1&0xFEFEFEFEFEFEFEFE | st>>1&0x7F7F7F7F7F7F7F7F | st<<8 | st>>8)
+	}
+	return st
 }
