@@ -39,9 +39,9 @@ type Trainer struct {
 	obsN, piN, zN, maskN         *G.Node
 	valueLoss, policyLoss, cost  *G.Node
 	obsBuf, piBuf, zBuf, maskBuf []float32
-	maskAll                      bool // mask buffer currently holds "all legal"
+	maskAll                      bool // maskBuf (legality, 1 or 0) holds all ones
 
-	logits G.Value // the last Step's logits, read before the loss overwrote them
+	logits G.Value // the last Step's logits
 
 	step int64
 	// Optimiser slots, one per param: SGD uses slot1 (velocity); Adam uses
@@ -107,9 +107,8 @@ func New(cfg Config, w *nn.Weights, rng *rand.Rand) (*Trainer, error) {
 		return nil, wrap("value", err)
 	}
 	// Policy loss: -mean over the batch of sum_a pi_a log p_a, with p the
-	// softmax over legal moves.
-	// Snapshot the logits before the in-place operations of the loss and
-	// its gradient reuse their memory (tests compare against them).
+	// softmax over legal moves (policyLossOp). The logits are kept for
+	// tests, which recompute the loss from them.
 	G.Read(net.logits, &t.logits)
 	if t.policyLoss, err = G.ApplyOp(&policyLossOp{b: B, a: s.Actions}, net.logits, t.piN, t.maskN); err != nil {
 		return nil, wrap("policy", err)
