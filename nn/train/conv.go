@@ -153,6 +153,7 @@ type convOp struct {
 	convShape
 	kind    convKind
 	scratch *convScratch
+	maxCol  int // im2col size limit in floats; 0 means maxColFloats (tests lower it)
 }
 
 func (op *convOp) Arity() int    { return 2 }
@@ -187,15 +188,29 @@ func (op *convOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error)
 	if op.kind != convForward || len(inputs) != 2 {
 		return nil, fmt.Errorf("train: %v: no second derivative", op)
 	}
-	dx, err := G.ApplyOp(&convOp{op.convShape, convGradInput, op.scratch}, inputs[1], grad)
+	dx, err := G.ApplyOp(&convOp{op.convShape, convGradInput, op.scratch, op.maxCol}, inputs[1], grad)
 	if err != nil {
 		return nil, err
 	}
-	dw, err := G.ApplyOp(&convOp{op.convShape, convGradW, op.scratch}, inputs[0], grad)
+	dw, err := G.ApplyOp(&convOp{op.convShape, convGradW, op.scratch, op.maxCol}, inputs[0], grad)
 	if err != nil {
 		return nil, err
 	}
 	return G.Nodes{dx, dw}, nil
+}
+
+// maxColFloats bounds the im2col matrix (16 MiB): larger batches are
+// processed in chunks of examples, which keeps the work memory of a Go-sized
+// board small and the matrices in cache.
+const maxColFloats = 1 << 22
+
+// chunk is the number of examples per pass.
+func (op *convOp) chunk() int {
+	limit := op.maxCol
+	if limit <= 0 {
+		limit = maxColFloats
+	}
+	return max(1, min(op.b, limit/(op.kk()*op.hw())))
 }
 
 // Do runs the op.
@@ -208,46 +223,53 @@ func (op *convOp) Do(inputs ...G.Value) (G.Value, error) {
 	shape, _ := op.InferShape()
 	out := tensor.New(tensor.Of(tensor.Float32), tensor.WithShape(shape...))
 	res := out.Data().([]float32)
+	var a, b []float32 // the two inputs
+	var err error
 	switch op.kind {
 	case convForward:
-		x, err := float32s(inputs[0], xLen, "input")
-		if err != nil {
-			return nil, err
+		if a, err = float32s(inputs[0], xLen, "input"); err == nil {
+			b, err = float32s(inputs[1], wLen, "filters")
 		}
-		w, err := float32s(inputs[1], wLen, "filters")
-		if err != nil {
-			return nil, err
-		}
-		col, y := grow(&sc.col, s.kk()*s.n()), grow(&sc.y, yLen)
-		s.im2col(col, x)
-		G.WhichBLAS().Sgemm(blas.NoTrans, blas.NoTrans, s.cout, s.n(), s.kk(), 1, w, s.kk(), col, s.n(), 0, y, s.n())
-		s.toNCHW(res, y)
 	case convGradInput:
-		w, err := float32s(inputs[0], wLen, "filters")
-		if err != nil {
-			return nil, err
+		if a, err = float32s(inputs[0], wLen, "filters"); err == nil {
+			b, err = float32s(inputs[1], yLen, "output gradient")
 		}
-		dy, err := float32s(inputs[1], yLen, "output gradient")
-		if err != nil {
-			return nil, err
-		}
-		y, dcol := grow(&sc.y, yLen), grow(&sc.dcol, s.kk()*s.n())
-		s.fromNCHW(y, dy)
-		G.WhichBLAS().Sgemm(blas.Trans, blas.NoTrans, s.kk(), s.n(), s.cout, 1, w, s.kk(), y, s.n(), 0, dcol, s.n())
-		s.col2im(res, dcol)
 	case convGradW:
-		x, err := float32s(inputs[0], xLen, "input")
-		if err != nil {
-			return nil, err
+		if a, err = float32s(inputs[0], xLen, "input"); err == nil {
+			b, err = float32s(inputs[1], yLen, "output gradient")
 		}
-		dy, err := float32s(inputs[1], yLen, "output gradient")
-		if err != nil {
-			return nil, err
+	}
+	if err != nil {
+		return nil, err
+	}
+	per := op.chunk()
+	inPer, outPer := s.cin*s.hw(), s.cout*s.hw()
+	for e0 := 0; e0 < s.b; e0 += per {
+		c := s
+		c.b = min(per, s.b-e0)
+		n, kk := c.n(), c.kk()
+		xs, ys := e0*inPer, e0*outPer // offsets of this chunk in x and y
+		switch op.kind {
+		case convForward:
+			col, y := grow(&sc.col, kk*n), grow(&sc.y, c.b*outPer)
+			c.im2col(col, a[xs:xs+c.b*inPer])
+			G.WhichBLAS().Sgemm(blas.NoTrans, blas.NoTrans, c.cout, n, kk, 1, b, kk, col, n, 0, y, n)
+			c.toNCHW(res[ys:ys+c.b*outPer], y)
+		case convGradInput:
+			y, dcol := grow(&sc.y, c.b*outPer), grow(&sc.dcol, kk*n)
+			c.fromNCHW(y, b[ys:ys+c.b*outPer])
+			G.WhichBLAS().Sgemm(blas.Trans, blas.NoTrans, kk, n, c.cout, 1, a, kk, y, n, 0, dcol, n)
+			c.col2im(res[xs:xs+c.b*inPer], dcol)
+		case convGradW:
+			col, y := grow(&sc.col, kk*n), grow(&sc.y, c.b*outPer)
+			c.im2col(col, a[xs:xs+c.b*inPer])
+			c.fromNCHW(y, b[ys:ys+c.b*outPer])
+			beta := float32(1) // accumulate over chunks
+			if e0 == 0 {
+				beta = 0
+			}
+			G.WhichBLAS().Sgemm(blas.NoTrans, blas.Trans, c.cout, kk, n, 1, y, n, col, n, beta, res, kk)
 		}
-		col, y := grow(&sc.col, s.kk()*s.n()), grow(&sc.y, yLen)
-		s.im2col(col, x)
-		s.fromNCHW(y, dy)
-		G.WhichBLAS().Sgemm(blas.NoTrans, blas.Trans, s.cout, s.kk(), s.n(), 1, y, s.n(), col, s.n(), 0, res, s.kk())
 	}
 	return out, nil
 }
@@ -255,10 +277,16 @@ func (op *convOp) Do(inputs ...G.Value) (G.Value, error) {
 // conv2d applies a same-padded, stride-1 convolution of x (b, cin, h, w) with
 // filters f (cout, cin, k, k).
 func conv2d(x, f *G.Node, scratch *convScratch) (*G.Node, error) {
+	return conv2dChunked(x, f, scratch, 0)
+}
+
+// conv2dChunked is conv2d with an im2col size limit (0: maxColFloats).
+func conv2dChunked(x, f *G.Node, scratch *convScratch, maxCol int) (*G.Node, error) {
 	xs, fs := x.Shape(), f.Shape()
 	if len(xs) != 4 || len(fs) != 4 || xs[1] != fs[1] || fs[2] != fs[3] || fs[2]%2 != 1 {
 		return nil, fmt.Errorf("train: conv of %v by %v: want (b,c,h,w) by (out,c,k,k) with odd k", xs, fs)
 	}
-	op := &convOp{convShape{b: xs[0], cin: xs[1], cout: fs[0], k: fs[2], h: xs[2], w: xs[3]}, convForward, scratch}
+	op := &convOp{convShape: convShape{b: xs[0], cin: xs[1], cout: fs[0], k: fs[2], h: xs[2], w: xs[3]},
+		kind: convForward, scratch: scratch, maxCol: maxCol}
 	return G.ApplyOp(op, x, f)
 }
