@@ -38,7 +38,10 @@ func grow(buf *[]float32, n int) []float32 {
 }
 
 // im2col fills col [cin*k*k][b*h*w] from x [b][cin][h][w]: row (c, ky, kx)
-// holds channel c shifted by (ky-k/2, kx-k/2), zero outside the board.
+// holds channel c shifted by (ky-k/2, kx-k/2), zero outside the board. A
+// shift of the flattened plane by dy*w+dx moves every in-board value to its
+// place at once; only the columns that wrapped around an edge are then
+// cleared.
 func (s convShape) im2col(col, x []float32) {
 	hw, n, p := s.hw(), s.n(), s.k/2
 	for c := range s.cin {
@@ -46,20 +49,24 @@ func (s convShape) im2col(col, x []float32) {
 			for kx := range s.k {
 				row := col[((c*s.k+ky)*s.k+kx)*n:][:n]
 				dy, dx := ky-p, kx-p
-				x0, x1 := max(0, -dx), min(s.w, s.w-dx)
+				shift := dy*s.w + dx
+				lo, hi := max(0, -shift), min(hw, hw-shift)
+				x0, x1 := max(0, -dx), min(s.w, s.w-dx) // columns that stay on the board
 				for e := range s.b {
 					src := x[(e*s.cin+c)*hw:][:hw]
 					dst := row[e*hw:][:hw]
-					for y := range s.h {
-						d := dst[y*s.w:][:s.w]
-						sy := y + dy
-						if sy < 0 || sy >= s.h || x0 >= x1 {
-							clear(d)
-							continue
+					if lo >= hi || x0 >= x1 {
+						clear(dst)
+						continue
+					}
+					clear(dst[:lo])
+					copy(dst[lo:hi], src[lo+shift:hi+shift])
+					clear(dst[hi:])
+					if dx != 0 {
+						for y := range s.h {
+							clear(dst[y*s.w : y*s.w+x0])
+							clear(dst[y*s.w+x1 : (y+1)*s.w])
 						}
-						clear(d[:x0])
-						copy(d[x0:x1], src[sy*s.w+x0+dx:sy*s.w+x1+dx])
-						clear(d[x1:])
 					}
 				}
 			}
@@ -68,7 +75,8 @@ func (s convShape) im2col(col, x []float32) {
 }
 
 // col2im is the adjoint of im2col: dx [b][cin][h][w] = sum of the shifted
-// rows of dcol.
+// rows of dcol. It clears the wrapped-around columns of dcol (scratch) so
+// that each row is added with one flat shifted loop.
 func (s convShape) col2im(dx, dcol []float32) {
 	clear(dx)
 	hw, n, p := s.hw(), s.n(), s.k/2
@@ -77,22 +85,23 @@ func (s convShape) col2im(dx, dcol []float32) {
 			for kx := range s.k {
 				row := dcol[((c*s.k+ky)*s.k+kx)*n:][:n]
 				dy, ddx := ky-p, kx-p
+				shift := dy*s.w + ddx
+				lo, hi := max(0, -shift), min(hw, hw-shift)
 				x0, x1 := max(0, -ddx), min(s.w, s.w-ddx)
-				if x0 >= x1 {
+				if lo >= hi || x0 >= x1 {
 					continue
 				}
 				for e := range s.b {
 					src := row[e*hw:][:hw]
-					dst := dx[(e*s.cin+c)*hw:][:hw]
-					for y := range s.h {
-						sy := y + dy
-						if sy < 0 || sy >= s.h {
-							continue
+					if ddx != 0 {
+						for y := range s.h {
+							clear(src[y*s.w : y*s.w+x0])
+							clear(src[y*s.w+x1 : (y+1)*s.w])
 						}
-						d := dst[sy*s.w+x0+ddx : sy*s.w+x1+ddx]
-						for i, v := range src[y*s.w+x0 : y*s.w+x1] {
-							d[i] += v
-						}
+					}
+					dst := dx[(e*s.cin+c)*hw+lo+shift:][:hi-lo]
+					for i, v := range src[lo:hi] {
+						dst[i] += v
 					}
 				}
 			}
