@@ -77,6 +77,10 @@ type Solver struct {
 	nodes uint64
 	tt    []entry
 	mask  uint64
+	// lists[n] is the move list of the deep node with n empties being
+	// searched (a pass keeps n but needs no list), so that no list is
+	// zeroed per node.
+	lists [65]moveList
 }
 
 // New returns a solver configured by cfg.
@@ -137,7 +141,7 @@ func (s *Solver) Search(mover, opp uint64, alpha, beta int) (score, best int) {
 		return -s.search(o, p, -beta, -alpha), Pass
 	}
 	s.nodes++
-	var list moveList
+	list := &s.lists[bits.OnesCount64(^(p | o))]
 	list.fill(s, p, o, moves, NoMove)
 	best, score = list.m[0].sq, -infinity
 	for i := 0; i < list.n; i++ {

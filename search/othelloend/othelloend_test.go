@@ -210,9 +210,15 @@ func checkFFO(t testing.TB, s *Solver, q ffo) (time.Duration, uint64) {
 	return d, s.Nodes()
 }
 
-func TestFFO1to19(t *testing.T) {
+// TestFFO solves all of FFO #1-#19 (14 to 16 empties) and those of
+// #20-#39 with at most 18 empties; BenchmarkFFO20to39 covers the rest.
+func TestFFO(t *testing.T) {
 	s := newSolver(t, 20)
-	for _, q := range readFFO(t, "fforum-1-19.obf", 1) {
+	all := append(readFFO(t, "fforum-1-19.obf", 1), readFFO(t, "fforum-20-39.obf", 20)...)
+	for _, q := range all {
+		if q.empties > 18 {
+			continue
+		}
 		d, n := checkFFO(t, s, q)
 		t.Logf("FFO #%d: %d empties, %v, %d nodes", q.id, q.empties, d.Round(time.Millisecond), n)
 	}

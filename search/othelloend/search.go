@@ -39,16 +39,35 @@ func emptyList(empty uint64) (l [smallEmpties]int8) {
 	return l
 }
 
+// neighbours[sq] holds the up to eight squares around sq.
+var neighbours = func() (t [64]uint64) {
+	for sq := range t {
+		r, c := sq/8, sq%8
+		for dr := -1; dr <= 1; dr++ {
+			for dc := -1; dc <= 1; dc++ {
+				if (dr != 0 || dc != 0) && r+dr >= 0 && r+dr < 8 && c+dc >= 0 && c+dc < 8 {
+					t[sq] |= 1 << uint((r+dr)*8+c+dc)
+				}
+			}
+		}
+	}
+	return t
+}()
+
 // last1 returns the score when x is the only empty square: the mover plays
 // it if it can, else the opponent does, else the game ends and the empty
 // square goes to the winner.
 func last1(p, o uint64, x int) int {
 	n := bits.OnesCount64(p)
-	if f := othello.Flips(x, p, o); f != 0 {
-		return 2*(n+1+bits.OnesCount64(f)) - 64
+	if neighbours[x]&o != 0 {
+		if f := othello.Flips(x, p, o); f != 0 {
+			return 2*(n+1+bits.OnesCount64(f)) - 64
+		}
 	}
-	if f := othello.Flips(x, o, p); f != 0 {
-		return 2*(n-bits.OnesCount64(f)) - 64
+	if neighbours[x]&p != 0 {
+		if f := othello.Flips(x, o, p); f != 0 {
+			return 2*(n-bits.OnesCount64(f)) - 64
+		}
 	}
 	if 2*n > 63 {
 		return 2*n - 62
@@ -66,6 +85,9 @@ func (s *Solver) small(p, o uint64, alpha, beta int, sq [smallEmpties]int8, n in
 	best := -infinity
 	for i := 0; i < n; i++ {
 		x := int(sq[i])
+		if neighbours[x]&o == 0 {
+			continue // nothing to flank
+		}
 		f := othello.Flips(x, p, o)
 		if f == 0 {
 			continue
@@ -216,7 +238,7 @@ func (s *Solver) deep(p, o uint64, alpha, beta, n int, passed bool) int {
 			ttMove = int(e.best)
 		}
 	}
-	var list moveList
+	list := &s.lists[n]
 	list.fill(s, p, o, moves, ttMove)
 	best, bestMove := -infinity, NoMove
 	a := alpha
