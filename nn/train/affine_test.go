@@ -91,3 +91,17 @@ func TestAffineOp(t *testing.T) {
 		})
 	}
 }
+
+func TestPositive(t *testing.T) {
+	for _, tc := range []struct {
+		v    float32
+		want float32
+	}{{0, 0}, {1e-45, 1}, {1e-38, 1}, {0.5, 1}, {3e38, 1}, {float32(math.Inf(1)), 1}} {
+		if got := positive(tc.v); got != tc.want {
+			t.Errorf("positive(%v) = %v, want %v", tc.v, got, tc.want)
+		}
+	}
+	if got := positive(max(float32(math.Copysign(0, -1)), 0)); got != 0 {
+		t.Errorf("positive(ReLU(-0)) = %v, want 0", got)
+	}
+}
