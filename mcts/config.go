@@ -48,6 +48,12 @@ type Config struct {
 	GamesInFlight int `yaml:"games_in_flight"`
 	// TreeReuse keeps the subtree of the played move for the next search.
 	TreeReuse bool `yaml:"tree_reuse"`
+	// CountReused makes Simulations and FastSimulations budgets of root
+	// visits, those kept by tree reuse included (as KataGo's maxVisits): a
+	// search runs only the playouts the kept subtree lacks, and none when it
+	// already has enough. Off, every search runs its full number of new
+	// playouts on top of the kept ones.
+	CountReused bool `yaml:"count_reused"`
 
 	// PlayoutCap enables KataGo's playout cap randomisation in SelfPlay
 	// (Search and Player always run Simulations): a fraction

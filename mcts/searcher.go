@@ -112,8 +112,12 @@ func (sr *searcher) setRoot(s games.State) {
 	}
 }
 
-// startMove prepares a search of target playouts from the current root.
+// startMove prepares a search of target playouts from the current root, or
+// of target root visits, reused ones included, when CountReused is on.
 func (sr *searcher) startMove(target int, full bool) {
+	if sr.cfg.CountReused {
+		target = max(target-int(sr.t.nodes[0].n), 0)
+	}
 	sr.target = target
 	sr.done = 0
 	sr.inflight = 0

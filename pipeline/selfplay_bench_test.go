@@ -111,6 +111,9 @@ func BenchmarkSelfPlayNetSettings(b *testing.B) {
 		{name: "direct/cache=0", workers: 2, direct: true, set: []string{"evaluator.cache_size=0"}},
 		{name: "direct/cache=2^18", workers: 2, direct: true, set: []string{"evaluator.cache_size=262144"}},
 		{name: "direct/tree_reuse=false", workers: 2, direct: true, set: []string{"selfplay.mcts.tree_reuse=false"}},
+		{name: "direct/count_reused", workers: 2, direct: true, set: []string{"selfplay.mcts.count_reused=true"}},
+		{name: "direct/count_reused/cache=2^18", workers: 2, direct: true,
+			set: []string{"selfplay.mcts.count_reused=true", "evaluator.cache_size=262144"}},
 	}
 	for _, v := range variants {
 		b.Run(v.name, func(b *testing.B) { benchSelfPlay(b, v) })
