@@ -11,7 +11,6 @@ import (
 	"log/slog"
 	"math"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"runtime"
 	"strconv"
@@ -556,24 +555,16 @@ func (t *Trainer) bench(ctx context.Context) (map[string]any, error) {
 	defer f.Close()
 	out := map[string]any{}
 	for _, set := range bc.Sets {
-		file, err := os.Open(filepath.Join(dir, set))
-		if err != nil {
-			return nil, fmt.Errorf("bench: %w", err)
-		}
-		pos, err := arena.ReadPositions(file, set)
-		file.Close()
+		v, pos, err := loadVerdicts(t.cfg.RunDir, dir, set, bc.Positions)
 		if err != nil {
 			return nil, err
 		}
-		if len(pos) > bc.Positions {
-			pos = pos[:bc.Positions]
-		}
-		res, err := arena.Bench(ctx, arena.BenchConfig{Seed: t.cfg.Seed}, f, pos)
+		rate, err := mistakeRate(ctx, f, v, pos, t.cfg.Seed)
 		if err != nil {
 			return nil, err
 		}
-		out[set] = res.MistakeRate()
-		t.log.Info("bench", "set", set, "mistake_rate", fmt.Sprintf("%.3f", res.MistakeRate()), "positions", res.Positions)
+		out[set] = rate
+		t.log.Info("bench", "set", set, "mistake_rate", fmt.Sprintf("%.3f", rate), "positions", len(pos))
 	}
 	return out, nil
 }
