@@ -203,6 +203,10 @@ func (l *moveList) pick(i int) int {
 	return i
 }
 
+// etcEmpties is the fewest empties at which deep nodes look up their
+// children in the table before searching them.
+const etcEmpties = 10
+
 // ttIndex hashes a position to a table slot.
 func (s *Solver) ttIndex(p, o uint64) uint64 {
 	h := p*0x9E3779B97F4A7C15 ^ o*0xD6E8FEB86659FD93
@@ -240,6 +244,24 @@ func (s *Solver) deep(p, o uint64, alpha, beta, n int, passed bool) int {
 	}
 	list := &s.lists[n]
 	list.fill(s, p, o, moves, ttMove)
+	if s.tt != nil && n >= etcEmpties {
+		// Enhanced transposition cutoff: a child already known to score
+		// at most -beta for the opponent refutes this node at once.
+		for i := 0; i < list.n; i++ {
+			m := &list.m[i]
+			np, no := o&^m.flips, p|m.flips|1<<uint(m.sq)
+			if c := &s.tt[s.ttIndex(np, no)]; c.p == np && c.o == no && -int(c.upper) >= beta {
+				v := -int(c.upper)
+				if e != nil {
+					if e.p != p || e.o != o {
+						*e = entry{p: p, o: o, lower: -64, upper: 64}
+					}
+					e.lower, e.best = int8(max(int(e.lower), v)), int8(m.sq)
+				}
+				return v
+			}
+		}
+	}
 	best, bestMove := -infinity, NoMove
 	a := alpha
 	for i := 0; i < list.n; i++ {
