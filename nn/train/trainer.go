@@ -47,6 +47,7 @@ type Trainer struct {
 	// Optimiser slots, one per param: SGD uses slot1 (velocity); Adam uses
 	// slot1 (first moment) and slot2 (second moment).
 	slot1, slot2 [][]float32
+	grads        [][]float32 // the machine's gradient arrays, one per param
 }
 
 // New builds the training graph of w for cfg.BatchSize examples per step.
@@ -133,6 +134,7 @@ func New(cfg Config, w *nn.Weights, rng *rand.Rand) (*Trainer, error) {
 	}
 	t.vm = G.NewTapeMachine(g, G.BindDualValues(learnables...))
 	net.loadStats() // building a training VM reset them
+	t.grads = make([][]float32, len(net.params))
 	t.slot1 = make([][]float32, len(net.params))
 	if cfg.Optimizer == "adam" {
 		t.slot2 = make([][]float32, len(net.params))
@@ -206,7 +208,8 @@ func (t *Trainer) checkBatch(b Batch) error {
 // Step takes one optimisation step on b and returns the losses measured
 // before the update. Batch normalisation uses the batch's statistics and
 // folds them into the running averages; after Step the nn.Weights given to
-// New hold the updated parameters and statistics.
+// New hold the updated parameters and statistics. A step whose loss is not
+// finite returns an error and changes nothing.
 func (t *Trainer) Step(b Batch) (Losses, error) {
 	if err := t.checkBatch(b); err != nil {
 		return Losses{}, err
@@ -225,6 +228,22 @@ func (t *Trainer) Step(b Batch) (Losses, error) {
 		t.maskAll = true
 	}
 	defer t.vm.Reset()
+	l, err := t.forwardBackward()
+	if err == nil {
+		err = t.gradients()
+	}
+	if err != nil {
+		t.discard()
+		return l, err
+	}
+	t.update()
+	t.net.saveStats()
+	t.step++
+	return l, nil
+}
+
+// forwardBackward runs the machine and reads the losses.
+func (t *Trainer) forwardBackward() (Losses, error) {
 	if err := t.vm.RunAll(); err != nil {
 		return Losses{}, fmt.Errorf("train: step %d: %w", t.step, err)
 	}
@@ -241,12 +260,37 @@ func (t *Trainer) Step(b Batch) (Losses, error) {
 	if math.IsNaN(l.Total) || math.IsInf(l.Total, 0) {
 		return l, fmt.Errorf("train: step %d: loss is %v (value %v, policy %v)", t.step, l.Total, l.Value, l.Policy)
 	}
-	if err := t.update(); err != nil {
-		return Losses{}, err
-	}
-	t.net.saveStats()
-	t.step++
 	return l, nil
+}
+
+// gradients collects every parameter's gradient into t.grads.
+func (t *Trainer) gradients() error {
+	for i, p := range t.net.params {
+		gv, err := p.node.Grad()
+		if err != nil {
+			return fmt.Errorf("train: gradient of %s: %w", p.name, err)
+		}
+		g, ok := gv.Data().([]float32)
+		if !ok || len(g) != len(p.data) {
+			return fmt.Errorf("train: gradient of %s: got %T of %d values, want %d float32", p.name, gv.Data(), len(g), len(p.data))
+		}
+		t.grads[i] = g
+	}
+	return nil
+}
+
+// discard undoes what a failed step left behind: the machine adds into the
+// bound gradients on every run, and the batch-norm ops have already folded
+// the batch into their running statistics.
+func (t *Trainer) discard() {
+	for _, p := range t.net.params {
+		if gv, err := p.node.Grad(); err == nil {
+			if g, ok := gv.Data().([]float32); ok {
+				clear(g)
+			}
+		}
+	}
+	t.net.loadStats()
 }
 
 // scalar reads a scalar node's value after a run.
@@ -277,8 +321,9 @@ func (t *Trainer) sumSquares() float64 {
 	return s
 }
 
-// update applies one optimiser step to every parameter, in place.
-func (t *Trainer) update() error {
+// update applies one optimiser step to every parameter, in place, from
+// the gradients collected by gradients, and zeroes them for the next run.
+func (t *Trainer) update() {
 	lr := t.cfg.LearningRateAt(t.step)
 	c2 := 2 * t.cfg.WeightDecay
 	adam := t.cfg.Optimizer == "adam"
@@ -289,20 +334,11 @@ func (t *Trainer) update() error {
 		bc2 = 1 - math.Pow(t.cfg.Beta2, n)
 	}
 	for i, p := range t.net.params {
-		gv, err := p.node.Grad()
-		if err != nil {
-			return fmt.Errorf("train: gradient of %s: %w", p.name, err)
-		}
-		g, ok := gv.Data().([]float32)
-		if !ok || len(g) != len(p.data) {
-			return fmt.Errorf("train: gradient of %s: got %T of %d values, want %d float32", p.name, gv.Data(), len(g), len(p.data))
-		}
+		g := t.grads[i]
 		decay := float32(0)
 		if p.decay {
 			decay = float32(c2)
 		}
-		// The machine adds into bound gradients on every run: consume and
-		// zero them.
 		if adam {
 			adamUpdate(p.data, g, t.slot1[i], t.slot2[i], decay, lr, t.cfg.Beta1, t.cfg.Beta2, t.cfg.Epsilon, bc1, bc2)
 		} else {
@@ -310,7 +346,6 @@ func (t *Trainer) update() error {
 		}
 		clear(g)
 	}
-	return nil
 }
 
 // sgdUpdate does v = mu*v + (g + decay*w); w -= lr*v.

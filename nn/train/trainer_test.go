@@ -615,3 +615,40 @@ func TestParamsFollowTensorNames(t *testing.T) {
 		}
 	}
 }
+
+// TestFailedStepChangesNothing: a batch whose loss is not finite is
+// reported, and the next good step gives exactly what it gives on a fresh
+// trainer (no stale gradients, no polluted running statistics).
+func TestFailedStepChangesNothing(t *testing.T) {
+	d := newDataset(tinyShape, 8, rand.New(rand.NewPCG(41, 42)), true)
+	good := d.batch(tinyShape, 0, 8)
+	bad := good
+	bad.Obs = append([]float32(nil), good.Obs...)
+	bad.Obs[3] = float32(math.NaN())
+	cfg := DefaultConfig()
+	cfg.BatchSize = 8
+	var final [2][]float32
+	for k, fail := range []bool{true, false} {
+		w := tinyWeights(t, 43)
+		tr := newTrainer(t, cfg, w)
+		if fail {
+			if _, err := tr.Step(bad); err == nil || !strings.Contains(err.Error(), "loss is NaN") {
+				t.Fatalf("NaN observation: Step error %v", err)
+			}
+			if tr.Steps() != 0 {
+				t.Fatalf("failed step counted: %d", tr.Steps())
+			}
+		}
+		if _, err := tr.Step(good); err != nil {
+			t.Fatal(err)
+		}
+		for _, ts := range w.Tensors() {
+			final[k] = append(final[k], ts.Data...)
+		}
+	}
+	for i := range final[0] {
+		if math.Float32bits(final[0][i]) != math.Float32bits(final[1][i]) {
+			t.Fatalf("value %d: %v after a failed step, %v without", i, final[0][i], final[1][i])
+		}
+	}
+}
