@@ -9,8 +9,6 @@ import (
 	"github.com/chewxy/hm"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
-
-	"tabula/nn"
 )
 
 // The batch-norm scale and shift, optionally followed by ReLU, as gorgonia
@@ -200,27 +198,19 @@ func (op *affineOp) Do(inputs ...G.Value) (G.Value, error) {
 
 // batchNorm normalises x (b, c, h, w) with batch statistics (or running
 // ones in an evaluation machine), then applies gamma and beta (1, c, 1, 1)
-// and, if relu, ReLU. It returns the output and gorgonia's batch-norm op,
+// and, if relu, ReLU. It returns the output and the normalisation's state,
 // which holds the running statistics.
-func batchNorm(x, gamma, beta *G.Node, momentum float64, relu bool) (*G.Node, *G.BatchNormOp, error) {
+func batchNorm(x, gamma, beta *G.Node, momentum float64, relu bool) (*G.Node, *bnState, error) {
 	s := x.Shape()
 	if len(s) != 4 {
 		return nil, nil, fmt.Errorf("train: batch norm of shape %v, want 4 dimensions", s)
 	}
-	// gorgonia's BatchNorm always adds its broadcast scale and shift; build
-	// it on a scratch graph only to obtain the normalisation op, and apply
-	// that op alone to x.
-	tmp := G.NewGraph()
-	dummy := G.NewTensor(tmp, tensor.Float32, 4, G.WithShape(s...), G.WithName("x"))
-	one := tensor.New(tensor.WithShape(1, s[1], 1, 1), tensor.WithBacking(make([]float32, s[1])))
-	scale := G.NewTensor(tmp, tensor.Float32, 4, G.WithShape(1, s[1], 1, 1), G.WithName("scale"), G.WithValue(one))
-	zero := tensor.New(tensor.WithShape(1, s[1], 1, 1), tensor.WithBacking(make([]float32, s[1])))
-	bias := G.NewTensor(tmp, tensor.Float32, 4, G.WithShape(1, s[1], 1, 1), G.WithName("bias"), G.WithValue(zero))
-	_, _, _, op, err := G.BatchNorm(dummy, scale, bias, momentum, nn.BatchNormEps)
-	if err != nil {
-		return nil, nil, err
+	st := &bnState{b: s[0], c: s[1], hw: s[2] * s[3], momentum: momentum, training: true,
+		mean: make([]float32, s[1]), vr: make([]float32, s[1]), invStd: make([]float64, s[1])}
+	for i := range st.vr {
+		st.vr[i] = 1
 	}
-	norm, err := G.ApplyOp(op, x)
+	norm, err := G.ApplyOp(&bnOp{st: st}, x)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -228,7 +218,7 @@ func batchNorm(x, gamma, beta *G.Node, momentum float64, relu bool) (*G.Node, *G
 	if err != nil {
 		return nil, nil, err
 	}
-	return y, op, nil
+	return y, st, nil
 }
 
 // positive is 1 if v > 0 and 0 if v is +0: ReLU's derivative read from its

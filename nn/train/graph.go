@@ -19,11 +19,11 @@ type param struct {
 	decay bool      // part of theta in c*||theta||^2
 }
 
-// bnBinding ties a gorgonia batch-norm op to the running statistics of the
+// bnBinding ties a batch-norm op to the running statistics of the
 // nn.Weights it came from.
 type bnBinding struct {
 	mean, vr      []float32 // in nn.Weights
-	opMean, opVar []float32 // inside the gorgonia op
+	opMean, opVar []float32 // inside the op (bnState)
 }
 
 // network is the forward graph of an nn.Weights at a fixed batch size.
@@ -67,13 +67,11 @@ func buildNetwork(w *nn.Weights, batch int, bnMomentum float64) (*network, error
 	bn := func(name string, x *G.Node, b nn.BatchNorm, relu bool) (*G.Node, error) {
 		scale := bind(name+".gamma", b.Gamma, false, 1, b.C, 1, 1)
 		bias := bind(name+".beta", b.Beta, false, 1, b.C, 1, 1)
-		y, op, err := batchNorm(x, scale, bias, bnMomentum, relu)
+		y, st, err := batchNorm(x, scale, bias, bnMomentum, relu)
 		if err != nil {
 			return nil, fmt.Errorf("train: %s: %w", name, err)
 		}
-		m, v := op.Stats()
-		n.bns = append(n.bns, bnBinding{mean: b.Mean, vr: b.Var,
-			opMean: m.Data().([]float32), opVar: v.Data().([]float32)})
+		n.bns = append(n.bns, bnBinding{mean: b.Mean, vr: b.Var, opMean: st.mean, opVar: st.vr})
 		return y, nil
 	}
 	dense := func(name string, x *G.Node, d nn.Dense) (*G.Node, error) {

@@ -133,7 +133,7 @@ func New(cfg Config, w *nn.Weights, rng *rand.Rand) (*Trainer, error) {
 		}
 	}
 	t.vm = G.NewTapeMachine(g, G.BindDualValues(learnables...))
-	net.loadStats() // building a training VM reset them
+	net.loadStats() // the batch-norm ops start from the weights' running statistics
 	t.grads = make([][]float32, len(net.params))
 	t.slot1 = make([][]float32, len(net.params))
 	if cfg.Optimizer == "adam" {
