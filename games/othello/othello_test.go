@@ -3,6 +3,7 @@ package othello
 import (
 	"bufio"
 	"errors"
+	"math/rand/v2"
 	"os"
 	"slices"
 	"strconv"
@@ -579,5 +580,51 @@ X . . . . . . .`
 	wantStable := uint64(1<<0 | 1<<1 | 1<<2 | 1<<8 | 1<<9 | 1<<16 | 1<<7 | 1<<56)
 	if st != wantStable {
 		t.Errorf("stable = %#x, want %#x", st, wantStable)
+	}
+}
+
+// TestEvaluateStrength checks that the heuristic carries information: a
+// player taking the move with the best one-ply evaluation beats a uniformly
+// random player in most games.
+func TestEvaluateStrength(t *testing.T) {
+	for _, spec := range []string{"othello", "othello:size=6"} {
+		g := mustGame(t, spec)
+		rng := rand.New(rand.NewPCG(5, 6))
+		const n = 100
+		wins := 0
+		for i := 0; i < n; i++ {
+			greedy := i % 2 // the greedy player's colour
+			s := *g.NewInitialState().(*State)
+			for !s.IsTerminal() {
+				legal := s.LegalActions(nil)
+				a := legal[rng.IntN(len(legal))]
+				if s.CurrentPlayer() == greedy {
+					best := 2.0
+					for _, b := range legal {
+						c := s
+						c.ApplyAction(b)
+						var v float64 // the opponent's view after b
+						if c.IsTerminal() {
+							v = -c.Returns()[greedy] * 2 // a win sorts first
+						} else if c.CurrentPlayer() == greedy {
+							v = -g.Evaluate(&c)
+						} else {
+							v = g.Evaluate(&c)
+						}
+						if v < best {
+							best, a = v, b
+						}
+					}
+				}
+				s.ApplyAction(a)
+			}
+			if s.Returns()[greedy] > 0 {
+				wins++
+			}
+		}
+		if wins < 75 {
+			t.Errorf("%s: one-ply heuristic player won %d of %d games against random, want >= 75", spec, wins, n)
+		}
+		t.Logf("%s: one-ply heuristic player won %d of %d games against random", spec, wins, n)
 	}
 }

@@ -223,3 +223,23 @@ func TestFFO(t *testing.T) {
 		t.Logf("FFO #%d: %d empties, %v, %d nodes", q.id, q.empties, d.Round(time.Millisecond), n)
 	}
 }
+
+// TestSymmetry solves the eight images of some FFO positions under the
+// symmetries of the board: the score must not change and the best move must
+// be the image of a best move.
+func TestSymmetry(t *testing.T) {
+	g := newGame(t)
+	s := newSolver(t, 18)
+	for _, q := range readFFO(t, "fforum-1-19.obf", 1)[:6] {
+		for k := 1; k < 8; k++ {
+			p, o := g.TransformBoard(k, q.p), g.TransformBoard(k, q.o)
+			s.Reset()
+			score, best := s.Solve(p, o)
+			back := g.TransformAction(g.Inverse(k), best)
+			if score != q.score || !q.bestSqs[back] {
+				t.Errorf("FFO #%d under symmetry %d: score %d move %s (maps back to %s), want %d with one of %v",
+					q.id, k, score, square(best), square(back), q.score, q.bestSqs)
+			}
+		}
+	}
+}
