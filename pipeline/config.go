@@ -47,11 +47,14 @@ type Config struct {
 
 // SelfPlayConfig sets how games are generated each iteration.
 type SelfPlayConfig struct {
-	// Workers is the number of self-play goroutines (each with its own
-	// batches); 0 means one per CPU core.
+	// Workers is the number of self-play goroutines, each with its own
+	// network batches. Self-play runs all the time, beside training and
+	// gating; 0 means one per CPU core less one (at least one), leaving a
+	// core to the trainer.
 	Workers int `yaml:"workers"`
-	// GamesPerIteration is the number of games each iteration plays.
-	GamesPerIteration int `yaml:"games_per_iteration"`
+	// GamesPerRound is how many games the workers play between two looks
+	// at the best network (a new best takes over at the next round).
+	GamesPerRound int `yaml:"games_per_round"`
 	// ChunkGames is how many finished games go into one replay chunk file:
 	// at most this many games are lost when the process is killed.
 	ChunkGames int `yaml:"chunk_games"`
@@ -62,8 +65,9 @@ type SelfPlayConfig struct {
 // TrainConfig sets the trainer and how much it trains per iteration.
 type TrainConfig struct {
 	train.Config `yaml:",inline"`
-	// StepsPerIteration is the number of minibatch steps after each
-	// self-play phase (fewer if the replay reuse cap runs out).
+	// StepsPerIteration is the number of minibatch steps between two
+	// checkpoints (and gating matches). Training waits for new self-play
+	// data whenever replay.max_reuse would be exceeded.
 	StepsPerIteration int `yaml:"steps_per_iteration"`
 	// MinExamples is the number of examples the window must hold before
 	// the first training step.
@@ -135,7 +139,7 @@ func DefaultConfig() Config {
 		RunDir:    "runs/connect4",
 		Network:   nn.DefaultConfig(),
 		Evaluator: nn.DefaultEvaluatorConfig(),
-		SelfPlay:  SelfPlayConfig{Workers: 0, GamesPerIteration: 100, ChunkGames: 10, MCTS: sp},
+		SelfPlay:  SelfPlayConfig{Workers: 0, GamesPerRound: 100, ChunkGames: 10, MCTS: sp},
 		Replay:    replay.DefaultConfig(),
 		Train:     TrainConfig{Config: tc, StepsPerIteration: 100, MinExamples: 2000, BLAS: train.BLASTabula},
 		Gate: GateConfig{Games: 40, Simulations: 50, Method: "sprt", Threshold: 0.55, RandomPlies: 4,
@@ -170,8 +174,8 @@ func (c *Config) Validate() error {
 	switch {
 	case sp.Workers < 0 || sp.Workers > 256:
 		return fmt.Errorf("selfplay.workers = %d, want 0..256 (0: one per core)", sp.Workers)
-	case sp.GamesPerIteration < 1:
-		return fmt.Errorf("selfplay.games_per_iteration = %d, want >= 1", sp.GamesPerIteration)
+	case sp.GamesPerRound < 1:
+		return fmt.Errorf("selfplay.games_per_round = %d, want >= 1", sp.GamesPerRound)
 	case sp.ChunkGames < 1:
 		return fmt.Errorf("selfplay.chunk_games = %d, want >= 1", sp.ChunkGames)
 	}

@@ -36,7 +36,7 @@ func TestBadConfigsNameTheProblem(t *testing.T) {
 	}{
 		{"unknown top-level key", "game: connect4\nspeed: 3\n", nil, "speed"},
 		{"unknown nested key", "selfplay:\n  mcts:\n    simulation: 10\n", nil, "simulation"},
-		{"wrong type", "selfplay:\n  games_per_iteration: many\n", nil, "games_per_iteration"},
+		{"wrong type", "selfplay:\n  games_per_round: many\n", nil, "games_per_round"},
 		{"bad duration", "duration: soon\n", nil, "duration"},
 		{"out of range", "selfplay:\n  mcts:\n    simulations: 0\n", nil, "simulations = 0"},
 		{"unknown game", "game: chess\n", nil, `unknown game "chess"`},

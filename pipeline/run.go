@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/schollz/progressbar/v3"
@@ -22,7 +23,6 @@ import (
 	"tabula/elo"
 	"tabula/games"
 	"tabula/internal/refdata"
-	"tabula/mcts"
 	"tabula/nn"
 	"tabula/nn/train"
 	"tabula/replay"
@@ -48,9 +48,14 @@ type Trainer struct {
 	trainer  *train.Trainer
 	weights  *nn.Weights // trained in place by trainer
 	rng      *rand.Rand
-	iter     int    // iterations completed
-	bestPath string // checkpoint that plays self-play games
-	workers  int
+	iter    int // iterations completed
+	workers int
+
+	mu       sync.Mutex
+	bestPath string        // checkpoint that plays self-play games
+	spStats  selfPlayStats // self-play since the last metrics line
+	spTime   time.Duration // self-play wall time in spStats
+	spErr    error         // why self-play stopped, if it failed
 }
 
 // New opens (or resumes) the run in cfg.RunDir: it takes the folder's lock,
@@ -85,7 +90,7 @@ func New(cfg *Config, opt Options) (*Trainer, error) {
 	}()
 	t.workers = cfg.SelfPlay.Workers
 	if t.workers == 0 {
-		t.workers = runtime.GOMAXPROCS(0)
+		t.workers = max(1, runtime.GOMAXPROCS(0)-1)
 	}
 	if err := t.resume(); err != nil {
 		return nil, err
@@ -202,10 +207,14 @@ func (t *Trainer) Close() error {
 // Iteration is the number of iterations completed.
 func (t *Trainer) Iteration() int { return t.iter }
 
-// Run runs iterations (self-play, training, checkpoint, gating, and now and
-// then the ladder and the benchmark) until cfg.Iterations or cfg.Duration is
-// reached or ctx is cancelled. Cancelling loses at most the games in flight
-// and the training steps since the last checkpoint; Run then returns nil.
+// Run runs iterations until cfg.Iterations or cfg.Duration is reached or ctx
+// is cancelled. Self-play runs all the time in its own goroutines with the
+// current best network, writing replay chunks; each iteration trains
+// StepsPerIteration steps on the replay window (waiting for new games when
+// the reuse cap is reached), saves a checkpoint, gates it against the best,
+// and now and then plays the ladder and the benchmark. Cancelling loses at
+// most the games in flight and the training steps since the last
+// checkpoint; Run then returns nil.
 func (t *Trainer) Run(ctx context.Context) error {
 	start := time.Now()
 	if t.cfg.Duration > 0 {
@@ -213,19 +222,70 @@ func (t *Trainer) Run(ctx context.Context) error {
 		ctx, cancel = context.WithTimeout(ctx, t.cfg.Duration)
 		defer cancel()
 	}
+	spCtx, stopSelfPlay := context.WithCancel(ctx)
+	spDone := make(chan struct{})
+	go func() {
+		defer close(spDone)
+		t.selfPlayLoop(spCtx)
+	}()
+	var runErr error
 	for t.cfg.Iterations == 0 || t.iter < t.cfg.Iterations {
 		if ctx.Err() != nil {
 			break
 		}
 		n := t.iter + 1
 		if err := t.iteration(ctx, start); err != nil {
-			if ctx.Err() != nil {
-				break
+			if ctx.Err() == nil {
+				runErr = fmt.Errorf("iteration %d: %w", n, err)
 			}
-			return fmt.Errorf("iteration %d: %w", n, err)
+			break
 		}
 	}
+	stopSelfPlay()
+	<-spDone
 	t.log.Info("run stopped", "iterations", t.iter, "wall", time.Since(start).Round(time.Second))
+	return runErr
+}
+
+// selfPlayLoop plays rounds of games with the best network until ctx is
+// done, accumulating statistics for the metrics.
+func (t *Trainer) selfPlayLoop(ctx context.Context) {
+	for round := uint64(1); ctx.Err() == nil; round++ {
+		t.mu.Lock()
+		bestPath := t.bestPath
+		t.mu.Unlock()
+		err := t.selfPlayRound(ctx, bestPath, round)
+		if err != nil && ctx.Err() == nil {
+			t.log.Error("self-play failed", "err", err)
+			t.mu.Lock()
+			t.spErr = err
+			t.mu.Unlock()
+			return
+		}
+	}
+}
+
+// selfPlayRound plays GamesPerRound games with the network in bestPath.
+func (t *Trainer) selfPlayRound(ctx context.Context, bestPath string, round uint64) error {
+	best, err := nn.LoadCheckpoint(bestPath)
+	if err != nil {
+		return err
+	}
+	newEval, _, err := directEvaluators(t.cfg.Evaluator, t.cfg.SelfPlay.MCTS.BatchSize, t.workers, best.Weights, t.g, true)
+	if err != nil {
+		return err
+	}
+	t0 := time.Now()
+	seed := t.cfg.Seed ^ uint64(t.iter)<<40 ^ round<<20
+	st, err := generate(ctx, t.g, t.cfg.SelfPlay, t.workers, t.cfg.SelfPlay.GamesPerRound, seed, newEval, t.buf, nil)
+	t.mu.Lock()
+	t.spStats.add(st)
+	t.spTime += time.Since(t0)
+	t.mu.Unlock()
+	if err != nil && ctx.Err() == nil {
+		return err
+	}
+	t.log.Debug("self-play round", "best", filepath.Base(bestPath), "games", st.Games, "positions", st.Moves)
 	return nil
 }
 
@@ -233,43 +293,8 @@ func (t *Trainer) Run(ctx context.Context) error {
 func (t *Trainer) iteration(ctx context.Context, start time.Time) error {
 	n := t.iter + 1
 	rec := map[string]any{"iteration": n}
-	// Self-play with the best network.
-	best, err := nn.LoadCheckpoint(t.bestPath)
-	if err != nil {
-		return err
-	}
-	eval, err := nn.NewEvaluator(t.cfg.Evaluator, best.Weights, t.g)
-	if err != nil {
-		return err
-	}
-	bar := t.bar(t.cfg.SelfPlay.GamesPerIteration, fmt.Sprintf("iter %d self-play", n))
-	t0 := time.Now()
-	st, err := generate(ctx, t.g, t.cfg.SelfPlay, t.workers, t.cfg.SelfPlay.GamesPerIteration,
-		t.cfg.Seed^uint64(n)<<20, func(int) (mcts.Evaluator, error) { return eval, nil }, t.buf,
-		func() { bar.Add(1) })
-	bar.Finish()
-	stats := eval.Stats()
-	eval.Close()
-	spTime := time.Since(t0)
-	if err != nil {
-		return err
-	}
-	rec["selfplay"] = map[string]any{
-		"games": st.Games, "positions": st.Moves, "examples": st.Examples,
-		"games_per_s": float64(st.Games) / spTime.Seconds(), "positions_per_s": float64(st.Moves) / spTime.Seconds(),
-		"first_wins": st.Wins[0], "draws": st.Wins[1], "second_wins": st.Wins[2],
-		"resigned": st.Resigned, "no_resign_games": st.NoResign, "false_resigns": st.False,
-		"mean_length": float64(st.Moves) / math.Max(1, float64(st.Games)), "seconds": spTime.Seconds(),
-		"evaluator": stats,
-	}
-	t.log.Info("self-play", "iteration", n, "games", st.Games, "positions", st.Moves,
-		"pos/s", fmt.Sprintf("%.0f", float64(st.Moves)/spTime.Seconds()), "replay", t.buf.Len())
-	if _, err := t.buf.Refresh(); err != nil { // chunks from cmd/selfplay workers
-		return err
-	}
-	rec["replay"] = map[string]any{"window": t.buf.Len(), "added": t.buf.Added()}
 
-	// Training.
+	// Training, on whatever self-play has written so far.
 	losses, steps, entropy, err := t.trainPhase(ctx, n)
 	if err != nil {
 		return err
@@ -284,20 +309,20 @@ func (t *Trainer) iteration(ctx context.Context, start time.Time) error {
 	}
 
 	// Gating.
-	if steps > 0 {
-		promoted, gate, err := t.gate(ctx, path)
-		if err != nil {
+	promoted, gate, err := t.gate(ctx, path)
+	if err != nil {
+		return err
+	}
+	rec["gate"] = gate
+	if promoted {
+		if err := t.dir.setBest(path); err != nil {
 			return err
 		}
-		rec["gate"] = gate
-		if promoted {
-			if err := t.dir.setBest(path); err != nil {
-				return err
-			}
-			t.bestPath = path
-		}
+		t.mu.Lock()
+		t.bestPath = path
+		t.mu.Unlock()
 	}
-	rec["best"] = filepath.Base(t.bestPath)
+	rec["best"] = filepath.Base(t.best())
 	if ev := t.cfg.Ladder.Every; ev > 0 && n%ev == 0 {
 		ladder, err := t.ladder(ctx)
 		if err != nil {
@@ -312,18 +337,61 @@ func (t *Trainer) iteration(ctx context.Context, start time.Time) error {
 		}
 		rec["bench"] = bench
 	}
+	t.mu.Lock()
+	st, spTime := t.spStats, t.spTime
+	t.spStats, t.spTime = selfPlayStats{}, 0
+	t.mu.Unlock()
+	secs := math.Max(spTime.Seconds(), 1e-9)
+	rec["selfplay"] = map[string]any{
+		"games": st.Games, "positions": st.Moves, "examples": st.Examples,
+		"games_per_s": float64(st.Games) / secs, "positions_per_s": float64(st.Moves) / secs,
+		"first_wins": st.Wins[0], "draws": st.Wins[1], "second_wins": st.Wins[2],
+		"resigned": st.Resigned, "no_resign_games": st.NoResign, "false_resigns": st.False,
+		"mean_length": float64(st.Moves) / math.Max(1, float64(st.Games)),
+	}
+	rec["replay"] = map[string]any{"window": t.buf.Len(), "added": t.buf.Added()}
 	rec["wall_seconds"] = time.Since(start).Seconds()
 	rec["time"] = time.Now().UTC().Format(time.RFC3339)
+	t.log.Info("iteration", "n", n, "selfplay_games", st.Games, "positions/s", fmt.Sprintf("%.0f", float64(st.Moves)/secs),
+		"replay", t.buf.Len(), "best", filepath.Base(t.best()))
 	return t.metrics.write(rec)
+}
+
+// best is the checkpoint that currently plays self-play.
+func (t *Trainer) best() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.bestPath
+}
+
+// waitForData sleeps until the replay window can give another batch, or
+// self-play has failed, or ctx is done.
+func (t *Trainer) waitForData(ctx context.Context) error {
+	t.mu.Lock()
+	err := t.spErr
+	t.mu.Unlock()
+	if err != nil {
+		return fmt.Errorf("self-play stopped: %w", err)
+	}
+	if _, err := t.buf.Refresh(); err != nil { // chunks from cmd/selfplay workers
+		return err
+	}
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-time.After(100 * time.Millisecond):
+		return nil
+	}
 }
 
 // trainPhase takes up to StepsPerIteration steps while the replay window is
 // big enough and its reuse cap allows.
 func (t *Trainer) trainPhase(ctx context.Context, n int) (train.Losses, int, float64, error) {
 	var sum train.Losses
-	if t.buf.Len() < t.cfg.Train.MinExamples {
-		t.log.Info("training waits for data", "window", t.buf.Len(), "min_examples", t.cfg.Train.MinExamples)
-		return sum, 0, 0, nil
+	for t.buf.Len() < t.cfg.Train.MinExamples {
+		if err := t.waitForData(ctx); err != nil {
+			return sum, 0, 0, err
+		}
 	}
 	bs := t.cfg.Train.BatchSize
 	batch := t.buf.NewBatch(bs)
@@ -335,11 +403,14 @@ func (t *Trainer) trainPhase(ctx context.Context, n int) (train.Losses, int, flo
 			return sum, steps, 0, err
 		}
 		if err := t.buf.Sample(t.rng, batch); err != nil {
-			if errors.Is(err, replay.ErrNotEnough) {
-				t.log.Info("training stops: replay reuse cap reached", "steps", steps)
-				break
+			if !errors.Is(err, replay.ErrNotEnough) {
+				return sum, steps, 0, err
 			}
-			return sum, steps, 0, err
+			// The reuse cap: wait for self-play to add examples.
+			if err := t.waitForData(ctx); err != nil {
+				return sum, steps, 0, err
+			}
+			continue
 		}
 		l, err := t.trainer.Step(train.Batch{Obs: batch.Obs, Policy: batch.Policy, Value: batch.Value, Legal: batch.Legal})
 		if err != nil {
@@ -578,4 +649,18 @@ func (t *Trainer) bar(n int, desc string) *progressbar.ProgressBar {
 	return progressbar.NewOptions(n, progressbar.OptionSetWriter(w), progressbar.OptionSetDescription(desc),
 		progressbar.OptionShowCount(), progressbar.OptionSetPredictTime(true), progressbar.OptionClearOnFinish(),
 		progressbar.OptionThrottle(200*time.Millisecond))
+}
+
+// add sums another round's statistics into s.
+func (s *selfPlayStats) add(o selfPlayStats) {
+	s.Games += o.Games
+	s.Positions += o.Positions
+	s.Examples += o.Examples
+	for i := range s.Wins {
+		s.Wins[i] += o.Wins[i]
+	}
+	s.Resigned += o.Resigned
+	s.NoResign += o.NoResign
+	s.False += o.False
+	s.Moves += o.Moves
 }

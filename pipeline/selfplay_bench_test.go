@@ -71,7 +71,8 @@ type selfPlayBench struct {
 // the network runs in the worker's goroutine, one cache shared by all).
 //
 // It reports positions (moves played) and evaluations (leaves sent to the
-// evaluator) per second of wall time and per CPU second of the process, and
+// evaluator) per second of wall time and per CPU second of the process, the
+// forward passes a position costs (net-evals/pos: leaves less cache hits), and
 // the share of the process's CPU time that the self-play workers' threads
 // spent outside Evaluate (%search-cpu: tree search, state copies, game
 // records) and inside it (%eval-cpu: with direct, the network plus
@@ -232,5 +233,8 @@ func benchSelfPlay(b *testing.B, v selfPlayBench) {
 	b.ReportMetric(100*inside.Seconds()/cpu, "%eval-cpu")
 	st := stats()
 	b.ReportMetric(float64(st.Evaluated)/float64(max(st.Batches, 1)), "net-batch")
+	// The cost of a position in forward passes: steadier than the rates,
+	// it is what the settings change (the pass itself costs the same).
+	b.ReportMetric(float64(st.Evaluated)/float64(moves), "net-evals/pos")
 	b.ReportMetric(100*float64(st.CacheHits)/float64(max(st.CacheHits+st.CacheMisses, 1)), "%cache-hits")
 }
