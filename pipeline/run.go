@@ -38,16 +38,16 @@ type Options struct {
 
 // Trainer runs one training run. Build it with New, then call Run.
 type Trainer struct {
-	cfg      *Config
-	opt      Options
-	log      *slog.Logger
-	g        games.Game
-	dir      *runDir
-	buf      *replay.Buffer
-	metrics  *metrics
-	trainer  *train.Trainer
-	weights  *nn.Weights // trained in place by trainer
-	rng      *rand.Rand
+	cfg     *Config
+	opt     Options
+	log     *slog.Logger
+	g       games.Game
+	dir     *runDir
+	buf     *replay.Buffer
+	metrics *metrics
+	trainer *train.Trainer
+	weights *nn.Weights // trained in place by trainer
+	rng     *rand.Rand
 	iter    int // iterations completed
 	workers int
 
