@@ -115,6 +115,8 @@ func BenchmarkSelfPlayNetSettings(b *testing.B) {
 		{name: "direct/count_reused", workers: 2, direct: true, set: []string{"selfplay.mcts.count_reused=true"}},
 		{name: "direct/count_reused/cache=2^18", workers: 2, direct: true,
 			set: []string{"selfplay.mcts.count_reused=true", "evaluator.cache_size=262144"}},
+		{name: "direct/count_reused/cache=2^18/own-cache", workers: 2, direct: true, ownCache: true,
+			set: []string{"selfplay.mcts.count_reused=true", "evaluator.cache_size=262144"}},
 	}
 	for _, v := range variants {
 		b.Run(v.name, func(b *testing.B) { benchSelfPlay(b, v) })
