@@ -16,6 +16,7 @@ import (
 type addReLUOp struct {
 	n    int // elements
 	grad bool
+	out  *tensor.Dense // reused output (see outputOf)
 }
 
 func (op *addReLUOp) Arity() int                { return 2 }
@@ -70,7 +71,7 @@ func (op *addReLUOp) Do(inputs ...G.Value) (G.Value, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%v: %w", op, err)
 	}
-	out := tensor.New(tensor.Of(tensor.Float32), tensor.WithShape(inputs[0].Shape().Clone()...))
+	out := outputOf(&op.out, inputs[0].Shape())
 	res := out.Data().([]float32)[:op.n]
 	b = b[:op.n]
 	if op.grad { // a = dy, b = y

@@ -33,6 +33,7 @@ type affineOp struct {
 	b, c, hw int
 	relu     bool
 	kind     affineKind
+	out      *tensor.Dense // reused output (see outputOf)
 }
 
 func (op *affineOp) Arity() int {
@@ -91,7 +92,7 @@ func (op *affineOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, erro
 	if op.kind != affineForward || len(inputs) != 3 {
 		return nil, fmt.Errorf("train: %v: no second derivative", op)
 	}
-	with := func(k affineKind) *affineOp { o := *op; o.kind = k; return &o }
+	with := func(k affineKind) *affineOp { return &affineOp{b: op.b, c: op.c, hw: op.hw, relu: op.relu, kind: k} }
 	dx, err := G.ApplyOp(with(affineGradInput), grad, output, inputs[1])
 	if err != nil {
 		return nil, err
@@ -133,8 +134,11 @@ func (op *affineOp) Do(inputs ...G.Value) (G.Value, error) {
 	if shape == nil {
 		shape = inputs[0].Shape().Clone()
 	}
-	out := tensor.New(tensor.Of(tensor.Float32), tensor.WithShape(shape...))
+	out := outputOf(&op.out, shape)
 	res := out.Data().([]float32)
+	if op.kind == affineGradGamma || op.kind == affineGradBeta {
+		clear(res) // accumulated below
+	}
 	hw := op.hw
 	for e := range op.b {
 		for c := range op.c {

@@ -31,6 +31,7 @@ type bnState struct {
 type bnOp struct {
 	st   *bnState
 	grad bool
+	out  *tensor.Dense // reused output (see outputOf)
 }
 
 func (op *bnOp) Arity() int {
@@ -105,7 +106,7 @@ func (op *bnOp) Do(inputs ...G.Value) (G.Value, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%v: %w", op, err)
 	}
-	out := tensor.New(tensor.Of(tensor.Float32), tensor.WithShape(inputs[0].Shape().Clone()...))
+	out := outputOf(&op.out, inputs[0].Shape())
 	res := out.Data().([]float32)
 	hw, cnt := st.hw, float64(st.b*st.hw)
 	if op.grad { // x is xhat; dxhat is the second input

@@ -30,6 +30,17 @@ func (s convShape) n() int  { return s.b * s.h * s.w } // im2col columns
 // a machine runs one op at a time.
 type convScratch struct{ col, dcol, y []float32 }
 
+// outputOf returns the op's output tensor of the given shape, allocated on
+// the first run and reused on later ones: a machine runs each op once per
+// run and nothing keeps an op's output from one run to the next, so reuse
+// saves allocating and zeroing every activation of every step.
+func outputOf(cache **tensor.Dense, shape tensor.Shape) *tensor.Dense {
+	if *cache == nil || !(*cache).Shape().Eq(shape) {
+		*cache = tensor.New(tensor.Of(tensor.Float32), tensor.WithShape(shape.Clone()...))
+	}
+	return *cache
+}
+
 func grow(buf *[]float32, n int) []float32 {
 	if cap(*buf) < n {
 		*buf = make([]float32, n)
@@ -162,7 +173,8 @@ type convOp struct {
 	convShape
 	kind    convKind
 	scratch *convScratch
-	maxCol  int // im2col size limit in floats; 0 means maxColFloats (tests lower it)
+	maxCol  int           // im2col size limit in floats; 0 means maxColFloats (tests lower it)
+	out     *tensor.Dense // reused output (see outputOf)
 }
 
 func (op *convOp) Arity() int    { return 2 }
@@ -197,11 +209,11 @@ func (op *convOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error)
 	if op.kind != convForward || len(inputs) != 2 {
 		return nil, fmt.Errorf("train: %v: no second derivative", op)
 	}
-	dx, err := G.ApplyOp(&convOp{op.convShape, convGradInput, op.scratch, op.maxCol}, inputs[1], grad)
+	dx, err := G.ApplyOp(&convOp{convShape: op.convShape, kind: convGradInput, scratch: op.scratch, maxCol: op.maxCol}, inputs[1], grad)
 	if err != nil {
 		return nil, err
 	}
-	dw, err := G.ApplyOp(&convOp{op.convShape, convGradW, op.scratch, op.maxCol}, inputs[0], grad)
+	dw, err := G.ApplyOp(&convOp{convShape: op.convShape, kind: convGradW, scratch: op.scratch, maxCol: op.maxCol}, inputs[0], grad)
 	if err != nil {
 		return nil, err
 	}
@@ -230,7 +242,7 @@ func (op *convOp) Do(inputs ...G.Value) (G.Value, error) {
 	s, sc := op.convShape, op.scratch
 	xLen, yLen, wLen := s.b*s.cin*s.hw(), s.b*s.cout*s.hw(), s.cout*s.kk()
 	shape, _ := op.InferShape()
-	out := tensor.New(tensor.Of(tensor.Float32), tensor.WithShape(shape...))
+	out := outputOf(&op.out, shape)
 	res := out.Data().([]float32)
 	var a, b []float32 // the two inputs
 	var err error

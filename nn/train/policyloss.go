@@ -32,6 +32,7 @@ var (
 type policyLossOp struct {
 	b, a int
 	grad bool
+	out  *tensor.Dense // reused gradient output (see outputOf)
 }
 
 func (op *policyLossOp) Arity() int {
@@ -119,8 +120,9 @@ func (op *policyLossOp) Do(inputs ...G.Value) (G.Value, error) {
 			return nil, err
 		}
 		scale *= g
-		out = tensor.New(tensor.Of(tensor.Float32), tensor.WithShape(op.b, op.a))
+		out = outputOf(&op.out, tensor.Shape{op.b, op.a})
 		dl = out.Data().([]float32)
+		clear(dl) // illegal moves keep 0
 	}
 	var loss float64
 	for i := range op.b {
