@@ -25,6 +25,7 @@ package othelloend
 import (
 	"fmt"
 	"math/bits"
+	"slices"
 
 	"tabula/games/othello"
 )
@@ -162,6 +163,31 @@ func (s *Solver) Search(mover, opp uint64, alpha, beta int) (score, best int) {
 		}
 	}
 	return score, best
+}
+
+// MoveScores returns the exact score of every legal move of the side to
+// move, best first (ties by square): what an FFO .obf line lists. A forced
+// pass is the single move Pass; a finished game has no moves. It solves
+// each move with a full window, so it costs several Solves.
+func (s *Solver) MoveScores(mover, opp uint64) []othello.MoveScore {
+	p, o := mover, opp&^mover
+	moves := othello.Moves(p, o)
+	if moves == 0 {
+		if othello.Moves(o, p) == 0 {
+			return nil
+		}
+		s.nodes++
+		return []othello.MoveScore{{Square: Pass, Score: -s.search(o, p, -infinity, infinity)}}
+	}
+	out := make([]othello.MoveScore, 0, bits.OnesCount64(moves))
+	for ; moves != 0; moves &= moves - 1 {
+		x := bits.TrailingZeros64(moves)
+		f := othello.Flips(x, p, o)
+		s.nodes++
+		out = append(out, othello.MoveScore{Square: x, Score: -s.search(o&^f, p|f|1<<uint(x), -infinity, infinity)})
+	}
+	slices.SortStableFunc(out, func(a, b othello.MoveScore) int { return b.Score - a.Score })
+	return out
 }
 
 // pvs returns the negated score of the child (np to move): a full-window

@@ -151,12 +151,12 @@ func TestConfig(t *testing.T) {
 
 // ffo is one FFO test position.
 type ffo struct {
-	id       int
-	p, o     uint64
-	empties  int
-	score    int
-	bestSqs  map[int]bool
-	notation string
+	id      int
+	p, o    uint64
+	empties int
+	score   int
+	bestSqs map[int]bool
+	listed  []othello.MoveScore
 }
 
 func readFFO(t testing.TB, file string, first int) []ffo {
@@ -176,7 +176,7 @@ func readFFO(t testing.TB, file string, first int) []ffo {
 		if !ok {
 			t.Fatalf("%s: position %d has no scores", file, id)
 		}
-		q := ffo{id: id, score: best, bestSqs: map[int]bool{}}
+		q := ffo{id: id, score: best, bestSqs: map[int]bool{}, listed: pos.Moves}
 		q.p, q.o = pos.Boards()
 		q.empties = 64 - bits.OnesCount64(q.p|q.o)
 		for _, m := range pos.Moves {
@@ -241,5 +241,39 @@ func TestSymmetry(t *testing.T) {
 					q.id, k, score, square(best), square(back), q.score, q.bestSqs)
 			}
 		}
+	}
+}
+
+// TestMoveScores checks every move listed with its exact score in FFO
+// #1-#9 (the .obf lines list most legal moves, not always all).
+func TestMoveScores(t *testing.T) {
+	s := newSolver(t, 18)
+	for _, q := range readFFO(t, "fforum-1-19.obf", 1)[:9] {
+		got := map[int]int{}
+		scores := s.MoveScores(q.p, q.o)
+		for i, m := range scores {
+			got[m.Square] = m.Score
+			if i > 0 && scores[i-1].Score < m.Score {
+				t.Errorf("FFO #%d: MoveScores not sorted best first: %v", q.id, scores)
+			}
+		}
+		if len(scores) != bits.OnesCount64(othello.Moves(q.p, q.o)) {
+			t.Errorf("FFO #%d: %d move scores for %d legal moves", q.id, len(scores), bits.OnesCount64(othello.Moves(q.p, q.o)))
+		}
+		for _, m := range q.listed {
+			if v, ok := got[m.Square]; !ok || v != m.Score {
+				t.Errorf("FFO #%d: move %s scores %d (listed: %v), want %d", q.id, square(m.Square), v, ok, m.Score)
+			}
+		}
+	}
+	// A finished game: a1 and c1 cannot reach each other.
+	if ms := s.MoveScores(0x1, 0x4); ms != nil {
+		t.Errorf("finished game: MoveScores = %v, want none", ms)
+	}
+	// White b1 to move against black a1: white has nothing to flank and
+	// passes, black plays c1 and the game ends 3-0 (64 with the empties).
+	p, o := uint64(0x2), uint64(0x1)
+	if ms := s.MoveScores(p, o); len(ms) != 1 || ms[0].Square != Pass || ms[0].Score != -64 {
+		t.Errorf("forced pass: MoveScores = %v, want [{64 -64}]", ms)
 	}
 }
