@@ -3,6 +3,7 @@ package othello
 import (
 	"bufio"
 	"errors"
+	"math/bits"
 	"math/rand/v2"
 	"os"
 	"slices"
@@ -392,12 +393,13 @@ func TestNotation(t *testing.T) {
 // perft counts the leaves of the game tree to depth plies: a pass is a ply
 // and a game that ends earlier is one leaf (the refdata "A" convention).
 func perft(s State, depth int, buf []int) uint64 {
+	if depth == 1 {
+		// Bulk count: a forced pass and a finished game are one leaf each.
+		return uint64(max(1, bits.OnesCount64(s.Moves())))
+	}
 	legal := s.LegalActions(buf[:0])
 	if len(legal) == 0 {
 		return 1
-	}
-	if depth == 1 {
-		return uint64(len(legal))
 	}
 	var n uint64
 	for i := range legal {
