@@ -45,12 +45,13 @@ func ReadPositions(r io.Reader, name string) ([]Position, error) {
 
 // BenchRecord is the verdict on one position, written as a JSON line.
 type BenchRecord struct {
-	Position string   `json:"position"`        // the moves of the position
-	Move     int      `json:"move"`            // column chosen, 1-7
-	Value    *float64 `json:"value,omitempty"` // the player's value, if it reports one
-	Scores   [7]int   `json:"scores"`          // the solver's score of each column (-1000: full)
-	Mistake  bool     `json:"mistake"`         // another column has a strictly better outcome
-	Seconds  float64  `json:"seconds"`         // time the player took
+	Position string   `json:"position"`         // the moves of the position
+	Move     int      `json:"move"`             // column chosen, 1-7
+	Value    *float64 `json:"value,omitempty"`  // the player's value, if it reports one
+	Outcomes [7]int   `json:"outcomes"`         // the solver's result of each column: 1 win, 0 draw, -1 loss, -1000 full
+	Scores   *[7]int  `json:"scores,omitempty"` // exact scores (Pons' convention), with BenchConfig.ExactScores
+	Mistake  bool     `json:"mistake"`          // another column has a strictly better outcome
+	Seconds  float64  `json:"seconds"`          // time the player took
 }
 
 // BenchResult sums up a benchmark.
@@ -79,6 +80,7 @@ func (r BenchResult) TimePerMove() time.Duration {
 // BenchConfig configures Bench.
 type BenchConfig struct {
 	SolverTableLog2 int                     // the reference solver's table (0: c4solver.DefaultTableLog2)
+	ExactScores     bool                    // also record exact scores of every column (much slower on early positions)
 	Seed            uint64                  // seeds the player of position k with (Seed, k)
 	Record          func(BenchRecord) error // if set, receives every verdict in order
 	Progress        func(done, total int)   // if set, called after each position
@@ -96,8 +98,9 @@ func outcomeClass(score int) int {
 }
 
 // IsMistake reports whether playing column move (0-based) is a mistake given
-// the exact scores of every column: another legal column has a strictly
-// better win/draw/loss outcome.
+// the scores of every column (exact scores or outcomes; c4solver.Invalid for
+// a full column): another legal column has a strictly better win/draw/loss
+// outcome.
 func IsMistake(scores [7]int, move int) bool {
 	best := -2
 	for _, s := range scores {
@@ -109,7 +112,8 @@ func IsMistake(scores [7]int, move int) bool {
 }
 
 // Bench asks a fresh player from f for a move in every non-terminal position
-// and judges it with the solver's exact scores.
+// and judges it with the solver's weak solve (c4solver.OutcomeMoves). Early
+// positions (Pons' L1 sets) can take the solver seconds each.
 func Bench(ctx context.Context, cfg BenchConfig, f *Factory, positions []Position) (BenchResult, error) {
 	bits := cfg.SolverTableLog2
 	if bits == 0 {
@@ -140,8 +144,12 @@ func Bench(ctx context.Context, cfg BenchConfig, f *Factory, positions []Positio
 		if !pos.State.IsLegal(a) {
 			return res, fmt.Errorf("arena: bench: line %d (%s): player %s chose illegal column %d", pos.Line, pos.Moves, f.Name, a+1)
 		}
-		scores := sv.ScoreMoves(pos.State)
-		rec := BenchRecord{Position: pos.Moves, Move: a + 1, Scores: scores, Mistake: IsMistake(scores, a), Seconds: el.Seconds()}
+		outcomes := sv.OutcomeMoves(pos.State)
+		rec := BenchRecord{Position: pos.Moves, Move: a + 1, Outcomes: outcomes, Mistake: IsMistake(outcomes, a), Seconds: el.Seconds()}
+		if cfg.ExactScores {
+			scores := sv.ScoreMoves(pos.State)
+			rec.Scores = &scores
+		}
 		if v, ok := p.(Valuer); ok {
 			x := v.Value()
 			rec.Value = &x

@@ -289,7 +289,9 @@ func (sp *solverPool) put(s *c4solver.Solver) {
 	sp.mu.Unlock()
 }
 
-// solverPlayer plays a move of the best exact score, at random among equals.
+// solverPlayer plays a move of the best game-theoretic outcome (win > draw >
+// loss, by the solver's weak solve), at random among equals. Its Value is
+// that outcome: 1, 0 or -1.
 type solverPlayer struct {
 	name  string
 	pool  *solverPool
@@ -311,7 +313,7 @@ func (p *solverPlayer) ChooseAction(_ context.Context, s games.State) (int, erro
 	if err != nil {
 		return 0, fmt.Errorf("player %s: %w", p.name, err)
 	}
-	scores := sv.ScoreMoves(st)
+	scores := sv.OutcomeMoves(st)
 	p.pool.put(sv)
 	best, move, ties := c4solver.Invalid, -1, 0
 	for a, v := range scores {

@@ -245,6 +245,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) (err
 	out := fs.String("out", "", "write one JSON line per position to this file")
 	seed := fs.Uint64("seed", 1, "seed of the player")
 	ttBits := fs.Int("solver-tt", c4solver.DefaultTableLog2, "log2 of the reference solver's table entries")
+	exact := fs.Bool("scores", false, "also write the exact score of every column (slow on early positions)")
 	quiet := fs.Bool("quiet", false, "no progress bar")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -289,7 +290,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) (err
 	}
 	bar := newBar(len(positions), "positions", stderr, *quiet)
 	cfg := arena.BenchConfig{
-		SolverTableLog2: *ttBits, Seed: *seed,
+		SolverTableLog2: *ttBits, Seed: *seed, ExactScores: *exact,
 		Record:   func(r arena.BenchRecord) error { return jl.write(r) },
 		Progress: func(done, total int) { _ = bar.Set(done) },
 	}

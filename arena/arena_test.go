@@ -1,0 +1,353 @@
+package arena
+
+import (
+	"bufio"
+	"context"
+	"flag"
+	"math/rand/v2"
+	"os"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"tabula/elo"
+	"tabula/games"
+	"tabula/games/connect4"
+	_ "tabula/games/othello"
+	"tabula/internal/refdata"
+	"tabula/search/c4solver"
+)
+
+func mustGame(t testing.TB, spec string) games.Game {
+	t.Helper()
+	g, err := games.New(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
+func mustFactories(t testing.TB, g games.Game, list string) []*Factory {
+	t.Helper()
+	specs, err := ParseSpecs(list)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs, err := BuildAll(g, specs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		for _, f := range fs {
+			if err := f.Close(); err != nil {
+				t.Error(err)
+			}
+		}
+	})
+	return fs
+}
+
+// TestAlphaBetaBeatsRandom is the acceptance check: alpha-beta at depth 5
+// wins at least 95 of 100 Connect Four games against random play.
+func TestAlphaBetaBeatsRandom(t *testing.T) {
+	g := mustGame(t, "connect4")
+	res, err := Match(context.Background(), MatchConfig{Games: 100, Seed: 7}, g, mustFactories(t, g, "alphabeta:depth=5 random"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := res.WDL[0][1]
+	t.Logf("alphabeta:depth=5 vs random: %d-%d-%d", w.Wins, w.Draws, w.Losses)
+	if w.Games() != 100 || w.Wins < 95 {
+		t.Errorf("alphabeta:depth=5 vs random: %d-%d-%d, want >= 95 wins of 100", w.Wins, w.Draws, w.Losses)
+	}
+	if res.WDL[1][0] != (WDL{Wins: w.Losses, Draws: w.Draws, Losses: w.Wins}) {
+		t.Errorf("table not antisymmetric: %+v vs %+v", res.WDL[0][1], res.WDL[1][0])
+	}
+}
+
+// TestMatchRecords checks the records: colours alternate, every game replays
+// legally to the recorded result, records come in order, and the same seed
+// gives the same games whatever the parallelism.
+func TestMatchRecords(t *testing.T) {
+	g := mustGame(t, "connect4")
+	play := func(parallel int, seed uint64) ([]GameRecord, *MatchResult) {
+		var recs []GameRecord
+		cfg := MatchConfig{Games: 4, Parallel: parallel, Seed: seed, RandomPlies: 2,
+			Record: func(r GameRecord) error { recs = append(recs, r); return nil }}
+		res, err := Match(context.Background(), cfg, g, mustFactories(t, g, "greedy random alphabeta:depth=2"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return recs, res
+	}
+	recs, res := play(1, 42)
+	if len(recs) != 12 {
+		t.Fatalf("%d records, want 3 pairs x 4 games", len(recs))
+	}
+	var total WDL
+	for i, r := range recs {
+		if r.Index != i {
+			t.Errorf("record %d has index %d", i, r.Index)
+		}
+		if r.Seats[0] == r.Seats[1] || res.Players[r.Seats[0]] != r.Players[0] || res.Players[r.Seats[1]] != r.Players[1] {
+			t.Errorf("record %d: seats %v players %v", i, r.Seats, r.Players)
+		}
+		if i%4 > 0 && r.Seats != [2]int{recs[i-1].Seats[1], recs[i-1].Seats[0]} {
+			t.Errorf("record %d: colours did not alternate: %v after %v", i, r.Seats, recs[i-1].Seats)
+		}
+		s, _, err := games.ParseAndReplay(g, r.Moves)
+		if err != nil {
+			t.Fatalf("record %d: %v", i, err)
+		}
+		if !s.IsTerminal() || s.Returns() != r.Result {
+			t.Errorf("record %d: replay ends terminal=%v returns %v, recorded %v", i, s.IsTerminal(), s.Returns(), r.Result)
+		}
+		switch r.Winner {
+		case 0, 1:
+			if r.Result[r.Winner] != 1 {
+				t.Errorf("record %d: winner %d but result %v", i, r.Winner, r.Result)
+			}
+			total.Wins++
+		case -1:
+			total.Draws++
+		}
+	}
+	var counted WDL
+	for i := range res.Players {
+		tt := res.Total(i)
+		counted.Wins += tt.Wins
+		counted.Draws += tt.Draws
+	}
+	if counted.Wins != total.Wins || counted.Draws != 2*total.Draws {
+		t.Errorf("table counts %+v do not match the records %+v", counted, total)
+	}
+	again, _ := play(3, 42)
+	if !reflect.DeepEqual(recs, again) {
+		t.Error("same seed, parallel 3: different games than parallel 1")
+	}
+	other, _ := play(2, 43)
+	if reflect.DeepEqual(recs, other) {
+		t.Error("a different seed replayed the same games")
+	}
+}
+
+func TestMatchOthelloRatings(t *testing.T) {
+	g := mustGame(t, "othello:size=6")
+	res, err := Match(context.Background(), MatchConfig{Games: 6, Seed: 1}, g, mustFactories(t, g, "random,greedy,random"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Players[2] != "random#2" {
+		t.Errorf("repeated name: %q, want random#2", res.Players[2])
+	}
+	r, err := res.Ratings(elo.DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range res.Players {
+		if !(r.Low[i] <= r.Elo[i] && r.Elo[i] <= r.High[i]) {
+			t.Errorf("player %d: rating %v outside its interval [%v, %v]", i, r.Elo[i], r.Low[i], r.High[i])
+		}
+	}
+}
+
+func TestMatchErrors(t *testing.T) {
+	g := mustGame(t, "connect4")
+	fs := mustFactories(t, g, "random random")
+	for _, cfg := range []MatchConfig{{Games: 0}, {Games: 1, Parallel: -1}, {Games: 1, RandomPlies: -1}} {
+		if _, err := Match(context.Background(), cfg, g, fs); err == nil {
+			t.Errorf("%+v: no error", cfg)
+		}
+	}
+	if _, err := Match(context.Background(), MatchConfig{Games: 1}, g, fs[:1]); err == nil {
+		t.Error("one player: no error")
+	}
+	// A player that plays an illegal move is named in the error.
+	bad := &Factory{Name: "cheat", New: func(*rand.Rand) (Player, error) { return cheat{}, nil }}
+	_, err := Match(context.Background(), MatchConfig{Games: 2, Seed: 1}, g, []*Factory{fs[0], bad})
+	if err == nil || !strings.Contains(err.Error(), "cheat") || !strings.Contains(err.Error(), "illegal move") {
+		t.Errorf("illegal move: error %v, want one naming the player and the illegal move", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := Match(ctx, MatchConfig{Games: 2}, g, fs); err == nil {
+		t.Error("cancelled context: no error")
+	}
+}
+
+func TestBuildErrors(t *testing.T) {
+	oth := mustGame(t, "othello:size=6")
+	for _, tc := range []struct {
+		game games.Game
+		spec string
+		want string
+	}{
+		{oth, "solver", "connect4 only"},
+		{oth, "net:path=/nonexistent/x.tbn", "/nonexistent/x.tbn"},
+		{mustGame(t, "connect4"), "net:sims=5", "path=FILE"},
+	} {
+		sp, err := ParseSpec(tc.spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Build(tc.game, sp); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("Build(%s, %s): error %v, want one containing %q", tc.game.Name(), tc.spec, err, tc.want)
+		}
+	}
+}
+
+var long = flag.Bool("long", false, "also run the slow checks (hard Connect Four benchmark sets)")
+
+// cheat always plays action 99, which no game here has.
+type cheat struct{}
+
+func (cheat) Name() string { return "cheat" }
+func (cheat) ChooseAction(context.Context, games.State) (int, error) {
+	return 99, nil
+}
+
+// readPrefix reads the first n positions of a Pons file.
+func readPrefix(t *testing.T, name string, n int) ([]Position, []int) {
+	t.Helper()
+	path := refdata.Path(t, "connect4", name)
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var lines []string
+	var scores []int
+	sc := bufio.NewScanner(f)
+	for sc.Scan() && len(lines) < n {
+		_, score, _, err := c4solver.ParsePosition(sc.Text())
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines = append(lines, sc.Text())
+		scores = append(scores, score)
+	}
+	ps, err := ReadPositions(strings.NewReader(strings.Join(lines, "\n")), name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ps, scores
+}
+
+// TestBenchSolverNoMistakes: the solver player makes no mistake on a prefix
+// of each benchmark set, and a weak player does make some.
+func TestBenchSolverNoMistakes(t *testing.T) {
+	g := connect4.Game{}
+	solver := mustFactories(t, g, "solver:tt=22")[0]
+	random := mustFactories(t, g, "random")[0]
+	sets := map[string]int{"Test_L3_R1": 20, "Test_L2_R1": 20, "Test_L2_R2": 5}
+	if *long {
+		// Early positions take the solver seconds to minutes each.
+		sets["Test_L1_R1"], sets["Test_L1_R2"], sets["Test_L1_R3"] = 3, 2, 1
+	}
+	randomMistakes := 0
+	for set, n := range sets {
+		ps, scores := readPrefix(t, set, n)
+		var recs []BenchRecord
+		cfg := BenchConfig{SolverTableLog2: 22, Record: func(r BenchRecord) error { recs = append(recs, r); return nil }}
+		start := time.Now()
+		res, err := Bench(context.Background(), cfg, solver, ps)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%s: %d positions in %v", set, len(ps), time.Since(start))
+		if res.Positions != len(ps) || res.Mistakes != 0 || len(recs) != len(ps) {
+			t.Errorf("%s: solver: %d positions, %d mistakes, %d records", set, res.Positions, res.Mistakes, len(recs))
+		}
+		for i, r := range recs {
+			if r.Position != ps[i].Moves || r.Value == nil || int(*r.Value) != maxScore(r.Outcomes) || r.Outcomes[r.Move-1] != maxScore(r.Outcomes) {
+				t.Errorf("%s record %d: %+v", set, i, r)
+			}
+			// The best outcome agrees with the file's exact score.
+			if maxScore(r.Outcomes) != outcomeClass(scores[i]) {
+				t.Errorf("%s record %d: best outcome %d, file score %d", set, i, maxScore(r.Outcomes), scores[i])
+			}
+		}
+		rr, err := Bench(context.Background(), BenchConfig{SolverTableLog2: 22, Seed: 3}, random, ps)
+		if err != nil {
+			t.Fatal(err)
+		}
+		randomMistakes += rr.Mistakes
+	}
+	if randomMistakes == 0 {
+		t.Error("random play made no mistake at all: the verdicts are suspect")
+	}
+}
+
+func maxScore(s [7]int) int {
+	m := c4solver.Invalid
+	for _, v := range s {
+		m = max(m, v)
+	}
+	return m
+}
+
+func TestIsMistake(t *testing.T) {
+	full := c4solver.Invalid
+	for _, tc := range []struct {
+		scores [7]int
+		move   int
+		want   bool
+	}{
+		{[7]int{-3, 0, 5, 2, full, -1, 0}, 2, false},
+		{[7]int{-3, 0, 5, 2, full, -1, 0}, 3, false}, // a slower win is still a win
+		{[7]int{-3, 0, 5, 2, full, -1, 0}, 1, true},  // draw when a win exists
+		{[7]int{-3, 0, -5, -2, full, -1, 0}, 6, false},
+		{[7]int{-3, 0, -5, -2, full, -1, 0}, 0, true}, // loss when a draw exists
+		{[7]int{-3, -9, -5, -2, full, -1, -4}, 1, false},
+	} {
+		if got := IsMistake(tc.scores, tc.move); got != tc.want {
+			t.Errorf("IsMistake(%v, %d) = %v, want %v", tc.scores, tc.move, got, tc.want)
+		}
+	}
+}
+
+func TestSolveMatchesRefdata(t *testing.T) {
+	sv, err := c4solver.New(20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, set := range []string{"Test_L3_R1", "Test_L2_R1", "Test_L1_R1"} {
+		path := refdata.Path(t, "connect4", set)
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.SplitN(string(data), "\n", 11)[:10]
+		var out strings.Builder
+		// Trailing scores are ignored: feed half the lines without them.
+		in := make([]string, len(lines))
+		for i, l := range lines {
+			in[i] = l
+			if i%2 == 0 {
+				in[i] = strings.Fields(l)[0]
+			}
+		}
+		if err := Solve(context.Background(), strings.NewReader(strings.Join(in, "\n")+"\n\n"), set, &out, false, sv); err != nil {
+			t.Fatal(err)
+		}
+		if got, want := strings.TrimSpace(out.String()), strings.Join(lines, "\n"); got != want {
+			t.Errorf("%s: solve output\n%s\nwant\n%s", set, got, want)
+		}
+	}
+}
+
+func TestSolveErrorsNameLine(t *testing.T) {
+	sv, _ := c4solver.New(12)
+	var out strings.Builder
+	err := Solve(context.Background(), strings.NewReader("2252576253462244111563365343671351441\n\n44444444\n"), "in.txt", &out, true, sv)
+	if err == nil || !strings.Contains(err.Error(), "in.txt:3") {
+		t.Errorf("error %v, want one naming in.txt:3", err)
+	}
+	if got := out.String(); !strings.HasPrefix(got, "2252576253462244111563365343671351441 ") || len(strings.Fields(got)) != 8 {
+		t.Errorf("-all line %q, want the moves and 7 scores", got)
+	}
+	if _, err := ReadPositions(strings.NewReader("12\n1x\n"), "p"); err == nil || !strings.Contains(err.Error(), "p:2") {
+		t.Errorf("ReadPositions error %v, want one naming p:2", err)
+	}
+}

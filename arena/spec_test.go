@@ -1,0 +1,104 @@
+package arena
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestParseSpecs(t *testing.T) {
+	for _, tc := range []struct {
+		list string
+		want []string // canonical specs
+	}{
+		{"random", []string{"random"}},
+		{"  random   greedy ", []string{"random", "greedy"}},
+		{"mcts:rollouts=1000,random", []string{"mcts:rollouts=1000", "random"}},
+		{"net:path=a.tbn,sims=200 mcts:rollouts=1000", []string{"net:path=a.tbn,sims=200", "mcts:rollouts=1000"}},
+		{"net:path=a.tbn,sims=200,mcts:rollouts=10,c=2,alphabeta:depth=3,nodes=100", []string{"net:path=a.tbn,sims=200", "mcts:rollouts=10,c=2", "alphabeta:depth=3,nodes=100"}},
+		{"alphabeta:time=50ms,tt=10 solver:tt=20", []string{"alphabeta:time=50ms,tt=10", "solver:tt=20"}},
+		{"random,random", []string{"random", "random"}},
+	} {
+		specs, err := ParseSpecs(tc.list)
+		if err != nil {
+			t.Errorf("ParseSpecs(%q): %v", tc.list, err)
+			continue
+		}
+		var got []string
+		for _, s := range specs {
+			got = append(got, s.String())
+		}
+		if strings.Join(got, " | ") != strings.Join(tc.want, " | ") {
+			t.Errorf("ParseSpecs(%q) = %q, want %q", tc.list, got, tc.want)
+		}
+	}
+}
+
+func TestParseSpecErrors(t *testing.T) {
+	for _, tc := range []struct {
+		list string
+		want []string // substrings of the error
+	}{
+		{"", []string{"empty player list", "random, greedy, alphabeta, solver, mcts, net"}},
+		{"randm", []string{`unknown kind "randm"`, "valid kinds: random, greedy"}},
+		{"alphabeta:dpth=3", []string{`no parameter "dpth"`, "depth (", "nodes (", "time ("}},
+		{"alphabeta:depth=0", []string{"depth=\"0\"", "1..64"}},
+		{"alphabeta:depth=x", []string{"depth=\"x\""}},
+		{"alphabeta:depth=3,depth=4", []string{"given twice"}},
+		{"alphabeta:depth", []string{"not of the form key=value"}},
+		{"alphabeta:time=-1s", []string{"positive duration"}},
+		{"mcts:c=NaN", []string{"c=\"NaN\""}},
+		{"random:x=1", []string{"random takes no parameters"}},
+		{"random greedy:depth=2", []string{"greedy takes no parameters"}},
+	} {
+		_, err := ParseSpecs(tc.list)
+		if err == nil {
+			t.Errorf("ParseSpecs(%q): no error", tc.list)
+			continue
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("ParseSpecs(%q) error %q does not contain %q", tc.list, err, w)
+			}
+		}
+	}
+}
+
+func TestSpecGetters(t *testing.T) {
+	s, err := ParseSpec("mcts:rollouts=77,c=0.5,time=2s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Int("rollouts", 1) != 77 || s.Float("c", 1) != 0.5 || s.Duration("time", 0).Seconds() != 2 || s.Int("nope", 9) != 9 {
+		t.Errorf("getters on %v returned wrong values", s)
+	}
+}
+
+// FuzzParseSpecs checks the parser never panics and that whatever it accepts
+// prints back to a list that parses to the same specs.
+func FuzzParseSpecs(f *testing.F) {
+	for _, s := range []string{"random", "mcts:rollouts=1000,random", "net:path=a.tbn,sims=200 mcts:rollouts=1000", "alphabeta:depth=3,,", "x:y=z", ":,=", "alphabeta:time=1h"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, list string) {
+		specs, err := ParseSpecs(list)
+		if err != nil {
+			return
+		}
+		var texts []string
+		for _, s := range specs {
+			texts = append(texts, s.String())
+		}
+		again, err := ParseSpecs(strings.Join(texts, " "))
+		if err != nil {
+			t.Fatalf("%q parsed to %q, which does not parse: %v", list, texts, err)
+		}
+		if len(again) != len(specs) {
+			t.Fatalf("%q: %d specs, reparsed %d", list, len(specs), len(again))
+		}
+		for i := range again {
+			if again[i].String() != texts[i] {
+				t.Fatalf("%q: spec %d %q reparsed as %q", list, i, texts[i], again[i].String())
+			}
+		}
+	})
+}
