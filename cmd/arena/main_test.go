@@ -1,0 +1,286 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"tabula/games"
+	"tabula/internal/refdata"
+	"tabula/nn"
+)
+
+func runCmd(t *testing.T, stdin string, args ...string) (stdout, stderr string, err error) {
+	t.Helper()
+	var o, e strings.Builder
+	err = run(context.Background(), args, strings.NewReader(stdin), &o, &e)
+	return o.String(), e.String(), err
+}
+
+func TestMatchOutputAndRecords(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "games.jsonl")
+	stdout, _, err := runCmd(t, "", "match", "-game", "connect4", "-players", "alphabeta:depth=2,random greedy",
+		"-games", "4", "-parallel", "2", "-seed", "5", "-out", out, "-quiet")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"[0] alphabeta:depth=2", "[1] random", "[2] greedy", "Elo (anchor [0] = 0; 95% interval)"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("output lacks %q:\n%s", want, stdout)
+		}
+	}
+	// Each row's total equals the sum of its cells.
+	row := regexp.MustCompile(`(?m)^\[(\d)\] \S+\s+(.*)$`)
+	rows := 0
+	for _, m := range row.FindAllStringSubmatch(stdout, -1) {
+		cells := strings.Fields(m[2])
+		if len(cells) != 4 { // three opponents' cells (one "-") and the total
+			continue
+		}
+		rows++
+		var sum [3]int
+		for _, c := range cells[:3] {
+			if c == "-" {
+				continue
+			}
+			var w, d, l int
+			if _, err := fmtSscanWDL(c, &w, &d, &l); err != nil {
+				t.Fatalf("cell %q: %v", c, err)
+			}
+			sum[0], sum[1], sum[2] = sum[0]+w, sum[1]+d, sum[2]+l
+		}
+		var w, d, l int
+		if _, err := fmtSscanWDL(cells[3], &w, &d, &l); err != nil || [3]int{w, d, l} != sum || w+d+l != 8 {
+			t.Errorf("row %s: total %s, cells sum to %v (8 games each)", m[1], cells[3], sum)
+		}
+	}
+	if rows != 3 {
+		t.Errorf("found %d table rows, want 3:\n%s", rows, stdout)
+	}
+	f, err := os.Open(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	g, _ := games.New("connect4")
+	sc := bufio.NewScanner(f)
+	n := 0
+	for sc.Scan() {
+		var rec struct {
+			Index   int
+			Players [2]string
+			Moves   string
+			Result  [2]float64
+			Winner  int
+		}
+		if err := json.Unmarshal(sc.Bytes(), &rec); err != nil {
+			t.Fatalf("line %d: %v", n+1, err)
+		}
+		if rec.Index != n {
+			t.Errorf("line %d has index %d", n+1, rec.Index)
+		}
+		s, _, err := games.ParseAndReplay(g, rec.Moves)
+		if err != nil || !s.IsTerminal() || s.Returns() != rec.Result {
+			t.Errorf("line %d: moves %q do not replay to result %v (err %v)", n+1, rec.Moves, rec.Result, err)
+		}
+		n++
+	}
+	if n != 12 {
+		t.Errorf("%d JSON lines, want 12", n)
+	}
+}
+
+func fmtSscanWDL(s string, w, d, l *int) (int, error) {
+	parts := strings.Split(s, "-")
+	if len(parts) != 3 {
+		return 0, os.ErrInvalid
+	}
+	for i, p := range []*int{w, d, l} {
+		n := 0
+		for _, c := range parts[i] {
+			if c < '0' || c > '9' {
+				return 0, os.ErrInvalid
+			}
+			n = 10*n + int(c-'0')
+		}
+		*p = n
+	}
+	return 3, nil
+}
+
+func TestMatchWithNet(t *testing.T) {
+	g, _ := games.New("connect4")
+	p, h, w := g.ObservationShape()
+	cfg := nn.Config{Filters: 8, Blocks: 1, PolicyFilters: 2, ValueFilters: 1, ValueHidden: 8}
+	wt, err := nn.NewWeights(cfg, nn.Shape{Planes: p, Height: h, Width: w, Actions: g.NumActions()}, rand.New(rand.NewPCG(1, 2)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "tiny.tbn")
+	if err := nn.SaveCheckpoint(path, &nn.Checkpoint{Game: g.Name(), Weights: wt}); err != nil {
+		t.Fatal(err)
+	}
+	stdout, _, err := runCmd(t, "", "match", "-game", "connect4", "-players", "net:path="+path+",sims=16,random", "-games", "2", "-quiet")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(stdout, "net:path="+path+",sims=16") {
+		t.Errorf("output lacks the net player:\n%s", stdout)
+	}
+	// The checkpoint is for connect4: othello refuses it, naming the file.
+	_, _, err = runCmd(t, "", "match", "-game", "othello:size=6", "-players", "net:path="+path+" random", "-games", "1", "-quiet")
+	if err == nil || !strings.Contains(err.Error(), path) {
+		t.Errorf("net for the wrong game: error %v", err)
+	}
+}
+
+func TestBenchCommand(t *testing.T) {
+	src := refdata.Path(t, "connect4", "Test_L3_R1")
+	data, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitN(string(data), "\n", 9)[:8]
+	dir := t.TempDir()
+	pos := filepath.Join(dir, "pos.txt")
+	if err := os.WriteFile(pos, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "bench.jsonl")
+	stdout, _, err := runCmd(t, "", "bench", "-game", "connect4", "-player", "solver:tt=16", "-positions", pos, "-out", out, "-scores", "-solver-tt", "18", "-quiet")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(stdout, "8 positions, 0 mistakes (0.0%)") {
+		t.Errorf("bench output: %s", stdout)
+	}
+	f, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	jl := strings.Split(strings.TrimSpace(string(f)), "\n")
+	if len(jl) != 8 {
+		t.Fatalf("%d JSON lines, want 8", len(jl))
+	}
+	for i, l := range jl {
+		var rec struct {
+			Position string
+			Move     int
+			Value    *float64
+			Outcomes [7]int
+			Scores   *[7]int
+			Mistake  bool
+		}
+		if err := json.Unmarshal([]byte(l), &rec); err != nil {
+			t.Fatal(err)
+		}
+		want := strings.Fields(lines[i])
+		best := -1000
+		for _, s := range rec.Scores {
+			best = max(best, s)
+		}
+		if rec.Position != want[0] || rec.Scores == nil || rec.Value == nil || rec.Mistake || want[1] != itoa(best) {
+			t.Errorf("line %d: %s (file: %s)", i+1, l, lines[i])
+		}
+	}
+	// random makes mistakes somewhere in these.
+	stdout, _, err = runCmd(t, "", "bench", "-player", "random", "-positions", pos, "-solver-tt", "18", "-quiet")
+	if err != nil || !strings.Contains(stdout, "random on") {
+		t.Errorf("bench random: %v\n%s", err, stdout)
+	}
+}
+
+func itoa(n int) string {
+	b, _ := json.Marshal(n)
+	return string(b)
+}
+
+func TestSolveCommand(t *testing.T) {
+	src := refdata.Path(t, "connect4", "Test_L2_R1")
+	data, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitN(string(data), "\n", 7)[:6]
+	stdout, _, err := runCmd(t, strings.Join(lines, "\n"), "solve", "-game", "connect4", "-tt", "18")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.TrimSpace(stdout); got != strings.Join(lines, "\n") {
+		t.Errorf("solve output\n%s\nwant the file's lines\n%s", got, strings.Join(lines, "\n"))
+	}
+	stdout, _, err = runCmd(t, strings.Fields(lines[0])[0]+"\n", "solve", "-all", "-tt", "18")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := strings.Fields(stdout)
+	best := -1000
+	for _, s := range f[1:] {
+		var v int
+		_ = json.Unmarshal([]byte(s), &v)
+		best = max(best, v)
+	}
+	if len(f) != 8 || itoa(best) != strings.Fields(lines[0])[1] {
+		t.Errorf("-all output %q: want moves and 7 scores whose best is %s", stdout, strings.Fields(lines[0])[1])
+	}
+}
+
+func TestBadInput(t *testing.T) {
+	dir := t.TempDir()
+	badPos := filepath.Join(dir, "bad.txt")
+	if err := os.WriteFile(badPos, []byte("4453\n4444444\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		args  []string
+		stdin string
+		want  []string
+	}{
+		{nil, "", []string{"no subcommand"}},
+		{[]string{"duel"}, "", []string{`unknown subcommand "duel"`, "match, bench, solve"}},
+		{[]string{"match", "-game", "chess", "-players", "random random"}, "", []string{`unknown game "chess"`, "connect4"}},
+		{[]string{"match", "-players", "random random"}, "", []string{"-game is required"}},
+		{[]string{"match", "-game", "connect4", "-players", "random rnd"}, "", []string{`unknown kind "rnd"`, "valid kinds"}},
+		{[]string{"match", "-game", "connect4", "-players", "random"}, "", []string{"at least 2"}},
+		{[]string{"match", "-game", "connect4", "-players", "alphabeta:depth=99 random"}, "", []string{`depth="99"`, "1..64"}},
+		{[]string{"match", "-game", "connect4", "-players", "random random", "-games", "0", "-quiet"}, "", []string{"games = 0"}},
+		{[]string{"match", "-game", "othello", "-players", "solver random"}, "", []string{"connect4 only"}},
+		{[]string{"match", "-game", "connect4", "-players", "random random", "-out", filepath.Join(dir, "no", "such", "dir", "x.jsonl")}, "", []string{"no/such/dir"}},
+		{[]string{"bench", "-player", "random", "-positions", filepath.Join(dir, "missing.txt")}, "", []string{"missing.txt"}},
+		{[]string{"bench", "-player", "random", "-positions", badPos}, "", []string{"bad.txt:2", "illegal move"}},
+		{[]string{"bench", "-game", "othello", "-player", "random", "-positions", badPos}, "", []string{"needs connect4"}},
+		{[]string{"solve", "-tt", "12"}, "2252576253462244111563365343671351441\nxyz\n", []string{"stdin:2"}},
+		{[]string{"solve", "-game", "go"}, "", []string{"connect4 only"}},
+		{[]string{"solve", "-tt", "99"}, "", []string{"table size"}},
+		{[]string{"solve", "extra"}, "", []string{`unexpected argument "extra"`}},
+	} {
+		_, _, err := runCmd(t, tc.stdin, tc.args...)
+		if err == nil {
+			t.Errorf("%q: no error", tc.args)
+			continue
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("%q: error %q does not contain %q", tc.args, err, w)
+			}
+		}
+	}
+}
+
+func TestHelp(t *testing.T) {
+	stdout, _, err := runCmd(t, "", "help")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"arena match", "alphabeta", "depth", "connect4"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("help lacks %q", want)
+		}
+	}
+}
