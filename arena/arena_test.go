@@ -351,3 +351,38 @@ func TestSolveErrorsNameLine(t *testing.T) {
 		t.Errorf("ReadPositions error %v, want one naming p:2", err)
 	}
 }
+
+func TestMatchUCT(t *testing.T) {
+	g := mustGame(t, "connect4")
+	res, err := Match(context.Background(), MatchConfig{Games: 4, Seed: 2}, g, mustFactories(t, g, "mcts:rollouts=200,random"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w := res.WDL[0][1]; w.Games() != 4 || w.Wins < 3 {
+		t.Errorf("mcts:rollouts=200 vs random: %+v, want at least 3 wins of 4", w)
+	}
+}
+
+// FuzzReadPositions checks the position reader never panics and that every
+// position it accepts replays to the same state.
+func FuzzReadPositions(f *testing.F) {
+	for _, s := range []string{"4453 -2\n", "\n\n12\n", "4444444\n", "1x\n", "2252576253462244111563365343671351441 -1\n1 2 3\n"} {
+		f.Add(s)
+	}
+	g := connect4.Game{}
+	f.Fuzz(func(t *testing.T, text string) {
+		ps, err := ReadPositions(strings.NewReader(text), "fuzz")
+		if err != nil {
+			return
+		}
+		for _, p := range ps {
+			s, _, err := games.ParseAndReplay(g, p.Moves)
+			if err != nil {
+				t.Fatalf("accepted %q, which does not replay: %v", p.Moves, err)
+			}
+			if s.Hash() != p.State.Hash() {
+				t.Fatalf("%q: state differs from its replay", p.Moves)
+			}
+		}
+	})
+}
