@@ -386,3 +386,17 @@ func FuzzReadPositions(f *testing.F) {
 		}
 	})
 }
+
+func BenchmarkMatch(b *testing.B) {
+	g := mustGame(b, "connect4")
+	fs := mustFactories(b, g, "alphabeta:depth=4 greedy")
+	b.ReportAllocs()
+	games := 0
+	for b.Loop() {
+		if _, err := Match(context.Background(), MatchConfig{Games: 8, Parallel: 1, Seed: uint64(games)}, g, fs); err != nil {
+			b.Fatal(err)
+		}
+		games += 8
+	}
+	b.ReportMetric(float64(games)/b.Elapsed().Seconds(), "games/s")
+}
