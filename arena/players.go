@@ -36,21 +36,34 @@ type Valuer interface {
 }
 
 // Factory makes fresh players of one spec for one game: New is called once
-// per game with that game's seeded random source. Resources shared by all
-// the players (a network evaluator, solver tables) are owned by the factory
-// and released by Close. New is safe for concurrent use.
+// per game with that game's seeded random source and must be safe for
+// concurrent use. Resources shared by all the players (a network evaluator,
+// solver tables) are owned by the factory and released by Cleanup, if set.
 type Factory struct {
-	Name  string
-	New   func(rng *rand.Rand) (Player, error)
-	close func() error
+	Name    string
+	New     func(rng *rand.Rand) (Player, error)
+	Cleanup func() error
 }
 
-// Close releases the factory's shared resources.
+// Close releases the factory's shared resources (calls Cleanup).
 func (f *Factory) Close() error {
-	if f.close == nil {
+	if f.Cleanup == nil {
 		return nil
 	}
-	return f.close()
+	return f.Cleanup()
+}
+
+// PUCTFactory returns a factory of PUCT match players (mcts.NewPlayer: no
+// noise, temperature 0) searching with cfg and evaluator eval, which the
+// caller owns. The training pipeline uses it to gate a candidate network.
+func PUCTFactory(name string, cfg mcts.Config, eval mcts.Evaluator) *Factory {
+	return &Factory{Name: name, New: func(rng *rand.Rand) (Player, error) {
+		p, err := mcts.NewPlayer(cfg, eval, rng)
+		if err != nil {
+			return nil, fmt.Errorf("player %s: %w", name, err)
+		}
+		return &netPlayer{name: name, p: p}, nil
+	}}
 }
 
 // Build returns a factory for spec in game g, loading what the spec needs
@@ -145,17 +158,9 @@ func buildNet(g games.Game, spec Spec) (*Factory, error) {
 		_ = eval.Close()
 		return nil, fmt.Errorf("player %s: %w", name, err)
 	}
-	return &Factory{
-		Name: name,
-		New: func(rng *rand.Rand) (Player, error) {
-			p, err := mcts.NewPlayer(cfg, eval, rng)
-			if err != nil {
-				return nil, fmt.Errorf("player %s: %w", name, err)
-			}
-			return &netPlayer{name: name, p: p}, nil
-		},
-		close: eval.Close,
-	}, nil
+	f := PUCTFactory(name, cfg, eval)
+	f.Cleanup = eval.Close
+	return f, nil
 }
 
 type chooser interface {
