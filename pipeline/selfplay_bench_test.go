@@ -117,6 +117,9 @@ func BenchmarkSelfPlayNetSettings(b *testing.B) {
 			set: []string{"selfplay.mcts.count_reused=true", "evaluator.cache_size=262144"}},
 		{name: "direct/count_reused/cache=2^18/own-cache", workers: 2, direct: true, ownCache: true,
 			set: []string{"selfplay.mcts.count_reused=true", "evaluator.cache_size=262144"}},
+		{name: "direct/filters=64", workers: 2, direct: true, set: []string{"network.filters=64"}},
+		{name: "direct/filters=64/count_reused", workers: 2, direct: true,
+			set: []string{"network.filters=64", "selfplay.mcts.count_reused=true"}},
 	}
 	for _, v := range variants {
 		b.Run(v.name, func(b *testing.B) { benchSelfPlay(b, v) })
