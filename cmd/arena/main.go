@@ -230,7 +230,7 @@ func printMatch(w io.Writer, g games.Game, res *arena.MatchResult, r elo.Ratings
 	for i, p := range res.Players {
 		t := res.Total(i)
 		note := ""
-		if r.Extreme[i] {
+		if r.Extreme[i] && i != anchor {
 			note = "  (all wins or all losses: bounded by the prior)"
 		}
 		fmt.Fprintf(w, "[%d] %-*s %7.0f  [%6.0f, %6.0f]  score %5.1f%%%s\n", i, width, p, r.Elo[i], r.Low[i], r.High[i], 100*t.Score(), note)
