@@ -10,7 +10,14 @@
 // a loss the negative, a draw 0. The heuristic lies strictly inside (-1, 1),
 // so every proven result orders beyond every heuristic score. Because a win's
 // value depends on the absolute move number, not on the distance from the
-// root, transposition-table entries need no adjustment.
+// root, transposition-table entries need no adjustment. (Where equal hashes
+// can occur at different move numbers, e.g. Othello positions reached with
+// and without two separate passes, a table entry may carry a win value a few
+// millionths off: it can change only which of two wins is played.)
+//
+// Searcher's table cuts off only on entries searched to exactly the depth
+// asked for, so its value at a fixed depth always equals plain alpha-beta's
+// and minimax's (tests check this with every feature on and off).
 //
 // Games where one player may move twice in a row are handled: a child's value
 // is negated only when the player to move changes.
