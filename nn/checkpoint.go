@@ -9,10 +9,10 @@ import (
 	"io"
 	"math"
 	"os"
-	"path/filepath"
 	"sort"
 
 	"tabula/games"
+	"tabula/internal/atomicfile"
 )
 
 // CheckpointVersion is the format version SaveCheckpoint writes and
@@ -74,45 +74,13 @@ func (c *Checkpoint) CheckGame(g games.Game) error {
 // SaveCheckpoint writes c to path atomically: a temporary file in the same
 // directory is written, synced and renamed over path, and the directory is
 // synced.
-func SaveCheckpoint(path string, c *Checkpoint) (err error) {
+func SaveCheckpoint(path string, c *Checkpoint) error {
 	var buf bytes.Buffer
 	if err := WriteCheckpoint(&buf, c); err != nil {
 		return fmt.Errorf("checkpoint %s: %w", path, err)
 	}
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("checkpoint %s: %w", path, err)
-	}
-	tmp := f.Name()
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(tmp)
-		}
-	}()
-	if _, err = f.Write(buf.Bytes()); err != nil {
-		return fmt.Errorf("checkpoint %s: write: %w", path, err)
-	}
-	if err = f.Sync(); err != nil {
-		return fmt.Errorf("checkpoint %s: sync: %w", path, err)
-	}
-	if err = f.Close(); err != nil {
-		return fmt.Errorf("checkpoint %s: close: %w", path, err)
-	}
-	if err = os.Rename(tmp, path); err != nil {
-		return fmt.Errorf("checkpoint %s: rename: %w", path, err)
-	}
-	d, err := os.Open(dir)
-	if err != nil {
-		return fmt.Errorf("checkpoint %s: open dir: %w", path, err)
-	}
-	if err = d.Sync(); err != nil {
-		d.Close()
-		return fmt.Errorf("checkpoint %s: sync dir: %w", path, err)
-	}
-	if err = d.Close(); err != nil {
-		return fmt.Errorf("checkpoint %s: close dir: %w", path, err)
+	if err := atomicfile.Write(path, buf.Bytes()); err != nil {
+		return fmt.Errorf("checkpoint: %w", err)
 	}
 	return nil
 }
