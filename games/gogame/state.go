@@ -130,9 +130,11 @@ func (s *State) Clone() games.State {
 	return c
 }
 
-// CopyFrom makes s a copy of src, a state of the same game, reusing s's
-// buffers: it allocates nothing. It is the way to reset a playout state.
-func (s *State) CopyFrom(src *State) {
+// CopyFrom makes s a copy of src, a *State of the same game, reusing s's
+// buffers: it allocates nothing. It is the way to reset a playout state, and
+// it makes State an mcts.Copier and a search.Copier.
+func (s *State) CopyFrom(from games.State) {
+	src := from.(*State)
 	if s.g != src.g || len(s.b8) != len(src.b8) || len(s.b16) != len(src.b16) || len(s.b64) != len(src.b64) {
 		*s = *src.Clone().(*State)
 		return
