@@ -14,7 +14,6 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"tabula/games"
-	"tabula/mcts"
 	"tabula/nn"
 	"tabula/replay"
 )
@@ -91,7 +90,7 @@ func RunWorker(ctx context.Context, runDir string, opt WorkerOptions) error {
 		if err := best.CheckGame(g); err != nil {
 			return fmt.Errorf("%s: %w", bestPath, err)
 		}
-		eval, err := nn.NewEvaluator(cfg.Evaluator, best.Weights, g)
+		newEval, _, err := directEvaluators(cfg.Evaluator, cfg.SelfPlay.MCTS.BatchSize, workers, best.Weights, g, true)
 		if err != nil {
 			return err
 		}
@@ -99,9 +98,7 @@ func RunWorker(ctx context.Context, runDir string, opt WorkerOptions) error {
 		if opt.Games > 0 {
 			n = min(n, opt.Games-played)
 		}
-		st, err := generate(ctx, g, cfg.SelfPlay, workers, n, opt.Seed<<32^round,
-			func(int) (mcts.Evaluator, error) { return eval, nil }, buf, nil)
-		eval.Close()
+		st, err := generate(ctx, g, cfg.SelfPlay, workers, n, opt.Seed<<32^round, newEval, buf, nil)
 		played += st.Games
 		log.Info("self-play worker", "best", filepath.Base(bestPath), "games", st.Games, "positions", st.Moves, "total_games", played)
 		if err != nil {
