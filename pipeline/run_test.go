@@ -228,3 +228,38 @@ func TestKillAndRestart(t *testing.T) {
 		t.Fatalf("temporary files left after a clean start: %v", left)
 	}
 }
+
+// TestWorkerAddsGamesToRun: an extra self-play process (cmd/selfplay) writes
+// games into a run's replay folder under its own name, and the trainer's
+// buffer picks them up.
+func TestWorkerAddsGamesToRun(t *testing.T) {
+	dir := t.TempDir()
+	runOnce(t, smoke(t, dir, "iterations=1"))
+	if err := RunWorker(context.Background(), dir, WorkerOptions{ID: "extra", Games: 4, Seed: 9}); err != nil {
+		t.Fatal(err)
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, replayDir, "chunk-*-extra-*"+replay.ChunkSuffix))
+	if len(files) == 0 {
+		t.Fatal("the worker wrote no chunk")
+	}
+	n := 0
+	for _, f := range files {
+		_, ex, err := replay.ReadChunkFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n += len(ex)
+	}
+	tr, err := New(smoke(t, dir, "iterations=1"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close()
+	total, _ := replayExamples(t, dir)
+	if n == 0 || tr.buf.Len() != total {
+		t.Fatalf("worker wrote %d examples; the trainer's window holds %d of the %d on disk", n, tr.buf.Len(), total)
+	}
+	if err := RunWorker(context.Background(), t.TempDir(), WorkerOptions{ID: "x"}); err == nil || !strings.Contains(err.Error(), "start the training process first") {
+		t.Fatalf("worker on an empty folder: %v", err)
+	}
+}
