@@ -82,10 +82,30 @@ func (e *RolloutEvaluator) Evaluate(states []games.State, policies [][]float32, 
 	return nil
 }
 
-// rollout plays uniformly random moves on s until the game ends and returns
-// the result, or a draw if the game outlasts its MaxGameLength. *buf is
-// reused for the legal actions.
+// RandomMover is an optional interface a State may implement to choose its
+// own moves in random rollouts: RandomMove returns a legal action of a
+// non-terminal state. Go needs it: uniformly random play fills its own eyes
+// and passes at random, so its results say little about the position, while
+// gogame's RandomMove never fills a single-point eye and passes only when
+// nothing else is left.
+type RandomMover interface {
+	RandomMove(rng *rand.Rand) int
+}
+
+// rollout plays random moves on s until the game ends and returns the
+// result, or a draw if the game outlasts its MaxGameLength. The moves are
+// uniform over the legal actions unless s is a RandomMover. *buf is reused
+// for the legal actions.
 func rollout(s games.State, rng *rand.Rand, buf *[]int) [2]float64 {
+	if rm, ok := s.(RandomMover); ok {
+		for limit := s.Game().MaxGameLength(); s.MoveNumber() <= limit; {
+			if s.IsTerminal() {
+				return s.Returns()
+			}
+			s.ApplyAction(rm.RandomMove(rng))
+		}
+		return [2]float64{}
+	}
 	for limit := s.Game().MaxGameLength(); s.MoveNumber() <= limit; {
 		legal := s.LegalActions((*buf)[:0])
 		*buf = legal
