@@ -78,30 +78,7 @@ func TestNetEvaluatorGathersScatteredMisses(t *testing.T) {
 }
 
 func TestNetEvaluatorTerminalAndEmpty(t *testing.T) {
-	e := newTestNetEvaluator(t, tttWeights(t, 1), 4, 0)
-	if err := e.Evaluate(nil, nil, nil); err != nil {
-		t.Fatal(err)
-	}
-	won := ttt{}.NewInitialState()
-	for _, a := range []int{0, 3, 1, 4, 2} {
-		won.ApplyAction(a)
-	}
-	open := ttt{}.NewInitialState()
-	p, v := newPolicies(2), []float32{5, 5}
-	if err := e.Evaluate([]games.State{won, open}, p, v); err != nil {
-		t.Fatal(err)
-	}
-	for a, x := range p[0] {
-		if x != 0 {
-			t.Errorf("terminal policy[%d] = %g, want 0", a, x)
-		}
-	}
-	if v[0] != 0 {
-		t.Errorf("terminal value = %g, want 0", v[0])
-	}
-	if s := e.Stats(); s.Positions != 1 || s.Evaluated != 1 {
-		t.Errorf("stats %+v: want 1 position asked for and evaluated", s)
-	}
+	checkTerminalAndEmpty(t, newTestNetEvaluator(t, tttWeights(t, 1), 4, 0))
 }
 
 func TestNetEvaluatorConcurrentWorkers(t *testing.T) {
@@ -165,24 +142,7 @@ func TestNetEvaluatorErrors(t *testing.T) {
 	w := tttWeights(t, 8)
 	e := newTestNetEvaluator(t, w, 8, 0)
 	s := tttPositions(1, 8)
-	cases := []struct {
-		name     string
-		states   []games.State
-		policies [][]float32
-		values   []float32
-		wantErr  string
-	}{
-		{"lengths", s, newPolicies(2), make([]float32, 1), "1 states, 2 policies"},
-		{"policy length", s, [][]float32{make([]float32, 8)}, make([]float32, 1), "length 8"},
-		{"nil state", []games.State{nil}, newPolicies(1), make([]float32, 1), "nil"},
-		{"other game", []games.State{otherGame{s[0]}}, newPolicies(1), make([]float32, 1), "position of other"},
-	}
-	for _, c := range cases {
-		err := e.Evaluate(c.states, c.policies, c.values)
-		if err == nil || !strings.Contains(err.Error(), c.wantErr) {
-			t.Errorf("%s: err = %v, want one containing %q", c.name, err, c.wantErr)
-		}
-	}
+	checkEvaluateErrors(t, e, s)
 	// The evaluator still works after the errors.
 	wantP, wantV := expected(t, w, s)
 	p, v := newPolicies(1), make([]float32, 1)

@@ -234,7 +234,21 @@ func TestEvaluatorMatchesForward(t *testing.T) {
 }
 
 func TestEvaluatorTerminalAndEmpty(t *testing.T) {
-	e := newTestEvaluator(t, EvaluatorConfig{MaxBatch: 4, Workers: 1}, tttWeights(t, 1))
+	checkTerminalAndEmpty(t, newTestEvaluator(t, EvaluatorConfig{MaxBatch: 4, Workers: 1}, tttWeights(t, 1)))
+}
+
+// statsEvaluator is an evaluator that counts its work: Evaluator and
+// NetEvaluator.
+type statsEvaluator interface {
+	mcts.Evaluator
+	Stats() EvaluatorStats
+}
+
+// checkTerminalAndEmpty checks that e answers an empty request, and a request
+// holding a won position and the empty board with a zero policy and value for
+// the terminal position, which it neither counts nor evaluates.
+func checkTerminalAndEmpty(t *testing.T, e statsEvaluator) {
+	t.Helper()
 	if err := e.Evaluate(nil, nil, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -427,7 +441,28 @@ func TestEvaluatorCacheCollision(t *testing.T) {
 func TestEvaluatorErrors(t *testing.T) {
 	w := tttWeights(t, 8)
 	e := newTestEvaluator(t, EvaluatorConfig{MaxBatch: 8, Workers: 1}, w)
-	s := tttPositions(1, 8)
+	checkEvaluateErrors(t, e, tttPositions(1, 8))
+
+	bad := randomWeights(t, w.Config, Shape{Planes: 2, Height: 3, Width: 3, Actions: 10}, 1)
+	if _, err := NewEvaluator(DefaultEvaluatorConfig(), bad, ttt{}); err == nil || !strings.Contains(err.Error(), "does not fit") {
+		t.Errorf("NewEvaluator with a wrong shape: err = %v", err)
+	}
+	if err := e.SetWeights(bad); err == nil {
+		t.Error("SetWeights with a wrong shape succeeded")
+	}
+	if _, err := NewEvaluator(DefaultEvaluatorConfig(), nil, ttt{}); err == nil {
+		t.Error("NewEvaluator with nil weights succeeded")
+	}
+	if _, err := NewEvaluator(DefaultEvaluatorConfig(), w, nil); err == nil {
+		t.Error("NewEvaluator with a nil game succeeded")
+	}
+}
+
+// checkEvaluateErrors checks that e refuses, with an error saying why,
+// requests with mismatched lengths, a short policy, a nil state or a state of
+// another game; s holds one position of ttt.
+func checkEvaluateErrors(t *testing.T, e mcts.Evaluator, s []games.State) {
+	t.Helper()
 	cases := []struct {
 		name     string
 		states   []games.State
@@ -445,20 +480,6 @@ func TestEvaluatorErrors(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.wantErr) {
 			t.Errorf("%s: err = %v, want one containing %q", c.name, err, c.wantErr)
 		}
-	}
-
-	bad := randomWeights(t, w.Config, Shape{Planes: 2, Height: 3, Width: 3, Actions: 10}, 1)
-	if _, err := NewEvaluator(DefaultEvaluatorConfig(), bad, ttt{}); err == nil || !strings.Contains(err.Error(), "does not fit") {
-		t.Errorf("NewEvaluator with a wrong shape: err = %v", err)
-	}
-	if err := e.SetWeights(bad); err == nil {
-		t.Error("SetWeights with a wrong shape succeeded")
-	}
-	if _, err := NewEvaluator(DefaultEvaluatorConfig(), nil, ttt{}); err == nil {
-		t.Error("NewEvaluator with nil weights succeeded")
-	}
-	if _, err := NewEvaluator(DefaultEvaluatorConfig(), w, nil); err == nil {
-		t.Error("NewEvaluator with a nil game succeeded")
 	}
 }
 
