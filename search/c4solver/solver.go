@@ -179,30 +179,41 @@ func (s *Solver) Solve(st *connect4.State) int {
 // of playing there: Invalid for a full column (and for every column once the
 // game is over). The best score equals Solve(st).
 func (s *Solver) ScoreMoves(st *connect4.State) [width]int {
-	var scores [width]int
-	for c := range scores {
-		scores[c] = Invalid
+	return eachMove(st, (cells+1-st.MoveNumber())/2, func(cur, mask uint64, moves int) int {
+		return s.solve(cur, mask, moves)
+	})
+}
+
+// eachMove returns, for each column, Invalid for a full column (and for every
+// column once the game is over), win for a move that connects four, 0 for one
+// that fills the board, and otherwise the negative of child's value of the
+// position after the move (the opponent's stones cur, the mask, the move
+// number).
+func eachMove(st *connect4.State, win int, child func(cur, mask uint64, moves int) int) [width]int {
+	var out [width]int
+	for c := range out {
+		out[c] = Invalid
 	}
 	if st.IsTerminal() {
-		return scores
+		return out
 	}
 	cur, mask := st.Bitboards()
 	moves := st.MoveNumber()
-	win := winningCells(cur, mask)
+	wins := winningCells(cur, mask)
 	for c := 0; c < width; c++ {
 		move := (mask + connect4.Bit(c, 0)) & connect4.ColumnMask(c)
 		switch {
 		case move == 0:
 			// Full column.
-		case move&win != 0:
-			scores[c] = (cells + 1 - moves) / 2
+		case move&wins != 0:
+			out[c] = win
 		case moves+1 == cells:
-			scores[c] = 0
+			out[c] = 0
 		default:
-			scores[c] = -s.solve(cur^mask, mask|move, moves+1)
+			out[c] = -child(cur^mask, mask|move, moves+1)
 		}
 	}
-	return scores
+	return out
 }
 
 // Outcome returns the game-theoretic result of st for the player to move:
@@ -226,29 +237,9 @@ func (s *Solver) Outcome(st *connect4.State) int {
 // every column once the game is over). A move is a mistake when another
 // column has a strictly greater outcome.
 func (s *Solver) OutcomeMoves(st *connect4.State) [width]int {
-	var out [width]int
-	for c := range out {
-		out[c] = Invalid
-	}
-	if st.IsTerminal() {
-		return out
-	}
-	cur, mask := st.Bitboards()
-	moves := st.MoveNumber()
-	win := winningCells(cur, mask)
-	for c := 0; c < width; c++ {
-		move := (mask + connect4.Bit(c, 0)) & connect4.ColumnMask(c)
-		switch {
-		case move == 0:
-		case move&win != 0:
-			out[c] = 1
-		case moves+1 == cells:
-			out[c] = 0
-		default:
-			out[c] = -sign(s.solveWithin(cur^mask, mask|move, moves+1, -1, 1))
-		}
-	}
-	return out
+	return eachMove(st, 1, func(cur, mask uint64, moves int) int {
+		return sign(s.solveWithin(cur, mask, moves, -1, 1))
+	})
 }
 
 func sign(v int) int {
