@@ -67,39 +67,7 @@ func heuristicOf(g games.Game) (games.Heuristic, error) {
 // reference implementation, clear rather than fast: it clones a state per
 // node.
 func Minimax(s games.State, depth int) (value float64, nodes int64, err error) {
-	h, err := heuristicOf(s.Game())
-	if err != nil {
-		return 0, 0, err
-	}
-	if s.IsTerminal() {
-		return 0, 0, fmt.Errorf("search: minimax of a terminal state")
-	}
-	var mm func(s games.State, depth int) float64
-	mm = func(s games.State, depth int) float64 {
-		nodes++
-		if depth <= 0 {
-			return h.Evaluate(s)
-		}
-		me := s.CurrentPlayer()
-		best := math.Inf(-1)
-		for _, a := range s.LegalActions(nil) {
-			c := s.Clone()
-			c.ApplyAction(a)
-			var v float64
-			switch {
-			case c.IsTerminal():
-				nodes++
-				v = terminalValue(c, me)
-			case c.CurrentPlayer() == me:
-				v = mm(c, depth-1)
-			default:
-				v = -mm(c, depth-1)
-			}
-			best = math.Max(best, v)
-		}
-		return best
-	}
-	return mm(s, depth), nodes, nil
+	return negamax(s, depth, "minimax", false)
 }
 
 // AlphaBeta returns the same value as Minimax by fail-soft negamax alpha-beta
@@ -107,12 +75,19 @@ func Minimax(s games.State, depth int) (value float64, nodes int64, err error) {
 // the number of nodes visited. It is the plain reference that Searcher is
 // tested against.
 func AlphaBeta(s games.State, depth int) (value float64, nodes int64, err error) {
+	return negamax(s, depth, "alpha-beta", true)
+}
+
+// negamax is Minimax, and with prune AlphaBeta: a fail-soft negamax over the
+// moves in their natural order that, without prune, never cuts off and so
+// visits every node. name names the search in errors.
+func negamax(s games.State, depth int, name string, prune bool) (value float64, nodes int64, err error) {
 	h, err := heuristicOf(s.Game())
 	if err != nil {
 		return 0, 0, err
 	}
 	if s.IsTerminal() {
-		return 0, 0, fmt.Errorf("search: alpha-beta of a terminal state")
+		return 0, 0, fmt.Errorf("search: %s of a terminal state", name)
 	}
 	var ab func(s games.State, depth int, alpha, beta float64) float64
 	ab = func(s games.State, depth int, alpha, beta float64) float64 {
@@ -141,7 +116,7 @@ func AlphaBeta(s games.State, depth int) (value float64, nodes int64, err error)
 			if best > alpha {
 				alpha = best
 			}
-			if alpha >= beta {
+			if prune && alpha >= beta {
 				break
 			}
 		}
