@@ -185,3 +185,21 @@ func TestCheckCatchesBrokenGames(t *testing.T) {
 		})
 	}
 }
+
+// CopyFrom makes s a copy of src; the "copy" variant forgets the move count.
+func (s *tttState) CopyFrom(src games.State) {
+	*s = *src.(*tttState)
+	if s.g.broken == "copy" {
+		s.moves = 0
+	}
+}
+
+func TestCheckCopier(t *testing.T) {
+	CheckCopier(t, &tictactoe{}, &tttState{g: &tictactoe{}}, Config{Games: 100, Seed: 1})
+	broken := &tictactoe{broken: "copy"}
+	err := verifyCopier(broken, &tttState{g: broken}, Config{Games: 100, Seed: 1})
+	if err == nil {
+		t.Fatal("a CopyFrom that forgets the move count passed CheckCopier")
+	}
+	t.Logf("caught: %v", err)
+}

@@ -1,10 +1,10 @@
 package othello
 
 import (
-	"math/rand/v2"
 	"testing"
 
 	"tabula/games"
+	"tabula/games/gamestest"
 )
 
 // The interface mcts.Copier declares (mcts is not imported here: games
@@ -20,30 +20,8 @@ func TestCopyFrom(t *testing.T) {
 		{"othello:size=6", "othello"},
 	} {
 		t.Run(tc.spec, func(t *testing.T) {
-			g, other := mustGame(t, tc.spec), mustGame(t, tc.other)
-			rng := rand.New(rand.NewPCG(5, 6))
-			dst := other.NewInitialState().(*State)
-			var buf []int
-			for game := 0; game < 20; game++ {
-				src := g.NewInitialState().(*State)
-				for !src.IsTerminal() {
-					dst.CopyFrom(src)
-					if *dst != *src || dst.String() != src.String() || dst.Hash() != src.Hash() {
-						t.Fatalf("game %d move %d: copy\n%v\nof\n%v", game, src.MoveNumber(), dst, src)
-					}
-					buf = src.LegalActions(buf)
-					a := buf[rng.IntN(len(buf))]
-					before := *src
-					dst.ApplyAction(a)
-					if *src != before {
-						t.Fatalf("game %d: playing on the copy changed the source", game)
-					}
-					src.ApplyAction(a)
-					if *dst != *src {
-						t.Fatalf("game %d: copy and source differ after the same move %d", game, a)
-					}
-				}
-			}
+			other := mustGame(t, tc.other).NewInitialState().(*State)
+			gamestest.CheckCopier(t, mustGame(t, tc.spec), other, gamestest.Config{Games: 20, Seed: 5})
 		})
 	}
 }
