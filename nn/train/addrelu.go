@@ -3,7 +3,6 @@ package train
 import (
 	"fmt"
 	"hash"
-	"hash/fnv"
 
 	"github.com/chewxy/hm"
 	G "gorgonia.org/gorgonia"
@@ -14,6 +13,7 @@ import (
 // with grad set it is the gradient, inputs (dy, y), output dy where y > 0.
 // gorgonia's Add and Rectify allocate a copy, a mask and a product instead.
 type addReLUOp struct {
+	plainOp
 	n    int // elements
 	grad bool
 	out  *tensor.Dense // reused output (see outputOf)
@@ -21,29 +21,15 @@ type addReLUOp struct {
 
 func (op *addReLUOp) Arity() int                { return 2 }
 func (op *addReLUOp) Type() hm.Type             { return hm.NewFnType(tensor4, tensor4, tensor4) }
-func (op *addReLUOp) ReturnsPtr() bool          { return false }
-func (op *addReLUOp) CallsExtern() bool         { return false }
-func (op *addReLUOp) OverwritesInput() int      { return -1 }
 func (op *addReLUOp) DiffWRT(inputs int) []bool { return []bool{true, true} }
 func (op *addReLUOp) String() string {
 	return fmt.Sprintf("tabulaAddReLU{n=%d,grad=%v}", op.n, op.grad)
 }
 func (op *addReLUOp) WriteHash(h hash.Hash) { fmt.Fprint(h, op.String()) }
-func (op *addReLUOp) Hashcode() uint32 {
-	h := fnv.New32a()
-	op.WriteHash(h)
-	return h.Sum32()
-}
+func (op *addReLUOp) Hashcode() uint32      { return hashcode(op) }
 
 func (op *addReLUOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
-	if len(in) == 0 {
-		return nil, fmt.Errorf("train: %v: no input shapes", op)
-	}
-	s, ok := in[0].(tensor.Shape)
-	if !ok {
-		return nil, fmt.Errorf("train: %v: input shape %T", op, in[0])
-	}
-	return s.Clone(), nil
+	return firstInputShape(op, in)
 }
 
 // SymDiff gives both summands the same gradient.

@@ -3,7 +3,6 @@ package train
 import (
 	"fmt"
 	"hash"
-	"hash/fnv"
 	"math"
 
 	"github.com/chewxy/hm"
@@ -30,6 +29,7 @@ const (
 // affineOp is one of the four; x and y are (b, c, h, w), gamma and beta
 // (1, c, 1, 1).
 type affineOp struct {
+	plainOp
 	b, c, hw int
 	relu     bool
 	kind     affineKind
@@ -61,28 +61,14 @@ func (op *affineOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
 	if s := op.shape(); s != nil {
 		return s, nil
 	}
-	if len(in) == 0 {
-		return nil, fmt.Errorf("train: %v: no input shapes", op)
-	}
-	s, ok := in[0].(tensor.Shape)
-	if !ok {
-		return nil, fmt.Errorf("train: %v: input shape %T", op, in[0])
-	}
-	return s.Clone(), nil
+	return firstInputShape(op, in)
 }
 
-func (op *affineOp) ReturnsPtr() bool     { return false }
-func (op *affineOp) CallsExtern() bool    { return false }
-func (op *affineOp) OverwritesInput() int { return -1 }
 func (op *affineOp) String() string {
 	return fmt.Sprintf("tabulaAffine%d{b=%d,c=%d,hw=%d,relu=%v}", op.kind, op.b, op.c, op.hw, op.relu)
 }
 func (op *affineOp) WriteHash(h hash.Hash) { fmt.Fprint(h, op.String()) }
-func (op *affineOp) Hashcode() uint32 {
-	h := fnv.New32a()
-	op.WriteHash(h)
-	return h.Sum32()
-}
+func (op *affineOp) Hashcode() uint32      { return hashcode(op) }
 
 // DiffWRT says x, gamma and beta are differentiable.
 func (op *affineOp) DiffWRT(inputs int) []bool { return []bool{true, true, true} }

@@ -3,7 +3,6 @@ package train
 import (
 	"fmt"
 	"hash"
-	"hash/fnv"
 	"math"
 
 	"github.com/chewxy/hm"
@@ -29,6 +28,7 @@ type bnState struct {
 // ones in an evaluation machine. With grad set it is the gradient, inputs
 // (xhat, dxhat).
 type bnOp struct {
+	plainOp
 	st   *bnState
 	grad bool
 	out  *tensor.Dense // reused output (see outputOf)
@@ -49,30 +49,16 @@ func (op *bnOp) Type() hm.Type {
 }
 
 func (op *bnOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
-	if len(in) == 0 {
-		return nil, fmt.Errorf("train: %v: no input shapes", op)
-	}
-	s, ok := in[0].(tensor.Shape)
-	if !ok {
-		return nil, fmt.Errorf("train: %v: input shape %T", op, in[0])
-	}
-	return s.Clone(), nil
+	return firstInputShape(op, in)
 }
 
-func (op *bnOp) ReturnsPtr() bool          { return false }
-func (op *bnOp) CallsExtern() bool         { return false }
-func (op *bnOp) OverwritesInput() int      { return -1 }
 func (op *bnOp) DiffWRT(inputs int) []bool { return []bool{true} }
 func (op *bnOp) String() string {
 	// The state's address keeps distinct layers' ops distinct.
 	return fmt.Sprintf("tabulaBatchNorm{b=%d,c=%d,hw=%d,grad=%v,%p}", op.st.b, op.st.c, op.st.hw, op.grad, op.st)
 }
 func (op *bnOp) WriteHash(h hash.Hash) { fmt.Fprint(h, op.String()) }
-func (op *bnOp) Hashcode() uint32 {
-	h := fnv.New32a()
-	op.WriteHash(h)
-	return h.Sum32()
-}
+func (op *bnOp) Hashcode() uint32      { return hashcode(op) }
 
 // SetTraining chooses batch statistics (true) or running ones (false); a
 // gorgonia machine calls it when it is built (EvalMode gives false).

@@ -3,7 +3,6 @@ package train
 import (
 	"fmt"
 	"hash"
-	"hash/fnv"
 
 	"github.com/chewxy/hm"
 	"gonum.org/v1/gonum/blas"
@@ -48,37 +47,64 @@ func grow(buf *[]float32, n int) []float32 {
 	return (*buf)[:n]
 }
 
+// convTap is where kernel tap (ky, kx) reads from a plane flattened row by
+// row: the value at index i comes from index i+shift, for i in [lo, hi);
+// only the columns [x0, x1) of each row stay on the board (the others
+// wrapped around an edge); dx is the tap's column offset.
+type convTap struct {
+	dx, shift, lo, hi, x0, x1 int
+}
+
+// tap returns the geometry of kernel tap (ky, kx).
+func (s convShape) tap(ky, kx int) convTap {
+	p, hw := s.k/2, s.hw()
+	dy, dx := ky-p, kx-p
+	shift := dy*s.w + dx
+	return convTap{
+		dx: dx, shift: shift,
+		lo: max(0, -shift), hi: min(hw, hw-shift),
+		x0: max(0, -dx), x1: min(s.w, s.w-dx),
+	}
+}
+
+// empty reports whether the tap reads nothing on the board.
+func (t convTap) empty() bool { return t.lo >= t.hi || t.x0 >= t.x1 }
+
+// clearWrapped clears the columns of plane (h x w) that tap t wrapped around
+// an edge.
+func (s convShape) clearWrapped(plane []float32, t convTap) {
+	if t.dx == 0 {
+		return
+	}
+	for y := range s.h {
+		clear(plane[y*s.w : y*s.w+t.x0])
+		clear(plane[y*s.w+t.x1 : (y+1)*s.w])
+	}
+}
+
 // im2col fills col [cin*k*k][b*h*w] from x [b][cin][h][w]: row (c, ky, kx)
 // holds channel c shifted by (ky-k/2, kx-k/2), zero outside the board. A
 // shift of the flattened plane by dy*w+dx moves every in-board value to its
 // place at once; only the columns that wrapped around an edge are then
 // cleared.
 func (s convShape) im2col(col, x []float32) {
-	hw, n, p := s.hw(), s.n(), s.k/2
+	hw, n := s.hw(), s.n()
 	for c := range s.cin {
 		for ky := range s.k {
 			for kx := range s.k {
 				row := col[((c*s.k+ky)*s.k+kx)*n:][:n]
-				dy, dx := ky-p, kx-p
-				shift := dy*s.w + dx
-				lo, hi := max(0, -shift), min(hw, hw-shift)
-				x0, x1 := max(0, -dx), min(s.w, s.w-dx) // columns that stay on the board
+				t := s.tap(ky, kx)
 				for e := range s.b {
 					src := x[(e*s.cin+c)*hw:][:hw]
 					dst := row[e*hw:][:hw]
-					if lo >= hi || x0 >= x1 {
+					if t.empty() {
 						clear(dst)
 						continue
 					}
-					clear(dst[:lo])
-					copy(dst[lo:hi], src[lo+shift:hi+shift])
-					clear(dst[hi:])
-					if dx != 0 {
-						for y := range s.h {
-							clear(dst[y*s.w : y*s.w+x0])
-							clear(dst[y*s.w+x1 : (y+1)*s.w])
-						}
-					}
+					clear(dst[:t.lo])
+					copy(dst[t.lo:t.hi], src[t.lo+t.shift:t.hi+t.shift])
+					clear(dst[t.hi:])
+					s.clearWrapped(dst, t)
 				}
 			}
 		}
@@ -90,28 +116,20 @@ func (s convShape) im2col(col, x []float32) {
 // that each row is added with one flat shifted loop.
 func (s convShape) col2im(dx, dcol []float32) {
 	clear(dx)
-	hw, n, p := s.hw(), s.n(), s.k/2
+	hw, n := s.hw(), s.n()
 	for c := range s.cin {
 		for ky := range s.k {
 			for kx := range s.k {
 				row := dcol[((c*s.k+ky)*s.k+kx)*n:][:n]
-				dy, ddx := ky-p, kx-p
-				shift := dy*s.w + ddx
-				lo, hi := max(0, -shift), min(hw, hw-shift)
-				x0, x1 := max(0, -ddx), min(s.w, s.w-ddx)
-				if lo >= hi || x0 >= x1 {
+				t := s.tap(ky, kx)
+				if t.empty() {
 					continue
 				}
 				for e := range s.b {
 					src := row[e*hw:][:hw]
-					if ddx != 0 {
-						for y := range s.h {
-							clear(src[y*s.w : y*s.w+x0])
-							clear(src[y*s.w+x1 : (y+1)*s.w])
-						}
-					}
-					dst := dx[(e*s.cin+c)*hw+lo+shift:][:hi-lo]
-					for i, v := range src[lo:hi] {
+					s.clearWrapped(src, t)
+					dst := dx[(e*s.cin+c)*hw+t.lo+t.shift:][:t.hi-t.lo]
+					for i, v := range src[t.lo:t.hi] {
 						dst[i] += v
 					}
 				}
@@ -170,6 +188,7 @@ const (
 
 // convOp is a forward or backward convolution.
 type convOp struct {
+	plainOp
 	convShape
 	kind    convKind
 	scratch *convScratch
@@ -188,18 +207,11 @@ func (op *convOp) InferShape(...G.DimSizer) (tensor.Shape, error) {
 	}
 	return tensor.Shape{op.cout, op.cin, op.k, op.k}, nil
 }
-func (op *convOp) ReturnsPtr() bool     { return false }
-func (op *convOp) CallsExtern() bool    { return false }
-func (op *convOp) OverwritesInput() int { return -1 }
 func (op *convOp) String() string {
 	return fmt.Sprintf("tabulaConv%d{b=%d,%d->%d,k=%d,%dx%d}", op.kind, op.b, op.cin, op.cout, op.k, op.h, op.w)
 }
 func (op *convOp) WriteHash(h hash.Hash) { fmt.Fprint(h, op.String()) }
-func (op *convOp) Hashcode() uint32 {
-	h := fnv.New32a()
-	op.WriteHash(h)
-	return h.Sum32()
-}
+func (op *convOp) Hashcode() uint32      { return hashcode(op) }
 
 // DiffWRT says both inputs of the forward op are differentiable.
 func (op *convOp) DiffWRT(inputs int) []bool { return []bool{true, true} }

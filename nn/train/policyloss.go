@@ -3,7 +3,6 @@ package train
 import (
 	"fmt"
 	"hash"
-	"hash/fnv"
 	"math"
 
 	"github.com/chewxy/hm"
@@ -30,6 +29,7 @@ var (
 // policyLossOp is the loss (inputs logits, pi, legal) or, with grad set, its
 // gradient (inputs logits, pi, legal, dL).
 type policyLossOp struct {
+	plainOp
 	b, a int
 	grad bool
 	out  *tensor.Dense // reused gradient output (see outputOf)
@@ -56,18 +56,11 @@ func (op *policyLossOp) InferShape(...G.DimSizer) (tensor.Shape, error) {
 	return tensor.ScalarShape(), nil
 }
 
-func (op *policyLossOp) ReturnsPtr() bool     { return false }
-func (op *policyLossOp) CallsExtern() bool    { return false }
-func (op *policyLossOp) OverwritesInput() int { return -1 }
 func (op *policyLossOp) String() string {
 	return fmt.Sprintf("tabulaPolicyLoss{b=%d,a=%d,grad=%v}", op.b, op.a, op.grad)
 }
 func (op *policyLossOp) WriteHash(h hash.Hash) { fmt.Fprint(h, op.String()) }
-func (op *policyLossOp) Hashcode() uint32 {
-	h := fnv.New32a()
-	op.WriteHash(h)
-	return h.Sum32()
-}
+func (op *policyLossOp) Hashcode() uint32      { return hashcode(op) }
 
 // DiffWRT: only the logits are differentiated.
 func (op *policyLossOp) DiffWRT(inputs int) []bool { return []bool{true, false, false} }
