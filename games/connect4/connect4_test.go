@@ -453,23 +453,7 @@ func FuzzParseActions(f *testing.F) {
 	}
 	g := Game{}
 	f.Fuzz(func(t *testing.T, text string) {
-		actions, err := g.ParseActions(text)
-		if err != nil {
-			return
-		}
-		for _, a := range actions {
-			if a < 0 || a >= Width {
-				t.Fatalf("ParseActions(%q) gave action %d", text, a)
-			}
-		}
-		again, err := g.ParseActions(g.FormatActions(actions))
-		if err != nil || g.FormatActions(again) != g.FormatActions(actions) {
-			t.Fatalf("round trip of %q failed: %v", text, err)
-		}
-		// Replaying must not panic; an error is fine.
-		if s, err := games.Replay(g, actions); err == nil && s.MoveNumber() != len(actions) {
-			t.Fatalf("replay of %q has %d moves", text, s.MoveNumber())
-		}
+		gamestest.CheckParse(t, g, text)
 	})
 }
 

@@ -203,3 +203,20 @@ func TestCheckCopier(t *testing.T) {
 	}
 	t.Logf("caught: %v", err)
 }
+
+// lossyNotation writes every move sequence as the empty one.
+type lossyNotation struct{ *tictactoe }
+
+func (lossyNotation) FormatActions([]int) string { return "" }
+
+func TestCheckParse(t *testing.T) {
+	for _, text := range []string{"", "5", "123", "1239", "0", "x", "55"} {
+		CheckParse(t, &tictactoe{}, text)
+	}
+	if err := verifyParse(lossyNotation{&tictactoe{}}, "12"); err == nil {
+		t.Error("a notation that loses moves passed CheckParse")
+	}
+	if err := verifyParse(lossyNotation{&tictactoe{}}, "x"); err != nil {
+		t.Errorf("text the notation rejects: %v", err)
+	}
+}

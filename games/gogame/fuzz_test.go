@@ -1,10 +1,10 @@
 package gogame_test
 
 import (
-	"slices"
 	"testing"
 
 	"tabula/games"
+	"tabula/games/gamestest"
 	"tabula/games/gogame"
 )
 
@@ -17,19 +17,7 @@ func FuzzParseActions(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		actions, err := g.ParseActions(text)
-		if err != nil {
-			return
-		}
-		for _, a := range actions {
-			if a < 0 || a >= g.NumActions() {
-				t.Fatalf("ParseActions(%q) gave action %d out of range", text, a)
-			}
-		}
-		again, err := g.ParseActions(g.FormatActions(actions))
-		if err != nil || !slices.Equal(again, actions) {
-			t.Fatalf("round trip of %q: %v, %v", text, again, err)
-		}
+		gamestest.CheckParse(t, g, text)
 	})
 }
 

@@ -1,11 +1,11 @@
 package othello
 
 import (
-	"slices"
 	"strings"
 	"testing"
 
 	"tabula/games"
+	"tabula/games/gamestest"
 )
 
 func FuzzParseActions(f *testing.F) {
@@ -20,24 +20,7 @@ func FuzzParseActions(f *testing.F) {
 		if big {
 			g = g8
 		}
-		actions, err := g.ParseActions(text)
-		if err != nil {
-			return
-		}
-		for _, a := range actions {
-			if a < 0 || a >= g.NumActions() {
-				t.Fatalf("ParseActions(%q) gave action %d out of range", text, a)
-			}
-		}
-		back, err := g.ParseActions(g.FormatActions(actions))
-		if err != nil || !slices.Equal(back, actions) {
-			t.Fatalf("round trip of %q: %v, %v; want %v", text, back, err, actions)
-		}
-		if a, err := g.ParseAction(text); err == nil && (len(actions) != 1 || actions[0] != a) {
-			t.Fatalf("ParseAction(%q) = %d but ParseActions gave %v", text, a, actions)
-		}
-		// The checked path never panics on parsed input.
-		_, _ = games.Replay(g, actions)
+		gamestest.CheckParse(t, g, text)
 	})
 }
 
