@@ -27,14 +27,7 @@ func TestCountReused(t *testing.T) {
 			cfg.Simulations, cfg.VirtualLoss, cfg.BatchSize = tc.sims, tc.vl, tc.batch
 			cfg.TreeReuse, cfg.CountReused = true, true
 			cfg.DirichletEpsilon = 0
-			rev, err := NewRolloutEvaluator(1, newRNG(3))
-			if err != nil {
-				t.Fatal(err)
-			}
-			s, err := NewSearch(cfg, rev, newRNG(4))
-			if err != nil {
-				t.Fatal(err)
-			}
+			s := newRolloutSearch(t, cfg)
 			st := position(t, "4444")
 			empty := false
 			for move := range 12 {

@@ -30,6 +30,21 @@ func position(t testing.TB, moves string) games.State {
 
 func newRNG(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, 0x5eed)) }
 
+// newRolloutSearch returns a search with cfg evaluated by one random rollout
+// a leaf (seeded 3; the search seeded 4).
+func newRolloutSearch(t testing.TB, cfg Config) *Search {
+	t.Helper()
+	rev, err := NewRolloutEvaluator(1, newRNG(3))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := NewSearch(cfg, rev, newRNG(4))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
 // copierState is Connect Four with CopyFrom, to measure what Copier saves.
 type copierState struct{ connect4.State }
 

@@ -189,14 +189,7 @@ func TestNoResidue(t *testing.T) {
 			if !tc.noise {
 				cfg.DirichletEpsilon = 0
 			}
-			rev, err := NewRolloutEvaluator(1, newRNG(3))
-			if err != nil {
-				t.Fatal(err)
-			}
-			s, err := NewSearch(cfg, rev, newRNG(4))
-			if err != nil {
-				t.Fatal(err)
-			}
+			s := newRolloutSearch(t, cfg)
 			st := position(t, "4444")
 			for move := range 8 {
 				before := int32(0)
