@@ -3,6 +3,7 @@ package arena
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -81,6 +82,7 @@ func (r BenchResult) TimePerMove() time.Duration {
 type BenchConfig struct {
 	SolverTableLog2 int                     // the reference solver's table (0: c4solver.DefaultTableLog2)
 	ExactScores     bool                    // also record exact scores of every column (much slower on early positions)
+	Verdicts        *Verdicts               // the positions' outcomes, if already known (see LoadOrSolveVerdicts)
 	Seed            uint64                  // seeds the player of position k with (Seed, k)
 	Record          func(BenchRecord) error // if set, receives every verdict in order
 	Progress        func(done, total int)   // if set, called after each position
@@ -112,16 +114,23 @@ func IsMistake(scores [7]int, move int) bool {
 }
 
 // Bench asks a fresh player from f for a move in every non-terminal position
-// and judges it with the solver's weak solve (c4solver.OutcomeMoves). Early
-// positions (Pons' L1 sets) can take the solver seconds each.
+// and judges it with the solver's weak solve (c4solver.OutcomeMoves), or with
+// cfg.Verdicts when they were computed for these positions. Early positions
+// (Pons' L1 sets) can take the solver seconds each.
 func Bench(ctx context.Context, cfg BenchConfig, f *Factory, positions []Position) (BenchResult, error) {
+	if cfg.Verdicts != nil && !cfg.Verdicts.matches(positions) {
+		return BenchResult{}, errors.New("arena: bench: the verdicts given were computed for other positions")
+	}
 	bits := cfg.SolverTableLog2
 	if bits == 0 {
 		bits = c4solver.DefaultTableLog2
 	}
-	sv, err := c4solver.New(bits)
-	if err != nil {
-		return BenchResult{}, fmt.Errorf("arena: bench: %w", err)
+	var sv *c4solver.Solver
+	if cfg.Verdicts == nil || cfg.ExactScores {
+		var err error
+		if sv, err = c4solver.New(bits); err != nil {
+			return BenchResult{}, fmt.Errorf("arena: bench: %w", err)
+		}
 	}
 	var res BenchResult
 	for k, pos := range positions {
@@ -144,7 +153,12 @@ func Bench(ctx context.Context, cfg BenchConfig, f *Factory, positions []Positio
 		if !pos.State.IsLegal(a) {
 			return res, fmt.Errorf("arena: bench: line %d (%s): player %s chose illegal column %d", pos.Line, pos.Moves, f.Name, a+1)
 		}
-		outcomes := sv.OutcomeMoves(pos.State)
+		var outcomes [7]int
+		if cfg.Verdicts != nil {
+			outcomes = cfg.Verdicts.Outcomes[k]
+		} else {
+			outcomes = sv.OutcomeMoves(pos.State)
+		}
 		rec := BenchRecord{Position: pos.Moves, Move: a + 1, Outcomes: outcomes, Mistake: IsMistake(outcomes, a), Seconds: el.Seconds()}
 		if cfg.ExactScores {
 			scores := sv.ScoreMoves(pos.State)

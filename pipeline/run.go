@@ -626,16 +626,12 @@ func (t *Trainer) bench(ctx context.Context) (map[string]any, error) {
 	defer f.Close()
 	out := map[string]any{}
 	for _, set := range bc.Sets {
-		v, pos, err := loadVerdicts(t.cfg.RunDir, dir, set, bc.Positions)
-		if err != nil {
-			return nil, err
-		}
-		rate, err := mistakeRate(ctx, f, v, pos, t.cfg.Seed)
+		rate, n, err := benchSet(ctx, t.cfg.RunDir, dir, set, bc.Positions, f, t.cfg.Seed)
 		if err != nil {
 			return nil, err
 		}
 		out[set] = rate
-		t.log.Info("bench", "set", set, "mistake_rate", fmt.Sprintf("%.3f", rate), "positions", len(pos))
+		t.log.Info("bench", "set", set, "mistake_rate", fmt.Sprintf("%.3f", rate), "positions", n)
 	}
 	return out, nil
 }

@@ -246,6 +246,8 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) (err
 	seed := fs.Uint64("seed", 1, "seed of the player")
 	ttBits := fs.Int("solver-tt", c4solver.DefaultTableLog2, "log2 of the reference solver's table entries")
 	exact := fs.Bool("scores", false, "also write the exact score of every column (slow on early positions)")
+	first := fs.Int("n", 0, "use only the first N positions of the file (0: all)")
+	cache := fs.String("verdicts", "", "JSON file caching the solver's verdicts for these positions (read if it matches, else written)")
 	quiet := fs.Bool("quiet", false, "no progress bar")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -273,6 +275,21 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) (err
 	if err != nil {
 		return fmt.Errorf("bench: %w", err)
 	}
+	if *first < 0 {
+		return fmt.Errorf("bench: -n %d, want >= 0", *first)
+	}
+	if *first > 0 && len(positions) > *first {
+		positions = positions[:*first]
+	}
+	var verdicts *arena.Verdicts
+	if *cache != "" {
+		vbar := newBar(len(positions), "solving", stderr, *quiet)
+		verdicts, err = arena.LoadOrSolveVerdicts(ctx, *cache, positions, *ttBits, func(done, total int) { _ = vbar.Set(done) })
+		_ = vbar.Finish()
+		if err != nil {
+			return fmt.Errorf("bench: %w", err)
+		}
+	}
 	player, err := arena.Build(g, spec)
 	if err != nil {
 		return fmt.Errorf("bench: %w", err)
@@ -290,7 +307,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) (err
 	}
 	bar := newBar(len(positions), "positions", stderr, *quiet)
 	cfg := arena.BenchConfig{
-		SolverTableLog2: *ttBits, Seed: *seed, ExactScores: *exact,
+		SolverTableLog2: *ttBits, Seed: *seed, ExactScores: *exact, Verdicts: verdicts,
 		Record:   func(r arena.BenchRecord) error { return jl.write(r) },
 		Progress: func(done, total int) { _ = bar.Set(done) },
 	}
