@@ -59,20 +59,26 @@ func reportForward(b *testing.B, clk cpuClock, m *Model, positions int, cores in
 	}
 }
 
+// timeForward times b.N forward passes of net on one batch, on this
+// goroutine, and reports their figures.
+func timeForward(b *testing.B, net *Net, obs []float32, batch int, logits, values []float32) {
+	b.ReportAllocs()
+	b.ResetTimer()
+	clk := startCPUClock()
+	for range b.N {
+		if err := net.Forward(obs, batch, logits, values); err != nil {
+			b.Fatal(err)
+		}
+	}
+	reportForward(b, clk, net.Model(), b.N*batch, 1)
+}
+
 // BenchmarkForward runs the Connect Four net (DefaultConfig) on one goroutine.
 func BenchmarkForward(b *testing.B) {
 	for _, batch := range []int{1, 8, 32, 128, 256} {
 		b.Run(fmt.Sprintf("batch=%d", batch), func(b *testing.B) {
 			net, obs, logits, values := benchNet(b, batch)
-			b.ReportAllocs()
-			b.ResetTimer()
-			clk := startCPUClock()
-			for range b.N {
-				if err := net.Forward(obs, batch, logits, values); err != nil {
-					b.Fatal(err)
-				}
-			}
-			reportForward(b, clk, net.Model(), b.N*batch, 1)
+			timeForward(b, net, obs, batch, logits, values)
 		})
 	}
 }
@@ -120,15 +126,7 @@ func BenchmarkForwardChunk(b *testing.B) {
 	for _, chunk := range []int{1, 2, 4, 8, 16, 32, 64} {
 		b.Run(fmt.Sprintf("chunk=%d", chunk), func(b *testing.B) {
 			net, obs, logits, values := benchNet(b, batch)
-			net = net.Model().newNet(batch, chunk)
-			b.ResetTimer()
-			clk := startCPUClock()
-			for range b.N {
-				if err := net.Forward(obs, batch, logits, values); err != nil {
-					b.Fatal(err)
-				}
-			}
-			reportForward(b, clk, net.Model(), b.N*batch, 1)
+			timeForward(b, net.Model().newNet(batch, chunk), obs, batch, logits, values)
 		})
 	}
 }
