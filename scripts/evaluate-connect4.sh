@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Evaluates the best network of a Connect Four run the way docs/benchmarks.md reports it:
+#   1. 200 games (colours alternating) of the network with 200 simulations against mcts:rollouts=1000;
+#   2. the mistake rate of the network (200 simulations) and of alphabeta:depth=5 on the first N positions of
+#      every Pons test set (N_HARD for the slow Begin-Hard set), judged by the built-in solver.
+# The solver's verdicts are cached in RUN/bench/ (the training run's own cache) and reused.
+#
+#   scripts/evaluate-connect4.sh [RUN_DIR]        (env: N=200 N_HARD=30 REFDATA=../shared/refdata/connect4)
+set -euo pipefail
+run=${1:-runs/connect4}
+n=${N:-200}
+nhard=${N_HARD:-30}
+refdata=${REFDATA:-../shared/refdata/connect4}
+best="$run/checkpoints/$(tr -d '[:space:]' < "$run/checkpoints/best")"
+out="$run/eval"
+mkdir -p "$out" "$run/bench"
+arena="$out/arena"
+go build -o "$arena" ./cmd/arena
+
+echo "best network: $best"
+"$arena" match -game connect4 -players "net:path=$best,sims=200 mcts:rollouts=1000" -games 200 -seed 1 \
+  -out "$out/match.jsonl" -quiet | tee "$out/match.txt"
+
+for set in Test_L1_R1 Test_L1_R2 Test_L1_R3 Test_L2_R1 Test_L2_R2 Test_L3_R1; do
+  k=$n
+  [ "$set" = Test_L1_R3 ] && k=$nhard
+  for player in "net:path=$best,sims=200" "alphabeta:depth=5"; do
+    "$arena" bench -game connect4 -player "$player" -positions "$refdata/$set" -n "$k" \
+      -verdicts "$run/bench/$set-$k.json" -out "$out/bench-$set-${player%%:*}.jsonl" -quiet
+  done
+done | tee "$out/bench.txt"
