@@ -94,14 +94,7 @@ func TestExtraTurns(t *testing.T) {
 				if mask&4 != 0 {
 					cfg.TableBits = 8
 				}
-				sr, err := New(g, cfg)
-				if err != nil {
-					t.Fatal(err)
-				}
-				res, err := sr.Search(context.Background(), s)
-				if err != nil {
-					t.Fatal(err)
-				}
+				res := searchOnce(t, g, cfg, s)
 				want, _, _ := Minimax(s, res.Depth)
 				if res.Value != want {
 					t.Errorf("pile %d depth %d %+v: value %v, minimax %v", start, res.Depth, cfg, res.Value, want)

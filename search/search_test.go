@@ -43,6 +43,20 @@ func randomPositions(t testing.TB, g games.Game, n, lo, hi int, seed uint64) []g
 	return out
 }
 
+// searchOnce runs a new Searcher of g with cfg on s, failing t on an error.
+func searchOnce(t testing.TB, g games.Game, cfg Config, s games.State) Result {
+	t.Helper()
+	sr, err := New(g, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := sr.Search(context.Background(), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
 func replay(t testing.TB, g games.Game, moves string) games.State {
 	t.Helper()
 	s, _, err := games.ParseAndReplay(g, moves)
@@ -178,15 +192,7 @@ func TestOrderingSavesNodes(t *testing.T) {
 		s := replay(t, g, tc.moves)
 		nodes := func(cfg Config) int64 {
 			cfg.Depth = tc.depth
-			sr, err := New(g, cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
-			res, err := sr.Search(context.Background(), s)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return res.Nodes
+			return searchOnce(t, g, cfg, s).Nodes
 		}
 		plain := nodes(Config{})
 		ordered := nodes(Config{Ordering: true})
@@ -219,14 +225,7 @@ func TestTactics(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			g := newGame(t, tc.spec)
 			s := replay(t, g, tc.moves)
-			sr, err := New(g, Config{Depth: tc.depth, TableBits: 12, Ordering: true, PVS: true})
-			if err != nil {
-				t.Fatal(err)
-			}
-			res, err := sr.Search(context.Background(), s)
-			if err != nil {
-				t.Fatal(err)
-			}
+			res := searchOnce(t, g, Config{Depth: tc.depth, TableBits: 12, Ordering: true, PVS: true}, s)
 			got := g.(games.Notation).FormatAction(res.Move)
 			ok := false
 			for _, w := range tc.want {
@@ -265,14 +264,7 @@ func TestOthelloCornerGrab(t *testing.T) {
 	}
 	n := g.(games.Notation)
 	for d := 1; d <= 6; d++ {
-		sr, err := New(g, Config{Depth: d, TableBits: 14, Ordering: true, PVS: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		res, err := sr.Search(context.Background(), s)
-		if err != nil {
-			t.Fatal(err)
-		}
+		res := searchOnce(t, g, Config{Depth: d, TableBits: 14, Ordering: true, PVS: true}, s)
 		if got := n.FormatAction(res.Move); got != "a1" {
 			t.Errorf("depth %d: played %s (value %.3f), want the corner a1\n%v", d, got, res.Value, s)
 		}
