@@ -20,19 +20,27 @@ func benchSearch(b *testing.B, g games.Game, batch, sims int) {
 		b.Fatal(err)
 	}
 	st := g.NewInitialState()
-	ctx := context.Background()
-	if _, err := s.Run(ctx, st); err != nil { // warm the arenas
+	timeRuns(b, sims, "sims/s", func() error {
+		_, err := s.Run(context.Background(), st)
+		return err
+	})
+}
+
+// timeRuns calls run once untimed (warming arenas and buffers), then b.N
+// times timed, and reports perRun units of work a call as unit.
+func timeRuns(b *testing.B, perRun int, unit string, run func() error) {
+	if err := run(); err != nil {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
 	b.ResetTimer()
 	start := time.Now()
 	for range b.N {
-		if _, err := s.Run(ctx, st); err != nil {
+		if err := run(); err != nil {
 			b.Fatal(err)
 		}
 	}
-	b.ReportMetric(float64(b.N*sims)/time.Since(start).Seconds(), "sims/s")
+	b.ReportMetric(float64(b.N*perRun)/time.Since(start).Seconds(), unit)
 }
 
 // BenchmarkSearchUniform is the cost of the tree alone: Connect Four, uniform
@@ -66,19 +74,10 @@ func BenchmarkUCT(b *testing.B) {
 				b.Fatal(err)
 			}
 			st := tc.g.NewInitialState()
-			ctx := context.Background()
-			if _, err := u.ChooseAction(ctx, st); err != nil {
-				b.Fatal(err)
-			}
-			b.ReportAllocs()
-			b.ResetTimer()
-			start := time.Now()
-			for range b.N {
-				if _, err := u.ChooseAction(ctx, st); err != nil {
-					b.Fatal(err)
-				}
-			}
-			b.ReportMetric(float64(b.N*rollouts)/time.Since(start).Seconds(), "rollouts/s")
+			timeRuns(b, rollouts, "rollouts/s", func() error {
+				_, err := u.ChooseAction(context.Background(), st)
+				return err
+			})
 		})
 	}
 }
