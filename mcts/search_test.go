@@ -2,6 +2,7 @@ package mcts
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"slices"
 	"testing"
@@ -30,6 +31,21 @@ var tacticalCases = []struct {
 	{"win rather than block", "1212123", []int{2}},
 }
 
+// checkTactic fails t unless p plays one of the columns want (1-7) at the
+// Connect Four position after moves; what prefixes the message.
+func checkTactic(t *testing.T, p interface {
+	ChooseAction(context.Context, games.State) (int, error)
+}, moves string, want []int, what string) {
+	t.Helper()
+	a, err := p.ChooseAction(context.Background(), position(t, moves))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(want, a+1) {
+		t.Errorf("%splayed %d, want one of %v", what, a+1, want)
+	}
+}
+
 func TestTacticsUniform(t *testing.T) {
 	for _, tc := range tacticalCases {
 		for _, batch := range []int{1, 8} {
@@ -40,13 +56,7 @@ func TestTacticsUniform(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				a, err := p.ChooseAction(context.Background(), position(t, tc.moves))
-				if err != nil {
-					t.Fatal(err)
-				}
-				if !slices.Contains(tc.want, a+1) {
-					t.Errorf("batch %d: played %d, want one of %v", batch, a+1, tc.want)
-				}
+				checkTactic(t, p, tc.moves, tc.want, fmt.Sprintf("batch %d: ", batch))
 			})
 		}
 	}
@@ -59,13 +69,7 @@ func TestTacticsUCT(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			a, err := u.ChooseAction(context.Background(), position(t, tc.moves))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !slices.Contains(tc.want, a+1) {
-				t.Errorf("played %d, want one of %v", a+1, tc.want)
-			}
+			checkTactic(t, u, tc.moves, tc.want, "")
 		})
 	}
 }
