@@ -92,13 +92,8 @@ func TestBatchNormOp(t *testing.T) {
 		return l
 	}
 	for k := range xv {
-		v := append([]float32(nil), xv...)
-		const step = 1e-2
-		v[k] += step
-		up := eval(v)
-		v[k] -= 2 * step
-		down := eval(v)
-		if fd := (up - down) / (2 * step); math.Abs(float64(grad[k])-fd) > 2e-3 {
+		fd := centralDiff(xv, k, 1e-2, func() float64 { return eval(xv) })
+		if math.Abs(float64(grad[k])-fd) > 2e-3 {
 			t.Errorf("d L / d x[%d] = %v, finite difference %v", k, grad[k], fd)
 		}
 	}

@@ -98,13 +98,7 @@ func TestPolicyLossOp(t *testing.T) {
 		return x
 	}
 	for k := range logits {
-		l := append([]float32(nil), logits...)
-		const h = 1e-2
-		l[k] += h
-		up := eval(l)
-		l[k] -= 2 * h
-		down := eval(l)
-		fd := (up - down) / (2 * h)
+		fd := centralDiff(logits, k, 1e-2, func() float64 { return eval(logits) })
 		if math.Abs(float64(grad[k])-fd) > 1e-3 {
 			t.Errorf("d loss / d logit %d = %v, finite difference %v", k, grad[k], fd)
 		}
