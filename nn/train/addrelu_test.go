@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	G "gorgonia.org/gorgonia"
-	"gorgonia.org/tensor"
 )
 
 // TestAddReLUOp checks y = max(0, a+b) and its gradients on L = sum(y * r)
@@ -15,35 +14,17 @@ func TestAddReLUOp(t *testing.T) {
 	shape := []int{2, 3, 2, 2}
 	n := 24
 	rng := rand.New(rand.NewPCG(4, 5))
-	rnd := func() []float32 {
-		v := make([]float32, n)
-		for i := range v {
-			v[i] = float32(rng.NormFloat64())
-		}
-		return v
-	}
-	av, bv, rv := rnd(), rnd(), rnd()
+	av, bv, rv := normals(rng, n), normals(rng, n), normals(rng, n)
 	g := G.NewGraph()
-	mk := func(name string, v []float32) *G.Node {
-		return G.NewTensor(g, tensor.Float32, 4, G.WithShape(shape...), G.WithName(name),
-			G.WithValue(tensor.New(tensor.WithShape(shape...), tensor.WithBacking(v))))
-	}
-	a, b, r := mk("a", av), mk("b", bv), mk("r", rv)
+	a, b, r := valueNode(g, "a", av, shape...), valueNode(g, "b", bv, shape...), valueNode(g, "r", rv, shape...)
 	y, err := addReLU(a, b)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var yv G.Value
 	G.Read(y, &yv)
-	loss := G.Must(G.Sum(G.Must(G.HadamardProd(y, r))))
-	if _, err := G.Grad(loss, a, b); err != nil {
-		t.Fatal(err)
-	}
-	vm := G.NewTapeMachine(g, G.BindDualValues(a, b))
+	vm := runLinearLoss(t, y, r, a, b)
 	defer vm.Close()
-	if err := vm.RunAll(); err != nil {
-		t.Fatal(err)
-	}
 	gotY := yv.Data().([]float32)
 	ga, _ := a.Grad()
 	gb, _ := b.Grad()

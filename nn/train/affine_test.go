@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	G "gorgonia.org/gorgonia"
-	"gorgonia.org/tensor"
 )
 
 // TestAffineOp runs the scale-shift(-ReLU) op inside a gorgonia graph on the
@@ -18,35 +17,17 @@ func TestAffineOp(t *testing.T) {
 	for _, relu := range []bool{false, true} {
 		t.Run(fmt.Sprint("relu=", relu), func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(1, 2))
-			rnd := func(n int) []float32 {
-				v := make([]float32, n)
-				for i := range v {
-					v[i] = float32(rng.NormFloat64())
-				}
-				return v
-			}
-			xv, gv, bv, rv := rnd(b*c*h*w), rnd(c), rnd(c), rnd(b*c*h*w)
+			xv, gv, bv, rv := normals(rng, b*c*h*w), normals(rng, c), normals(rng, c), normals(rng, b*c*h*w)
 			g := G.NewGraph()
-			node := func(name string, v []float32, shape ...int) *G.Node {
-				return G.NewTensor(g, tensor.Float32, 4, G.WithShape(shape...), G.WithName(name),
-					G.WithValue(tensor.New(tensor.WithShape(shape...), tensor.WithBacking(v))))
-			}
-			x, gamma, beta, r := node("x", xv, b, c, h, w), node("g", gv, 1, c, 1, 1), node("b", bv, 1, c, 1, 1), node("r", rv, b, c, h, w)
+			x, gamma, beta, r := valueNode(g, "x", xv, b, c, h, w), valueNode(g, "g", gv, 1, c, 1, 1), valueNode(g, "b", bv, 1, c, 1, 1), valueNode(g, "r", rv, b, c, h, w)
 			y, err := G.ApplyOp(&affineOp{b: b, c: c, hw: h * w, relu: relu}, x, gamma, beta)
 			if err != nil {
 				t.Fatal(err)
 			}
 			var yv G.Value
 			G.Read(y, &yv)
-			loss := G.Must(G.Sum(G.Must(G.HadamardProd(y, r))))
-			if _, err := G.Grad(loss, x, gamma, beta); err != nil {
-				t.Fatal(err)
-			}
-			vm := G.NewTapeMachine(g, G.BindDualValues(x, gamma, beta))
+			vm := runLinearLoss(t, y, r, x, gamma, beta)
 			defer vm.Close()
-			if err := vm.RunAll(); err != nil {
-				t.Fatal(err)
-			}
 			gotY := append([]float32(nil), yv.Data().([]float32)...)
 			gx, _ := x.Grad()
 			gg, _ := gamma.Grad()

@@ -3,6 +3,7 @@ package train
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	G "gorgonia.org/gorgonia"
@@ -26,11 +27,7 @@ func TestBatchNormOp(t *testing.T) {
 		rv[i] = float32(rng.NormFloat64())
 	}
 	g := G.NewGraph()
-	mk := func(name string, v []float32) *G.Node {
-		return G.NewTensor(g, tensor.Float32, 4, G.WithShape(b, c, h, w), G.WithName(name),
-			G.WithValue(tensor.New(tensor.WithShape(b, c, h, w), tensor.WithBacking(append([]float32(nil), v...)))))
-	}
-	x, r := mk("x", xv), mk("r", rv)
+	x, r := valueNode(g, "x", slices.Clone(xv), b, c, h, w), valueNode(g, "r", slices.Clone(rv), b, c, h, w)
 	st := &bnState{b: b, c: c, hw: hw, momentum: 0.3, training: true,
 		mean: []float32{0.5, -0.5}, vr: []float32{2, 3}, invStd: make([]float64, c)}
 	y, err := G.ApplyOp(&bnOp{st: st}, x)
@@ -39,15 +36,8 @@ func TestBatchNormOp(t *testing.T) {
 	}
 	var yv G.Value
 	G.Read(y, &yv)
-	loss := G.Must(G.Sum(G.Must(G.HadamardProd(y, r))))
-	if _, err := G.Grad(loss, x); err != nil {
-		t.Fatal(err)
-	}
-	vm := G.NewTapeMachine(g, G.BindDualValues(x))
+	vm := runLinearLoss(t, y, r, x)
 	defer vm.Close()
-	if err := vm.RunAll(); err != nil {
-		t.Fatal(err)
-	}
 	xhat := append([]float32(nil), yv.Data().([]float32)...)
 	for ch := range c {
 		var s, ss, raw, rawSS float64

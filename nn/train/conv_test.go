@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	G "gorgonia.org/gorgonia"
-	"gorgonia.org/tensor"
 )
 
 // TestConvOp runs the convolution ops inside a gorgonia graph on the linear
@@ -23,36 +22,19 @@ func TestConvOp(t *testing.T) {
 		for _, perChunk := range []int{0, 1, 2} { // examples per im2col pass; 0 = all
 			t.Run(fmt.Sprintf("%+v/chunk%d", s, perChunk), func(t *testing.T) {
 				rng := rand.New(rand.NewPCG(uint64(s.k), uint64(s.h)))
-				rnd := func(n int) []float32 {
-					v := make([]float32, n)
-					for i := range v {
-						v[i] = float32(rng.NormFloat64())
-					}
-					return v
-				}
-				xv, fv, rv := rnd(s.b*s.cin*s.hw()), rnd(s.cout*s.kk()), rnd(s.b*s.cout*s.hw())
+				xv, fv, rv := normals(rng, s.b*s.cin*s.hw()), normals(rng, s.cout*s.kk()), normals(rng, s.b*s.cout*s.hw())
 				g := G.NewGraph()
-				x := G.NewTensor(g, tensor.Float32, 4, G.WithShape(s.b, s.cin, s.h, s.w), G.WithName("x"),
-					G.WithValue(tensor.New(tensor.WithShape(s.b, s.cin, s.h, s.w), tensor.WithBacking(xv))))
-				f := G.NewTensor(g, tensor.Float32, 4, G.WithShape(s.cout, s.cin, s.k, s.k), G.WithName("f"),
-					G.WithValue(tensor.New(tensor.WithShape(s.cout, s.cin, s.k, s.k), tensor.WithBacking(fv))))
-				r := G.NewTensor(g, tensor.Float32, 4, G.WithShape(s.b, s.cout, s.h, s.w), G.WithName("r"),
-					G.WithValue(tensor.New(tensor.WithShape(s.b, s.cout, s.h, s.w), tensor.WithBacking(rv))))
+				x := valueNode(g, "x", xv, s.b, s.cin, s.h, s.w)
+				f := valueNode(g, "f", fv, s.cout, s.cin, s.k, s.k)
+				r := valueNode(g, "r", rv, s.b, s.cout, s.h, s.w)
 				y, err := conv2dChunked(x, f, &convScratch{}, perChunk*s.kk()*s.hw())
 				if err != nil {
 					t.Fatal(err)
 				}
 				var yv G.Value
 				G.Read(y, &yv)
-				loss := G.Must(G.Sum(G.Must(G.HadamardProd(y, r))))
-				if _, err := G.Grad(loss, x, f); err != nil {
-					t.Fatal(err)
-				}
-				vm := G.NewTapeMachine(g, G.BindDualValues(x, f))
+				vm := runLinearLoss(t, y, r, x, f)
 				defer vm.Close()
-				if err := vm.RunAll(); err != nil {
-					t.Fatal(err)
-				}
 				gotY := append([]float32(nil), yv.Data().([]float32)...)
 				gx, _ := x.Grad()
 				gf, _ := f.Grad()
