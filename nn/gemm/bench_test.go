@@ -20,6 +20,10 @@ func benchShapes() []benchShape {
 	for _, batch := range []int{1, 8, 32, 128, 256} {
 		s = append(s, benchShape{name: fmt.Sprintf("conv3x3/b%d", batch), m: 42 * batch, n: 64, k: 576})
 	}
+	// Towers of 48, 80 and 96 filters: n not a multiple of the 64-wide tile.
+	for _, f := range []int{48, 80, 96} {
+		s = append(s, benchShape{name: fmt.Sprintf("conv3x3f%d/b32", f), m: 42 * 32, n: f, k: 9 * f})
+	}
 	for _, batch := range []int{1, 32, 256} {
 		s = append(s, benchShape{name: fmt.Sprintf("stem/b%d", batch), m: 42 * batch, n: 64, k: 18})
 		s = append(s, benchShape{name: fmt.Sprintf("head1x1n2/b%d", batch), m: 42 * batch, n: 2, k: 64, transB: true})
@@ -78,7 +82,7 @@ func BenchmarkSgemmKernels(b *testing.B) {
 				b.ReportAllocs()
 				clk := startCPUClock(b)
 				for b.Loop() {
-					sgemm(id, false, false, sh.m, sh.n, sh.k, 1, a, sh.k, bb, sh.n, 0, c, sh.n, nil, false)
+					sgemm(id, nil, false, false, sh.m, sh.n, sh.k, 1, a, sh.k, bb, sh.n, 0, c, sh.n, nil, false)
 				}
 				reportGFLOPS(b, clk, sh)
 			})

@@ -29,10 +29,10 @@ const (
 	dotMaxM  = 32      // largest m for the dot-product path at any n
 )
 
-// workspace holds the scratch buffers of one call. Workspaces are reused
-// through wsPool, so steady-state calls allocate nothing.
+// workspace holds the scratch buffers of one call: a caller's Workspace or
+// one from wsPool, so steady-state calls allocate nothing.
 type workspace struct {
-	b    []float32 // packed B panels, k x width each, nr apart
+	b    []float32 // packed B panels: the panel at column j of a block at b[j*k:]
 	edge []float32 // a partial strip of A rows padded with zero rows
 	bt   []float32 // B transposed for the dot-product path
 	tile [mr * maxNR]float32
@@ -57,23 +57,72 @@ func tileWidth(id kernelID) int {
 	return 16
 }
 
-// panelWidth returns the tile width used for a panel of cols <= nr columns:
-// nr, or with AVX-512 the narrower 32 or 16 when they cover cols.
-func panelWidth(id kernelID, nr, cols int) int {
-	if id == kernelAVX512 {
-		switch {
-		case cols <= 16:
-			return 16
-		case cols <= 32:
-			return 32
-		}
+// panel returns the tile width w of the panel that starts rem columns
+// before the end of a block of columns, and the columns cols <= w of C it
+// covers. Full nr-wide tiles come first; with AVX-512 the rest is covered by
+// 48-, 32- and 16-wide tiles read in place and written straight into C (48 =
+// one 48, 96 = 64 + 32, 112 = 64 + 48), and only a last panel of fewer than
+// 16 columns (cols < w) goes through a scratch tile. 80 to 95 columns are
+// cut 48 + 32 rather than 64 + 16: the 6x16 tile has too few accumulators to
+// hide the FMA latency (k = 720, n = 80 measured 184 GFLOP per CPU-second
+// as 64 + 16, 211 as 48 + 32).
+func panel(id kernelID, nr, rem int) (w, cols int) {
+	if id == kernelAVX512 && rem >= 80 && rem < 96 {
+		return 48, 48
 	}
-	return nr
+	if rem >= nr {
+		return nr, nr
+	}
+	if id == kernelAVX512 {
+		for _, w := range [...]int{48, 32, 16} {
+			if rem >= w {
+				return w, w
+			}
+		}
+		return 16, rem
+	}
+	return nr, rem
+}
+
+// colBlock returns the number of columns of B handled per block for depth
+// k: a multiple of nr. Column blocks bound the packed copy of B and, when B
+// is read in place, the B block one row block streams: for the weight
+// gradient of a 3x3 convolution at batch 256 (m = 64, n = 576, k = 10752, A
+// transposed) one 64-column block at a time measured about 20% faster than
+// all 576 columns at once, and taller row blocks did not help.
+func colBlock(nr, k int) int { return max(nr, bPackMax/k/nr*nr) }
+
+// kBlock returns the depth of the k blocks for depth k: k cut into equal
+// blocks of at most kcMax.
+func kBlock(k int) int {
+	nblk := (k + kcMax - 1) / kcMax
+	return (k + nblk - 1) / nblk
+}
+
+// packLen returns the floats of packed B panels sgemmTiled needs for n
+// columns of depth k: a whole column block, its last panel rounded up to 16.
+func packLen(id kernelID, n, k int) int {
+	nc := min(n, colBlock(tileWidth(id), k))
+	return (nc + 15) / 16 * 16 * k
+}
+
+// reserve grows ws so that products of k x n op(B) with kernel id, in any
+// layout and any number of rows, allocate nothing.
+func (ws *workspace) reserve(id kernelID, n, k int) {
+	if id == kernelGeneric || n <= 0 || k <= 0 {
+		return
+	}
+	ws.b = grow(ws.b, max(len(ws.b), packLen(id, n, k)))
+	ws.edge = grow(ws.edge, max(len(ws.edge), mr*kBlock(k)))
+	if useDot(id, false, false, 0, n) {
+		ws.bt = grow(ws.bt, max(len(ws.bt), n*k))
+	}
 }
 
 // sgemm computes C = alpha*op(A)*op(B) + beta*C, then adds bias[col] if bias
-// is not nil and clamps at zero if relu. Arguments are already checked.
-func sgemm(id kernelID, transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int, bias []float32, relu bool) {
+// is not nil and clamps at zero if relu, with scratch from ws, or from wsPool
+// if ws is nil. Arguments are already checked.
+func sgemm(id kernelID, ws *workspace, transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int, bias []float32, relu bool) {
 	if m == 0 || n == 0 {
 		return
 	}
@@ -98,13 +147,15 @@ func sgemm(id kernelID, transA, transB bool, m, n, k int, alpha float32, a []flo
 		}
 		beta = 1
 	}
-	ws := wsPool.Get().(*workspace)
+	if ws == nil {
+		ws = wsPool.Get().(*workspace)
+		defer wsPool.Put(ws)
+	}
 	if useDot(id, transA, transB, m, n) {
 		sgemmDot(id, ws, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, bias, relu)
 	} else {
 		sgemmTiled(id, ws, transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, bias, relu)
 	}
-	wsPool.Put(ws)
 }
 
 // forcePath overrides useDot, for benchmarks only: 0 automatic, 1 dot,
@@ -155,28 +206,21 @@ func epilogueRow(row, bias []float32, relu bool) {
 // in L1 or L2 across the strips.
 func sgemmTiled(id kernelID, ws *workspace, transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int, bias []float32, relu bool) {
 	nr := tileWidth(id)
-	nblk := (k + kcMax - 1) / kcMax
-	kcStep := (k + nblk - 1) / nblk
-	// Column blocks bound the packed copy of B and, when B is read in place,
-	// the B block one row block streams: for the weight gradient of a 3x3
-	// convolution at batch 256 (m = 64, n = 576, k = 10752, A transposed)
-	// one 64-column block at a time measured about 20% faster than all 576
-	// columns at once, and taller row blocks did not help.
-	ncBlk := max(nr, bPackMax/k/nr*nr)
+	kcStep := kBlock(k)
+	ncBlk := colBlock(nr, k)
+	ws.b = grow(ws.b, packLen(id, n, k))
 	for jc := 0; jc < n; jc += ncBlk {
 		nc := min(ncBlk, n-jc)
-		npanel := (nc + nr - 1) / nr
 		// Pack the B panels that cannot be read in place (all of them when
 		// B is transposed, else only a partial last one), each as k x w
 		// where w is the panel's tile width.
-		ws.b = grow(ws.b, npanel*k*nr)
-		for jr, p := 0, 0; jr < nc; jr, p = jr+nr, p+1 {
-			cols := min(nr, nc-jr)
-			w := panelWidth(id, nr, cols)
+		for jr, w := 0, 0; jr < nc; jr += w {
+			var cols int
+			w, cols = panel(id, nr, nc-jr)
 			if !transB && cols == w {
 				continue
 			}
-			packB(ws.b[p*k*nr:p*k*nr+k*w], transB, b, ldb, 0, k, jc+jr, cols, w)
+			packB(ws.b[jr*k:jr*k+k*w], transB, b, ldb, 0, k, jc+jr, cols, w)
 		}
 		for ic := 0; ic < m; ic += mcBlk {
 			mc := min(mcBlk, m-ic)
@@ -203,15 +247,15 @@ func sgemmTiled(id kernelID, ws *workspace, transA, transB bool, m, n, k int, al
 				if transA {
 					aoff, astep = pc*lda+ic, 1
 				}
-				for jr, p := 0, 0; jr < nc; jr, p = jr+nr, p+1 {
-					cols := min(nr, nc-jr)
-					w := panelWidth(id, nr, cols)
+				for jr, w := 0, 0; jr < nc; jr += w {
+					var cols int
+					w, cols = panel(id, nr, nc-jr)
 					var bp *float32
 					bstride := w
 					if !transB && cols == w {
 						bp, bstride = &b[pc*ldb+jc+jr], ldb
 					} else {
-						bp = &ws.b[p*k*nr+pc*w]
+						bp = &ws.b[jr*k+pc*w]
 					}
 					var bb *float32
 					if bias != nil && cols == w {

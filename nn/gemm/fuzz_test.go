@@ -19,7 +19,7 @@ func FuzzSgemm(f *testing.F) {
 		}
 		r := rand.New(rand.NewPCG(seed, 0))
 		for _, id := range kernelsToTest(t) {
-			runCase(t, r, id, tc)
+			runCase(t, r, id, nil, tc)
 		}
 	})
 }

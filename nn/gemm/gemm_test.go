@@ -64,10 +64,13 @@ func (tc gemmCase) String() string {
 		tc.transA, tc.transB, tc.m, tc.n, tc.k, tc.pad, tc.alpha, tc.beta, tc.bias, tc.relu)
 }
 
-// runCase runs one case through sgemm with kernel id and compares the result
-// with refGemm. C starts as NaN when beta == 0 to prove that C is not read,
-// and the padding of C must be left alone.
-func runCase(t *testing.T, r *rand.Rand, id kernelID, tc gemmCase) {
+// runCase runs one case through sgemm with kernel id and scratch from ws
+// (nil: the package's pool) and compares the result with refGemm. With a
+// Workspace and the active kernel, the case goes through the Workspace's
+// exported method that fits it, so those are checked on the same tables.
+// C starts as NaN when beta == 0 to prove that C is not read, and the
+// padding of C must be left alone.
+func runCase(t *testing.T, r *rand.Rand, id kernelID, ws *Workspace, tc gemmCase) {
 	t.Helper()
 	ar, ac := tc.m, tc.k
 	if tc.transA {
@@ -94,8 +97,23 @@ func runCase(t *testing.T, r *rand.Rand, id kernelID, tc gemmCase) {
 	}
 	want := refGemm(tc, a, lda, b, ldb, c, ldc, bias)
 	orig := append([]float32(nil), c...)
-	checkArgs(tc.transA, tc.transB, tc.m, tc.n, tc.k, a, lda, b, ldb, c, ldc)
-	sgemm(id, tc.transA, tc.transB, tc.m, tc.n, tc.k, tc.alpha, a, lda, b, ldb, tc.beta, c, ldc, bias, tc.relu)
+	switch {
+	case ws == nil || id != active:
+		checkArgs(tc.transA, tc.transB, tc.m, tc.n, tc.k, a, lda, b, ldb, c, ldc)
+		var s *workspace
+		if ws != nil {
+			s = &ws.ws
+		}
+		sgemm(id, s, tc.transA, tc.transB, tc.m, tc.n, tc.k, tc.alpha, a, lda, b, ldb, tc.beta, c, ldc, bias, tc.relu)
+	case bias == nil && !tc.relu:
+		ws.Sgemm(tc.transA, tc.transB, tc.m, tc.n, tc.k, tc.alpha, a, lda, b, ldb, tc.beta, c, ldc)
+	case tc.alpha == 1 && tc.beta == 0 && !tc.transA && !tc.transB:
+		ws.SgemmBiasReLU(tc.m, tc.n, tc.k, a, lda, b, ldb, bias, tc.relu, c, ldc)
+	case tc.alpha == 1 && tc.beta == 0 && !tc.transA:
+		ws.SgemmNTBiasReLU(tc.m, tc.n, tc.k, a, lda, b, ldb, bias, tc.relu, c, ldc)
+	default:
+		ws.SgemmFused(tc.transA, tc.transB, tc.m, tc.n, tc.k, tc.alpha, a, lda, b, ldb, tc.beta, c, ldc, bias, tc.relu)
+	}
 	tol := 1e-6 * float64(tc.k+4)
 	for i := 0; i < tc.m; i++ {
 		for j := 0; j < ldc; j++ {
@@ -139,7 +157,7 @@ func TestKernelsExhaustiveSmall(t *testing.T) {
 						for _, n := range dims {
 							for _, k := range dims {
 								tc := gemmCase{transA: tA, transB: tB, m: m, n: n, k: k, pad: (m + n + k) % 3, alpha: 1}
-								runCase(t, r, id, tc)
+								runCase(t, r, id, nil, tc)
 							}
 						}
 					}
@@ -158,6 +176,7 @@ func TestKernelsRandomShapes(t *testing.T) {
 	for _, id := range kernelsToTest(t) {
 		t.Run(kernelNames[id], func(t *testing.T) {
 			r := rand.New(rand.NewPCG(2, uint64(id)))
+			var ws Workspace // reused across shapes, growing
 			for iter := 0; iter < 120; iter++ {
 				tc := gemmCase{
 					transA: r.IntN(2) == 1, transB: r.IntN(2) == 1,
@@ -165,7 +184,7 @@ func TestKernelsRandomShapes(t *testing.T) {
 					pad: r.IntN(4), alpha: alphas[r.IntN(3)], beta: betas[r.IntN(3)],
 					bias: r.IntN(3) == 0, relu: r.IntN(3) == 0,
 				}
-				runCase(t, r, id, tc)
+				runCase(t, r, id, &ws, tc)
 			}
 			// Beyond one k block, one A block and one B block.
 			big := []gemmCase{
@@ -177,7 +196,7 @@ func TestKernelsRandomShapes(t *testing.T) {
 				{m: 33, n: 2, k: 64, alpha: 1, bias: true},
 			}
 			for _, tc := range big {
-				runCase(t, r, id, tc)
+				runCase(t, r, id, &ws, tc)
 			}
 		})
 	}
@@ -189,12 +208,13 @@ func TestSmallNPaths(t *testing.T) {
 	for _, id := range kernelsToTest(t) {
 		t.Run(kernelNames[id], func(t *testing.T) {
 			r := rand.New(rand.NewPCG(3, uint64(id)))
+			var ws Workspace
 			for _, tB := range []bool{true, false} {
 				for _, n := range []int{1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17} {
 					for _, k := range []int{1, 15, 16, 17, 84, 129} {
 						for _, m := range []int{1, 3, 4, 9, 17} {
 							tc := gemmCase{transB: tB, m: m, n: n, k: k, pad: k % 2, alpha: 1.5, beta: float32(m % 2), bias: n%2 == 1, relu: k%2 == 1}
-							runCase(t, r, id, tc)
+							runCase(t, r, id, &ws, tc)
 						}
 					}
 				}
@@ -214,7 +234,7 @@ func TestZeroSizes(t *testing.T) {
 			{m: 0, n: 9, k: 7, alpha: 1},
 			{m: 4, n: 0, k: 7, alpha: 1},
 		} {
-			runCase(t, r, id, tc)
+			runCase(t, r, id, nil, tc)
 		}
 	}
 }
@@ -359,18 +379,79 @@ func TestNoAllocs(t *testing.T) {
 	}
 }
 
-// TestPanelWidths covers n around the 16-, 32- and 64-column tiles, where the
-// last panel uses a narrower kernel, read in place or packed.
+// TestWorkspaceReserve checks that a Workspace reserved for a shape
+// computes products of that shape, with any m and layout, without growing,
+// and that its methods allocate nothing (also under the race detector).
+func TestWorkspaceReserve(t *testing.T) {
+	if active == kernelGeneric {
+		t.Skip("the gonum fallback allocates on large products")
+	}
+	r := rand.New(rand.NewPCG(9, 9))
+	for _, sh := range []struct{ n, k int }{{64, 576}, {48, 432}, {80, 720}, {7, 2688}, {2, 64}, {3, 5000}, {150, 300}} {
+		var ws Workspace
+		ws.Reserve(sh.n, sh.k)
+		b, edge, bt := ws.ws.b, ws.ws.edge, ws.ws.bt
+		for _, m := range []int{1, 5, 6, 31, 33, 100} {
+			for bits := 0; bits < 4; bits++ {
+				tA, tB := bits&1 != 0, bits&2 != 0
+				a, w, c := randSlice(r, m*sh.k), randSlice(r, sh.n*sh.k), make([]float32, m*sh.n)
+				bias := randSlice(r, sh.n)
+				lda, ldb := sh.k, sh.n
+				if tA {
+					lda = m
+				}
+				if tB {
+					ldb = sh.k
+				}
+				allocs := testing.AllocsPerRun(1, func() {
+					ws.SgemmFused(tA, tB, m, sh.n, sh.k, 1, a, lda, w, ldb, 0, c, sh.n, bias, true)
+					if !tA && !tB {
+						ws.SgemmBiasReLU(m, sh.n, sh.k, a, lda, w, ldb, bias, true, c, sh.n)
+					}
+					if !tA && tB {
+						ws.SgemmNTBiasReLU(m, sh.n, sh.k, a, lda, w, ldb, bias, false, c, sh.n)
+					}
+					ws.Sgemm(tA, tB, m, sh.n, sh.k, 0.5, a, lda, w, ldb, 1, c, sh.n)
+				})
+				if allocs != 0 {
+					t.Errorf("n=%d k=%d m=%d tA=%v tB=%v: %v allocations", sh.n, sh.k, m, tA, tB, allocs)
+				}
+				if !sameBuffer(ws.ws.b, b) || !sameBuffer(ws.ws.edge, edge) || !sameBuffer(ws.ws.bt, bt) {
+					t.Fatalf("n=%d k=%d m=%d tA=%v tB=%v: the reserved workspace grew", sh.n, sh.k, m, tA, tB)
+				}
+			}
+		}
+	}
+}
+
+// sameBuffer reports whether x is y or a reslice of it (nil matches nil).
+func sameBuffer(x, y []float32) bool {
+	if cap(x) == 0 || cap(y) == 0 {
+		return cap(x) == cap(y)
+	}
+	return &x[:cap(x)][cap(x)-1] == &y[:cap(y)][cap(y)-1]
+}
+
+// TestPanelWidths covers n around the 16-, 32-, 48- and 64-column tiles,
+// where the last panels use narrower kernels, read in place or packed, and
+// several column blocks (k = 4100 makes them 64 columns wide).
 func TestPanelWidths(t *testing.T) {
 	for _, id := range kernelsToTest(t) {
 		r := rand.New(rand.NewPCG(8, uint64(id)))
-		for _, n := range []int{15, 16, 17, 31, 32, 33, 48, 63, 64, 65, 80, 96, 112} {
+		var ws Workspace
+		for _, tc := range []gemmCase{
+			{m: 13, n: 150, k: 4100, alpha: 1, bias: true, relu: true},
+			{m: 7, n: 150, k: 4100, alpha: 1, beta: 1, transA: true, transB: true, pad: 2},
+		} {
+			runCase(t, r, id, &ws, tc)
+		}
+		for _, n := range []int{15, 16, 17, 31, 32, 33, 47, 48, 49, 63, 64, 65, 79, 80, 95, 96, 112, 127, 129} {
 			for _, m := range []int{6, 13} {
 				for _, k := range []int{5, 300} {
 					for bits := 0; bits < 4; bits++ {
 						tc := gemmCase{transA: bits&1 != 0, transB: bits&2 != 0, m: m, n: n, k: k, pad: n % 3,
 							alpha: 1, beta: float32(k%2) / 2, bias: n%2 == 0, relu: m%2 == 0}
-						runCase(t, r, id, tc)
+						runCase(t, r, id, &ws, tc)
 					}
 				}
 			}

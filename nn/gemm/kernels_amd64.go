@@ -14,6 +14,16 @@ import "golang.org/x/sys/cpu"
 //go:noescape
 func kern512(kc int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, bias *float32, flags int)
 
+// kern512w48 is kern512 for a 6x48 tile, for narrow last panels.
+//
+//go:noescape
+func kern512w48(kc int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, bias *float32, flags int)
+
+// kern512w48T is kern512w48 with A read transposed.
+//
+//go:noescape
+func kern512w48T(kc int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, bias *float32, flags int)
+
 // kern512w32 is kern512 for a 6x32 tile, for narrow last panels.
 //
 //go:noescape
@@ -93,8 +103,8 @@ func available(id kernelID) bool {
 	return id == kernelGeneric
 }
 
-// callKernel runs the micro-kernel of id for a 6 x w tile (w is 64, 32 or
-// 16 for AVX-512 and 16 for AVX2), reading A transposed if aT.
+// callKernel runs the micro-kernel of id for a 6 x w tile (w is 64, 48, 32
+// or 16 for AVX-512 and 16 for AVX2), reading A transposed if aT.
 func callKernel(id kernelID, w int, aT bool, kc int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, bias *float32, flags int) {
 	if id == kernelAVX2 {
 		if aT {
@@ -109,6 +119,10 @@ func callKernel(id kernelID, w int, aT bool, kc int, a *float32, lda int, b *flo
 		kern512(kc, a, lda, b, ldb, c, ldc, alpha, bias, flags)
 	case w == 64:
 		kern512T(kc, a, lda, b, ldb, c, ldc, alpha, bias, flags)
+	case w == 48 && !aT:
+		kern512w48(kc, a, lda, b, ldb, c, ldc, alpha, bias, flags)
+	case w == 48:
+		kern512w48T(kc, a, lda, b, ldb, c, ldc, alpha, bias, flags)
 	case w == 32 && !aT:
 		kern512w32(kc, a, lda, b, ldb, c, ldc, alpha, bias, flags)
 	case w == 32:

@@ -38,6 +38,8 @@ func main() {
 	gemmKernel(&g, "kern512", "Z", 4, 6, 64, false)
 	gemmKernel(&g, "kern256", "Y", 2, 6, 16, false)
 	gemmKernel(&g, "kern512T", "Z", 4, 6, 64, true)
+	gemmKernel(&g, "kern512w48", "Z", 3, 6, 48, false)
+	gemmKernel(&g, "kern512w48T", "Z", 3, 6, 48, true)
 	gemmKernel(&g, "kern512w32", "Z", 2, 6, 32, false)
 	gemmKernel(&g, "kern512w32T", "Z", 2, 6, 32, true)
 	gemmKernel(&g, "kern512w16", "Z", 1, 6, 16, false)
