@@ -83,6 +83,24 @@ func BenchmarkForward(b *testing.B) {
 	}
 }
 
+// BenchmarkForwardFilters runs the Connect Four net with other tower widths
+// (DefaultConfig otherwise): widths that are not a multiple of 64 hit the
+// narrower SGEMM tiles.
+func BenchmarkForwardFilters(b *testing.B) {
+	for _, filters := range []int{48, 64, 80, 96} {
+		b.Run(fmt.Sprintf("filters=%d/batch=32", filters), func(b *testing.B) {
+			cfg := DefaultConfig()
+			cfg.Filters = filters
+			net, err := NewNet(randomWeights(b, cfg, connect4Shape, 1), 32)
+			if err != nil {
+				b.Fatal(err)
+			}
+			obs := randomObs(connect4Shape, 32, rand.New(rand.NewPCG(1, 2)))
+			timeForward(b, net, obs, 32, make([]float32, 32*connect4Shape.Actions), make([]float32, 32))
+		})
+	}
+}
+
 // BenchmarkForwardWorkers runs one Net per goroutine over a shared Model, as
 // the evaluator does with one worker per core; %peak is relative to as many
 // cores as workers.

@@ -120,9 +120,6 @@ func TestNetEvaluatorConcurrentWorkers(t *testing.T) {
 }
 
 func TestNetEvaluatorAllocatesNothing(t *testing.T) {
-	if raceEnabled {
-		t.Skip("the race detector's instrumentation allocates")
-	}
 	e := newTestNetEvaluator(t, tttWeights(t, 4), 16, 32)
 	states := tttPositions(40, 4)
 	p, v := newPolicies(len(states)), make([]float32, len(states))

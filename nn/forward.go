@@ -193,6 +193,8 @@ type Net struct {
 	x, h     []float32 // tower activations [point][filters]
 	hd       []float32 // head conv output of the whole batch [point][heads]
 	vh       []float32 // value hidden layer of the whole batch [position][hidden]
+
+	ws gemm.Workspace // SGEMM scratch, reserved for every product of Forward
 }
 
 // copyOp is one contiguous run of im2col: dst and src offsets relative to the
@@ -234,6 +236,13 @@ func (m *Model) newNet(maxBatch, chunk int) *Net {
 		h:        make([]float32, rows*f),
 		hd:       make([]float32, maxBatch*m.hw*m.heads),
 		vh:       make([]float32, maxBatch*m.cfg.ValueHidden),
+	}
+	for _, l := range []layer{m.stem, m.head, m.policy, m.value1} {
+		n.ws.Reserve(l.n, l.k)
+	}
+	for _, b := range m.blocks {
+		n.ws.Reserve(b.conv1.n, b.conv1.k)
+		n.ws.Reserve(b.conv2.n, b.conv2.k)
 	}
 	return n
 }
@@ -332,26 +341,26 @@ func (n *Net) tower(obs []float32, nb int, hd []float32) {
 
 	x, h := n.x[:rows*f], n.h[:rows*f]
 	im2col(n.colStem, in, nb, m.stemCopies, hw*9*p, hw*p)
-	conv(rows, m.stem, n.colStem, x)
+	n.conv(rows, m.stem, n.colStem, x)
 	for _, b := range m.blocks {
 		im2col(n.colTower, x, nb, m.towerCopies, hw*9*f, hw*f)
-		conv(rows, b.conv1, n.colTower, h)
+		n.conv(rows, b.conv1, n.colTower, h)
 		im2col(n.colTower, h, nb, m.towerCopies, hw*9*f, hw*f)
 		// x = ReLU(x + conv2(h) + bias)
-		gemm.Sgemm(false, false, rows, f, b.conv2.k, 1, n.colTower, b.conv2.k, b.conv2.w, f, 1, x, f)
+		n.ws.Sgemm(false, false, rows, f, b.conv2.k, 1, n.colTower, b.conv2.k, b.conv2.w, f, 1, x, f)
 		biasReLU(x, b.conv2.bias)
 	}
 
-	dense(rows, m.head, x, hd, true)
+	n.dense(rows, m.head, x, hd, true)
 }
 
 // heads runs the fully connected layers of both heads over the whole batch.
 func (n *Net) heads(batch int, logits, values []float32) {
 	m := n.m
 	hd := n.hd[:batch*m.hw*m.heads]
-	dense(batch, m.policy, hd, logits, false)
+	n.dense(batch, m.policy, hd, logits, false)
 	vh := n.vh[:batch*m.value1.n]
-	dense(batch, m.value1, hd, vh, true)
+	n.dense(batch, m.value1, hd, vh, true)
 	nh := m.value1.n
 	for b := 0; b < batch; b++ {
 		values[b] = float32(math.Tanh(float64(dot(vh[b*nh:(b+1)*nh], m.value2) + m.v2bias)))
@@ -359,14 +368,14 @@ func (n *Net) heads(batch int, logits, values []float32) {
 }
 
 // conv computes out = ReLU(a*l.w + l.bias) for rows rows, l stored [k][n].
-func conv(rows int, l layer, a, out []float32) {
-	gemm.SgemmBiasReLU(rows, l.n, l.k, a, l.k, l.w, l.n, l.bias, true, out, l.n)
+func (n *Net) conv(rows int, l layer, a, out []float32) {
+	n.ws.SgemmBiasReLU(rows, l.n, l.k, a, l.k, l.w, l.n, l.bias, true, out, l.n)
 }
 
 // dense computes out = a*l.w^T + l.bias, then ReLU if relu, for rows rows, l
 // stored transposed [n][k].
-func dense(rows int, l layer, a, out []float32, relu bool) {
-	gemm.SgemmNTBiasReLU(rows, l.n, l.k, a, l.k, l.w, l.k, l.bias, relu, out, l.n)
+func (n *Net) dense(rows int, l layer, a, out []float32, relu bool) {
+	n.ws.SgemmNTBiasReLU(rows, l.n, l.k, a, l.k, l.w, l.k, l.bias, relu, out, l.n)
 }
 
 // biasReLUGeneric adds bias to every row of x and clamps negatives to zero.
