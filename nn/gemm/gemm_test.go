@@ -424,6 +424,39 @@ func TestWorkspaceReserve(t *testing.T) {
 	}
 }
 
+// TestReserveEveryKernel checks reserve's sizes for each vector kernel (the
+// AVX2 tiles are narrower, so its column blocks and packed panels differ).
+func TestReserveEveryKernel(t *testing.T) {
+	r := rand.New(rand.NewPCG(10, 10))
+	for _, id := range kernelsToTest(t) {
+		if id == kernelGeneric {
+			continue
+		}
+		for _, sh := range []struct{ n, k int }{{48, 432}, {81, 243}, {4, 100}, {150, 4100}} {
+			var ws workspace
+			ws.reserve(id, sh.n, sh.k)
+			b, edge, bt := ws.b, ws.edge, ws.bt
+			for _, m := range []int{5, 40} {
+				for bits := 0; bits < 4; bits++ {
+					tA, tB := bits&1 != 0, bits&2 != 0
+					a, w, c := randSlice(r, m*sh.k), randSlice(r, sh.n*sh.k), make([]float32, m*sh.n)
+					lda, ldb := sh.k, sh.n
+					if tA {
+						lda = m
+					}
+					if tB {
+						ldb = sh.k
+					}
+					sgemm(id, &ws, tA, tB, m, sh.n, sh.k, 1, a, lda, w, ldb, 0, c, sh.n, nil, false)
+					if !sameBuffer(ws.b, b) || !sameBuffer(ws.edge, edge) || !sameBuffer(ws.bt, bt) {
+						t.Fatalf("%s n=%d k=%d m=%d tA=%v tB=%v: the reserved workspace grew", kernelNames[id], sh.n, sh.k, m, tA, tB)
+					}
+				}
+			}
+		}
+	}
+}
+
 // sameBuffer reports whether x is y or a reslice of it (nil matches nil).
 func sameBuffer(x, y []float32) bool {
 	if cap(x) == 0 || cap(y) == 0 {
