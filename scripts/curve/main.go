@@ -1,0 +1,123 @@
+// Command curve prints the learning curve of a training run as a Markdown
+// table: for every iteration with a ladder or benchmark result, the wall time,
+// training steps, the best network's Elo (random = 0) with its 95% interval,
+// its score against each fixed player, and its mistake rate on each Pons set.
+//
+//	go run ./scripts/curve runs/connect4/metrics.jsonl
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+)
+
+type record struct {
+	Iteration   int     `json:"iteration"`
+	WallSeconds float64 `json:"wall_seconds"`
+	Best        string  `json:"best"`
+	Train       struct {
+		TotalSteps int `json:"total_steps"`
+	} `json:"train"`
+	Ladder *struct {
+		Players []string           `json:"players"`
+		Elo     []*float64         `json:"elo"`
+		Low     []*float64         `json:"elo_low"`
+		High    []*float64         `json:"elo_high"`
+		Scores  map[string]float64 `json:"scores"`
+	} `json:"ladder"`
+	Bench map[string]float64 `json:"bench"`
+}
+
+func main() {
+	if len(os.Args) != 2 {
+		fmt.Fprintln(os.Stderr, "usage: curve METRICS.jsonl")
+		os.Exit(2)
+	}
+	if err := run(os.Args[1], os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "curve:", err)
+		os.Exit(1)
+	}
+}
+
+func run(path string, w io.Writer) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	var recs []record
+	opponents, sets := map[string]bool{}, map[string]bool{}
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<22)
+	for line := 1; sc.Scan(); line++ {
+		var r record
+		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
+			return fmt.Errorf("%s:%d: %w", path, line, err)
+		}
+		if r.Ladder == nil && r.Bench == nil {
+			continue
+		}
+		if r.Ladder != nil {
+			for k := range r.Ladder.Scores {
+				opponents[k] = true
+			}
+		}
+		for k := range r.Bench {
+			sets[k] = true
+		}
+		recs = append(recs, r)
+	}
+	if err := sc.Err(); err != nil {
+		return err
+	}
+	opp, set := keys(opponents), keys(sets)
+	head := []string{"iteration", "minutes", "steps", "best", "Elo (95%)"}
+	for _, o := range opp {
+		head = append(head, "vs "+o)
+	}
+	for _, s := range set {
+		head = append(head, s+" mistakes")
+	}
+	fmt.Fprintf(w, "| %s |\n|%s\n", strings.Join(head, " | "), strings.Repeat("---|", len(head)))
+	for _, r := range recs {
+		row := []string{fmt.Sprint(r.Iteration), fmt.Sprintf("%.1f", r.WallSeconds/60), fmt.Sprint(r.Train.TotalSteps), r.Best, ""}
+		if l := r.Ladder; l != nil && len(l.Elo) > 0 && l.Elo[0] != nil {
+			row[4] = fmt.Sprintf("%.0f", *l.Elo[0])
+			if len(l.Low) > 0 && l.Low[0] != nil && l.High[0] != nil {
+				row[4] += fmt.Sprintf(" [%.0f, %.0f]", *l.Low[0], *l.High[0])
+			}
+		}
+		for _, o := range opp {
+			cell := ""
+			if r.Ladder != nil {
+				if v, ok := r.Ladder.Scores[o]; ok {
+					cell = fmt.Sprintf("%.0f%%", 100*v)
+				}
+			}
+			row = append(row, cell)
+		}
+		for _, s := range set {
+			cell := ""
+			if v, ok := r.Bench[s]; ok {
+				cell = fmt.Sprintf("%.1f%%", 100*v)
+			}
+			row = append(row, cell)
+		}
+		fmt.Fprintf(w, "| %s |\n", strings.Join(row, " | "))
+	}
+	return nil
+}
+
+func keys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
