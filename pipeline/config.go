@@ -30,7 +30,8 @@ type Config struct {
 	// RunDir holds everything the run writes; restarting with the same
 	// folder resumes.
 	RunDir string `yaml:"run_dir"`
-	// Duration stops the run after this much wall time (0: no limit).
+	// Duration stops this process after this much wall time (0: no limit);
+	// a resumed run gets the whole duration again.
 	Duration time.Duration `yaml:"duration"`
 	// Iterations stops the run after this many iterations (0: no limit).
 	Iterations int `yaml:"iterations"`
