@@ -224,9 +224,10 @@ func (t *Trainer) Run(ctx context.Context) error {
 	}
 	spCtx, stopSelfPlay := context.WithCancel(ctx)
 	spDone := make(chan struct{})
+	seed := t.cfg.Seed ^ uint64(t.iter)<<40 // a resumed run plays new games
 	go func() {
 		defer close(spDone)
-		t.selfPlayLoop(spCtx)
+		t.selfPlayLoop(spCtx, seed)
 	}()
 	var runErr error
 	for t.cfg.Iterations == 0 || t.iter < t.cfg.Iterations {
@@ -249,12 +250,12 @@ func (t *Trainer) Run(ctx context.Context) error {
 
 // selfPlayLoop plays rounds of games with the best network until ctx is
 // done, accumulating statistics for the metrics.
-func (t *Trainer) selfPlayLoop(ctx context.Context) {
+func (t *Trainer) selfPlayLoop(ctx context.Context, seed uint64) {
 	for round := uint64(1); ctx.Err() == nil; round++ {
 		t.mu.Lock()
 		bestPath := t.bestPath
 		t.mu.Unlock()
-		err := t.selfPlayRound(ctx, bestPath, round)
+		err := t.selfPlayRound(ctx, bestPath, seed^round<<20)
 		if err != nil && ctx.Err() == nil {
 			t.log.Error("self-play failed", "err", err)
 			t.mu.Lock()
@@ -266,7 +267,7 @@ func (t *Trainer) selfPlayLoop(ctx context.Context) {
 }
 
 // selfPlayRound plays GamesPerRound games with the network in bestPath.
-func (t *Trainer) selfPlayRound(ctx context.Context, bestPath string, round uint64) error {
+func (t *Trainer) selfPlayRound(ctx context.Context, bestPath string, seed uint64) error {
 	best, err := nn.LoadCheckpoint(bestPath)
 	if err != nil {
 		return err
@@ -276,7 +277,6 @@ func (t *Trainer) selfPlayRound(ctx context.Context, bestPath string, round uint
 		return err
 	}
 	t0 := time.Now()
-	seed := t.cfg.Seed ^ uint64(t.iter)<<40 ^ round<<20
 	st, err := generate(ctx, t.g, t.cfg.SelfPlay, t.workers, t.cfg.SelfPlay.GamesPerRound, seed, newEval, t.buf, nil)
 	t.mu.Lock()
 	t.spStats.add(st)
