@@ -27,7 +27,7 @@ import (
 //	train.lock         held by the training process (flock) while it runs
 //	checkpoints/       ckpt-NNNNNN.tbn, one per iteration, and best (a pointer)
 //	replay/            replay chunk files from every self-play process
-//	metrics.jsonl      one JSON object per phase
+//	metrics.jsonl      one JSON object per iteration
 const (
 	configFile    = "config.yaml"
 	lockFile      = "train.lock"

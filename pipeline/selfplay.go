@@ -12,7 +12,8 @@ import (
 	"tabula/replay"
 )
 
-// selfPlayStats summarises one self-play phase.
+// selfPlayStats summarises the self-play games of a round (or of an
+// iteration, summed).
 type selfPlayStats struct {
 	Games, Positions, Examples int
 	Wins                       [3]int // first player wins, draws, second player wins
