@@ -2,7 +2,8 @@ package games
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -98,14 +99,7 @@ func Describe() string {
 }
 
 // sortedNames returns the sorted keys of m; callers hold registryMu.
-func sortedNames(m map[string]entry) []string {
-	names := make([]string, 0, len(m))
-	for n := range m {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
-}
+func sortedNames(m map[string]entry) []string { return slices.Sorted(maps.Keys(m)) }
 
 // New builds a game from a spec: a registered name, optionally followed by
 // ':' and comma-separated key=value parameters, e.g. "go:size=9,komi=7.5".
