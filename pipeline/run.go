@@ -38,18 +38,19 @@ type Options struct {
 
 // Trainer runs one training run. Build it with New, then call Run.
 type Trainer struct {
-	cfg     *Config
-	opt     Options
-	log     *slog.Logger
-	g       games.Game
-	dir     *runDir
-	buf     *replay.Buffer
-	metrics *metrics
-	trainer *train.Trainer
-	weights *nn.Weights // trained in place by trainer
-	rng     *rand.Rand
-	iter    int // iterations completed
-	workers int
+	cfg         *Config
+	opt         Options
+	log         *slog.Logger
+	g           games.Game
+	dir         *runDir
+	buf         *replay.Buffer
+	metrics     *metrics
+	trainer     *train.Trainer
+	weights     *nn.Weights // trained in place by trainer
+	rng         *rand.Rand
+	iter        int // iterations completed
+	workers     int
+	lastRefresh time.Time // when the replay folder was last scanned for other writers' chunks
 
 	mu       sync.Mutex
 	bestPath string        // checkpoint that plays self-play games
@@ -373,8 +374,13 @@ func (t *Trainer) waitForData(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("self-play stopped: %w", err)
 	}
-	if _, err := t.buf.Refresh(); err != nil { // chunks from cmd/selfplay workers
-		return err
+	// Chunks from cmd/selfplay workers: a folder listing of every chunk of the
+	// run, so once a second rather than at every poll.
+	if time.Since(t.lastRefresh) >= time.Second {
+		if _, err := t.buf.Refresh(); err != nil {
+			return err
+		}
+		t.lastRefresh = time.Now()
 	}
 	select {
 	case <-ctx.Done():
