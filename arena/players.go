@@ -154,6 +154,7 @@ func buildNet(g games.Game, spec Spec) (*Factory, error) {
 	cfg.Simulations = spec.Int("sims", cfg.Simulations)
 	cfg.CPuct = spec.Float("cpuct", cfg.CPuct)
 	cfg.MoveTime = spec.Duration("time", 0)
+	cfg.Solver = spec.Int("solver", 1) == 1
 	if err := cfg.Validate(); err != nil {
 		_ = eval.Close()
 		return nil, fmt.Errorf("player %s: %w", name, err)

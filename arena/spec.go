@@ -56,6 +56,7 @@ var kinds = []kindDef{
 		{"sims", intParam, 1, 1e7, "simulations per move, 1..1e7 (default 200)"},
 		{"cpuct", floatParam, 0, 100, "PUCT exploration constant, 0..100 (default from mcts)"},
 		{"time", durationParam, 0, 0, "time limit per move, e.g. 1s"},
+		{"solver", intParam, 0, 1, "1: prove wins and losses in the tree (MCTS-solver, the default), 0: plain PUCT"},
 	}},
 }
 

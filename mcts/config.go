@@ -55,6 +55,15 @@ type Config struct {
 	// playouts on top of the kept ones.
 	CountReused bool `yaml:"count_reused"`
 
+	// Solver enables the MCTS-solver: terminal results are propagated up
+	// the tree as proven values (a node is won when one child wins for its
+	// player, decided when all its children are), a solved node is backed
+	// up at its exact value instead of being searched below, children
+	// proven lost are no longer visited, a search stops once its root is
+	// solved, and the chosen move and the policy target keep to the moves
+	// that achieve the proven value.
+	Solver bool `yaml:"solver"`
+
 	// PlayoutCap enables KataGo's playout cap randomisation in SelfPlay
 	// (Search and Player always run Simulations): a fraction
 	// FullSearchFraction of the moves get a full search (Simulations, root
@@ -101,6 +110,7 @@ func DefaultConfig() Config {
 		BatchSize:          16,
 		GamesInFlight:      32,
 		TreeReuse:          true,
+		Solver:             true,
 		PlayoutCap:         false,
 		FullSearchFraction: 0.25,
 		FastSimulations:    40,

@@ -27,6 +27,7 @@ func TestCountReused(t *testing.T) {
 			cfg.Simulations, cfg.VirtualLoss, cfg.BatchSize = tc.sims, tc.vl, tc.batch
 			cfg.TreeReuse, cfg.CountReused = true, true
 			cfg.DirichletEpsilon = 0
+			cfg.Solver = false // a solved root would end a search before its budget
 			s := newRolloutSearch(t, cfg)
 			st := position(t, "4444")
 			empty := false

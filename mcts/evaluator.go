@@ -1,6 +1,9 @@
 // Package mcts implements Monte-Carlo tree search in the two forms the
 // textbook gives: UCT guided by random rollouts, and AlphaZero's PUCT guided
-// by a policy/value evaluator.
+// by a policy/value evaluator. PUCT search proves results where the tree
+// reaches the end of the game (the MCTS-solver, Config.Solver): proven wins
+// are played, proven losses avoided, and a search ends once its root is
+// solved.
 package mcts
 
 import "tabula/games"

@@ -11,7 +11,7 @@ import (
 )
 
 // A search of a Connect Four position where the first player wins at once in
-// column 1.
+// column 1: the solver proves it, so the value is exact.
 func ExampleSearch() {
 	g, _ := games.New("connect4")
 	s, _, _ := games.ParseAndReplay(g, "121212")
@@ -30,7 +30,7 @@ func ExampleSearch() {
 		return
 	}
 	fmt.Printf("play column %d, value %.2f\n", r.Action+1, r.Value)
-	// Output: play column 1, value 0.97
+	// Output: play column 1, value 1.00
 }
 
 // Self-play of four games, two in flight, turned into training examples.

@@ -165,14 +165,20 @@ func (sr *searcher) prepareRoot() {
 func (sr *searcher) collect(b *batch, max int) {
 	vl := int32(sr.cfg.VirtualLoss)
 	for added := 0; added < max && !b.full() && sr.done+sr.inflight < sr.target; {
+		if sr.cfg.Solver && sr.t.nodes[0].solved {
+			// The root's value is known: the search is over once the
+			// leaves in flight are back.
+			sr.target = sr.done + sr.inflight
+			return
+		}
 		path, leaf := sr.descend()
 		nd := &sr.t.nodes[leaf]
-		switch nd.status {
-		case nodeTerminal:
-			sr.t.terminalBackup(path, leaf, 0)
+		if nd.solved {
+			sr.t.solvedBackup(path, leaf)
 			sr.done++
 			continue
-		case nodePending:
+		}
+		if nd.status == nodePending {
 			return
 		}
 		st := copyState(b.states[b.n], sr.root)
@@ -183,7 +189,11 @@ func (sr *searcher) collect(b *batch, max int) {
 		if st.IsTerminal() {
 			nd.status = nodeTerminal
 			nd.w = float32(st.Returns()[0])
+			nd.solved, nd.sv = true, nd.w
 			sr.t.terminalBackup(path, leaf, 0)
+			if sr.cfg.Solver {
+				sr.t.propagate(path)
+			}
 			sr.done++
 			continue
 		}
@@ -217,12 +227,12 @@ func (sr *searcher) rollback(it *batchItem) {
 	sr.inflight--
 }
 
-// descend follows PUCT from the root to a node that is not expanded and
-// returns the path and that node.
+// descend follows PUCT from the root to a node that is not expanded, or
+// solved, and returns the path and that node.
 func (sr *searcher) descend() ([]step, int32) {
 	path := sr.pathBuf[:0]
 	cur := int32(0)
-	for sr.t.nodes[cur].status == nodeExpanded {
+	for sr.t.nodes[cur].status == nodeExpanded && (cur == 0 || !sr.t.nodes[cur].solved) {
 		ei := sr.selectEdge(cur)
 		c := sr.t.edges[ei].child
 		if c < 0 {
@@ -241,9 +251,15 @@ func (sr *searcher) descend() ([]step, int32) {
 // evaluation and virtual visits included) and unvisited edges take the
 // node's value less the first-play-urgency reduction. Virtual visits count
 // as losses. At the root of a search with forced playouts, an edge with
-// fewer than sqrt(k P N) visits is taken first.
+// fewer than sqrt(k P N) visits is taken first. With the solver, a solved
+// child counts at its exact value, and a child proven lost for the node's
+// player is never taken from a node still open (one has a child that is
+// not proven lost).
 func (sr *searcher) selectEdge(i int32) int32 {
 	nd := &sr.t.nodes[i]
+	if sr.cfg.Solver {
+		return sr.selectEdgeSolver(i)
+	}
 	es := sr.t.edges[nd.first : nd.first+nd.count]
 	total := float32(nd.n + nd.vl)
 	sq := float32(math.Sqrt(float64(total)))
@@ -285,6 +301,100 @@ func (sr *searcher) selectEdge(i int32) int32 {
 	return nd.first + int32(bi)
 }
 
+// selectEdgeSolver is selectEdge with the solver's rules (see selectEdge).
+// Forced playouts do not apply to solved children.
+func (sr *searcher) selectEdgeSolver(i int32) int32 {
+	nd := &sr.t.nodes[i]
+	es := sr.t.edges[nd.first : nd.first+nd.count]
+	total := float32(nd.n + nd.vl)
+	sq := float32(math.Sqrt(float64(total)))
+	fpu := float32(-1)
+	if nd.n > 0 {
+		fpu = nd.w/float32(nd.n) - float32(sr.cfg.FPUReduction)
+	}
+	c := float32(sr.cfg.CPuct)
+	priors := []float32(nil)
+	if i == 0 {
+		priors = sr.rootPrior[:len(es)]
+		if sr.forced && !nd.solved {
+			k := float32(sr.cfg.ForcedPlayoutK)
+			for j := range es {
+				nv := es[j].n + es[j].vl
+				if nv > 0 && float32(nv)*float32(nv) < k*priors[j]*total && !sr.lostChild(&es[j], nd.player) {
+					return nd.first + int32(j)
+				}
+			}
+		}
+	}
+	best, bi := float32(math.Inf(-1)), -1
+	for j := range es {
+		e := &es[j]
+		p := e.p
+		if priors != nil {
+			p = priors[j]
+		}
+		nv := e.n + e.vl
+		q := fpu
+		if e.child >= 0 && sr.t.nodes[e.child].solved {
+			q = sr.t.nodes[e.child].valueFor(nd.player)
+			if q <= -1 && !nd.solved {
+				continue
+			}
+		} else if nv > 0 {
+			q = (e.w - float32(e.vl)) / float32(nv)
+		}
+		u := q + c*p*sq/float32(1+nv)
+		if u > best {
+			best, bi = u, j
+		}
+	}
+	if bi < 0 {
+		bi = 0 // unreachable: an open node has a child not proven lost
+	}
+	return nd.first + int32(bi)
+}
+
+// lostChild reports whether the child of edge e is proven lost for player p.
+func (sr *searcher) lostChild(e *edge, p int8) bool {
+	return e.child >= 0 && sr.t.nodes[e.child].solved && sr.t.nodes[e.child].valueFor(p) <= -1
+}
+
+// solverCounts applies the solver's verdicts to the root visit counts: once
+// the root is solved only the children that achieve its value keep their
+// visits; before, children proven lost lose theirs (unless nothing would be
+// left, when the open children get their priors).
+func (sr *searcher) solverCounts(es []edge, counts []float64) {
+	r := &sr.t.nodes[0]
+	var kept float64
+	for j := range es {
+		e := &es[j]
+		if e.child < 0 || !sr.t.nodes[e.child].solved {
+			if r.solved {
+				counts[j] = 0
+			}
+		} else {
+			v := sr.t.nodes[e.child].valueFor(r.player)
+			if (r.solved && v < r.valueFor(r.player)) || (!r.solved && v <= -1) {
+				counts[j] = 0
+			}
+		}
+		kept += counts[j]
+	}
+	if kept > 0 {
+		return
+	}
+	for j := range es {
+		e := &es[j]
+		if r.solved {
+			if e.child >= 0 && sr.t.nodes[e.child].solved && sr.t.nodes[e.child].valueFor(r.player) >= r.valueFor(r.player) {
+				counts[j] = 1
+			}
+		} else if !sr.lostChild(e, r.player) {
+			counts[j] = float64(sr.rootPrior[j]) + 1e-6
+		}
+	}
+}
+
 // finish turns the root visits into the policy target pi (pruned of forced
 // playouts when they are on), the root value and an action chosen with
 // temperature temp (0: most visited, ties broken at random). pi is owned by
@@ -306,6 +416,9 @@ func (sr *searcher) finish(temp float64) (pi []float32, value float32, action in
 		}
 	} else if sr.forced {
 		sr.prune(es, counts, sum)
+	}
+	if sr.cfg.Solver {
+		sr.solverCounts(es, counts)
 	}
 	sum = 0
 	for _, x := range counts {

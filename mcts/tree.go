@@ -42,8 +42,10 @@ type node struct {
 	n      int32   // real visits: backups through this node, its own evaluation included
 	vl     int32   // virtual visits of descents in flight
 	w      float32 // sum of backed-up values from the point of view of player (at a terminal: Returns()[0])
+	sv     float32 // with solved: the exact value of the position for player 0
 	player int8    // player to move
 	status uint8
+	solved bool // the game-theoretic value is known: a terminal, or proven by the solver from its children
 }
 
 // edge is one action out of a node, with AlphaZero's statistics.
@@ -162,13 +164,82 @@ func (t *tree) terminalBackup(path []step, leaf int32, v int32) {
 	t.backup(path, leaf, 0, t.nodes[leaf].w, v)
 }
 
-// rootValue is the mean value of the root for its player to move.
+// rootValue is the mean value of the root for its player to move, or its
+// exact value once solved.
 func (t *tree) rootValue() float32 {
 	r := &t.nodes[0]
+	if r.solved {
+		return r.valueFor(r.player)
+	}
 	if r.n == 0 {
 		return 0
 	}
 	return r.w / float32(r.n)
+}
+
+// valueFor is the exact value of a solved node for player p.
+func (nd *node) valueFor(p int8) float32 {
+	if p == 0 {
+		return nd.sv
+	}
+	return -nd.sv
+}
+
+// solvedBackup backs up the exact value of solved leaf (a terminal, or a
+// node the solver proved) along path.
+func (t *tree) solvedBackup(path []step, leaf int32) {
+	lf := &t.nodes[leaf]
+	if lf.status == nodeTerminal {
+		t.terminalBackup(path, leaf, 0)
+		return
+	}
+	t.backup(path, leaf, lf.player, lf.valueFor(lf.player), 0)
+}
+
+// propagate is the MCTS-solver step (Winands, Bjornsson and Saito 2008)
+// after a solved leaf was reached through path: walking up, a node is
+// solved when one of its children wins for its player (Returns of 1), or
+// when all its children are solved (its value is then their best for its
+// player). It stops at the first node that stays unsolved.
+func (t *tree) propagate(path []step) {
+	for k := len(path) - 1; k >= 0; k-- {
+		i := path[k].node
+		nd := &t.nodes[i]
+		if nd.solved {
+			continue // the root, searched on after it was solved
+		}
+		if !t.trySolve(i) {
+			return
+		}
+	}
+}
+
+// trySolve solves expanded node i from its children if it can.
+func (t *tree) trySolve(i int32) bool {
+	nd := &t.nodes[i]
+	best, open := float32(math.Inf(-1)), false
+	for _, e := range t.edges[nd.first : nd.first+nd.count] {
+		if e.child < 0 || !t.nodes[e.child].solved {
+			open = true
+			continue
+		}
+		v := t.nodes[e.child].valueFor(nd.player)
+		if v >= 1 {
+			best, open = v, false
+			break
+		}
+		best = max(best, v)
+	}
+	if open {
+		return false
+	}
+	nd.solved = true
+	if nd.player == 0 {
+		nd.sv = best
+	} else {
+		nd.sv = -best
+	}
+	return true
 }
 
 // keep makes the child of the root reached by action the new root,
