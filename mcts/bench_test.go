@@ -10,10 +10,11 @@ import (
 
 // benchSearch measures full searches of sims playouts from the initial
 // position of g with a fresh tree each time (storage reused).
-func benchSearch(b *testing.B, g games.Game, batch, sims int) {
+func benchSearch(b *testing.B, g games.Game, batch, sims int, solver bool) {
 	cfg := DefaultConfig()
 	cfg.Simulations = sims
 	cfg.BatchSize = batch
+	cfg.Solver = solver
 	cfg.TreeReuse = false
 	s, err := NewSearch(cfg, UniformEvaluator{}, newRNG(1))
 	if err != nil {
@@ -44,19 +45,54 @@ func timeRuns(b *testing.B, perRun int, unit string, run func() error) {
 }
 
 // BenchmarkSearchUniform is the cost of the tree alone: Connect Four, uniform
-// evaluator, 1000 playouts per search.
+// evaluator, 1000 playouts per search; the solver on unless the name says
+// otherwise.
 func BenchmarkSearchUniform(b *testing.B) {
 	for _, tc := range []struct {
-		name  string
-		g     games.Game
-		batch int
+		name   string
+		g      games.Game
+		batch  int
+		solver bool
 	}{
-		{"clone/batch=1", connect4Game(b), 1},
-		{"clone/batch=16", connect4Game(b), 16},
-		{"copier/batch=1", copierGame{}, 1},
-		{"copier/batch=16", copierGame{}, 16},
+		{"clone/batch=1", connect4Game(b), 1, true},
+		{"clone/batch=16", connect4Game(b), 16, true},
+		{"copier/batch=1", copierGame{}, 1, true},
+		{"copier/batch=16", copierGame{}, 16, true},
+		{"copier/batch=16/solver=off", copierGame{}, 16, false},
 	} {
-		b.Run(tc.name, func(b *testing.B) { benchSearch(b, tc.g, tc.batch, 1000) })
+		b.Run(tc.name, func(b *testing.B) { benchSearch(b, tc.g, tc.batch, 1000, tc.solver) })
+	}
+}
+
+// BenchmarkSearchEndgame searches a Connect Four endgame (a position of
+// Pons' Test_L3_R1, 35 plies played, one winning move), where the tree
+// reaches terminals and the solver has work: up to 2000 playouts per search
+// (fewer once the root is solved), uniform evaluator.
+func BenchmarkSearchEndgame(b *testing.B) {
+	for _, solver := range []bool{false, true} {
+		name := "solver=off"
+		if solver {
+			name = "solver=on"
+		}
+		b.Run(name, func(b *testing.B) {
+			cfg := DefaultConfig()
+			cfg.Simulations = 2000
+			cfg.BatchSize = 16
+			cfg.TreeReuse = false
+			cfg.Solver = solver
+			s, err := NewSearch(cfg, UniformEvaluator{}, newRNG(1))
+			if err != nil {
+				b.Fatal(err)
+			}
+			st := position(b, "24555313265147651622632244317534477")
+			sims := 0
+			timeRuns(b, 1, "searches/s", func() error {
+				r, err := s.Run(context.Background(), st)
+				sims += r.Simulations
+				return err
+			})
+			b.ReportMetric(float64(sims)/float64(b.N+1), "sims/search")
+		})
 	}
 }
 
