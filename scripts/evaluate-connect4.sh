@@ -2,14 +2,16 @@
 # Evaluates the best network of a Connect Four run the way docs/benchmarks.md reports it:
 #   1. 200 games (colours alternating) of the network with 200 simulations against mcts:rollouts=1000;
 #   2. the mistake rate of the network (200 simulations) and of alphabeta:depth=5 on the first N positions of
-#      every Pons test set (N_HARD for the slow Begin-Hard set), judged by the built-in solver.
+#      every Pons test set (N_HARD for the slow Begin-Hard set, N_LATE for the middle and end sets, whose
+#      verdicts are quick to compute), judged by the built-in solver.
 # The solver's verdicts are cached in RUN/bench/ (the training run's own cache) and reused.
 #
-#   scripts/evaluate-connect4.sh [RUN_DIR]        (env: N=200 N_HARD=30 REFDATA=../shared/refdata/connect4)
+#   scripts/evaluate-connect4.sh [RUN_DIR]   (env: N=200 N_HARD=30 N_LATE=N REFDATA=../shared/refdata/connect4)
 set -euo pipefail
 run=${1:-runs/connect4}
 n=${N:-200}
 nhard=${N_HARD:-30}
+nlate=${N_LATE:-$n}
 refdata=${REFDATA:-../shared/refdata/connect4}
 best="$run/checkpoints/$(tr -d '[:space:]' < "$run/checkpoints/best")"
 out="$run/eval"
@@ -24,6 +26,7 @@ echo "best network: $best"
 for set in Test_L1_R1 Test_L1_R2 Test_L1_R3 Test_L2_R1 Test_L2_R2 Test_L3_R1; do
   k=$n
   [ "$set" = Test_L1_R3 ] && k=$nhard
+  case $set in Test_L2_* | Test_L3_*) k=$nlate ;; esac
   for player in "net:path=$best,sims=200" "alphabeta:depth=5"; do
     "$arena" bench -game connect4 -player "$player" -positions "$refdata/$set" -n "$k" \
       -verdicts "$run/bench/$set-$k.json" -out "$out/bench-$set-${player%%:*}.jsonl" -quiet
