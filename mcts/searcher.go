@@ -257,9 +257,6 @@ func (sr *searcher) descend() ([]step, int32) {
 // not proven lost).
 func (sr *searcher) selectEdge(i int32) int32 {
 	nd := &sr.t.nodes[i]
-	if sr.cfg.Solver {
-		return sr.selectEdgeSolver(i)
-	}
 	es := sr.t.edges[nd.first : nd.first+nd.count]
 	total := float32(nd.n + nd.vl)
 	sq := float32(math.Sqrt(float64(total)))
@@ -268,14 +265,16 @@ func (sr *searcher) selectEdge(i int32) int32 {
 		fpu = nd.w/float32(nd.n) - float32(sr.cfg.FPUReduction)
 	}
 	c := float32(sr.cfg.CPuct)
+	solver := sr.cfg.Solver
+	skipLost := solver && !nd.solved // only the root is searched once solved
 	priors := []float32(nil)
 	if i == 0 {
 		priors = sr.rootPrior[:len(es)]
-		if sr.forced {
+		if sr.forced && !nd.solved {
 			k := float32(sr.cfg.ForcedPlayoutK)
 			for j := range es {
 				nv := es[j].n + es[j].vl
-				if nv > 0 && float32(nv)*float32(nv) < k*priors[j]*total {
+				if nv > 0 && float32(nv)*float32(nv) < k*priors[j]*total && !(skipLost && sr.lostChild(&es[j], nd.player)) {
 					return nd.first + int32(j)
 				}
 			}
@@ -290,55 +289,10 @@ func (sr *searcher) selectEdge(i int32) int32 {
 		}
 		nv := e.n + e.vl
 		q := fpu
-		if nv > 0 {
-			q = (e.w - float32(e.vl)) / float32(nv)
-		}
-		u := q + c*p*sq/float32(1+nv)
-		if u > best {
-			best, bi = u, j
-		}
-	}
-	return nd.first + int32(bi)
-}
-
-// selectEdgeSolver is selectEdge with the solver's rules (see selectEdge).
-// Forced playouts do not apply to solved children.
-func (sr *searcher) selectEdgeSolver(i int32) int32 {
-	nd := &sr.t.nodes[i]
-	es := sr.t.edges[nd.first : nd.first+nd.count]
-	total := float32(nd.n + nd.vl)
-	sq := float32(math.Sqrt(float64(total)))
-	fpu := float32(-1)
-	if nd.n > 0 {
-		fpu = nd.w/float32(nd.n) - float32(sr.cfg.FPUReduction)
-	}
-	c := float32(sr.cfg.CPuct)
-	priors := []float32(nil)
-	if i == 0 {
-		priors = sr.rootPrior[:len(es)]
-		if sr.forced && !nd.solved {
-			k := float32(sr.cfg.ForcedPlayoutK)
-			for j := range es {
-				nv := es[j].n + es[j].vl
-				if nv > 0 && float32(nv)*float32(nv) < k*priors[j]*total && !sr.lostChild(&es[j], nd.player) {
-					return nd.first + int32(j)
-				}
-			}
-		}
-	}
-	best, bi := float32(math.Inf(-1)), -1
-	for j := range es {
-		e := &es[j]
-		p := e.p
-		if priors != nil {
-			p = priors[j]
-		}
-		nv := e.n + e.vl
-		q := fpu
-		if e.child >= 0 && sr.t.nodes[e.child].solved {
+		if solver && e.child >= 0 && sr.t.nodes[e.child].solved {
 			q = sr.t.nodes[e.child].valueFor(nd.player)
-			if q <= -1 && !nd.solved {
-				continue
+			if skipLost && q <= -1 {
+				continue // an open node has a child not proven lost
 			}
 		} else if nv > 0 {
 			q = (e.w - float32(e.vl)) / float32(nv)
@@ -347,9 +301,6 @@ func (sr *searcher) selectEdgeSolver(i int32) int32 {
 		if u > best {
 			best, bi = u, j
 		}
-	}
-	if bi < 0 {
-		bi = 0 // unreachable: an open node has a child not proven lost
 	}
 	return nd.first + int32(bi)
 }
