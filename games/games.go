@@ -113,3 +113,13 @@ type Heuristic interface {
 	// loss (-1) orders beyond every heuristic score.
 	Evaluate(s State) float64
 }
+
+// Threats is an optional interface of a State whose immediate tactics can be
+// read off the position without search. The MCTS-solver uses it to prove a
+// leaf without evaluating it; it must only report what is certain.
+type Threats interface {
+	// ForcedResult returns +1 when the player to move can win with its next
+	// move, -1 when it cannot and cannot stop the opponent from winning with
+	// the move after, and 0 otherwise (nothing known, or the game is over).
+	ForcedResult() int
+}

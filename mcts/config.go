@@ -61,7 +61,11 @@ type Config struct {
 	// up at its exact value instead of being searched below, children
 	// proven lost are no longer visited, a search stops once its root is
 	// solved, and the chosen move and the policy target keep to the moves
-	// that achieve the proven value.
+	// that achieve the proven value. Where the game's states implement
+	// games.Threats (Connect Four), a leaf whose next two plies are forced
+	// is proven without an evaluation, and a root with a winning move is
+	// proven as soon as it is expanded (a 1-2 ply MCTS-minimax hybrid in the
+	// manner of Baier and Winands).
 	Solver bool `yaml:"solver"`
 
 	// PlayoutCap enables KataGo's playout cap randomisation in SelfPlay

@@ -197,6 +197,24 @@ func (sr *searcher) collect(b *batch, max int) {
 			sr.done++
 			continue
 		}
+		if sr.cfg.Solver && leaf != 0 {
+			if th, ok := st.(games.Threats); ok {
+				if r := th.ForcedResult(); r != 0 {
+					// Proven without an evaluation: the root alone
+					// needs its edges, so it is never cut short here.
+					nd.player = int8(st.CurrentPlayer())
+					nd.solved = true
+					nd.sv = float32(r)
+					if nd.player != 0 {
+						nd.sv = -nd.sv
+					}
+					sr.t.solvedBackup(path, leaf)
+					sr.t.propagate(path)
+					sr.done++
+					continue
+				}
+			}
+		}
 		nd.status = nodePending
 		sr.t.addVirtual(path, vl)
 		it := &b.items[b.n]
@@ -217,6 +235,38 @@ func (sr *searcher) complete(it *batchItem, st games.State, policy []float32, va
 	sr.done++
 	if it.leaf == 0 {
 		sr.prepareRoot()
+		if sr.cfg.Solver {
+			sr.provenRootWin(st)
+		}
+	}
+}
+
+// provenRootWin solves a freshly expanded root whose player can win at once
+// (games.Threats), so that the search stops with that move chosen.
+func (sr *searcher) provenRootWin(st games.State) {
+	th, ok := st.(games.Threats)
+	if !ok || th.ForcedResult() != 1 {
+		return
+	}
+	r := &sr.t.nodes[0]
+	for k := r.first; k < r.first+r.count; k++ {
+		e := &sr.t.edges[k]
+		if e.child >= 0 {
+			continue
+		}
+		c := copyState(nil, st)
+		c.ApplyAction(int(e.action))
+		if !c.IsTerminal() || c.Returns()[st.CurrentPlayer()] <= 0 {
+			continue
+		}
+		ci := sr.t.newNode()
+		e.child = ci
+		nd := &sr.t.nodes[ci]
+		nd.status = nodeTerminal
+		nd.w = float32(c.Returns()[0])
+		nd.solved, nd.sv = true, nd.w
+		sr.t.propagate([]step{{node: 0, edge: k}})
+		return
 	}
 }
 

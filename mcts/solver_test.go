@@ -192,3 +192,76 @@ func initialStones(g games.Game) int {
 	}
 	return 4
 }
+
+// tallying is UniformEvaluator that counts the positions it evaluates, and
+// can deny one action any prior.
+type tallying struct {
+	n      int
+	zeroed int // action given no prior, or -1
+}
+
+func (c *tallying) Evaluate(states []games.State, policies [][]float32, values []float32) error {
+	c.n += len(states)
+	if err := (UniformEvaluator{}).Evaluate(states, policies, values); err != nil {
+		return err
+	}
+	if c.zeroed >= 0 {
+		for i := range policies {
+			policies[i][c.zeroed] = 0
+		}
+	}
+	return nil
+}
+
+func TestSolverThreatsProveLeavesWithoutEvaluation(t *testing.T) {
+	// The first player has three in a row on the bottom, open at both ends:
+	// every reply of the second player loses at once. Connect Four's
+	// ForcedResult proves each reply without evaluating it, so the root is
+	// proven lost after its own evaluation alone.
+	for _, solver := range []bool{true, false} {
+		cfg := DefaultConfig()
+		cfg.Simulations = 400
+		cfg.Solver = solver
+		ev := &tallying{zeroed: -1}
+		s, err := NewSearch(cfg, ev, newRNG(3))
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := s.Run(context.Background(), position(t, "22334"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !solver {
+			if ev.n <= 1 {
+				t.Errorf("without the solver the search evaluated %d positions, want more than the root", ev.n)
+			}
+			continue
+		}
+		if !s.sr.t.nodes[0].solved || r.Value != -1 {
+			t.Errorf("root solved %v, value %v: want a proven loss", s.sr.t.nodes[0].solved, r.Value)
+		}
+		if ev.n != 1 || r.Simulations != 8 {
+			t.Errorf("%d positions evaluated in %d simulations, want the root alone in 1 + 7", ev.n, r.Simulations)
+		}
+	}
+}
+
+func TestSolverFindsRootWinTheNetworkMisses(t *testing.T) {
+	// Column 1 wins at once but gets no prior: the root is proven won as
+	// soon as it is expanded, and the search stops there.
+	cfg := DefaultConfig()
+	cfg.Simulations = 400
+	ev := &tallying{zeroed: 0}
+	s, err := NewSearch(cfg, ev, newRNG(4))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := s.Run(context.Background(), position(t, "121212"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Action != 0 || r.Value != 1 || r.Simulations != 1 || ev.n != 1 {
+		t.Errorf("column %d, value %v, %d simulations, %d evaluations: want column 1, value 1, 1 and 1",
+			r.Action+1, r.Value, r.Simulations, ev.n)
+	}
+}

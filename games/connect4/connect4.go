@@ -98,6 +98,7 @@ var (
 	_ games.Notation  = Game{}
 	_ games.Heuristic = Game{}
 	_ games.State     = (*State)(nil)
+	_ games.Threats   = (*State)(nil)
 )
 
 func init() {
@@ -179,6 +180,30 @@ func (s *State) ApplyAction(a int) {
 	s.current = mine ^ (s.mask | move) // the opponent's stones
 	s.mask |= move
 	s.moves++
+}
+
+// ForcedResult reads the next two plies off the bitboards: +1 when the
+// player to move has a playable winning cell; -1 when it has none and the
+// opponent has two (one can be blocked, not both), or one whose blocking
+// stone would make the cell above it playable and that cell also wins for
+// the opponent; 0 otherwise, and once the game is over.
+func (s *State) ForcedResult() int {
+	if s.won || s.moves == Cells {
+		return 0
+	}
+	playable := (s.mask + BottomMask) & BoardMask
+	if WinningCells(s.current, s.mask)&playable != 0 {
+		return 1
+	}
+	oppWins := WinningCells(s.current^s.mask, s.mask)
+	threats := oppWins & playable
+	switch {
+	case threats == 0:
+		return 0
+	case threats&(threats-1) != 0, threats<<1&oppWins != 0:
+		return -1
+	}
+	return 0
 }
 
 // IsTerminal reports whether a player has connected four or the board is full.
