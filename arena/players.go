@@ -155,6 +155,8 @@ func buildNet(g games.Game, spec Spec) (*Factory, error) {
 	cfg.CPuct = spec.Float("cpuct", cfg.CPuct)
 	cfg.MoveTime = spec.Duration("time", 0)
 	cfg.Solver = spec.Int("solver", 1) == 1
+	cfg.BatchSize = spec.Int("batch", cfg.BatchSize)
+	cfg.FPUReduction = spec.Float("fpu", cfg.FPUReduction)
 	if err := cfg.Validate(); err != nil {
 		_ = eval.Close()
 		return nil, fmt.Errorf("player %s: %w", name, err)

@@ -57,6 +57,8 @@ var kinds = []kindDef{
 		{"cpuct", floatParam, 0, 100, "PUCT exploration constant, 0..100 (default from mcts)"},
 		{"time", durationParam, 0, 0, "time limit per move, e.g. 1s"},
 		{"solver", intParam, 0, 1, "1: prove wins and losses in the tree (MCTS-solver, the default), 0: plain PUCT"},
+		{"batch", intParam, 1, 1024, "leaves per network batch within one search, 1..1024 (default 16)"},
+		{"fpu", floatParam, 0, 2, "first-play urgency reduction, 0..2 (default 0.2)"},
 	}},
 }
 

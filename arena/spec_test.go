@@ -48,6 +48,8 @@ func TestParseSpecErrors(t *testing.T) {
 		{"alphabeta:time=-1s", []string{"positive duration"}},
 		{"mcts:c=NaN", []string{"c=\"NaN\""}},
 		{"random:x=1", []string{"random takes no parameters"}},
+		{"net:path=x,batch=0", []string{`batch="0"`, "1..1024"}},
+		{"net:path=x,fpu=3", []string{`fpu="3"`, "0..2"}},
 		{"random greedy:depth=2", []string{"greedy takes no parameters"}},
 	} {
 		_, err := ParseSpecs(tc.list)
