@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	"tabula/games"
 )
@@ -93,6 +94,7 @@ type searcher struct {
 
 	rootPrior []float32 // root priors used by selection (noised), by edge
 	pathBuf   []step
+	scratch   games.State // proveChildren's copy of a position
 	gammaBuf  []float64
 	counts    []float64
 	pi        []float32
@@ -197,24 +199,6 @@ func (sr *searcher) collect(b *batch, max int) {
 			sr.done++
 			continue
 		}
-		if sr.cfg.Solver && leaf != 0 {
-			if th, ok := st.(games.Threats); ok {
-				if r := th.ForcedResult(); r != 0 {
-					// Proven without an evaluation: the root alone
-					// needs its edges, so it is never cut short here.
-					nd.player = int8(st.CurrentPlayer())
-					nd.solved = true
-					nd.sv = float32(r)
-					if nd.player != 0 {
-						nd.sv = -nd.sv
-					}
-					sr.t.solvedBackup(path, leaf)
-					sr.t.propagate(path)
-					sr.done++
-					continue
-				}
-			}
-		}
 		nd.status = nodePending
 		sr.t.addVirtual(path, vl)
 		it := &b.items[b.n]
@@ -227,47 +211,65 @@ func (sr *searcher) collect(b *batch, max int) {
 	}
 }
 
-// complete expands a leaf with its evaluation and backs the value up.
+// complete expands a leaf with its evaluation and backs the value up, or
+// the leaf's exact value when the solver proves it from its children.
 func (sr *searcher) complete(it *batchItem, st games.State, policy []float32, value float32) {
 	sr.t.expand(it.leaf, st, policy)
-	sr.t.backup(it.path, it.leaf, sr.t.nodes[it.leaf].player, value, int32(sr.cfg.VirtualLoss))
+	vl := int32(sr.cfg.VirtualLoss)
+	if sr.cfg.Solver && sr.proveChildren(it.leaf, st) {
+		lf := &sr.t.nodes[it.leaf]
+		sr.t.backup(it.path, it.leaf, lf.player, lf.valueFor(lf.player), vl)
+		sr.t.propagate(it.path)
+	} else {
+		sr.t.backup(it.path, it.leaf, sr.t.nodes[it.leaf].player, value, vl)
+	}
 	sr.inflight--
 	sr.done++
 	if it.leaf == 0 {
 		sr.prepareRoot()
-		if sr.cfg.Solver {
-			sr.provenRootWin(st)
-		}
 	}
 }
 
-// provenRootWin solves a freshly expanded root whose player can win at once
-// (games.Threats), so that the search stops with that move chosen.
-func (sr *searcher) provenRootWin(st games.State) {
-	th, ok := st.(games.Threats)
-	if !ok || th.ForcedResult() != 1 {
-		return
+// proveChildren looks one move ahead of freshly expanded node i (position
+// st) where the game's states implement games.Threats: a child where the
+// game ends, or whose next two plies are forced, becomes a solved node
+// without being visited or evaluated. It reports whether that solves i.
+func (sr *searcher) proveChildren(i int32, st games.State) bool {
+	if _, ok := st.(games.Threats); !ok {
+		return false
 	}
-	r := &sr.t.nodes[0]
-	for k := r.first; k < r.first+r.count; k++ {
-		e := &sr.t.edges[k]
-		if e.child >= 0 {
-			continue
-		}
-		c := copyState(nil, st)
-		c.ApplyAction(int(e.action))
-		if !c.IsTerminal() || c.Returns()[st.CurrentPlayer()] <= 0 {
-			continue
+	nd := sr.t.nodes[i]
+	found := false
+	for k := nd.first; k < nd.first+nd.count; k++ {
+		sr.scratch = copyState(sr.scratch, st)
+		c := sr.scratch
+		c.ApplyAction(int(sr.t.edges[k].action))
+		var sv float32 // the child's value for player 0
+		terminal := c.IsTerminal()
+		if terminal {
+			sv = float32(c.Returns()[0])
+		} else {
+			r := c.(games.Threats).ForcedResult()
+			if r == 0 {
+				continue
+			}
+			sv = float32(r)
+			if c.CurrentPlayer() != 0 {
+				sv = -sv
+			}
 		}
 		ci := sr.t.newNode()
-		e.child = ci
-		nd := &sr.t.nodes[ci]
-		nd.status = nodeTerminal
-		nd.w = float32(c.Returns()[0])
-		nd.solved, nd.sv = true, nd.w
-		sr.t.propagate([]step{{node: 0, edge: k}})
-		return
+		sr.t.edges[k].child = ci
+		cn := &sr.t.nodes[ci]
+		cn.player = int8(c.CurrentPlayer())
+		cn.solved, cn.sv = true, sv
+		if terminal {
+			cn.status = nodeTerminal
+			cn.w = sv
+		}
+		found = true
 	}
+	return found && sr.t.trySolve(i)
 }
 
 // rollback undoes the virtual loss of a leaf whose evaluation failed.
@@ -363,9 +365,26 @@ func (sr *searcher) lostChild(e *edge, p int8) bool {
 // solverCounts applies the solver's verdicts to the root visit counts: once
 // the root is solved only the children that achieve its value keep their
 // visits; before, children proven lost lose theirs (unless nothing would be
-// left, when the open children get their priors).
+// left, when the open children get their priors). A proven win that a move
+// ends at once keeps to the moves that do (others may win only later).
 func (sr *searcher) solverCounts(es []edge, counts []float64) {
 	r := &sr.t.nodes[0]
+	if r.solved && r.valueFor(r.player) >= 1 {
+		winsNow := func(e *edge) bool {
+			c := e.child
+			return c >= 0 && sr.t.nodes[c].status == nodeTerminal && sr.t.nodes[c].valueFor(r.player) >= 1
+		}
+		if slices.ContainsFunc(es, func(e edge) bool { return winsNow(&e) }) {
+			for j := range es {
+				if winsNow(&es[j]) {
+					counts[j] = max(counts[j], 1)
+				} else {
+					counts[j] = 0
+				}
+			}
+			return
+		}
+	}
 	var kept float64
 	for j := range es {
 		e := &es[j]
