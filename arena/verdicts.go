@@ -60,26 +60,62 @@ func SolveVerdicts(ctx context.Context, positions []Position, tableLog2 int, pro
 	return v, nil
 }
 
-// LoadOrSolveVerdicts returns the verdicts for positions from the JSON file
-// cache if it holds exactly these positions, and otherwise solves them and
-// writes the file (atomically, creating its folder). A damaged or stale
-// cache is recomputed and replaced.
-func LoadOrSolveVerdicts(ctx context.Context, cache string, positions []Position, tableLog2 int, progress func(done, total int)) (*Verdicts, error) {
-	data, err := os.ReadFile(cache)
-	switch {
-	case err == nil:
-		var v Verdicts
-		if json.Unmarshal(data, &v) == nil && v.matches(positions) {
-			return &v, nil
+// prefix returns the verdicts of positions if v begins with exactly these
+// positions (it may hold more).
+func (v *Verdicts) prefix(positions []Position) (*Verdicts, bool) {
+	n := len(positions)
+	if len(v.Positions) < n || len(v.Outcomes) != len(v.Positions) {
+		return nil, false
+	}
+	for i, p := range positions {
+		if v.Positions[i] != p.Moves {
+			return nil, false
 		}
-	case !errors.Is(err, os.ErrNotExist):
+	}
+	return &Verdicts{Positions: v.Positions[:n:n], Outcomes: v.Outcomes[:n:n]}, true
+}
+
+// readVerdicts reads a verdicts file and keeps the part for positions.
+func readVerdicts(file string, positions []Position) (*Verdicts, bool, error) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, false, err
+	}
+	var v Verdicts
+	if json.Unmarshal(data, &v) != nil {
+		return nil, false, nil
+	}
+	p, ok := v.prefix(positions)
+	return p, ok, nil
+}
+
+// LoadOrSolveVerdicts returns the verdicts for positions from the JSON file
+// cache if it begins with these positions, else from the first of the
+// read-only files known that does (the repository ships them for Pons' sets,
+// see data/connect4/verdicts), and otherwise solves them. What it did not
+// read from cache it writes there (atomically, creating its folder). A
+// damaged or stale cache is recomputed and replaced; a known file that is
+// missing or does not fit is passed over.
+func LoadOrSolveVerdicts(ctx context.Context, cache string, positions []Position, tableLog2 int, progress func(done, total int), known ...string) (*Verdicts, error) {
+	v, ok, err := readVerdicts(cache, positions)
+	switch {
+	case ok:
+		return v, nil
+	case err != nil && !errors.Is(err, os.ErrNotExist):
 		return nil, fmt.Errorf("arena: verdicts: %w", err)
 	}
-	v, err := SolveVerdicts(ctx, positions, tableLog2, progress)
-	if err != nil {
-		return nil, err
+	for _, k := range known {
+		if v, ok, _ = readVerdicts(k, positions); ok {
+			break
+		}
 	}
-	if data, err = json.Marshal(v); err != nil {
+	if !ok {
+		if v, err = SolveVerdicts(ctx, positions, tableLog2, progress); err != nil {
+			return nil, err
+		}
+	}
+	data, err := json.Marshal(v)
+	if err != nil {
 		return nil, err
 	}
 	if err := os.MkdirAll(filepath.Dir(cache), 0o755); err != nil {

@@ -2,6 +2,7 @@ package arena
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -66,5 +67,91 @@ func TestVerdictsCacheAndBench(t *testing.T) {
 	fewer, err := LoadOrSolveVerdicts(ctx, cache, pos[:5], 16, nil)
 	if err != nil || len(fewer.Outcomes) != 5 {
 		t.Fatalf("stale cache: %v", err)
+	}
+}
+
+func readSet(t *testing.T, set string) []Position {
+	t.Helper()
+	f, err := os.Open(refdata.Path(t, "connect4", set))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	pos, err := ReadPositions(f, set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pos
+}
+
+func TestLoadOrSolveVerdictsKnownFiles(t *testing.T) {
+	pos := readSet(t, "Test_L3_R1")[:12]
+	ctx := context.Background()
+	dir := t.TempDir()
+	// A known file covering more positions, with outcomes no solver would
+	// give, so that taking it shows.
+	fake := &Verdicts{}
+	for _, p := range pos {
+		fake.Positions = append(fake.Positions, p.Moves)
+		fake.Outcomes = append(fake.Outcomes, [7]int{1, 1, 1, 1, 1, 1, 1})
+	}
+	known := filepath.Join(dir, "known.json")
+	data, _ := json.Marshal(fake)
+	os.WriteFile(known, data, 0o644)
+	other := filepath.Join(dir, "other.json")
+	otherV := &Verdicts{Positions: []string{"4"}, Outcomes: [][7]int{{}}}
+	data, _ = json.Marshal(otherV)
+	os.WriteFile(other, data, 0o644)
+
+	cache := filepath.Join(dir, "cache", "v.json")
+	v, err := LoadOrSolveVerdicts(ctx, cache, pos[:8], 16, nil, filepath.Join(dir, "missing.json"), other, known)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(v.Outcomes) != 8 || v.Outcomes[0] != fake.Outcomes[0] || !v.matches(pos[:8]) {
+		t.Fatalf("got %d verdicts %v, want the known file's first 8", len(v.Outcomes), v.Outcomes[0])
+	}
+	// The part taken is now the cache, which covers only 8 positions.
+	if c, ok, err := readVerdicts(cache, pos[:8]); !ok || err != nil || c.Outcomes[0] != fake.Outcomes[0] {
+		t.Fatalf("cache not written from the known file: %v %v", ok, err)
+	}
+	// Nothing known fits 12 other positions: they are solved.
+	v, err = LoadOrSolveVerdicts(ctx, filepath.Join(dir, "v2.json"), pos[:12], 16, nil, other)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sv, _ := c4solver.New(16)
+	if v.Outcomes[11] != sv.OutcomeMoves(pos[11].State) {
+		t.Fatal("positions no known file covers were not solved")
+	}
+}
+
+// TestShippedVerdicts checks the verdicts the repository ships for Pons' sets
+// (data/connect4/verdicts): each holds the set's first positions in order,
+// and a sample of them agrees with the solver.
+func TestShippedVerdicts(t *testing.T) {
+	sv, _ := c4solver.New(22)
+	for _, tc := range []struct {
+		set    string
+		n      int // positions shipped
+		sample int // every sample-th position is solved again (0: none)
+	}{
+		{"Test_L1_R1", 1000, 500},
+		{"Test_L1_R2", 1000, 500},
+		{"Test_L1_R3", 100, 0},
+		{"Test_L2_R1", 1000, 100},
+		{"Test_L2_R2", 1000, 100},
+		{"Test_L3_R1", 1000, 50},
+	} {
+		pos := readSet(t, tc.set)[:tc.n]
+		v, ok, err := readVerdicts(filepath.Join("..", "data", "connect4", "verdicts", tc.set+".json"), pos)
+		if err != nil || !ok || len(v.Outcomes) != tc.n {
+			t.Fatalf("%s: shipped verdicts do not hold the first %d positions (%v)", tc.set, tc.n, err)
+		}
+		for i := 0; tc.sample > 0 && i < tc.n; i += tc.sample {
+			if got := sv.OutcomeMoves(pos[i].State); got != v.Outcomes[i] {
+				t.Errorf("%s line %d: shipped %v, solver %v", tc.set, pos[i].Line, v.Outcomes[i], got)
+			}
+		}
 	}
 }

@@ -10,10 +10,11 @@ import (
 )
 
 // benchSet measures f's mistake rate on the first n positions of the Pons set
-// file dir/set. The solver's verdicts never change, so a run computes them
-// once and keeps them in runRoot/bench/<set>-<n>.json; each benchmark after
+// file dir/set. The solver's verdicts never change, so a run takes them from
+// the shipped file known/<set>.json if it covers them, or else computes them
+// once, and keeps them in runRoot/bench/<set>-<n>.json; each benchmark after
 // that costs only the network's moves.
-func benchSet(ctx context.Context, runRoot, dir, set string, n int, f *arena.Factory, seed uint64) (float64, int, error) {
+func benchSet(ctx context.Context, runRoot, dir, known, set string, n int, f *arena.Factory, seed uint64) (float64, int, error) {
 	file, err := os.Open(filepath.Join(dir, set))
 	if err != nil {
 		return 0, 0, fmt.Errorf("bench: %w", err)
@@ -27,7 +28,11 @@ func benchSet(ctx context.Context, runRoot, dir, set string, n int, f *arena.Fac
 		pos = pos[:n]
 	}
 	cache := filepath.Join(runRoot, "bench", fmt.Sprintf("%s-%d.json", set, len(pos)))
-	v, err := arena.LoadOrSolveVerdicts(ctx, cache, pos, 0, nil)
+	var shipped []string
+	if known != "" {
+		shipped = append(shipped, filepath.Join(known, set+".json"))
+	}
+	v, err := arena.LoadOrSolveVerdicts(ctx, cache, pos, 0, nil, shipped...)
 	if err != nil {
 		return 0, 0, err
 	}

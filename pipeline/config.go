@@ -127,6 +127,12 @@ type BenchConfig struct {
 	Simulations int `yaml:"simulations"`
 	// Dir is the folder of the test sets; empty means ../shared/refdata/connect4.
 	Dir string `yaml:"dir"`
+	// Verdicts is a folder of the solver's verdicts shipped with the
+	// repository (<set>.json, data/connect4/verdicts relative to the working
+	// directory by default): where one covers a set's positions the run
+	// takes it instead of solving them (minutes for the early sets). A
+	// missing folder or file only means solving.
+	Verdicts string `yaml:"verdicts"`
 }
 
 // DefaultConfig is a Connect Four run with settings sized for a 2-core machine.
@@ -147,7 +153,7 @@ func DefaultConfig() Config {
 			SPRT: elo.SPRT{Elo0: 0, Elo1: 35, Alpha: 0.05, Beta: 0.05}},
 		Ladder: LadderConfig{Every: 5, Players: []string{"random", "alphabeta:depth=3", "mcts:rollouts=200"},
 			Games: 20, Simulations: 100, RandomPlies: 2},
-		Bench: BenchConfig{Every: 5, Sets: []string{"Test_L1_R1", "Test_L2_R1"}, Positions: 100, Simulations: 100},
+		Bench: BenchConfig{Every: 5, Sets: []string{"Test_L1_R1", "Test_L2_R1"}, Positions: 100, Simulations: 100, Verdicts: "data/connect4/verdicts"},
 	}
 }
 

@@ -4,7 +4,8 @@
 #   2. the mistake rate of the network (200 simulations) and of alphabeta:depth=5 on the first N positions of
 #      every Pons test set (N_HARD for the slow Begin-Hard set, N_LATE for the middle and end sets, whose
 #      verdicts are quick to compute), judged by the built-in solver.
-# The solver's verdicts are cached in RUN/bench/ (the training run's own cache) and reused.
+# The solver's verdicts come from data/connect4/verdicts (shipped: the first 1000 positions of every set, 100
+# of Begin-Hard) where they cover the positions, else from the solver; they are cached in RUN/bench/.
 #
 #   scripts/evaluate-connect4.sh [RUN_DIR]   (env: N=200 N_HARD=30 N_LATE=N REFDATA=../shared/refdata/connect4)
 set -euo pipefail

@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"os/signal"
 	"strings"
 	"time"
@@ -248,6 +249,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) (err
 	exact := fs.Bool("scores", false, "also write the exact score of every column (slow on early positions)")
 	first := fs.Int("n", 0, "use only the first N positions of the file (0: all)")
 	cache := fs.String("verdicts", "", "JSON file caching the solver's verdicts for these positions (read if it matches, else written)")
+	known := fs.String("known-verdicts", "data/connect4/verdicts", "with -verdicts: folder of shipped verdicts, DIR/<positions file name>.json, used instead of solving when they cover these positions")
 	quiet := fs.Bool("quiet", false, "no progress bar")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -284,7 +286,11 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) (err
 	var verdicts *arena.Verdicts
 	if *cache != "" {
 		vbar := newBar(len(positions), "solving", stderr, *quiet)
-		verdicts, err = arena.LoadOrSolveVerdicts(ctx, *cache, positions, *ttBits, func(done, total int) { _ = vbar.Set(done) })
+		var shipped []string
+		if *known != "" {
+			shipped = append(shipped, filepath.Join(*known, filepath.Base(*posPath)+".json"))
+		}
+		verdicts, err = arena.LoadOrSolveVerdicts(ctx, *cache, positions, *ttBits, func(done, total int) { _ = vbar.Set(done) }, shipped...)
 		_ = vbar.Finish()
 		if err != nil {
 			return fmt.Errorf("bench: %w", err)
