@@ -17,8 +17,8 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"time"
 
