@@ -189,9 +189,7 @@ func (sr *searcher) collect(b *batch, max int) {
 			st.ApplyAction(int(sr.t.edges[p.edge].action))
 		}
 		if st.IsTerminal() {
-			nd.status = nodeTerminal
-			nd.w = float32(st.Returns()[0])
-			nd.solved, nd.sv = true, nd.w
+			nd.setTerminal(float32(st.Returns()[0]))
 			sr.t.terminalBackup(path, leaf, 0)
 			if sr.cfg.Solver {
 				sr.t.propagate(path)
@@ -215,13 +213,14 @@ func (sr *searcher) collect(b *batch, max int) {
 // the leaf's exact value when the solver proves it from its children.
 func (sr *searcher) complete(it *batchItem, st games.State, policy []float32, value float32) {
 	sr.t.expand(it.leaf, st, policy)
-	vl := int32(sr.cfg.VirtualLoss)
-	if sr.cfg.Solver && sr.proveChildren(it.leaf, st) {
-		lf := &sr.t.nodes[it.leaf]
-		sr.t.backup(it.path, it.leaf, lf.player, lf.valueFor(lf.player), vl)
+	proved := sr.cfg.Solver && sr.proveChildren(it.leaf, st)
+	lf := &sr.t.nodes[it.leaf] // after proveChildren, which may grow the nodes
+	if proved {
+		value = lf.valueFor(lf.player)
+	}
+	sr.t.backup(it.path, it.leaf, lf.player, value, int32(sr.cfg.VirtualLoss))
+	if proved {
 		sr.t.propagate(it.path)
-	} else {
-		sr.t.backup(it.path, it.leaf, sr.t.nodes[it.leaf].player, value, vl)
 	}
 	sr.inflight--
 	sr.done++
@@ -262,10 +261,10 @@ func (sr *searcher) proveChildren(i int32, st games.State) bool {
 		sr.t.edges[k].child = ci
 		cn := &sr.t.nodes[ci]
 		cn.player = int8(c.CurrentPlayer())
-		cn.solved, cn.sv = true, sv
 		if terminal {
-			cn.status = nodeTerminal
-			cn.w = sv
+			cn.setTerminal(sv)
+		} else {
+			cn.solved, cn.sv = true, sv
 		}
 		found = true
 	}

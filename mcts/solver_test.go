@@ -213,6 +213,21 @@ func (c *tallying) Evaluate(states []games.State, policies [][]float32, values [
 	return nil
 }
 
+// searchOnce runs one search with cfg and ev of the Connect Four position
+// after moves.
+func searchOnce(t *testing.T, cfg Config, ev Evaluator, seed uint64, moves string) (*Search, Result) {
+	t.Helper()
+	s, err := NewSearch(cfg, ev, newRNG(seed))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := s.Run(context.Background(), position(t, moves))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, r
+}
+
 func TestSolverThreatsProveLeavesWithoutEvaluation(t *testing.T) {
 	// The first player has three in a row on the bottom, open at both ends:
 	// every reply of the second player loses at once. Connect Four's
@@ -224,14 +239,7 @@ func TestSolverThreatsProveLeavesWithoutEvaluation(t *testing.T) {
 		cfg.Simulations = 400
 		cfg.Solver = solver
 		ev := &tallying{zeroed: -1}
-		s, err := NewSearch(cfg, ev, newRNG(3))
-		if err != nil {
-			t.Fatal(err)
-		}
-		r, err := s.Run(context.Background(), position(t, "22334"))
-		if err != nil {
-			t.Fatal(err)
-		}
+		s, r := searchOnce(t, cfg, ev, 3, "22334")
 		if !solver {
 			if ev.n <= 1 {
 				t.Errorf("without the solver the search evaluated %d positions, want more than the root", ev.n)
@@ -253,14 +261,7 @@ func TestSolverFindsRootWinTheNetworkMisses(t *testing.T) {
 	cfg := DefaultConfig()
 	cfg.Simulations = 400
 	ev := &tallying{zeroed: 0}
-	s, err := NewSearch(cfg, ev, newRNG(4))
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := s.Run(context.Background(), position(t, "121212"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, r := searchOnce(t, cfg, ev, 4, "121212")
 	if r.Action != 0 || r.Value != 1 || r.Simulations != 1 || ev.n != 1 {
 		t.Errorf("column %d, value %v, %d simulations, %d evaluations: want column 1, value 1, 1 and 1",
 			r.Action+1, r.Value, r.Simulations, ev.n)

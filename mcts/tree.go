@@ -177,6 +177,14 @@ func (t *tree) rootValue() float32 {
 	return r.w / float32(r.n)
 }
 
+// setTerminal marks a node where the game is over with result v for player
+// 0: a solved node whose w holds Returns()[0].
+func (nd *node) setTerminal(v float32) {
+	nd.status = nodeTerminal
+	nd.w = v
+	nd.solved, nd.sv = true, v
+}
+
 // valueFor is the exact value of a solved node for player p.
 func (nd *node) valueFor(p int8) float32 {
 	if p == 0 {
