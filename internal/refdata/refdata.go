@@ -5,6 +5,7 @@ package refdata
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"testing"
 )
@@ -53,4 +54,37 @@ func Path(tb testing.TB, elem ...string) string {
 	}
 	tb.Skipf("reference data missing: %v", err)
 	return ""
+}
+
+// Program returns the full path of an outside program that a test needs
+// (gnugo, gtp-rhino, gnubg, chromium, node, ...), looked up on PATH and in
+// Debian's games directory. Where it is missing the test is skipped with a
+// message naming the package to install, or fails when TABULA_REQUIRE_ALL is
+// set.
+func Program(tb testing.TB, name, install string) string {
+	tb.Helper()
+	if p, err := LookProgram(name); err == nil {
+		return p
+	}
+	msg := fmt.Sprintf("outside program %q not found on PATH or in /usr/games (install: %s)", name, install)
+	if os.Getenv(RequireAllEnv) != "" {
+		tb.Fatalf("%s, and %s is set", msg, RequireAllEnv)
+	}
+	tb.Skip(msg)
+	return ""
+}
+
+// LookProgram finds an outside program on PATH or in Debian's games
+// directories, which are not on root's PATH by default.
+func LookProgram(name string) (string, error) {
+	if p, err := exec.LookPath(name); err == nil {
+		return p, nil
+	}
+	for _, dir := range []string{"/usr/games", "/usr/local/games"} {
+		p := filepath.Join(dir, name)
+		if fi, err := os.Stat(p); err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0 {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("%s: not found on PATH or in /usr/games", name)
 }
