@@ -35,6 +35,15 @@ type Valuer interface {
 	Value() float64
 }
 
+// Analyzer is implemented by players that can show how they weighed the
+// moves of their last choice, for a person or a program watching (play's
+// terminal, GTP and web front ends). LastPolicy returns a distribution over
+// all actions of the game (the search's visit shares), or nil when the player
+// has none; the slice is the player's and is overwritten by its next choice.
+type Analyzer interface {
+	LastPolicy() []float32
+}
+
 // Factory makes fresh players of one spec for one game: New is called once
 // per game with that game's seeded random source and must be safe for
 // concurrent use. Resources shared by all the players (a network evaluator,
@@ -186,8 +195,9 @@ type netPlayer struct {
 	p    *mcts.Player
 }
 
-func (p *netPlayer) Name() string   { return p.name }
-func (p *netPlayer) Value() float64 { return float64(p.p.LastValue()) }
+func (p *netPlayer) Name() string          { return p.name }
+func (p *netPlayer) Value() float64        { return float64(p.p.LastValue()) }
+func (p *netPlayer) LastPolicy() []float32 { return p.p.LastPolicy() }
 func (p *netPlayer) ChooseAction(ctx context.Context, s games.State) (int, error) {
 	return p.p.ChooseAction(ctx, s)
 }

@@ -197,3 +197,8 @@ func (p *Player) ChooseAction(ctx context.Context, st games.State) (int, error) 
 // LastValue is the root value of the last search, for the player who was to
 // move.
 func (p *Player) LastValue() float32 { return p.last.Value }
+
+// LastPolicy is the visit distribution of the last search over all actions
+// (nil before the first). It is owned by the player and overwritten by its
+// next search: copy it to keep it.
+func (p *Player) LastPolicy() []float32 { return p.last.Policy }
