@@ -4,6 +4,7 @@
 //
 //	arena match -game G -players "SPEC SPEC ..." -games N [-parallel P] [-seed S] [-out FILE] [-anchor I]
 //	arena bench -game connect4 -player SPEC -positions FILE [-out FILE]
+//	arena bench -game othello[:size=6] -player SPEC -positions FILE[,FILE...] [-out FILE]
 //	arena solve -game connect4 [-positions FILE] [-all]
 //
 // A player spec is kind or kind:key=value,...; "arena help" lists the kinds.
@@ -29,7 +30,7 @@ import (
 	"tabula/games"
 	_ "tabula/games/connect4"
 	_ "tabula/games/gogame"
-	_ "tabula/games/othello"
+	"tabula/games/othello"
 	"tabula/search/c4solver"
 )
 
@@ -47,6 +48,7 @@ func main() {
 const usage = `usage:
   arena match -game G -players "SPEC SPEC ..." -games N [-parallel P] [-seed S] [-out FILE] [-anchor I] [-random-plies K]
   arena bench -game connect4 -player SPEC -positions FILE [-out FILE] [-seed S]
+  arena bench -game othello[:size=6] -player SPEC -positions FILE[,FILE...] [-out FILE] [-seed S]
   arena solve -game connect4 [-positions FILE] [-all]
 `
 
@@ -240,9 +242,9 @@ func printMatch(w io.Writer, g games.Game, res *arena.MatchResult, r elo.Ratings
 
 func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) (err error) {
 	fs := newFlags("bench", stderr)
-	gameSpec := fs.String("game", "connect4", "game (connect4 only)")
+	gameSpec := fs.String("game", "connect4", "game: connect4, or othello[:size=6] with data/othello's sets")
 	playerSpec := fs.String("player", "", "player spec")
-	posPath := fs.String("positions", "", "Pons-format positions file")
+	posPath := fs.String("positions", "", "Pons-format positions file (othello: a set file of data/othello, or several separated by commas)")
 	out := fs.String("out", "", "write one JSON line per position to this file")
 	seed := fs.Uint64("seed", 1, "seed of the player")
 	ttBits := fs.Int("solver-tt", c4solver.DefaultTableLog2, "log2 of the reference solver's table entries")
@@ -258,11 +260,14 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) (err
 	if err != nil {
 		return fmt.Errorf("bench: %w", err)
 	}
-	if g.Name() != "connect4" {
-		return fmt.Errorf("bench: game %s: bench needs connect4 (the solver decides mistakes)", g.Name())
-	}
 	if *posPath == "" {
 		return errors.New("bench: -positions FILE is required")
+	}
+	if og, ok := g.(*othello.Game); ok {
+		return benchOthello(ctx, og, *playerSpec, *posPath, *out, *seed, *first, *quiet, stdout, stderr)
+	}
+	if g.Name() != "connect4" {
+		return fmt.Errorf("bench: game %s: bench needs connect4 or othello (the solver decides mistakes)", g.Name())
 	}
 	spec, err := arena.ParseSpec(*playerSpec)
 	if err != nil {
