@@ -4,13 +4,16 @@
 package pipeline
 
 import (
+	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"math"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"runtime"
 	"sort"
@@ -509,7 +512,44 @@ func (t *Trainer) iteration(ctx context.Context, start time.Time) error {
 	rec["time"] = time.Now().UTC().Format(time.RFC3339)
 	t.log.Info("iteration", "n", n, "selfplay_games", st.Games, "positions/s", fmt.Sprintf("%.0f", float64(st.Moves)/secs),
 		"replay", t.buf.Len(), "best", filepath.Base(t.best()))
-	return t.metrics.write(rec)
+	if err := t.metrics.write(rec); err != nil {
+		return err
+	}
+	t.prune()
+	return nil
+}
+
+// prune deletes the checkpoints that retention no longer keeps: those older
+// than the last keep_checkpoints that gating turned down (as metrics.jsonl
+// records). Promoted checkpoints, the best, the first, and any checkpoint
+// whose gating result is not on record are kept. A failure is logged, not
+// fatal: it costs only disk space.
+func (t *Trainer) prune() {
+	keep := t.cfg.KeepCheckpoints
+	if keep == 0 {
+		return
+	}
+	cks, err := t.dir.checkpoints()
+	if err != nil {
+		t.log.Warn("checkpoint retention: listing failed", "err", err)
+		return
+	}
+	best := filepath.Base(t.best())
+	removed := 0
+	for _, path := range cks[:max(0, len(cks)-keep)] {
+		name := filepath.Base(path)
+		if name == best || t.promoted[name] || !t.rejected[name] || path == t.dir.checkpointPath(0) {
+			continue
+		}
+		if err := os.Remove(path); err != nil {
+			t.log.Warn("checkpoint retention: remove failed", "file", path, "err", err)
+			continue
+		}
+		removed++
+	}
+	if removed > 0 {
+		t.log.Debug("checkpoint retention", "removed", removed, "keep_last", keep)
+	}
 }
 
 // best is the checkpoint that currently plays self-play.
@@ -851,4 +891,107 @@ func (s *selfPlayStats) add(o selfPlayStats) {
 	s.NoResign += o.NoResign
 	s.False += o.False
 	s.Moves += o.Moves
+}
+
+// Summary describes where the run stands, for the end of cmd/train: the
+// best checkpoint, its last ladder rating, and the commands to evaluate it,
+// play it and extend the run.
+func (t *Trainer) Summary() string {
+	var b strings.Builder
+	best := t.best()
+	weights := t.dir.path(checkpointDir, bestWeightsFile)
+	fmt.Fprintf(&b, "run %s: %d iterations done", t.cfg.RunDir, t.iter)
+	if t.cfg.Iterations > 0 && t.iter >= t.cfg.Iterations {
+		fmt.Fprintf(&b, " (finished: iterations = %d)", t.cfg.Iterations)
+	}
+	fmt.Fprintf(&b, "\nbest checkpoint: %s\n", best)
+	if _, err := os.Stat(weights); err == nil {
+		fmt.Fprintf(&b, "  weights only (for play and export): %s\n", weights)
+	} else {
+		weights = best
+	}
+	if l := lastLadder(t.dir.path(metricsFile)); l != "" {
+		fmt.Fprintf(&b, "last ladder: %s\n", l)
+	}
+	game := shellQuote(t.g.Name())
+	player := "net:path=" + specValue(weights)
+	fmt.Fprintf(&b, "evaluate: go run ./cmd/arena match -game %s -players %s -games 100\n",
+		game, shellQuote(player+",sims=200 mcts:rollouts=1000"))
+	fmt.Fprintf(&b, "play:     go run ./cmd/play -game %s -player %s\n", game, shellQuote(player))
+	fmt.Fprintf(&b, "extend:   the same train command with -set iterations=%d, or -set iterations=0 -set duration=1h "+
+		"(duration counts per process: each start gets it again)\n", t.iter+max(1, t.cfg.Iterations))
+	return b.String()
+}
+
+// lastLadder describes the last ladder result in metrics.jsonl, or "".
+func lastLadder(path string) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	type ladder struct {
+		Players []string           `json:"players"`
+		Scores  map[string]float64 `json:"scores"`
+		Elo     []*float64         `json:"elo"`
+		Low     []*float64         `json:"elo_low"`
+		High    []*float64         `json:"elo_high"`
+	}
+	var last struct {
+		Iteration int     `json:"iteration"`
+		Best      string  `json:"best"`
+		Ladder    *ladder `json:"ladder"`
+	}
+	found := false
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 16<<20)
+	for sc.Scan() {
+		var rec struct {
+			Iteration int     `json:"iteration"`
+			Best      string  `json:"best"`
+			Ladder    *ladder `json:"ladder"`
+		}
+		if json.Unmarshal(sc.Bytes(), &rec) == nil && rec.Ladder != nil {
+			last, found = rec, true
+		}
+	}
+	if !found || len(last.Ladder.Players) == 0 {
+		return ""
+	}
+	l := last.Ladder
+	s := fmt.Sprintf("iteration %d rated %s", last.Iteration, last.Best)
+	num := func(v []*float64) string {
+		if len(v) == 0 || v[0] == nil {
+			return "?"
+		}
+		return fmt.Sprintf("%.0f", *v[0])
+	}
+	if len(l.Elo) > 0 {
+		s += fmt.Sprintf(": Elo %s [%s, %s] (%s = 0)", num(l.Elo), num(l.Low), num(l.High), l.Players[min(1, len(l.Players)-1)])
+	}
+	return s + "; scores " + scoreList(l.Players[1:], l.Scores)
+}
+
+// specValue quotes a player-spec value that holds spaces, commas, '=' or
+// quotes (the spec syntax's double quotes).
+func specValue(v string) string {
+	if !strings.ContainsAny(v, " ,=\"\\") {
+		return v
+	}
+	return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(v) + `"`
+}
+
+// shellQuote quotes s for a POSIX shell where it needs it.
+func shellQuote(s string) string {
+	safe := true
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:=,+@%", r)) {
+			safe = false
+			break
+		}
+	}
+	if safe && s != "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
