@@ -199,7 +199,25 @@ func runMatch(ctx context.Context, args []string, stdout, stderr io.Writer) (err
 		return fmt.Errorf("match: ratings: %w", err)
 	}
 	printMatch(stdout, g, res, ratings, *anchor)
+	printForfeits(stdout, res)
 	return nil
+}
+
+// printForfeits lists the games lost by a player's failure (an outside
+// engine that crashed, hung or played an illegal move), with the engine's
+// last stderr lines.
+func printForfeits(w io.Writer, res *arena.MatchResult) {
+	if len(res.Forfeits) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\n%d game(s) forfeited:\n", len(res.Forfeits))
+	for _, r := range res.Forfeits {
+		f := r.Forfeit
+		fmt.Fprintf(w, "game %d: %s forfeited after the moves %q: %s\n", r.Index, f.Player, r.Moves, f.Reason)
+		if f.Stderr != "" {
+			fmt.Fprintf(w, "  engine stderr:\n    %s\n", strings.ReplaceAll(f.Stderr, "\n", "\n    "))
+		}
+	}
 }
 
 // printMatch writes the win/draw/loss table and the ratings.
