@@ -88,7 +88,9 @@ func TestTerminalEndOfInputAndCancel(t *testing.T) {
 	pr, pw := io.Pipe()
 	defer pw.Close()
 	done := make(chan error, 1)
-	go func() { done <- run(ctx, []string{"-game", "go:size=5", "-player", "random"}, pr, io.Discard, io.Discard) }()
+	go func() {
+		done <- run(ctx, []string{"-game", "go:size=5", "-player", "random"}, pr, io.Discard, io.Discard)
+	}()
 	time.Sleep(50 * time.Millisecond)
 	cancel()
 	select {
