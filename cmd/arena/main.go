@@ -248,7 +248,8 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) (err
 	ttBits := fs.Int("solver-tt", c4solver.DefaultTableLog2, "log2 of the reference solver's table entries")
 	exact := fs.Bool("scores", false, "also write the exact score of every column (slow on early positions)")
 	first := fs.Int("n", 0, "use only the first N positions of the file (0: all)")
-	cache := fs.String("verdicts", "", "JSON file caching the solver's verdicts for these positions (read if it matches, else written)")
+	cache := fs.String("verdicts", "", "JSON file caching the solver's verdicts for these positions (read if it holds them, written if it is missing; its folder must exist)")
+	force := fs.Bool("force", false, "with -verdicts: replace a file that holds anything but verdicts of these positions")
 	known := fs.String("known-verdicts", "data/connect4/verdicts", "with -verdicts: folder of shipped verdicts, DIR/<positions file name>.json, used instead of solving when they cover these positions")
 	quiet := fs.Bool("quiet", false, "no progress bar")
 	if err := parseFlags(fs, args); err != nil {
@@ -290,8 +291,11 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) (err
 		if *known != "" {
 			shipped = append(shipped, filepath.Join(*known, filepath.Base(*posPath)+".json"))
 		}
-		verdicts, err = arena.LoadOrSolveVerdicts(ctx, *cache, positions, *ttBits, func(done, total int) { _ = vbar.Set(done) }, shipped...)
+		verdicts, err = arena.LoadOrSolveVerdicts(ctx, *cache, positions, *ttBits, *force, func(done, total int) { _ = vbar.Set(done) }, shipped...)
 		_ = vbar.Finish()
+		if errors.Is(err, arena.ErrOtherVerdicts) {
+			return fmt.Errorf("bench: %w; give another -verdicts file name, or -force to replace it", err)
+		}
 		if err != nil {
 			return fmt.Errorf("bench: %w", err)
 		}
