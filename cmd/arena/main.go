@@ -304,6 +304,7 @@ func defineMatch(fs *flag.FlagSet) func(context.Context, io.Reader, io.Writer, i
 			if played > 0 {
 				fmt.Fprintf(stdout, "interrupted: %d of %d games played\n", played, pairs**n)
 				printMatch(stdout, g, res, *anchor)
+				printForfeits(stdout, res)
 			}
 			return fmt.Errorf("interrupted after %d of %d games: %w", played, pairs**n, ctx.Err())
 		}
@@ -311,7 +312,25 @@ func defineMatch(fs *flag.FlagSet) func(context.Context, io.Reader, io.Writer, i
 			return err
 		}
 		printMatch(stdout, g, res, *anchor)
+		printForfeits(stdout, res)
 		return nil
+	}
+}
+
+// printForfeits lists the games lost by a player's failure (an outside
+// engine that crashed, hung or played an illegal move), with the engine's
+// last stderr lines.
+func printForfeits(w io.Writer, res *arena.MatchResult) {
+	if len(res.Forfeits) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\n%d game(s) forfeited:\n", len(res.Forfeits))
+	for _, r := range res.Forfeits {
+		f := r.Forfeit
+		fmt.Fprintf(w, "game %d: %s forfeited after the moves %q: %s\n", r.Index, f.Player, r.Moves, f.Reason)
+		if f.Stderr != "" {
+			fmt.Fprintf(w, "  engine stderr:\n    %s\n", strings.ReplaceAll(f.Stderr, "\n", "\n    "))
+		}
 	}
 }
 
