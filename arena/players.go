@@ -140,6 +140,8 @@ func Build(g games.Game, spec Spec) (*Factory, error) {
 		}
 	case "net":
 		return buildNet(g, spec)
+	case "gtp", "gnugo", "grhino":
+		return buildGTP(g, spec)
 	default:
 		return nil, fmt.Errorf("player spec %q: unknown kind %q; valid kinds: %s", name, spec.Kind, kindNames())
 	}
