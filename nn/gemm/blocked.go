@@ -39,10 +39,10 @@ type workspace struct {
 	// scale their column scales.
 	edgeLow []byte
 	scale   []float32
-	tile [mr * maxNR]float32
-	ap   [8]*float32
-	wp   [4]*float32
-	out  [16]float32
+	tile    [mr * maxNR]float32
+	ap      [8]*float32
+	wp      [4]*float32
+	out     [16]float32
 }
 
 var wsPool = sync.Pool{New: func() any { return new(workspace) }}

@@ -311,10 +311,12 @@ func TestLowPanicsOnBadArgs(t *testing.T) {
 	pi := PackInt8(make([]float32, 10*16), 10, 16, 16, false)
 	var ws Workspace
 	for name, f := range map[string]func(){
-		"short a":      func() { ws.GemmBF16(2, make([]uint16, 15), 10, pb, false, nil, false, make([]float32, 32), 16) },
-		"small lda":    func() { ws.GemmInt8(2, make([]uint8, 40), 9, 1, pi, false, nil, false, make([]float32, 32), 16) },
-		"short c":      func() { ws.GemmBF16(2, make([]uint16, 20), 10, pb, false, nil, false, make([]float32, 31), 16) },
-		"short bias":   func() { ws.GemmInt8(2, make([]uint8, 24), 12, 1, pi, false, make([]float32, 15), false, make([]float32, 32), 16) },
+		"short a":   func() { ws.GemmBF16(2, make([]uint16, 15), 10, pb, false, nil, false, make([]float32, 32), 16) },
+		"small lda": func() { ws.GemmInt8(2, make([]uint8, 40), 9, 1, pi, false, nil, false, make([]float32, 32), 16) },
+		"short c":   func() { ws.GemmBF16(2, make([]uint16, 20), 10, pb, false, nil, false, make([]float32, 31), 16) },
+		"short bias": func() {
+			ws.GemmInt8(2, make([]uint8, 24), 12, 1, pi, false, make([]float32, 15), false, make([]float32, 32), 16)
+		},
 		"zero scale":   func() { QuantizeU8(make([]uint8, 4), make([]float32, 4), 0) },
 		"empty pack":   func() { PackBF16(nil, 0, 4, 4, false) },
 		"short pack b": func() { PackInt8(make([]float32, 10), 4, 4, 4, false) },
