@@ -382,7 +382,8 @@ func callLow(bf16 bool, w, steps int, a unsafe.Pointer, lda int, b unsafe.Pointe
 }
 
 // lowTileGeneric is the portable 6 x w tile: the same arithmetic as the
-// kernels (int8: exact int32 sums; bf16: fp32 sums of exact products).
+// kernels (int8: exact int32 sums; bf16: fp32 sums of exact products, in
+// another order).
 func lowTileGeneric(bf16 bool, w, steps int, a unsafe.Pointer, lda int, b unsafe.Pointer, c *float32, ldc int, scale, bias *float32, flags int) {
 	bs := unsafe.Slice((*byte)(b), steps*w*4)
 	cs := unsafe.Slice(c, 5*ldc+w)
@@ -393,28 +394,52 @@ func lowTileGeneric(bf16 bool, w, steps int, a unsafe.Pointer, lda int, b unsafe
 	if bias != nil {
 		bi = unsafe.Slice(bias, w)
 	}
-	for i := 0; i < mr; i++ {
-		as := unsafe.Slice((*byte)(unsafe.Add(a, i*lda)), steps*4)
-		for j := 0; j < w; j++ {
-			var v float32
-			if bf16 {
-				for s := 0; s < steps; s++ {
-					for t := 0; t < 2; t++ {
-						x := uint16(as[4*s+2*t]) | uint16(as[4*s+2*t+1])<<8
-						o := (s*w+j)*4 + 2*t
-						y := uint16(bs[o]) | uint16(bs[o+1])<<8
-						v += FromBF16(x) * FromBF16(y)
-					}
+	var out [mr][64]float32
+	if bf16 {
+		var acc [mr][64]float32
+		for s := 0; s < steps; s++ {
+			brow := bs[s*w*4 : (s+1)*w*4]
+			for i := 0; i < mr; i++ {
+				ap := unsafe.Slice((*byte)(unsafe.Add(a, i*lda+4*s)), 4)
+				a0 := FromBF16(uint16(ap[0]) | uint16(ap[1])<<8)
+				a1 := FromBF16(uint16(ap[2]) | uint16(ap[3])<<8)
+				if a0 == 0 && a1 == 0 {
+					continue
 				}
-			} else {
-				var sum int32
-				for s := 0; s < steps; s++ {
-					for t := 0; t < 4; t++ {
-						sum += int32(as[4*s+t]) * int32(int8(bs[(s*w+j)*4+t]))
-					}
+				row := acc[i][:w]
+				for j := range row {
+					g := brow[4*j : 4*j+4]
+					row[j] += a0*FromBF16(uint16(g[0])|uint16(g[1])<<8) + a1*FromBF16(uint16(g[2])|uint16(g[3])<<8)
 				}
-				v = float32(sum) * sc[j]
 			}
+		}
+		out = acc
+	} else {
+		var acc [mr][64]int32
+		for s := 0; s < steps; s++ {
+			brow := bs[s*w*4 : (s+1)*w*4]
+			for i := 0; i < mr; i++ {
+				ap := unsafe.Slice((*byte)(unsafe.Add(a, i*lda+4*s)), 4)
+				a0, a1, a2, a3 := int32(ap[0]), int32(ap[1]), int32(ap[2]), int32(ap[3])
+				if a0|a1|a2|a3 == 0 {
+					continue
+				}
+				row := acc[i][:w]
+				for j := range row {
+					g := brow[4*j : 4*j+4]
+					row[j] += a0*int32(int8(g[0])) + a1*int32(int8(g[1])) + a2*int32(int8(g[2])) + a3*int32(int8(g[3]))
+				}
+			}
+		}
+		for i := range acc {
+			for j := 0; j < w; j++ {
+				out[i][j] = float32(acc[i][j]) * sc[j]
+			}
+		}
+	}
+	for i := 0; i < mr; i++ {
+		for j := 0; j < w; j++ {
+			v := out[i][j]
 			if flags&flagAcc != 0 {
 				v += cs[i*ldc+j]
 			}
