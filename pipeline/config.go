@@ -35,6 +35,10 @@ type Config struct {
 	Duration time.Duration `yaml:"duration"`
 	// Iterations stops the run after this many iterations (0: no limit).
 	Iterations int `yaml:"iterations"`
+	// KeepCheckpoints is how many of the latest iteration checkpoints are
+	// kept; older ones are deleted unless they were ever promoted to best
+	// (0: keep all).
+	KeepCheckpoints int `yaml:"keep_checkpoints"`
 
 	Network   nn.Config          `yaml:"network"`
 	Evaluator nn.EvaluatorConfig `yaml:"evaluator"`
@@ -141,14 +145,15 @@ func DefaultConfig() Config {
 	sp.Simulations = 100
 	tc := train.DefaultConfig()
 	return Config{
-		Game:      "connect4",
-		Seed:      1,
-		RunDir:    "runs/connect4",
-		Network:   nn.DefaultConfig(),
-		Evaluator: nn.DefaultEvaluatorConfig(),
-		SelfPlay:  SelfPlayConfig{Workers: 0, GamesPerRound: 100, ChunkGames: 10, MCTS: sp},
-		Replay:    replay.DefaultConfig(),
-		Train:     TrainConfig{Config: tc, StepsPerIteration: 100, MinExamples: 2000, BLAS: train.BLASTabula},
+		Game:            "connect4",
+		Seed:            1,
+		RunDir:          "runs/connect4",
+		KeepCheckpoints: 10,
+		Network:         nn.DefaultConfig(),
+		Evaluator:       nn.DefaultEvaluatorConfig(),
+		SelfPlay:        SelfPlayConfig{Workers: 0, GamesPerRound: 100, ChunkGames: 10, MCTS: sp},
+		Replay:          replay.DefaultConfig(),
+		Train:           TrainConfig{Config: tc, StepsPerIteration: 100, MinExamples: 2000, BLAS: train.BLASTabula},
 		Gate: GateConfig{Games: 40, Simulations: 50, Method: "sprt", Threshold: 0.55, RandomPlies: 4,
 			SPRT: elo.SPRT{Elo0: 0, Elo1: 35, Alpha: 0.05, Beta: 0.05}},
 		Ladder: LadderConfig{Every: 5, Players: []string{"random", "alphabeta:depth=3", "mcts:rollouts=200"},
@@ -170,6 +175,8 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("duration = %v, want >= 0 (0: no limit)", c.Duration)
 	case c.Iterations < 0:
 		return fmt.Errorf("iterations = %d, want >= 0 (0: no limit)", c.Iterations)
+	case c.KeepCheckpoints < 0:
+		return fmt.Errorf("keep_checkpoints = %d, want >= 0 (0: keep all)", c.KeepCheckpoints)
 	}
 	if err := c.Network.Validate(); err != nil {
 		return fmt.Errorf("network: %w", err)

@@ -73,6 +73,7 @@ func run(args []string, stderr io.Writer) error {
 		return err
 	}
 	runErr := t.Run(ctx)
+	fmt.Fprint(stderr, t.Summary())
 	if err := t.Close(); err != nil && runErr == nil {
 		runErr = err
 	}
