@@ -266,6 +266,11 @@ func playGame(ctx context.Context, cfg MatchConfig, g games.Game, players []*Fac
 	s := g.NewInitialState()
 	var moves, buf []int
 	opening := gameRNG(cfg.Seed, jb.index, 2)
+	// In a game of chance the dice come from their own source, shared by
+	// the two games of a pair (index 2m and 2m+1, colours swapped): each
+	// player meets the same rolls as the other did, which cancels much of
+	// the luck (variance reduction).
+	dice := gameRNG(cfg.Seed, jb.index/2*2, 3)
 	for !s.IsTerminal() {
 		if err := ctx.Err(); err != nil {
 			return rec, fmt.Errorf("arena: game %d: %w", jb.index, err)
@@ -274,7 +279,12 @@ func playGame(ctx context.Context, cfg MatchConfig, g games.Game, players []*Fac
 			return rec, fmt.Errorf("arena: game %d: still going after %d moves, the game's maximum", jb.index, len(moves))
 		}
 		var a int
-		if len(moves) < cfg.RandomPlies {
+		if games.IsChanceNode(s) {
+			var err error
+			if a, err = games.SampleChance(s, dice); err != nil {
+				return rec, fmt.Errorf("arena: game %d: %w", jb.index, err)
+			}
+		} else if len(moves) < cfg.RandomPlies {
 			buf = s.LegalActions(buf)
 			a = buf[opening.IntN(len(buf))]
 		} else {
