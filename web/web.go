@@ -52,8 +52,9 @@ type Layout struct {
 	// Kind is "connect4" (a click on a column drops a disc: action = column),
 	// "othello" or "go" (a click on a cell: action = row*Cols + col, row 0 at
 	// the top).
-	Kind       string `json:"kind"`
-	Rows, Cols int
+	Kind string `json:"kind"`
+	Rows int    `json:"rows"`
+	Cols int    `json:"cols"`
 	// Pass is the pass action, or -1 when the game has none.
 	Pass int `json:"pass"`
 	// Players names the first and the second player's colours.

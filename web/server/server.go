@@ -137,13 +137,28 @@ func New(cfg Config, log *slog.Logger) (*Server, error) {
 		s.runs = abs
 	}
 	mux := http.NewServeMux()
-	mux.Handle("GET /", http.FileServerFS(web.Assets))
-	mux.HandleFunc("GET /api/games", s.handleGames)
-	mux.HandleFunc("GET /api/players", s.handlePlayers)
-	mux.HandleFunc("POST /api/state", s.handleState)
-	mux.HandleFunc("POST /api/move", s.handleMove)
+	mux.HandleFunc("/", s.only("GET", http.FileServerFS(web.Assets).ServeHTTP))
+	mux.HandleFunc("/api/games", s.only("GET", s.handleGames))
+	mux.HandleFunc("/api/players", s.only("GET", s.handlePlayers))
+	mux.HandleFunc("/api/state", s.only("POST", s.handleState))
+	mux.HandleFunc("/api/move", s.only("POST", s.handleMove))
+	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
+		s.reply(w, r, nil, fail(http.StatusNotFound, "no API %s; there are /api/games, /api/players, /api/state and /api/move", r.URL.Path))
+	})
 	s.mux = mux
 	return s, nil
+}
+
+// only serves requests of one method and answers others with 405.
+func (s *Server) only(method string, h http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != method && !(method == "GET" && r.Method == "HEAD") {
+			w.Header().Set("Allow", method)
+			s.reply(w, r, nil, fail(http.StatusMethodNotAllowed, "%s takes %s, not %s", r.URL.Path, method, r.Method))
+			return
+		}
+		h(w, r)
+	}
 }
 
 // Handler returns the server's HTTP handler.
@@ -420,7 +435,12 @@ func (s *Server) acquire(g games.Game, spec arena.Spec) (*engine, error) {
 
 	f, err := arena.Build(g, spec)
 	if err != nil {
-		return nil, &web.BadRequestError{Err: err}
+		// Name net paths as the request did, relative to the runs folder.
+		msg := err.Error()
+		if s.runs != "" {
+			msg = strings.ReplaceAll(msg, s.runs+string(filepath.Separator), "")
+		}
+		return nil, &web.BadRequestError{Err: errors.New(msg)}
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
