@@ -103,13 +103,18 @@ export async function start(engine) {
     showReply(null);
     human = Number(ui.colour.value);
     player = ui.spec.value.trim() || ui.opponent.value;
-    busy = false;
+    const gen = generation;
+    busy = true;
+    publish();
     try {
-      pos = await engine.state({ game: ui.game.value, moves: [] });
+      const p = await engine.state({ game: ui.game.value, moves: [] });
+      if (gen !== generation) return;
+      pos = p;
     } catch (err) {
-      showError(err);
+      if (gen === generation) { showError(err); busy = false; publish(); }
       return;
     }
+    busy = false;
     board.draw(pos, null, -1);
     publish();
     await engineTurn();
