@@ -172,7 +172,7 @@ func TestKillAndRestart(t *testing.T) {
 	var ckpts []string
 	for round := 0; round < 4; round++ {
 		cmd := exec.Command(bin, "-config", "../configs/connect4-smoke.yaml", "-run", dir, "-quiet",
-			"-set", "iterations=0", "-set", "ladder.every=0", "-set", "bench.every=0")
+			"-set", "iterations=0", "-set", "ladder.every=0", "-set", "bench.every=0", "-set", "keep_checkpoints=0")
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
