@@ -193,7 +193,7 @@ func TestBadRequests(t *testing.T) {
 		{"net path absolute", "POST", "/api/move", `{"game":"connect4","player":"net:path=/etc/passwd","moves":[]}`, 400, "inside the runs folder"},
 		{"net path missing", "POST", "/api/move", `{"game":"connect4","player":"net:path=none.tbn","moves":[]}`, 400, "no such file"},
 		{"net of another game", "POST", "/api/move", `{"game":"connect4","player":"net:path=oth/checkpoints/ckpt-000001.tbn","moves":[]}`, 400, `checkpoint is for game "othello:size=6"`},
-		{"corrupt net", "POST", "/api/move", `{"game":"connect4","player":"net:path=c4/junk.tbn","moves":[]}`, 400, "checkpoint c4/junk.tbn: magic"},
+		{"corrupt net", "POST", "/api/move", `{"game":"connect4","player":"net:path=c4/junk.tbn","moves":[]}`, 400, "checkpoint c4/junk.tbn: not a tabula checkpoint"},
 		{"game over", "POST", "/api/move", `{"game":"connect4","player":"random","moves":[0,1,0,1,0,1,0]}`, 400, "the game is over"},
 		{"player in state", "POST", "/api/state", `{"game":"connect4","player":"random","moves":[]}`, 400, "takes no player"},
 		{"unknown field", "POST", "/api/state", `{"game":"connect4","moves":[],"cheat":true}`, 400, `unknown field "cheat"`},
