@@ -140,6 +140,8 @@ func Build(g games.Game, spec Spec) (*Factory, error) {
 		}
 	case "net":
 		return buildNet(g, spec)
+	case "gtp", "gnugo", "grhino":
+		return buildGTP(g, spec)
 	default:
 		return nil, fmt.Errorf("player spec %q: unknown kind %q; valid kinds: %s", name, spec.Kind, kindNames())
 	}
@@ -164,7 +166,9 @@ func buildNet(g games.Game, spec Spec) (*Factory, error) {
 	if err := ck.CheckGame(g); err != nil {
 		return nil, fmt.Errorf("player %s: %s: %w", name, path, err)
 	}
-	eval, err := nn.NewEvaluator(nn.DefaultEvaluatorConfig(), ck.Weights, g)
+	ecfg := nn.DefaultEvaluatorConfig()
+	ecfg.Precision = spec.Str("precision", "")
+	eval, err := nn.NewEvaluator(ecfg, ck.Weights, g)
 	if err != nil {
 		return nil, fmt.Errorf("player %s: %w", name, err)
 	}
