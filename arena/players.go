@@ -166,7 +166,9 @@ func buildNet(g games.Game, spec Spec) (*Factory, error) {
 	if err := ck.CheckGame(g); err != nil {
 		return nil, fmt.Errorf("player %s: %s: %w", name, path, err)
 	}
-	eval, err := nn.NewEvaluator(nn.DefaultEvaluatorConfig(), ck.Weights, g)
+	ecfg := nn.DefaultEvaluatorConfig()
+	ecfg.Precision = spec.Str("precision", "")
+	eval, err := nn.NewEvaluator(ecfg, ck.Weights, g)
 	if err != nil {
 		return nil, fmt.Errorf("player %s: %w", name, err)
 	}

@@ -64,6 +64,7 @@ var kinds = []kindDef{
 		{"solver", intParam, 0, 1, "1: prove wins and losses in the tree (MCTS-solver, the default), 0: plain PUCT"},
 		{"batch", intParam, 1, 1024, "leaves per network batch within one search, 1..1024 (default 16)"},
 		{"fpu", floatParam, 0, 2, "first-play urgency reduction, 0..2 (default 0.2)"},
+		{"precision", stringParam, 0, 0, "network arithmetic: fp32 (default), bf16, int8 or auto (fastest passing the accuracy check)"},
 	}},
 	{name: "gtp", doc: "an outside engine over the Go Text Protocol (go; othello in GRhino's dialect)", params: []paramDef{
 		{"cmd", stringParam, 0, 0, "the engine's program, on PATH, in /usr/games or a path (required)"},

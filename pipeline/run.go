@@ -84,6 +84,7 @@ func New(cfg *Config, opt Options) (*Trainer, error) {
 	if log == nil {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
+	log.Info("run starting", "dir", cfg.RunDir, "game", cfg.Game, "stops", cfg.StopRule())
 	g, err := games.New(cfg.Game)
 	if err != nil {
 		return nil, err
@@ -862,7 +863,7 @@ func (t *Trainer) bench(ctx context.Context) (map[string]any, error) {
 	defer f.Close()
 	out := map[string]any{}
 	for _, set := range bc.Sets {
-		rate, n, err := benchSet(ctx, t.cfg.RunDir, dir, bc.Verdicts, set, bc.Positions, f, t.cfg.Seed)
+		rate, n, err := benchSet(ctx, t.cfg.RunDir, dir, bc.Verdicts, set, bc.Positions, f, t.cfg.Seed, t.bar)
 		if err != nil {
 			return nil, err
 		}

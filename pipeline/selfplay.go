@@ -182,7 +182,7 @@ func directEvaluators(cfg nn.EvaluatorConfig, batchSize, workers int, w *nn.Weig
 	if workers < 1 {
 		return nil, nil, fmt.Errorf("self-play: %d workers, want at least 1", workers)
 	}
-	m, err := nn.NewModel(w)
+	m, err := nn.NewModelFor(w, g, cfg.Precision)
 	if err != nil {
 		return nil, nil, err
 	}

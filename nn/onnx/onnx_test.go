@@ -170,63 +170,79 @@ func onnxRuntime(t *testing.T) func(model []byte, shape [3]int, runs []ortRun) o
 	}
 }
 
-// TestParityOnnxRuntime exports a network of each game's configured size and
-// checks that onnxruntime's outputs equal nn's forward pass within 1e-4 on
-// sample positions, at batch 1 and at a larger batch (the batch dimension is
-// dynamic), with batch normalisation folded and separate.
+// TestParityOnnxRuntime exports a random network of each game's configured
+// size, and a trained one, and checks that onnxruntime's outputs equal nn's
+// forward pass within 1e-4 on sample positions.
 func TestParityOnnxRuntime(t *testing.T) {
 	run := onnxRuntime(t)
-	const positions, tol = 6, 1e-4
 	for i, name := range []string{"connect4", "othello6", "othello8", "go5", "go7", "go9"} {
 		spec, cfg := configNetwork(t, name)
 		g, err := games.New(spec)
 		if err != nil {
 			t.Fatal(err)
 		}
-		ck := randomCheckpoint(t, g, cfg, uint64(i+1))
-		p, h, w := g.ObservationShape()
-		per, na := p*h*w, g.NumActions()
-		obs := samplePositions(g, positions, uint64(i+1))
-		net, err := nn.NewNet(ck.Weights, positions)
-		if err != nil {
-			t.Fatal(err)
-		}
-		wantP, wantV := make([]float32, positions*na), make([]float32, positions)
-		if err := net.Forward(obs, positions, wantP, wantV); err != nil {
-			t.Fatal(err)
-		}
-		for _, sep := range []bool{false, true} {
-			t.Run(fmt.Sprintf("%s/separate=%v", name, sep), func(t *testing.T) {
-				model, err := Export(ck, g, Options{SeparateBatchNorm: sep})
-				if err != nil {
-					t.Fatal(err)
+		checkParity(t, run, name, randomCheckpoint(t, g, cfg, uint64(i+1)), g, uint64(i+1))
+	}
+	// A trained network (8 filters, 1 block; 30 iterations of
+	// configs/connect4-smoke.yaml), with batch-norm statistics from training.
+	ck, err := nn.LoadCheckpoint(filepath.Join("testdata", "connect4-smoke.tbn"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := games.New(ck.Game)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkParity(t, run, "connect4-trained", ck, g, 99)
+}
+
+// checkParity compares onnxruntime's outputs for ck's export with
+// nn.Forward's on sample positions, at batch 1 and at a larger batch, with
+// batch normalisation folded and separate.
+func checkParity(t *testing.T, run func([]byte, [3]int, []ortRun) ortResult, name string, ck *nn.Checkpoint, g games.Game, seed uint64) {
+	const positions, tol = 6, 1e-4
+	p, h, w := g.ObservationShape()
+	per, na := p*h*w, g.NumActions()
+	obs := samplePositions(g, positions, seed)
+	net, err := nn.NewNet(ck.Weights, positions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantP, wantV := make([]float32, positions*na), make([]float32, positions)
+	if err := net.Forward(obs, positions, wantP, wantV); err != nil {
+		t.Fatal(err)
+	}
+	for _, sep := range []bool{false, true} {
+		t.Run(fmt.Sprintf("%s/separate=%v", name, sep), func(t *testing.T) {
+			model, err := Export(ck, g, Options{SeparateBatchNorm: sep})
+			if err != nil {
+				t.Fatal(err)
+			}
+			res := run(model, [3]int{p, h, w}, []ortRun{{1, obs[:per]}, {positions, obs}})
+			if fmt.Sprint(res.InputNames, res.OutputNames) != fmt.Sprint([]string{InputName}, []string{PolicyName, ValueName}) {
+				t.Fatalf("names: inputs %v outputs %v", res.InputNames, res.OutputNames)
+			}
+			if len(res.Runs) != 2 {
+				t.Fatalf("%d runs, want 2", len(res.Runs))
+			}
+			var worst float64
+			for r, batch := range []int{1, positions} {
+				got := res.Runs[r]
+				if fmt.Sprint(got.PolicyDims) != fmt.Sprint([]int{batch, na}) || fmt.Sprint(got.ValueDims) != fmt.Sprint([]int{batch, 1}) {
+					t.Fatalf("batch %d: dims policy %v value %v", batch, got.PolicyDims, got.ValueDims)
 				}
-				res := run(model, [3]int{p, h, w}, []ortRun{{1, obs[:per]}, {positions, obs}})
-				if fmt.Sprint(res.InputNames, res.OutputNames) != fmt.Sprint([]string{InputName}, []string{PolicyName, ValueName}) {
-					t.Fatalf("names: inputs %v outputs %v", res.InputNames, res.OutputNames)
+				for j := range batch * na {
+					worst = max(worst, math.Abs(got.Policy[j]-float64(wantP[j])))
 				}
-				if len(res.Runs) != 2 {
-					t.Fatalf("%d runs, want 2", len(res.Runs))
+				for j := range batch {
+					worst = max(worst, math.Abs(got.Value[j]-float64(wantV[j])))
 				}
-				var worst float64
-				for r, batch := range []int{1, positions} {
-					got := res.Runs[r]
-					if fmt.Sprint(got.PolicyDims) != fmt.Sprint([]int{batch, na}) || fmt.Sprint(got.ValueDims) != fmt.Sprint([]int{batch, 1}) {
-						t.Fatalf("batch %d: dims policy %v value %v", batch, got.PolicyDims, got.ValueDims)
-					}
-					for j := range batch * na {
-						worst = max(worst, math.Abs(got.Policy[j]-float64(wantP[j])))
-					}
-					for j := range batch {
-						worst = max(worst, math.Abs(got.Value[j]-float64(wantV[j])))
-					}
-				}
-				if worst > tol {
-					t.Fatalf("largest difference from nn.Forward %.3g, want <= %g", worst, tol)
-				}
-				t.Logf("largest difference from nn.Forward over %d positions: %.3g", positions, worst)
-			})
-		}
+			}
+			if worst > tol {
+				t.Fatalf("largest difference from nn.Forward %.3g, want <= %g", worst, tol)
+			}
+			t.Logf("%s: largest difference from nn.Forward over %d positions: %.3g", name, positions, worst)
+		})
 	}
 }
 

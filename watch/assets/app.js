@@ -201,8 +201,8 @@ function renderGames(data) {
 }
 
 function togglePlay() {
-  if (state.timer) { clearInterval(state.timer); state.timer = null; $('play').textContent = '▶'; return; }
-  $('play').textContent = '⏸';
+  if (state.timer) { clearInterval(state.timer); state.timer = null; $('play').textContent = 'play'; return; }
+  $('play').textContent = 'pause';
   state.timer = setInterval(() => {
     const g = state.games[state.game];
     if (!g || state.frame >= g.frames.length - 1) { togglePlay(); return; }
