@@ -35,7 +35,8 @@ func benchSet(ctx context.Context, runRoot, dir, known, set string, n int, f *ar
 	if err := os.MkdirAll(filepath.Dir(cache), 0o755); err != nil {
 		return 0, 0, fmt.Errorf("bench: %w", err)
 	}
-	v, err := arena.LoadOrSolveVerdicts(ctx, cache, pos, 0, false, nil, shipped...)
+	// The cache is the run's own: a damaged one is replaced (force).
+	v, err := arena.LoadOrSolveVerdicts(ctx, cache, pos, 0, true, nil, shipped...)
 	if err != nil {
 		return 0, 0, err
 	}

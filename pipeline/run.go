@@ -84,6 +84,7 @@ func New(cfg *Config, opt Options) (*Trainer, error) {
 	if log == nil {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
+	log.Info("run starting", "dir", cfg.RunDir, "game", cfg.Game, "stops", cfg.StopRule())
 	g, err := games.New(cfg.Game)
 	if err != nil {
 		return nil, err

@@ -18,7 +18,6 @@ import (
 	"sync"
 
 	"golang.org/x/sys/unix"
-	"gopkg.in/yaml.v3"
 
 	"tabula/internal/atomicfile"
 )
@@ -108,16 +107,12 @@ func (d *runDir) close() {
 
 // checkCompatible refuses to resume a run of another game or network size.
 func (d *runDir) checkCompatible(cfg *Config) error {
-	data, err := os.ReadFile(d.path(configFile))
+	old, err := ReadRunConfig(d.root)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
 	}
 	if err != nil {
-		return fmt.Errorf("run folder: %w", err)
-	}
-	var old Config
-	if err := yaml.Unmarshal(data, &old); err != nil {
-		return fmt.Errorf("run folder %s: unreadable %s: %w", d.root, configFile, err)
+		return fmt.Errorf("run folder %s: %w", d.root, err)
 	}
 	if old.Game != cfg.Game {
 		return fmt.Errorf("run folder %s holds a run of game %q, this config plays %q: choose another run_dir", d.root, old.Game, cfg.Game)

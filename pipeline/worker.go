@@ -1,7 +1,6 @@
 package pipeline
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -10,8 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-
-	"gopkg.in/yaml.v3"
 
 	"tabula/games"
 	"tabula/nn"
@@ -43,18 +40,12 @@ func RunWorker(ctx context.Context, runDir string, opt WorkerOptions) error {
 	if log == nil {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	data, err := os.ReadFile(filepath.Join(runDir, configFile))
-	if err != nil {
+	cfg, err := ReadRunConfig(runDir)
+	if errors.Is(err, os.ErrNotExist) {
 		return fmt.Errorf("run %s: %w (start the training process first: it writes the config)", runDir, err)
 	}
-	cfg := DefaultConfig()
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
-	if err := dec.Decode(&cfg); err != nil {
-		return fmt.Errorf("run %s: %s: %w", runDir, configFile, err)
-	}
-	if err := cfg.Validate(); err != nil {
-		return fmt.Errorf("run %s: %s: %w", runDir, configFile, err)
+	if err != nil {
+		return fmt.Errorf("run %s: %w", runDir, err)
 	}
 	g, err := games.New(cfg.Game)
 	if err != nil {
