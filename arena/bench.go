@@ -188,14 +188,17 @@ func Bench(ctx context.Context, cfg BenchConfig, f *Factory, positions []Positio
 // Solve reads Pons-format positions from r (a trailing score is ignored,
 // blank lines are skipped) and writes "<moves> <score>" per line in Pons'
 // convention, or with all "<moves> s1 ... s7", the score of each column
-// (-1000 for a full column). The error names the line.
+// (-1000 for a full column). A finished game (won, or a full board) has no
+// move to score and is an error either way, and so is input without a
+// position. The error names the line.
 func Solve(ctx context.Context, r io.Reader, name string, w io.Writer, all bool, sv *c4solver.Solver) error {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 4096), 1<<20)
 	bw := bufio.NewWriter(w)
+	solved := 0
 	for n := 1; sc.Scan(); n++ {
 		if err := ctx.Err(); err != nil {
-			return fmt.Errorf("solve stopped at %s:%d: %w", name, n, err)
+			return fmt.Errorf("stopped at %s:%d: %w", name, n, err)
 		}
 		line := strings.TrimSpace(sc.Text())
 		if line == "" {
@@ -205,7 +208,15 @@ func Solve(ctx context.Context, r io.Reader, name string, w io.Writer, all bool,
 		if err != nil {
 			return fmt.Errorf("%s:%d: %w", name, n, err)
 		}
-		bw.WriteString(strings.Fields(line)[0])
+		moves := strings.Fields(line)[0]
+		if st.IsTerminal() {
+			how := "the board is full (a draw)"
+			if st.Returns()[st.CurrentPlayer()] < 0 {
+				how = "the player who moved last has won"
+			}
+			return fmt.Errorf("%s:%d: position %s: the game is over (%s): no move to score", name, n, moves, how)
+		}
+		bw.WriteString(moves)
 		if all {
 			for _, s := range sv.ScoreMoves(st) {
 				bw.WriteByte(' ')
@@ -216,14 +227,18 @@ func Solve(ctx context.Context, r io.Reader, name string, w io.Writer, all bool,
 			bw.WriteString(strconv.Itoa(sv.Solve(st)))
 		}
 		if err := bw.WriteByte('\n'); err != nil {
-			return fmt.Errorf("solve: writing: %w", err)
+			return fmt.Errorf("writing: %w", err)
 		}
 		if err := bw.Flush(); err != nil {
-			return fmt.Errorf("solve: writing: %w", err)
+			return fmt.Errorf("writing: %w", err)
 		}
+		solved++
 	}
 	if err := sc.Err(); err != nil {
 		return fmt.Errorf("%s: %w", name, err)
+	}
+	if solved == 0 {
+		return fmt.Errorf("%s: no positions to solve", name)
 	}
 	return bw.Flush()
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"runtime"
 	"strconv"
@@ -44,6 +45,18 @@ type GameRecord struct {
 	Moves   string     `json:"moves"`   // in the game's notation
 	Result  [2]float64 `json:"result"`  // returns of the first and second mover
 	Winner  int        `json:"winner"`  // 0 or 1 (seat), -1 for a draw
+	// Forfeit is set when the game ended because a player failed (an
+	// outside engine that crashed, hung or played an illegal move); the
+	// other player is the winner.
+	Forfeit *ForfeitRecord `json:"forfeit,omitempty"`
+}
+
+// ForfeitRecord says who forfeited a game and why.
+type ForfeitRecord struct {
+	Side   int    `json:"side"` // 0 first mover, 1 second
+	Player string `json:"player"`
+	Reason string `json:"reason"`
+	Stderr string `json:"stderr,omitempty"` // the engine's last stderr lines
 }
 
 // WDL counts a player's wins, draws and losses against one opponent.
@@ -60,6 +73,9 @@ type MatchResult struct {
 	Players []string
 	// WDL[i][j] is player i's record against player j.
 	WDL [][]WDL
+	// Forfeits holds the games that ended by a player's failure, in the
+	// order they finished.
+	Forfeits []GameRecord
 }
 
 // Total is player i's record against everyone.
@@ -193,6 +209,9 @@ func Match(ctx context.Context, cfg MatchConfig, g games.Game, players []*Factor
 			firstErr = o.err
 			continue
 		}
+		if o.rec.Forfeit != nil {
+			res.Forfeits = append(res.Forfeits, o.rec)
+		}
 		a, b := o.rec.Seats[0], o.rec.Seats[1]
 		switch o.rec.Winner {
 		case 0:
@@ -262,10 +281,18 @@ func playGame(ctx context.Context, cfg MatchConfig, g games.Game, players []*Fac
 			return rec, fmt.Errorf("arena: game %d: %w", jb.index, err)
 		}
 		ps[side] = p
+		if c, ok := p.(io.Closer); ok {
+			defer c.Close() // outside engines stop after each game
+		}
 	}
 	s := g.NewInitialState()
 	var moves, buf []int
 	opening := gameRNG(cfg.Seed, jb.index, 2)
+	// In a game of chance the dice come from their own source, shared by
+	// the two games of a pair (index 2m and 2m+1, colours swapped): each
+	// player meets the same rolls as the other did, which cancels much of
+	// the luck (variance reduction).
+	dice := gameRNG(cfg.Seed, jb.index/2*2, 3)
 	for !s.IsTerminal() {
 		if err := ctx.Err(); err != nil {
 			return rec, fmt.Errorf("arena: game %d: %w", jb.index, err)
@@ -274,13 +301,24 @@ func playGame(ctx context.Context, cfg MatchConfig, g games.Game, players []*Fac
 			return rec, fmt.Errorf("arena: game %d: still going after %d moves, the game's maximum", jb.index, len(moves))
 		}
 		var a int
-		if len(moves) < cfg.RandomPlies {
+		if games.IsChanceNode(s) {
+			var err error
+			if a, err = games.SampleChance(s, dice); err != nil {
+				return rec, fmt.Errorf("arena: game %d: %w", jb.index, err)
+			}
+		} else if len(moves) < cfg.RandomPlies {
 			buf = s.LegalActions(buf)
 			a = buf[opening.IntN(len(buf))]
 		} else {
 			side := s.CurrentPlayer()
+			if sy, ok := ps[side].(Syncer); ok {
+				sy.Sync(moves)
+			}
 			var err error
 			a, err = ps[side].ChooseAction(ctx, s.Clone())
+			if f := (*Forfeit)(nil); errors.As(err, &f) && ctx.Err() == nil {
+				return forfeitRecord(rec, g, moves, side, f), nil
+			}
 			if err != nil {
 				return rec, fmt.Errorf("arena: game %d, move %d: player %s: %w", jb.index, len(moves)+1, names[jb.seats[side]], err)
 			}
@@ -304,6 +342,15 @@ func playGame(ctx context.Context, cfg MatchConfig, g games.Game, players []*Fac
 		rec.Winner = -1
 	}
 	return rec, nil
+}
+
+// forfeitRecord ends rec as a loss for side, which forfeited.
+func forfeitRecord(rec GameRecord, g games.Game, moves []int, side int, f *Forfeit) GameRecord {
+	rec.Moves = formatMoves(g, moves)
+	rec.Winner = 1 - side
+	rec.Result[side], rec.Result[1-side] = -1, 1
+	rec.Forfeit = &ForfeitRecord{Side: side, Player: rec.Players[side], Reason: f.Reason, Stderr: f.Stderr}
+	return rec
 }
 
 // formatMoves writes moves in g's notation, or as space-separated action

@@ -91,6 +91,9 @@ func Build(g games.Game, spec Spec) (*Factory, error) {
 		}
 		f.New = func(rng *rand.Rand) (Player, error) { return &greedyPlayer{name: name, h: h, rng: rng}, nil }
 	case "alphabeta":
+		if err := games.RequireDeterministic(g, "alpha-beta"); err != nil {
+			return nil, fmt.Errorf("player %s: %w", name, err)
+		}
 		cfg := search.Config{
 			Depth:     spec.Int("depth", 0),
 			Nodes:     int64(spec.Int("nodes", 0)),
@@ -122,6 +125,9 @@ func Build(g games.Game, spec Spec) (*Factory, error) {
 		pool := &solverPool{bits: spec.Int("tt", 22)}
 		f.New = func(rng *rand.Rand) (Player, error) { return &solverPlayer{name: name, pool: pool, rng: rng}, nil }
 	case "mcts":
+		if err := games.RequireDeterministic(g, "mcts (UCT)"); err != nil {
+			return nil, fmt.Errorf("player %s: %w", name, err)
+		}
 		cfg := mcts.DefaultUCTConfig()
 		cfg.Rollouts = spec.Int("rollouts", cfg.Rollouts)
 		cfg.C = spec.Float("c", cfg.C)
@@ -138,6 +144,10 @@ func Build(g games.Game, spec Spec) (*Factory, error) {
 		}
 	case "net":
 		return buildNet(g, spec)
+	case "expectimax", "pubeval":
+		return buildChance(g, spec)
+	case "gtp", "gnugo", "grhino":
+		return buildGTP(g, spec)
 	default:
 		return nil, fmt.Errorf("player spec %q: unknown kind %q; valid kinds: %s", name, spec.Kind, kindNames())
 	}
@@ -148,6 +158,9 @@ func Build(g games.Game, spec Spec) (*Factory, error) {
 // all the games.
 func buildNet(g games.Game, spec Spec) (*Factory, error) {
 	name := spec.String()
+	if err := games.RequireDeterministic(g, "net (PUCT)"); err != nil {
+		return nil, fmt.Errorf("player %s: %w", name, err)
+	}
 	path := spec.Str("path", "")
 	if path == "" {
 		return nil, fmt.Errorf("player %s: net needs path=FILE", name)
@@ -159,7 +172,9 @@ func buildNet(g games.Game, spec Spec) (*Factory, error) {
 	if err := ck.CheckGame(g); err != nil {
 		return nil, fmt.Errorf("player %s: %s: %w", name, path, err)
 	}
-	eval, err := nn.NewEvaluator(nn.DefaultEvaluatorConfig(), ck.Weights, g)
+	ecfg := nn.DefaultEvaluatorConfig()
+	ecfg.Precision = spec.Str("precision", "")
+	eval, err := nn.NewEvaluator(ecfg, ck.Weights, g)
 	if err != nil {
 		return nil, fmt.Errorf("player %s: %w", name, err)
 	}
@@ -250,6 +265,13 @@ func (p *greedyPlayer) ChooseAction(_ context.Context, s games.State) (int, erro
 		switch {
 		case c.IsTerminal():
 			v = 2 * c.Returns()[me] // a win beats every heuristic score
+		case games.IsChanceNode(c):
+			// The heuristic scores a chance node for the player who moves
+			// after it (games.ChanceState.NextPlayer).
+			v = p.h.Evaluate(c)
+			if c.(games.ChanceState).NextPlayer() != me {
+				v = -v
+			}
 		case c.CurrentPlayer() == me:
 			v = p.h.Evaluate(c)
 		default:

@@ -3,6 +3,7 @@ package arena
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -24,8 +25,8 @@ func TestVerdictsCacheAndBench(t *testing.T) {
 	}
 	pos = pos[:40]
 	ctx := context.Background()
-	cache := filepath.Join(t.TempDir(), "sub", "v.json")
-	v, err := LoadOrSolveVerdicts(ctx, cache, pos, 16, nil)
+	cache := filepath.Join(t.TempDir(), "v.json")
+	v, err := LoadOrSolveVerdicts(ctx, cache, pos, 16, false, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,14 +60,81 @@ func TestVerdictsCacheAndBench(t *testing.T) {
 	if _, err := Bench(ctx, BenchConfig{Verdicts: v}, solver, pos[:10]); err == nil || !strings.Contains(err.Error(), "other positions") {
 		t.Fatalf("verdicts for other positions accepted: %v", err)
 	}
-	// The file round-trips, and a stale one (other positions) is replaced.
-	again, err := LoadOrSolveVerdicts(ctx, cache, pos, 16, nil)
+	// The file round-trips, and serves the first of its positions.
+	again, err := LoadOrSolveVerdicts(ctx, cache, pos, 16, false, nil)
 	if err != nil || !again.matches(pos) {
 		t.Fatalf("reloading: %v", err)
 	}
-	fewer, err := LoadOrSolveVerdicts(ctx, cache, pos[:5], 16, nil)
+	fewer, err := LoadOrSolveVerdicts(ctx, cache, pos[:5], 16, false, nil)
 	if err != nil || len(fewer.Outcomes) != 5 {
 		t.Fatalf("stale cache: %v", err)
+	}
+}
+
+// TestVerdictsCacheIsNotOverwritten checks that a cache file holding
+// anything but the verdicts asked for is left alone unless forced, that a
+// cache of the first positions is extended (its verdicts kept, the rest
+// solved), and that the cache's folder is never created.
+func TestVerdictsCacheIsNotOverwritten(t *testing.T) {
+	ctx := context.Background()
+	pos := readSet(t, "Test_L3_R1")[:8]
+	other := readSet(t, "Test_L2_R1")[:3]
+	dir := t.TempDir()
+	cache := filepath.Join(dir, "v.json")
+	if _, err := LoadOrSolveVerdicts(ctx, cache, other, 16, false, nil); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := os.ReadFile(cache)
+	_, err := LoadOrSolveVerdicts(ctx, cache, pos, 16, false, nil)
+	if !errors.Is(err, ErrOtherVerdicts) || !strings.Contains(err.Error(), "3 other positions") {
+		t.Fatalf("cache of other positions: error %v, want ErrOtherVerdicts", err)
+	}
+	if after, _ := os.ReadFile(cache); string(after) != string(before) {
+		t.Fatal("a cache of other positions was overwritten")
+	}
+	// Not a verdicts file at all (a positions file given by mistake).
+	notV := filepath.Join(dir, "positions.txt")
+	os.WriteFile(notV, []byte("4453 1\n"), 0o644)
+	jsonV := filepath.Join(dir, "package.json")
+	os.WriteFile(jsonV, []byte(`{"name": "x"}`), 0o644)
+	for _, f := range []string{notV, jsonV} {
+		before, _ := os.ReadFile(f)
+		_, err = LoadOrSolveVerdicts(ctx, f, pos, 16, false, nil)
+		if !errors.Is(err, ErrOtherVerdicts) || !strings.Contains(err.Error(), "not a verdicts file") {
+			t.Errorf("%s: error %v, want ErrOtherVerdicts naming it not a verdicts file", f, err)
+		}
+		if after, _ := os.ReadFile(f); string(after) != string(before) {
+			t.Errorf("%s was overwritten", f)
+		}
+	}
+	// Forced, the cache is replaced.
+	v, err := LoadOrSolveVerdicts(ctx, cache, pos, 16, true, nil)
+	if err != nil || !v.matches(pos) {
+		t.Fatalf("forced: %v", err)
+	}
+	if c, ok, err := readVerdicts(cache, pos); !ok || err != nil || !c.matches(pos) {
+		t.Fatalf("forced: cache not replaced (%v, %v)", ok, err)
+	}
+	// A cache of the first 5 is extended to 8: its (poisoned) verdicts are
+	// kept, the other 3 solved.
+	start := &Verdicts{Positions: v.Positions[:5], Outcomes: make([][7]int, 5)}
+	for i := range start.Outcomes {
+		start.Outcomes[i] = [7]int{1, 1, 1, 1, 1, 1, 1}
+	}
+	data, _ := json.Marshal(start)
+	os.WriteFile(cache, data, 0o644)
+	ext, err := LoadOrSolveVerdicts(ctx, cache, pos, 16, false, nil)
+	if err != nil || len(ext.Outcomes) != 8 || ext.Outcomes[4] != start.Outcomes[4] || ext.Outcomes[7] != v.Outcomes[7] {
+		t.Fatalf("extending a cache of the first positions: %v", err)
+	}
+	// A missing folder is an error, and is not created.
+	missing := filepath.Join(dir, "nonexistent", "v.json")
+	_, err = LoadOrSolveVerdicts(ctx, missing, pos, 16, false, nil)
+	if err == nil || !strings.Contains(err.Error(), "does not exist") {
+		t.Fatalf("missing folder: error %v", err)
+	}
+	if _, err := os.Stat(filepath.Dir(missing)); !errors.Is(err, os.ErrNotExist) {
+		t.Fatal("the missing folder was created")
 	}
 }
 
@@ -103,8 +171,8 @@ func TestLoadOrSolveVerdictsKnownFiles(t *testing.T) {
 	data, _ = json.Marshal(otherV)
 	os.WriteFile(other, data, 0o644)
 
-	cache := filepath.Join(dir, "cache", "v.json")
-	v, err := LoadOrSolveVerdicts(ctx, cache, pos[:8], 16, nil, filepath.Join(dir, "missing.json"), other, known)
+	cache := filepath.Join(dir, "v.json")
+	v, err := LoadOrSolveVerdicts(ctx, cache, pos[:8], 16, false, nil, filepath.Join(dir, "missing.json"), other, known)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +184,7 @@ func TestLoadOrSolveVerdictsKnownFiles(t *testing.T) {
 		t.Fatalf("cache not written from the known file: %v %v", ok, err)
 	}
 	// Nothing known fits 12 other positions: they are solved.
-	v, err = LoadOrSolveVerdicts(ctx, filepath.Join(dir, "v2.json"), pos[:12], 16, nil, other)
+	v, err = LoadOrSolveVerdicts(ctx, filepath.Join(dir, "v2.json"), pos[:12], 16, false, nil, other)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,8 +5,18 @@
 // The model is OpenSpiel's: a Game is an immutable, shareable description; a
 // State is a small mutable position. Actions are dense integers in
 // [0, NumActions()), so the size of a policy head is the game's business alone.
-// All games here are two-player, zero-sum and of perfect information.
+// All games here are two-player and zero-sum. Most are deterministic; games
+// of chance (backgammon) add chance nodes as OpenSpiel does: a state whose
+// CurrentPlayer is ChancePlayer lists its outcomes with their probabilities
+// (ChanceState) and the next action is drawn from them, not chosen. Such a
+// game implements Stochastic, so that an algorithm that cannot handle chance
+// checks once, at construction, with RequireDeterministic.
 package games
+
+import (
+	"fmt"
+	"math/rand/v2"
+)
 
 // Game is an immutable description of a game with fixed parameters. It is
 // safe for concurrent use.
@@ -31,12 +41,14 @@ type Game interface {
 type State interface {
 	// Game returns the game this state belongs to.
 	Game() Game
-	// CurrentPlayer is the player to move: 0 moves first, 1 second. At a
-	// terminal state its value is unspecified.
+	// CurrentPlayer is the player to move: 0 moves first, 1 second, or
+	// ChancePlayer at a chance node of a Stochastic game. At a terminal
+	// state its value is unspecified.
 	CurrentPlayer() int
 	// LegalActions appends the legal actions in increasing order to buf[:0]
 	// and returns the result. It returns an empty slice exactly when the
-	// state is terminal.
+	// state is terminal. At a chance node the legal actions are the
+	// outcomes (see ChanceState).
 	LegalActions(buf []int) []int
 	// IsLegal reports whether action a may be played now.
 	IsLegal(a int) bool
@@ -109,8 +121,9 @@ type Notation interface {
 // depth-limited search at its horizon.
 type Heuristic interface {
 	// Evaluate scores a non-terminal state from the point of view of the
-	// player to move, strictly inside (-1, 1), so that any true win (+1) or
-	// loss (-1) orders beyond every heuristic score.
+	// player to move (at a chance node: of ChanceState.NextPlayer), strictly
+	// inside (-1, 1), so that any true win (+1) or loss (-1) orders beyond
+	// every heuristic score.
 	Evaluate(s State) float64
 }
 
@@ -122,4 +135,93 @@ type Threats interface {
 	// move, -1 when it cannot and cannot stop the opponent from winning with
 	// the move after, and 0 otherwise (nothing known, or the game is over).
 	ForcedResult() int
+}
+
+// ChancePlayer is what State.CurrentPlayer returns at a chance node (as
+// OpenSpiel's kChancePlayerId).
+const ChancePlayer = -1
+
+// ChanceOutcome is one outcome of a chance node: the action that plays it and
+// its probability.
+type ChanceOutcome struct {
+	Action int
+	Prob   float64
+}
+
+// Stochastic is implemented by games with chance nodes (dice). Every other
+// game is deterministic, and the algorithms written for those refuse a
+// Stochastic game at construction (RequireDeterministic).
+type Stochastic interface {
+	// MaxChanceOutcomes bounds the outcomes: every outcome of every chance
+	// node is an action in [0, MaxChanceOutcomes()), which is at most
+	// NumActions(), so that Play, IsLegal and ApplyAction take outcomes
+	// like any other action.
+	MaxChanceOutcomes() int
+}
+
+// ChanceState is implemented by the states of a Stochastic game. At a chance
+// node CurrentPlayer is ChancePlayer, LegalActions lists the outcomes'
+// actions, and ApplyAction of one of them plays that outcome.
+type ChanceState interface {
+	State
+	// IsChanceNode reports whether the next action is drawn by chance.
+	IsChanceNode() bool
+	// ChanceOutcomes appends the outcomes of a chance node, in increasing
+	// order of action, to buf[:0]; their probabilities are positive and sum
+	// to 1. At a decision node or a terminal state it returns buf[:0].
+	ChanceOutcomes(buf []ChanceOutcome) []ChanceOutcome
+	// NextPlayer is the player who moves once the chance event of a chance
+	// node has happened (0 or 1); at a decision node it is CurrentPlayer.
+	// A Heuristic scores a chance node from this player's point of view.
+	NextPlayer() int
+}
+
+// HasChance reports whether g has chance nodes.
+func HasChance(g Game) bool {
+	_, ok := g.(Stochastic)
+	return ok
+}
+
+// IsChanceNode reports whether s is a chance node (false for every state of
+// a deterministic game).
+func IsChanceNode(s State) bool {
+	cs, ok := s.(ChanceState)
+	return ok && cs.IsChanceNode()
+}
+
+// RequireDeterministic returns an error naming who and the game when g has
+// chance nodes, for the algorithms that cannot handle chance to call once,
+// at construction.
+func RequireDeterministic(g Game, who string) error {
+	if g != nil && HasChance(g) {
+		return fmt.Errorf("%s: game %s has chance nodes (dice), which %s cannot handle", who, g.Name(), who)
+	}
+	return nil
+}
+
+// SampleOutcome draws one outcome's action from outcomes (probabilities
+// summing to 1) with rng. It returns -1 for an empty list.
+func SampleOutcome(outcomes []ChanceOutcome, rng *rand.Rand) int {
+	if len(outcomes) == 0 {
+		return -1
+	}
+	u := rng.Float64()
+	for _, o := range outcomes {
+		if u < o.Prob {
+			return o.Action
+		}
+		u -= o.Prob
+	}
+	return outcomes[len(outcomes)-1].Action // rounding: u was just below 1
+}
+
+// SampleChance draws the outcome of chance node s with rng; it returns an
+// error when s is not a chance node.
+func SampleChance(s State, rng *rand.Rand) (int, error) {
+	cs, ok := s.(ChanceState)
+	if !ok || !cs.IsChanceNode() {
+		return 0, fmt.Errorf("game %s: sampling chance at a state that is not a chance node", s.Game().Name())
+	}
+	var buf [64]ChanceOutcome
+	return SampleOutcome(cs.ChanceOutcomes(buf[:0]), rng), nil
 }

@@ -70,6 +70,9 @@ func (s *Search) Run(ctx context.Context, st games.State) (Result, error) {
 	if st.IsTerminal() {
 		return Result{}, errTerminal
 	}
+	if err := games.RequireDeterministic(st.Game(), "mcts (PUCT)"); err != nil {
+		return Result{}, err
+	}
 	s.sync(st)
 	if err := s.search(ctx, s.cfg.Simulations, true); err != nil {
 		return Result{}, err

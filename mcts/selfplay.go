@@ -102,6 +102,9 @@ func NewSelfPlay(cfg Config, g games.Game, eval Evaluator, rng *rand.Rand) (*Sel
 	if g == nil || eval == nil || rng == nil {
 		return nil, errors.New("mcts: self-play: nil game, evaluator or rng")
 	}
+	if err := games.RequireDeterministic(g, "mcts self-play"); err != nil {
+		return nil, err
+	}
 	p := &SelfPlay{cfg: cfg, g: g, eval: eval, rng: rng}
 	p.slots = make([]*slot, cfg.GamesInFlight)
 	for i := range p.slots {

@@ -75,6 +75,9 @@ func (u *UCT) ChooseAction(ctx context.Context, st games.State) (int, error) {
 	if st.IsTerminal() {
 		return 0, errTerminal
 	}
+	if err := games.RequireDeterministic(st.Game(), "mcts (UCT)"); err != nil {
+		return 0, err
+	}
 	u.root = copyState(u.root, st)
 	if n := st.Game().NumActions(); len(u.prior) != n {
 		u.prior = make([]float32, n)

@@ -217,11 +217,20 @@ func (e *encoder) tensor(t Tensor) {
 // bounded by the bytes actually read.
 func ReadCheckpoint(r io.Reader) (*Checkpoint, error) {
 	var head [20]byte
-	if _, err := io.ReadFull(r, head[:]); err != nil {
+	if n, err := io.ReadFull(r, head[:]); err != nil {
+		if n == 0 && errors.Is(err, io.EOF) {
+			return nil, errors.New("not a tabula checkpoint: the file is empty")
+		}
+		if (errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)) && !bytes.HasPrefix(checkpointMagic[:], head[:min(n, 8)]) {
+			return nil, fmt.Errorf("not a tabula checkpoint: %d bytes that do not begin with %q", n, checkpointMagic[:])
+		}
+		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+			return nil, fmt.Errorf("not a whole tabula checkpoint: %d bytes, shorter than the %d-byte header", n, len(head))
+		}
 		return nil, fmt.Errorf("header: %w", err)
 	}
 	if !bytes.Equal(head[:8], checkpointMagic[:]) {
-		return nil, fmt.Errorf("magic %q, want %q: not a tabula checkpoint", head[:8], checkpointMagic[:])
+		return nil, fmt.Errorf("not a tabula checkpoint: it begins with %q, not %q", head[:8], checkpointMagic[:])
 	}
 	if v := binary.LittleEndian.Uint32(head[8:]); v != CheckpointVersion {
 		return nil, fmt.Errorf("format version %d, want %d", v, CheckpointVersion)

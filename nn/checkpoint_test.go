@@ -187,7 +187,9 @@ func TestCheckpointErrorMessages(t *testing.T) {
 			off := 20 + 4 + len("tiny:size=3")
 			binary.LittleEndian.PutUint32(b[off+4:], 0) // blocks 1 -> 0
 		})), "tensors hold"},
-		{"empty", nil, "header"},
+		{"empty", nil, "not a tabula checkpoint: the file is empty"},
+		{"short text", []byte("hello\n"), "not a tabula checkpoint: 6 bytes"},
+		{"short checkpoint", data[:12], "not a whole tabula checkpoint: 12 bytes"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := ReadCheckpoint(bytes.NewReader(tc.data))

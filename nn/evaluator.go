@@ -31,6 +31,11 @@ type EvaluatorConfig struct {
 	// CacheSize is the number of cached results, 0 for no cache. An entry
 	// takes 4*NumActions+28 bytes.
 	CacheSize int `yaml:"cache_size"`
+	// Precision is the arithmetic of the network's residual tower:
+	// "fp32" (or empty), "bf16", "int8", or "auto", the fastest that has
+	// native kernels on this CPU and passes an accuracy check against FP32
+	// (see NewModelFor). Training always runs in FP32.
+	Precision string `yaml:"precision"`
 }
 
 // DefaultEvaluatorConfig returns batches of up to 64 positions, no wait, one
@@ -56,6 +61,9 @@ func (c EvaluatorConfig) Validate() error {
 		return fmt.Errorf("nn: evaluator workers = %d, want 0..256 (0: one per core)", c.Workers)
 	case c.CacheSize < 0 || c.CacheSize > 1<<26:
 		return fmt.Errorf("nn: evaluator cache_size = %d, want 0..%d", c.CacheSize, 1<<26)
+	}
+	if err := ValidatePrecision(c.Precision); err != nil {
+		return fmt.Errorf("nn: evaluator precision: %w", err)
 	}
 	return nil
 }
@@ -191,7 +199,7 @@ func (e *Evaluator) model(w *Weights) (*Model, error) {
 	if w.Shape != e.shape {
 		return nil, fmt.Errorf("nn: evaluator: network shape %+v does not fit game %s (%+v)", w.Shape, e.game.Name(), e.shape)
 	}
-	return NewModel(w)
+	return NewModelFor(w, e.game, e.cfg.Precision)
 }
 
 // SetWeights makes every later request use network w (w is only read during

@@ -41,6 +41,10 @@ type Model struct {
 
 	stemCopies, towerCopies []copyOp // im2col plans
 
+	prec      Precision // of the tower's convolutions
+	low       []lowConv // BF16, Int8: conv1 and conv2 of each block
+	lowCopies []copyOp  // im2col plan of the low-precision tower
+
 	flops int64
 }
 
@@ -195,6 +199,13 @@ type Net struct {
 	vh       []float32 // value hidden layer of the whole batch [position][hidden]
 
 	ws gemm.Workspace // SGEMM scratch, reserved for every product of Forward
+
+	// The low-precision tower's input ([point][filters]) and im2col
+	// ([point][kpad]) in bf16 or uint8.
+	inB, colB []uint16
+	inQ, colQ []uint8
+
+	record []topK // calibration: the largest inputs of every tower convolution
 }
 
 // copyOp is one contiguous run of im2col: dst and src offsets relative to the
@@ -244,6 +255,15 @@ func (m *Model) newNet(maxBatch, chunk int) *Net {
 		n.ws.Reserve(b.conv1.n, b.conv1.k)
 		n.ws.Reserve(b.conv2.n, b.conv2.k)
 	}
+	if len(m.low) > 0 {
+		kp := m.low[0].kPad()
+		n.ws.ReserveLow(f, kp)
+		if m.prec == BF16 {
+			n.inB, n.colB = make([]uint16, rows*f), make([]uint16, rows*kp)
+		} else {
+			n.inQ, n.colQ = make([]uint8, rows*f), make([]uint8, rows*kp)
+		}
+	}
 	return n
 }
 
@@ -260,11 +280,15 @@ func (n *Net) MaxBatch() int { return n.maxBatch }
 // im2colPlan lists the contiguous runs that build one position's im2col
 // matrix for a 3x3 "same" convolution over h x w points of c channels. Runs
 // never cover the padding, which stays zero in the im2col buffer.
-func im2colPlan(h, w, c int) []copyOp {
+func im2colPlan(h, w, c int) []copyOp { return im2colPlanStride(h, w, c, 9*c) }
+
+// im2colPlanStride is im2colPlan for an im2col matrix whose rows are stride
+// >= 9*c long (the padding past 9*c is never written).
+func im2colPlanStride(h, w, c, stride int) []copyOp {
 	var ops []copyOp
 	for r := 0; r < h; r++ {
 		for col := 0; col < w; col++ {
-			base := (r*w + col) * 9 * c
+			base := (r*w + col) * stride
 			for dy := -1; dy <= 1; dy++ {
 				rr := r + dy
 				if rr < 0 || rr >= h {
@@ -285,7 +309,7 @@ func im2colPlan(h, w, c int) []copyOp {
 // im2col fills the im2col matrix of nb positions from channels-last
 // activations src, following plan; per is the size of one position's im2col
 // matrix and stride that of its activations.
-func im2col(dst, src []float32, nb int, plan []copyOp, per, stride int) {
+func im2col[T float32 | uint16 | uint8](dst, src []T, nb int, plan []copyOp, per, stride int) {
 	for b := 0; b < nb; b++ {
 		d, s := dst[b*per:(b+1)*per], src[b*stride:(b+1)*stride]
 		for _, op := range plan {
@@ -342,9 +366,20 @@ func (n *Net) tower(obs []float32, nb int, hd []float32) {
 	x, h := n.x[:rows*f], n.h[:rows*f]
 	im2col(n.colStem, in, nb, m.stemCopies, hw*9*p, hw*p)
 	n.conv(rows, m.stem, n.colStem, x)
-	for _, b := range m.blocks {
+	for i, b := range m.blocks {
+		if n.record != nil {
+			n.record[2*i].add(x)
+		}
+		if m.prec != FP32 {
+			n.lowConv(rows, nb, m.low[2*i], b.conv1, x, h, false)
+			n.lowConv(rows, nb, m.low[2*i+1], b.conv2, h, x, true)
+			continue
+		}
 		im2col(n.colTower, x, nb, m.towerCopies, hw*9*f, hw*f)
 		n.conv(rows, b.conv1, n.colTower, h)
+		if n.record != nil {
+			n.record[2*i+1].add(h)
+		}
 		im2col(n.colTower, h, nb, m.towerCopies, hw*9*f, hw*f)
 		// x = ReLU(x + conv2(h) + bias)
 		n.ws.Sgemm(false, false, rows, f, b.conv2.k, 1, n.colTower, b.conv2.k, b.conv2.w, f, 1, x, f)
@@ -352,6 +387,27 @@ func (n *Net) tower(obs []float32, nb int, hd []float32) {
 	}
 
 	n.dense(rows, m.head, x, hd, true)
+}
+
+// lowConv computes out = ReLU(conv(in) + l.bias (+ out if acc)) for rows
+// rows (nb positions) in the model's reduced precision: in is converted to
+// bf16 or quantised to uint8, spread into the im2col matrix, and multiplied
+// by the packed weights of lc.
+func (n *Net) lowConv(rows, nb int, lc lowConv, l layer, in, out []float32, acc bool) {
+	m := n.m
+	hw, f := m.hw, m.cfg.Filters
+	kp := lc.kPad()
+	if lc.bf != nil {
+		bin := n.inB[:rows*f]
+		gemm.ConvertBF16(bin, in)
+		im2col(n.colB, bin, nb, m.lowCopies, hw*kp, hw*f)
+		n.ws.GemmBF16(rows, n.colB, kp, lc.bf, acc, l.bias, true, out, f)
+		return
+	}
+	q := n.inQ[:rows*f]
+	gemm.QuantizeU8(q, in, lc.inScale)
+	im2col(n.colQ, q, nb, m.lowCopies, hw*kp, hw*f)
+	n.ws.GemmInt8(rows, n.colQ, kp, lc.inScale, lc.q, acc, l.bias, true, out, f)
 }
 
 // heads runs the fully connected layers of both heads over the whole batch.

@@ -4,9 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"reflect"
+	"regexp"
+	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"gopkg.in/yaml.v3"
 
@@ -35,6 +39,10 @@ type Config struct {
 	Duration time.Duration `yaml:"duration"`
 	// Iterations stops the run after this many iterations (0: no limit).
 	Iterations int `yaml:"iterations"`
+	// KeepCheckpoints is how many of the latest iteration checkpoints are
+	// kept; older ones are deleted unless they were ever promoted to best
+	// (0: keep all).
+	KeepCheckpoints int `yaml:"keep_checkpoints"`
 
 	Network   nn.Config          `yaml:"network"`
 	Evaluator nn.EvaluatorConfig `yaml:"evaluator"`
@@ -141,14 +149,15 @@ func DefaultConfig() Config {
 	sp.Simulations = 100
 	tc := train.DefaultConfig()
 	return Config{
-		Game:      "connect4",
-		Seed:      1,
-		RunDir:    "runs/connect4",
-		Network:   nn.DefaultConfig(),
-		Evaluator: nn.DefaultEvaluatorConfig(),
-		SelfPlay:  SelfPlayConfig{Workers: 0, GamesPerRound: 100, ChunkGames: 10, MCTS: sp},
-		Replay:    replay.DefaultConfig(),
-		Train:     TrainConfig{Config: tc, StepsPerIteration: 100, MinExamples: 2000, BLAS: train.BLASTabula},
+		Game:            "connect4",
+		Seed:            1,
+		RunDir:          "runs/connect4",
+		KeepCheckpoints: 10,
+		Network:         nn.DefaultConfig(),
+		Evaluator:       nn.DefaultEvaluatorConfig(),
+		SelfPlay:        SelfPlayConfig{Workers: 0, GamesPerRound: 100, ChunkGames: 10, MCTS: sp},
+		Replay:          replay.DefaultConfig(),
+		Train:           TrainConfig{Config: tc, StepsPerIteration: 100, MinExamples: 2000, BLAS: train.BLASTabula},
 		Gate: GateConfig{Games: 40, Simulations: 50, Method: "sprt", Threshold: 0.55, RandomPlies: 4,
 			SPRT: elo.SPRT{Elo0: 0, Elo1: 35, Alpha: 0.05, Beta: 0.05}},
 		Ladder: LadderConfig{Every: 5, Players: []string{"random", "alphabeta:depth=3", "mcts:rollouts=200"},
@@ -160,101 +169,104 @@ func DefaultConfig() Config {
 // Validate checks every section and names the first bad field by its YAML
 // path.
 func (c *Config) Validate() error {
-	if _, err := games.New(c.Game); err != nil {
-		return fmt.Errorf("game: %w", err)
+	g, err := games.New(c.Game)
+	if err != nil {
+		return bad("game", "game: %v", err)
 	}
 	switch {
 	case c.RunDir == "":
-		return errors.New("run_dir: must not be empty")
+		return bad("run_dir", "run_dir: must not be empty")
 	case c.Duration < 0:
-		return fmt.Errorf("duration = %v, want >= 0 (0: no limit)", c.Duration)
+		return bad("duration", "duration = %v, want >= 0 (0: no limit)", c.Duration)
 	case c.Iterations < 0:
-		return fmt.Errorf("iterations = %d, want >= 0 (0: no limit)", c.Iterations)
+		return bad("iterations", "iterations = %d, want >= 0 (0: no limit)", c.Iterations)
+	case c.KeepCheckpoints < 0:
+		return bad("keep_checkpoints", "keep_checkpoints = %d, want >= 0 (0: keep all)", c.KeepCheckpoints)
 	}
 	if err := c.Network.Validate(); err != nil {
-		return fmt.Errorf("network: %w", err)
+		return inSection("network", err)
 	}
 	if err := c.Evaluator.Validate(); err != nil {
-		return fmt.Errorf("evaluator: %w", err)
+		return inSection("evaluator", err)
 	}
 	sp := c.SelfPlay
 	switch {
 	case sp.Workers < 0 || sp.Workers > 256:
-		return fmt.Errorf("selfplay.workers = %d, want 0..256 (0: one per core)", sp.Workers)
+		return bad("selfplay.workers", "selfplay.workers = %d, want 0..256 (0: one per core)", sp.Workers)
 	case sp.GamesPerRound < 1:
-		return fmt.Errorf("selfplay.games_per_round = %d, want >= 1", sp.GamesPerRound)
+		return bad("selfplay.games_per_round", "selfplay.games_per_round = %d, want >= 1", sp.GamesPerRound)
 	case sp.ChunkGames < 1:
-		return fmt.Errorf("selfplay.chunk_games = %d, want >= 1", sp.ChunkGames)
+		return bad("selfplay.chunk_games", "selfplay.chunk_games = %d, want >= 1", sp.ChunkGames)
 	}
 	if err := sp.MCTS.Validate(); err != nil {
-		return fmt.Errorf("selfplay.mcts: %w", err)
+		return inSection("selfplay.mcts", err)
 	}
 	if err := c.Replay.Validate(); err != nil {
-		return err
+		return inSection("replay", err)
 	}
 	if err := c.Train.Config.Validate(); err != nil {
-		return err
+		return inSection("train", err)
 	}
 	switch {
 	case c.Train.BLAS != train.BLASTabula && c.Train.BLAS != train.BLASGonum:
-		return fmt.Errorf("train.blas = %q, want %q or %q", c.Train.BLAS, train.BLASTabula, train.BLASGonum)
+		return bad("train.blas", "train.blas = %q, want %q or %q", c.Train.BLAS, train.BLASTabula, train.BLASGonum)
 	case c.Train.StepsPerIteration < 1:
-		return fmt.Errorf("train.steps_per_iteration = %d, want >= 1", c.Train.StepsPerIteration)
+		return bad("train.steps_per_iteration", "train.steps_per_iteration = %d, want >= 1", c.Train.StepsPerIteration)
 	case c.Train.MinExamples < c.Train.BatchSize:
-		return fmt.Errorf("train.min_examples = %d, want >= train.batch_size (%d)", c.Train.MinExamples, c.Train.BatchSize)
+		return bad("train.min_examples|train.batch_size", "train.min_examples = %d, want >= train.batch_size (%d)", c.Train.MinExamples, c.Train.BatchSize)
 	case c.Train.MinExamples > c.Replay.Window:
-		return fmt.Errorf("train.min_examples = %d, want <= replay.window (%d)", c.Train.MinExamples, c.Replay.Window)
+		return bad("train.min_examples|replay.window", "train.min_examples = %d, want <= replay.window (%d)", c.Train.MinExamples, c.Replay.Window)
 	}
 	gt := c.Gate
 	switch {
 	case gt.Games < 0:
-		return fmt.Errorf("gate.games = %d, want >= 0 (0: every new network becomes the best)", gt.Games)
+		return bad("gate.games", "gate.games = %d, want >= 0 (0: every new network becomes the best)", gt.Games)
 	case gt.Simulations < 1:
-		return fmt.Errorf("gate.simulations = %d, want >= 1", gt.Simulations)
+		return bad("gate.simulations", "gate.simulations = %d, want >= 1", gt.Simulations)
 	case gt.Method != "sprt" && gt.Method != "winrate":
-		return fmt.Errorf("gate.method = %q, want \"sprt\" or \"winrate\"", gt.Method)
+		return bad("gate.method", "gate.method = %q, want \"sprt\" or \"winrate\"", gt.Method)
 	case !(gt.Threshold >= 0 && gt.Threshold <= 1):
-		return fmt.Errorf("gate.threshold = %v, want in [0, 1]", gt.Threshold)
-	case gt.RandomPlies < 0:
-		return fmt.Errorf("gate.random_plies = %d, want >= 0", gt.RandomPlies)
+		return bad("gate.threshold", "gate.threshold = %v, want in [0, 1]", gt.Threshold)
+	case gt.RandomPlies < 0 || gt.RandomPlies >= g.MaxGameLength():
+		return bad("gate.random_plies", "gate.random_plies = %d, want 0..%d (a game of %s lasts at most %d plies)", gt.RandomPlies, g.MaxGameLength()-1, g.Name(), g.MaxGameLength())
 	}
 	if gt.Method == "sprt" {
 		if err := gt.SPRT.Validate(); err != nil {
-			return fmt.Errorf("gate.sprt: %w", err)
+			return inSection("gate.sprt", err)
 		}
 	}
 	ld := c.Ladder
 	switch {
 	case ld.Every < 0:
-		return fmt.Errorf("ladder.every = %d, want >= 0 (0: never)", ld.Every)
+		return bad("ladder.every", "ladder.every = %d, want >= 0 (0: never)", ld.Every)
 	case ld.Every > 0 && len(ld.Players) == 0:
-		return errors.New("ladder.players: empty, want at least one player spec when ladder.every > 0")
+		return bad("ladder.players", "ladder.players: empty, want at least one player spec when ladder.every > 0")
 	case ld.Every > 0 && ld.Games < 1:
-		return fmt.Errorf("ladder.games = %d, want >= 1", ld.Games)
+		return bad("ladder.games", "ladder.games = %d, want >= 1", ld.Games)
 	case ld.Every > 0 && ld.Simulations < 1:
-		return fmt.Errorf("ladder.simulations = %d, want >= 1", ld.Simulations)
-	case ld.RandomPlies < 0:
-		return fmt.Errorf("ladder.random_plies = %d, want >= 0", ld.RandomPlies)
+		return bad("ladder.simulations", "ladder.simulations = %d, want >= 1", ld.Simulations)
+	case ld.RandomPlies < 0 || ld.RandomPlies >= g.MaxGameLength():
+		return bad("ladder.random_plies", "ladder.random_plies = %d, want 0..%d (a game of %s lasts at most %d plies)", ld.RandomPlies, g.MaxGameLength()-1, g.Name(), g.MaxGameLength())
 	}
 	for i, p := range ld.Players {
 		if _, err := arena.ParseSpec(p); err != nil {
-			return fmt.Errorf("ladder.players[%d]: %w", i, err)
+			return bad("ladder.players", "ladder.players[%d]: %v", i, err)
 		}
 	}
 	bc := c.Bench
 	switch {
 	case bc.Every < 0:
-		return fmt.Errorf("bench.every = %d, want >= 0 (0: never)", bc.Every)
+		return bad("bench.every", "bench.every = %d, want >= 0 (0: never)", bc.Every)
 	case bc.Every > 0 && !strings.HasPrefix(c.Game, "connect4"):
-		return fmt.Errorf("bench.every = %d, but the mistake-rate benchmark exists only for connect4 (game %q): set it to 0", bc.Every, c.Game)
+		return bad("bench.every", "bench.every = %d, but the mistake-rate benchmark exists only for connect4 (game %q): set it to 0", bc.Every, c.Game)
 	case bc.Every > 0 && len(bc.Sets) == 0:
-		return errors.New("bench.sets: empty, want test set names such as Test_L1_R1")
+		return bad("bench.sets", "bench.sets: empty, want test set names such as Test_L1_R1")
 	case bc.Every > 0 && (bc.Positions < 1 || bc.Simulations < 1):
-		return fmt.Errorf("bench.positions = %d and bench.simulations = %d, want both >= 1", bc.Positions, bc.Simulations)
+		return bad("bench.positions|bench.simulations", "bench.positions = %d and bench.simulations = %d, want both >= 1", bc.Positions, bc.Simulations)
 	}
 	for _, s := range bc.Sets {
 		if !validSet(s) {
-			return fmt.Errorf("bench.sets: %q is not a Pons test set name (Test_L1_R1 .. Test_L3_R1)", s)
+			return bad("bench.sets", "bench.sets: %q is not a Pons test set name (Test_L1_R1 .. Test_L3_R1)", s)
 		}
 	}
 	return nil
@@ -270,7 +282,8 @@ func validSet(s string) bool {
 
 // Load reads a YAML config over the defaults, strictly (an unknown key or a
 // wrong type is an error naming the line), applies the -set overrides
-// ("key.path=value"), and validates the result.
+// ("key.path=value"), validates the result and builds every player spec
+// (CheckPlayers), so that a mistake shows at start rather than an hour in.
 func Load(path string, overrides []string) (*Config, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -280,14 +293,19 @@ func Load(path string, overrides []string) (*Config, error) {
 	if err != nil {
 		return nil, fmt.Errorf("config %s: %w", path, err)
 	}
+	if err := cfg.CheckPlayers(); err != nil {
+		return nil, fmt.Errorf("config %s: %w", path, err)
+	}
 	return cfg, nil
 }
 
-// Parse is Load on bytes.
+// Parse is Load on bytes, without building the players. The config must
+// name its game; every other key has a default. An error names the line
+// of the value at fault, or the -set flag that gave it.
 func Parse(data []byte, overrides []string) (*Config, error) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return nil, err
+		return nil, errors.New(plainYAML(err.Error()))
 	}
 	if doc.Kind == 0 { // empty file
 		doc = yaml.Node{Kind: yaml.DocumentNode, Content: []*yaml.Node{{Kind: yaml.MappingNode, Tag: "!!map"}}}
@@ -295,31 +313,145 @@ func Parse(data []byte, overrides []string) (*Config, error) {
 	if doc.Kind != yaml.DocumentNode || len(doc.Content) != 1 || doc.Content[0].Kind != yaml.MappingNode {
 		return nil, errors.New("the top level must be a mapping of keys to values")
 	}
-	for _, o := range overrides {
-		if err := setOverride(doc.Content[0], o); err != nil {
+	root := doc.Content[0]
+	o := origins{byPath: map[string]string{}, set: map[*yaml.Node]bool{}}
+	for _, text := range overrides {
+		n, err := setOverride(root, text)
+		if err != nil {
 			return nil, err
 		}
+		o.set[n] = true
 	}
 	cfg := DefaultConfig()
-	keys := map[int]string{}
-	if err := checkKeys(doc.Content[0], reflect.TypeOf(cfg), "", keys); err != nil {
+	if err := checkKeys(root, reflect.TypeOf(cfg), "", "", &o); err != nil {
 		return nil, err
 	}
-	if err := doc.Content[0].Decode(&cfg); err != nil {
-		return nil, explainYAMLError(err, keys)
+	if _, ok := o.byPath["game"]; !ok {
+		return nil, fmt.Errorf("game: missing; a config names its game, e.g. \"game: connect4\" (games: %s)", strings.Join(games.Names(), ", "))
+	}
+	if err := root.Decode(&cfg); err != nil {
+		return nil, errors.New(plainYAML(err.Error())) // checkKeys has checked every value: not reached
 	}
 	if err := cfg.Validate(); err != nil {
+		var fe *fieldError
+		if errors.As(err, &fe) {
+			for _, p := range fe.paths {
+				if where, ok := o.byPath[p]; ok {
+					return nil, fmt.Errorf("%s: %w", where, err)
+				}
+			}
+		}
 		return nil, err
 	}
 	return &cfg, nil
 }
 
+// CheckPlayers builds every player the config names (ladder.players) for
+// its game, loading the checkpoints of net players, and releases them: a
+// spec that cannot be built is an error now, not at the first ladder match.
+func (c *Config) CheckPlayers() error {
+	g, err := games.New(c.Game)
+	if err != nil {
+		return fmt.Errorf("game: %w", err)
+	}
+	for i, text := range c.Ladder.Players {
+		spec, err := arena.ParseSpec(text)
+		if err != nil {
+			return fmt.Errorf("ladder.players[%d]: %w", i, err)
+		}
+		f, err := arena.Build(g, spec)
+		if err != nil {
+			return fmt.Errorf("ladder.players[%d]: %w", i, err)
+		}
+		if err := f.Close(); err != nil {
+			return fmt.Errorf("ladder.players[%d]: %w", i, err)
+		}
+	}
+	return nil
+}
+
+// ReadRunConfig reads the resolved config that a training process saved in
+// a run folder. A file that does not parse is reported as damaged.
+func ReadRunConfig(runDir string) (*Config, error) {
+	path := filepath.Join(runDir, configFile)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := Parse(data, nil)
+	if err != nil {
+		return nil, fmt.Errorf("%s is damaged (%v): restore it, or start a new run folder", path, err)
+	}
+	return cfg, nil
+}
+
+// StopRule says when the run stops, for its first log line: after
+// iterations, after duration (of this process), whichever comes first, or
+// only when stopped.
+func (c *Config) StopRule() string {
+	switch {
+	case c.Iterations > 0 && c.Duration > 0:
+		return fmt.Sprintf("at iteration %d or after %v of this process, whichever comes first", c.Iterations, c.Duration)
+	case c.Iterations > 0:
+		return fmt.Sprintf("at iteration %d", c.Iterations)
+	case c.Duration > 0:
+		return fmt.Sprintf("after %v of this process", c.Duration)
+	}
+	return "runs until stopped (Ctrl-C): neither duration nor iterations is set"
+}
+
+// fieldError is a value out of its range; paths are the YAML paths of the
+// keys at fault, the first one first, for Parse to name their line.
+type fieldError struct {
+	paths []string
+	msg   string
+}
+
+func (e *fieldError) Error() string { return e.msg }
+
+// bad returns a fieldError about the keys paths ("a.b" or "a.b|c.d").
+func bad(paths, format string, args ...any) error {
+	return &fieldError{paths: strings.Split(paths, "|"), msg: fmt.Sprintf(format, args...)}
+}
+
+// inSection turns the Validate error of the package config at YAML path
+// section ("mcts: simulations = 0, want >= 1") into a fieldError naming the
+// key by its whole path ("selfplay.mcts.simulations = 0, want >= 1").
+func inSection(section string, err error) error {
+	msg := err.Error()
+	for _, prefix := range []string{"mcts: ", "nn: evaluator ", "nn: ", "train: ", "sprt: ", "replay: ", "elo: "} {
+		if strings.HasPrefix(msg, prefix) {
+			msg = msg[len(prefix):]
+			break
+		}
+	}
+	last := section[strings.LastIndex(section, ".")+1:]
+	msg = strings.TrimPrefix(msg, last+".")
+	field := msg
+	if i := strings.IndexFunc(msg, func(r rune) bool { return !(r == '_' || unicode.IsLower(r) || unicode.IsDigit(r)) }); i >= 0 {
+		field = msg[:i]
+	}
+	if field == "" {
+		return fmt.Errorf("%s: %s", section, msg)
+	}
+	return &fieldError{paths: []string{section + "." + field}, msg: section + "." + msg}
+}
+
+// origins says where each value of a config came from.
+type origins struct {
+	byPath map[string]string   // YAML path -> "line N" or "-set"
+	set    map[*yaml.Node]bool // the nodes -set flags put in
+}
+
+var durationType = reflect.TypeOf(time.Duration(0))
+
 // checkKeys walks a YAML mapping against the struct type t and returns an
 // error naming the first key that no field has, with its line, its section
-// and the valid keys: yaml.v3's own KnownFields check reports only a line.
-// It records the dotted path of every value by line in keys, for
-// explainYAMLError.
-func checkKeys(n *yaml.Node, t reflect.Type, path string, keys map[int]string) error {
+// and the valid keys (yaml.v3's own KnownFields check reports only a line),
+// or the first value of the wrong type, in words rather than YAML tags. It
+// records where every value came from in o. from is "-set" inside a value
+// that a -set flag gave.
+func checkKeys(n *yaml.Node, t reflect.Type, path, from string, o *origins) error {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
@@ -350,76 +482,131 @@ func checkKeys(n *yaml.Node, t reflect.Type, path string, keys map[int]string) e
 	collect(t)
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
+		where := from
+		if o.set[v] || k.Line == 0 {
+			where = "-set"
+		} else if where == "" {
+			where = fmt.Sprintf("line %d", k.Line)
+		}
 		ft, ok := fields[k.Value]
-		where := "at the top level"
+		section := "at the top level"
 		if path != "" {
-			where = "in section " + path
+			section = "in section " + path
 		}
 		if !ok {
-			return fmt.Errorf("%s: unknown key %q %s; valid keys: %s", lineOf(k), k.Value, where, strings.Join(names, ", "))
+			return fmt.Errorf("%s: unknown key %q %s; valid keys: %s", where, k.Value, section, strings.Join(names, ", "))
 		}
 		full := k.Value
 		if path != "" {
 			full = path + "." + k.Value
 		}
-		if et := ft; v.Kind == yaml.MappingNode {
-			for et.Kind() == reflect.Pointer {
-				et = et.Elem()
-			}
-			if et.Kind() != reflect.Struct && et.Kind() != reflect.Map {
-				return fmt.Errorf("%s: key %s takes a value, not a section", lineOf(k), full)
-			}
+		o.byPath[full] = where
+		et := ft
+		for et.Kind() == reflect.Pointer {
+			et = et.Elem()
 		}
-		keys[v.Line] = full
-		if err := checkKeys(v, ft, full, keys); err != nil {
-			return err
+		if et.Kind() == reflect.Struct && et != durationType {
+			if v.Kind != yaml.MappingNode {
+				return fmt.Errorf("%s: %s is a section of keys, not %s", where, full, describeNode(v))
+			}
+			childFrom := from
+			if where == "-set" {
+				childFrom = where
+			}
+			if err := checkKeys(v, ft, full, childFrom, o); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := checkValue(v, et); err != nil {
+			return fmt.Errorf("%s: %s = %s, %v", where, full, describeNode(v), err)
 		}
 	}
 	return nil
 }
 
-// lineOf says where a node came from: its line, or a -set override.
-func lineOf(n *yaml.Node) string {
-	if n.Line == 0 {
-		return "-set"
+// checkValue checks that YAML value v decodes into type t, without
+// truncating a fraction into an integer.
+func checkValue(v *yaml.Node, t reflect.Type) error {
+	want := "want " + describeType(t)
+	switch t.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		if t != durationType && v.Kind == yaml.ScalarNode && v.ShortTag() == "!!float" {
+			return errors.New(want)
+		}
 	}
-	return fmt.Sprintf("line %d", n.Line)
+	if err := v.Decode(reflect.New(t).Interface()); err != nil {
+		return errors.New(want)
+	}
+	return nil
 }
 
-// explainYAMLError adds the key to yaml.v3's "line N: cannot unmarshal ..."
-// messages; values set with -set have no line and are named as such.
-func explainYAMLError(err error, keys map[int]string) error {
-	var te *yaml.TypeError
-	if !errors.As(err, &te) {
-		return err
+// describeType names a Go type in a config user's words.
+func describeType(t reflect.Type) string {
+	if t == durationType {
+		return "a duration such as 90s, 30m or 2h"
 	}
-	msgs := make([]string, len(te.Errors))
-	for i, m := range te.Errors {
-		var line int
-		if _, serr := fmt.Sscanf(m, "line %d:", &line); serr == nil {
-			if key, ok := keys[line]; ok && line > 0 {
-				m = fmt.Sprintf("key %s (%s)", key, m)
-			} else if line == 0 {
-				m = "a -set value: " + strings.TrimPrefix(m, "line 0: ")
-			}
-		}
-		msgs[i] = m
+	switch t.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return "a whole number"
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "a whole number >= 0"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.String:
+		return "text"
+	case reflect.Slice, reflect.Array:
+		return "a list of " + describeType(t.Elem()) + ", e.g. [a, b]"
+	case reflect.Map:
+		return "a section of key: value lines"
 	}
-	return errors.New(strings.Join(msgs, "; "))
+	return t.String()
 }
+
+// describeNode shows a YAML value in an error message.
+func describeNode(v *yaml.Node) string {
+	switch v.Kind {
+	case yaml.ScalarNode:
+		if v.ShortTag() == "!!str" {
+			return strconv.Quote(v.Value)
+		}
+		return v.Value
+	case yaml.SequenceNode:
+		return "a list"
+	case yaml.MappingNode:
+		return "a section"
+	}
+	return "an alias"
+}
+
+// plainYAML rewrites yaml.v3's messages without its tags: "cannot unmarshal
+// !!str `x` into int" becomes "cannot read "x" as int".
+func plainYAML(msg string) string {
+	msg = strings.TrimPrefix(msg, "yaml: ")
+	return yamlTag.ReplaceAllString(msg, "")
+}
+
+var (
+	yamlTag  = regexp.MustCompile(`!!\w+ ?`)
+	yamlLine = regexp.MustCompile(`^line \d+: `)
+)
 
 // setOverride applies one "a.b.c=value" override to a YAML mapping node,
-// creating intermediate mappings as needed. The value is parsed as YAML, so
-// numbers, booleans, durations and lists ([a, b]) work.
-func setOverride(root *yaml.Node, o string) error {
+// creating intermediate mappings as needed, and returns the value's node.
+// The value is parsed as YAML, so numbers, booleans, durations and lists
+// ([a, b]) work. Its nodes carry no line: errors name -set instead.
+func setOverride(root *yaml.Node, o string) (*yaml.Node, error) {
 	key, value, ok := strings.Cut(o, "=")
 	key = strings.TrimSpace(key)
 	if !ok || key == "" {
-		return fmt.Errorf("-set %q: want key.path=value", o)
+		return nil, fmt.Errorf("-set %q: want key.path=value", o)
 	}
 	var val yaml.Node
 	if err := yaml.Unmarshal([]byte(value), &val); err != nil {
-		return fmt.Errorf("-set %q: value: %w", o, err)
+		return nil, fmt.Errorf("-set %q: value: %s", o, yamlLine.ReplaceAllString(plainYAML(err.Error()), ""))
 	}
 	var v *yaml.Node
 	if val.Kind == yaml.DocumentNode && len(val.Content) == 1 {
@@ -427,11 +614,12 @@ func setOverride(root *yaml.Node, o string) error {
 	} else {
 		v = &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: ""}
 	}
+	clearLines(v)
 	node := root
 	parts := strings.Split(key, ".")
 	for i, p := range parts {
 		if p == "" {
-			return fmt.Errorf("-set %q: empty key segment", o)
+			return nil, fmt.Errorf("-set %q: empty key segment", o)
 		}
 		var child *yaml.Node
 		for j := 0; j+1 < len(node.Content); j += 2 {
@@ -451,14 +639,23 @@ func setOverride(root *yaml.Node, o string) error {
 		} else if last {
 			*child = *v
 		}
-		if !last {
-			if child.Kind != yaml.MappingNode {
-				return fmt.Errorf("-set %q: %s is not a section", o, strings.Join(parts[:i+1], "."))
-			}
-			node = child
+		if last {
+			return child, nil
 		}
+		if child.Kind != yaml.MappingNode {
+			return nil, fmt.Errorf("-set %q: %s takes a value, not a section", o, strings.Join(parts[:i+1], "."))
+		}
+		node = child
 	}
-	return nil
+	return nil, fmt.Errorf("-set %q: want key.path=value", o)
+}
+
+// clearLines zeroes the line numbers of a node and its children.
+func clearLines(n *yaml.Node) {
+	n.Line, n.Column = 0, 0
+	for _, c := range n.Content {
+		clearLines(c)
+	}
 }
 
 // Marshal writes the resolved config as YAML (saved into the run folder).

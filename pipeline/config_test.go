@@ -1,6 +1,9 @@
 package pipeline
 
 import (
+	"bytes"
+	"log/slog"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -29,35 +32,57 @@ func TestShippedConfigsLoad(t *testing.T) {
 }
 
 func TestBadConfigsNameTheProblem(t *testing.T) {
+	const g = "game: connect4\n"
 	cases := []struct {
 		name, yaml string
 		sets       []string
 		want       string
 	}{
-		{"unknown top-level key", "game: connect4\nspeed: 3\n", nil, "speed"},
-		{"unknown nested key", "selfplay:\n  mcts:\n    simulation: 10\n", nil, "simulation"},
-		{"wrong type", "selfplay:\n  games_per_round: many\n", nil, "games_per_round"},
-		{"bad duration", "duration: soon\n", nil, "duration"},
-		{"out of range", "selfplay:\n  mcts:\n    simulations: 0\n", nil, "simulations = 0"},
-		{"unknown game", "game: chess\n", nil, `unknown game "chess"`},
+		{"unknown top-level key", g + "speed: 3\n", nil, `line 2: unknown key "speed" at the top level`},
+		{"unknown nested key", g + "selfplay:\n  mcts:\n    simulation: 10\n", nil, `line 4: unknown key "simulation" in section selfplay.mcts`},
+		{"wrong type", g + "selfplay:\n  games_per_round: many\n", nil, `line 3: selfplay.games_per_round = "many", want a whole number`},
+		{"bad duration", g + "duration: soon\n", nil, `line 2: duration = "soon", want a duration such as 90s`},
+		{"number for a duration", g + "duration: 3600\n", nil, "line 2: duration = 3600, want a duration"},
+		{"float for an int", g + "iterations: 2.5\n", nil, "line 2: iterations = 2.5, want a whole number"},
+		{"negative for unsigned", g + "seed: -1\n", nil, "line 2: seed = -1, want a whole number >= 0"},
+		{"scalar for a list", g + "ladder:\n  players: random\n", nil, `line 3: ladder.players = "random", want a list`},
+		{"scalar for a section", g + "selfplay: 3\n", nil, "line 2: selfplay is a section of keys, not 3"},
+		{"out of range", g + "selfplay:\n  mcts:\n    simulations: 0\n", nil, "line 4: selfplay.mcts.simulations = 0, want >= 1"},
+		{"out of range, top level", g + "\niterations: -3\n", nil, "line 3: iterations = -3, want >= 0"},
+		{"out of range, network", g + "network:\n  filters: 0\n", nil, "line 3: network.filters = 0, want 1..1024"},
+		{"out of range, evaluator", g + "evaluator:\n  max_batch: 0\n", nil, "line 3: evaluator.max_batch = 0, want 1..4096"},
+		{"out of range, sprt", g + "gate:\n  sprt:\n    alpha: 0.7\n", nil, "line 4: gate.sprt.alpha = 0.7, want (0, 0.5)"},
+		{"unknown game", "game: chess\n", nil, `line 1: game: unknown game "chess"`},
 		{"bad game parameter", "game: \"othello:size=7\"\n", nil, "size"},
-		{"bad optimizer", "train:\n  optimizer: rmsprop\n", nil, "optimizer"},
-		{"window below min_examples", "replay:\n  window: 10\n", nil, "min_examples"},
-		{"bad gate method", "gate:\n  method: vibes\n", nil, "gate.method"},
-		{"bad ladder spec", "ladder:\n  players: [wizard]\n", nil, "ladder.players[0]"},
+		{"bad optimizer", g + "train:\n  optimizer: rmsprop\n", nil, `line 3: train.optimizer = "rmsprop"`},
+		{"window below min_examples", g + "replay:\n  window: 10\n", nil, "line 3: train.min_examples = 2000, want <= replay.window (10)"},
+		{"bad gate method", g + "gate:\n  method: vibes\n", nil, `line 3: gate.method = "vibes"`},
+		{"random plies past the game", g + "gate:\n  random_plies: 42\n", nil, "line 3: gate.random_plies = 42, want 0..41"},
+		{"bad ladder spec", g + "ladder:\n  players: [wizard]\n", nil, "line 3: ladder.players[0]"},
 		{"bench on othello", "game: othello\n", nil, "bench.every"},
-		{"bad bench set", "bench:\n  sets: [Test_L9_R9]\n", nil, "Test_L9_R9"},
+		{"bad bench set", g + "bench:\n  sets: [Test_L9_R9]\n", nil, "line 3: bench.sets: \"Test_L9_R9\""},
 		{"not a mapping", "- a\n- b\n", nil, "mapping"},
-		{"bad -set key", "", []string{"selfplay.mcts.simulation=5"}, "simulation"},
-		{"-set without =", "", []string{"seed"}, "key.path=value"},
-		{"-set into a value", "", []string{"seed.x=1"}, "key seed takes a value, not a section"},
-		{"-set out of range", "", []string{"train.batch_size=1"}, "batch_size"},
+		{"empty file", "", nil, "game: missing"},
+		{"no game", "seed: 3\n", nil, "game: missing"},
+		{"bad -set key", g, []string{"selfplay.mcts.simulation=5"}, `-set: unknown key "simulation" in section selfplay.mcts`},
+		{"-set without =", g, []string{"seed"}, "key.path=value"},
+		{"-set into a value", g, []string{"seed.x=1"}, "-set: seed = a section, want a whole number"},
+		{"-set out of range", g, []string{"train.batch_size=1"}, "-set: train.batch_size = 1, want 2..65536"},
+		{"-set wrong type", g, []string{"selfplay.mcts.simulations=x"}, `-set: selfplay.mcts.simulations = "x", want a whole number`},
+		{"-set float for an int", g, []string{"selfplay.mcts.simulations=16.7"}, "-set: selfplay.mcts.simulations = 16.7, want a whole number"},
+		{"-set over a file value", g + "iterations: 3\n", []string{"iterations=2.5"}, "-set: iterations = 2.5"},
+		{"-set bad YAML", g, []string{"ladder.players=[a"}, "-set \"ladder.players=[a\": value"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := Parse([]byte(c.yaml), c.sets)
 			if err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("error %v, want one containing %q", err, c.want)
+			}
+			// No YAML tags, no section named twice ("selfplay.mcts: mcts:").
+			if msg := err.Error(); strings.Contains(msg, "!!") || strings.Contains(msg, "mcts: mcts") || strings.Contains(msg, "train: train") ||
+				(c.sets != nil && strings.Contains(msg, "line 1")) {
+				t.Errorf("error %q: YAML jargon, a repeated prefix, or a -set named as a line", msg)
 			}
 		})
 	}
@@ -102,4 +127,91 @@ func FuzzParse(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestStopRule checks what a run's first log line says about when it
+// stops, in particular that a run without limits says it runs until stopped.
+func TestStopRule(t *testing.T) {
+	for _, c := range []struct {
+		sets []string
+		want string
+	}{
+		{nil, "runs until stopped"},
+		{[]string{"iterations=3"}, "at iteration 3"},
+		{[]string{"duration=90s"}, "after 1m30s of this process"},
+		{[]string{"duration=1h", "iterations=5"}, "whichever comes first"},
+	} {
+		cfg, err := Parse([]byte("game: connect4\n"), c.sets)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := cfg.StopRule(); !strings.Contains(got, c.want) {
+			t.Errorf("%v: %q, want %q", c.sets, got, c.want)
+		}
+	}
+}
+
+// TestCheckPlayers checks that every ladder player is built at load time:
+// a net player whose checkpoint is missing or not a checkpoint fails Load,
+// naming the entry, before any run starts.
+func TestCheckPlayers(t *testing.T) {
+	dir := t.TempDir()
+	notCk := filepath.Join(dir, "notes.txt")
+	os.WriteFile(notCk, []byte("hello"), 0o644)
+	for _, c := range []struct{ players, want string }{
+		{`[random, "net:path=` + filepath.Join(dir, "missing.tbn") + `"]`, "ladder.players[1]: player net:path="},
+		{`["net:path=` + notCk + `"]`, "not a tabula checkpoint"},
+		{`[random, solver]`, ""},
+	} {
+		file := filepath.Join(dir, "c.yaml")
+		os.WriteFile(file, []byte("game: connect4\nladder:\n  players: "+c.players+"\n"), 0o644)
+		_, err := Load(file, nil)
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("%s: %v", c.players, err)
+		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
+			t.Errorf("%s: error %v, want one containing %q", c.players, err, c.want)
+		}
+	}
+	// othello has no solver: found at load time, not in the first ladder.
+	file := filepath.Join(dir, "o.yaml")
+	os.WriteFile(file, []byte("game: othello:size=6\nbench:\n  every: 0\nladder:\n  players: [random, solver]\n"), 0o644)
+	if _, err := Load(file, nil); err == nil || !strings.Contains(err.Error(), "ladder.players[1]") {
+		t.Errorf("solver for othello: error %v", err)
+	}
+}
+
+// TestDamagedRunConfig checks that a damaged config.yaml in a run folder is
+// reported as damaged, not as a run of game "".
+func TestDamagedRunConfig(t *testing.T) {
+	dir := t.TempDir()
+	for _, data := range []string{"", "\x00\x01garbage: [", "seed: 3\n"} {
+		os.WriteFile(filepath.Join(dir, "config.yaml"), []byte(data), 0o644)
+		_, err := ReadRunConfig(dir)
+		if err == nil || !strings.Contains(err.Error(), "config.yaml is damaged") || strings.Contains(err.Error(), `game ""`) {
+			t.Errorf("config.yaml %q: error %v", data, err)
+		}
+		cfg := DefaultConfig()
+		cfg.RunDir = dir
+		d := &runDir{root: dir}
+		if err := d.checkCompatible(&cfg); err == nil || !strings.Contains(err.Error(), "damaged") {
+			t.Errorf("resuming over config.yaml %q: error %v", data, err)
+		}
+	}
+}
+
+// TestFirstLogLineSaysWhenItStops checks that a run with neither duration
+// nor iterations says so in its first log line.
+func TestFirstLogLineSaysWhenItStops(t *testing.T) {
+	var buf bytes.Buffer
+	cfg := smoke(t, t.TempDir(), "iterations=0", "duration=0s", "selfplay.workers=1")
+	tr, err := New(cfg, Options{Log: slog.New(slog.NewTextHandler(&buf, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr.Close()
+	first, _, _ := strings.Cut(buf.String(), "\n")
+	if !strings.Contains(first, "runs until stopped") {
+		t.Errorf("first log line %q does not say the run goes on until stopped", first)
+	}
 }

@@ -4,20 +4,23 @@
 package pipeline
 
 import (
+	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"math"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"runtime"
+	"sort"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
-
-	"github.com/schollz/progressbar/v3"
 
 	"tabula/arena"
 	"tabula/elo"
@@ -49,15 +52,26 @@ type Trainer struct {
 	weights     *nn.Weights // trained in place by trainer
 	rng         *rand.Rand
 	iter        int // iterations completed
+	iterSteps   int // training steps of iteration iter+1 already taken (saved by an interrupted run)
 	workers     int
 	lastRefresh time.Time // when the replay folder was last scanned for other writers' chunks
+
+	promoted map[string]bool // checkpoint names that have been the best
+	rejected map[string]bool // checkpoint names that gating turned down
 
 	mu       sync.Mutex
 	bestPath string        // checkpoint that plays self-play games
 	spStats  selfPlayStats // self-play since the last metrics line
 	spTime   time.Duration // self-play wall time in spStats
-	spErr    error         // why self-play stopped, if it failed
 }
+
+// Self-play supervision: a failed round is retried after a backoff that
+// doubles, and after selfPlayMaxFailures failures in a row the run stops
+// with an error rather than train on a buffer that no longer grows.
+var (
+	selfPlayMaxFailures = 4
+	selfPlayBackoff     = 500 * time.Millisecond
+)
 
 // New opens (or resumes) the run in cfg.RunDir: it takes the folder's lock,
 // writes the resolved config, loads the latest checkpoint and the replay
@@ -70,8 +84,12 @@ func New(cfg *Config, opt Options) (*Trainer, error) {
 	if log == nil {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
+	log.Info("run starting", "dir", cfg.RunDir, "game", cfg.Game, "stops", cfg.StopRule())
 	g, err := games.New(cfg.Game)
 	if err != nil {
+		return nil, err
+	}
+	if err := games.RequireDeterministic(g, "the training pipeline"); err != nil {
 		return nil, err
 	}
 	if err := train.UseBLAS(cfg.Train.BLAS); err != nil {
@@ -119,6 +137,7 @@ func (t *Trainer) resume() error {
 		return fmt.Errorf("run folder: %w", err)
 	}
 	var ck *nn.Checkpoint
+	loaded := "" // the file ck came from
 	for i := len(cks) - 1; i >= 0 && ck == nil; i-- {
 		c, err := nn.LoadCheckpoint(cks[i])
 		if err != nil {
@@ -130,8 +149,12 @@ func (t *Trainer) resume() error {
 		if err := c.CheckGame(t.g); err != nil {
 			return fmt.Errorf("checkpoint %s: %w", cks[i], err)
 		}
-		ck = c
+		ck, loaded = c, cks[i]
 		t.iter, _ = strconv.Atoi(c.Meta["iteration"])
+		t.iterSteps, _ = strconv.Atoi(c.Meta["iteration_steps"])
+		if t.iterSteps > 0 {
+			t.log.Info("resuming an interrupted iteration", "iteration", t.iter+1, "steps_done", t.iterSteps, "file", cks[i])
+		}
 	}
 	if ck == nil {
 		p, h, w := t.g.ObservationShape()
@@ -163,32 +186,123 @@ func (t *Trainer) resume() error {
 			return err
 		}
 	}
-	t.bestPath, err = t.dir.best()
-	if err != nil {
-		return err
+	t.promoted, t.rejected = readPromotions(t.dir.path(metricsFile), t.log)
+	best, err := t.dir.best()
+	if err == nil && best != "" {
+		_, err = t.loadChecked(best)
 	}
-	if t.bestPath == "" {
-		latest := t.dir.checkpointPath(t.iter)
-		if err := t.dir.setBest(latest); err != nil {
+	switch {
+	case err != nil:
+		// Damage from outside (the pointer or the file it names): the run
+		// goes on from the newest promoted checkpoint that still loads.
+		fallback := t.fallbackBest(best, loaded)
+		t.log.Error("best checkpoint unreadable; falling back to the newest readable promoted checkpoint",
+			"best", best, "err", err, "fallback", fallback)
+		if err := t.setBest(fallback); err != nil {
 			return err
 		}
-		t.bestPath = latest
+	case best == "":
+		if err := t.setBest(t.dir.checkpointPath(t.iter)); err != nil {
+			return err
+		}
+	default:
+		t.bestPath = best
+		if err := t.ensureBestWeights(); err != nil {
+			return err
+		}
 	}
 	return nil
 }
 
+// loadChecked loads a checkpoint and checks that it is of this run's game.
+func (t *Trainer) loadChecked(path string) (*nn.Checkpoint, error) {
+	c, err := nn.LoadCheckpoint(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.CheckGame(t.g); err != nil {
+		return nil, fmt.Errorf("checkpoint %s: %w", path, err)
+	}
+	return c, nil
+}
+
+// fallbackBest returns the newest promoted checkpoint (by metrics.jsonl)
+// other than broken that loads; failing that, the first checkpoint if it
+// loads, and otherwise latest, the checkpoint training resumed from.
+func (t *Trainer) fallbackBest(broken, latest string) string {
+	var names []string
+	for name := range t.promoted {
+		names = append(names, name)
+	}
+	sort.Sort(sort.Reverse(sort.StringSlice(names))) // ckpt-NNNNNN: newest first
+	names = append(names, filepath.Base(t.dir.checkpointPath(0)))
+	for _, name := range names {
+		path := t.dir.path(checkpointDir, name)
+		if path == broken {
+			continue
+		}
+		if _, err := t.loadChecked(path); err == nil {
+			return path
+		}
+	}
+	if latest == "" {
+		return t.dir.checkpointPath(t.iter)
+	}
+	return latest
+}
+
+// setBest makes path the best checkpoint: the pointer, the weights-only
+// copy, and the network self-play loads next.
+func (t *Trainer) setBest(path string) error {
+	if err := t.dir.setBest(path); err != nil {
+		return err
+	}
+	t.mu.Lock()
+	t.bestPath = path
+	t.mu.Unlock()
+	t.promoted[filepath.Base(path)] = true
+	return t.ensureBestWeights()
+}
+
+// ensureBestWeights writes checkpoints/best-weights.tbn, the best network
+// without the optimiser's state (a third of the size), for use outside
+// training, unless it is already a copy of the current best.
+func (t *Trainer) ensureBestWeights() error {
+	out := t.dir.path(checkpointDir, bestWeightsFile)
+	name := filepath.Base(t.bestPath)
+	if c, err := nn.LoadCheckpoint(out); err == nil && c.Meta["source"] == name {
+		return nil
+	}
+	c, err := t.loadChecked(t.bestPath)
+	if err != nil {
+		return fmt.Errorf("weights-only copy of the best: %w", err)
+	}
+	c.Optimizer = nil
+	if c.Meta == nil {
+		c.Meta = map[string]string{}
+	}
+	c.Meta["source"] = name
+	return nn.SaveCheckpoint(out, c)
+}
+
 // save writes the trainer's network and optimiser as a checkpoint.
 func (t *Trainer) save(path string) error {
+	meta := map[string]string{
+		"iteration": strconv.Itoa(t.iter),
+		"seed":      strconv.FormatUint(t.cfg.Seed, 10),
+		"time":      time.Now().UTC().Format(time.RFC3339),
+	}
+	if t.iterSteps > 0 {
+		// An interrupted iteration: these steps count towards iteration
+		// iter+1, which a restart finishes.
+		meta["iteration_steps"] = strconv.Itoa(t.iterSteps)
+	}
 	return nn.SaveCheckpoint(path, &nn.Checkpoint{
 		Game:      t.g.Name(),
 		Step:      t.trainer.Steps(),
 		Weights:   t.weights,
 		Optimizer: t.trainer.State(),
-		Meta: map[string]string{
-			"iteration": strconv.Itoa(t.iter),
-			"seed":      strconv.FormatUint(t.cfg.Seed, 10),
-			"time":      time.Now().UTC().Format(time.RFC3339),
-		},
+		Meta:      meta,
 	})
 }
 
@@ -213,58 +327,91 @@ func (t *Trainer) Iteration() int { return t.iter }
 // current best network, writing replay chunks; each iteration trains
 // StepsPerIteration steps on the replay window (waiting for new games when
 // the reuse cap is reached), saves a checkpoint, gates it against the best,
-// and now and then plays the ladder and the benchmark. Cancelling loses at
-// most the games in flight and the training steps since the last
-// checkpoint; Run then returns nil.
+// and now and then plays the ladder and the benchmark. Cancelling (Ctrl-C)
+// saves the training steps of the unfinished iteration in a checkpoint that
+// a restart resumes, loses at most the games in flight, and returns nil.
+// When self-play keeps failing (an unwritable or full replay folder, say),
+// Run stops with an error instead of training on a buffer that no longer
+// grows.
 func (t *Trainer) Run(ctx context.Context) error {
 	start := time.Now()
+	if t.cfg.Iterations > 0 && t.iter >= t.cfg.Iterations {
+		t.log.Info("run already finished: nothing to do", "iterations", t.iter,
+			"extend", fmt.Sprintf("-set iterations=%d (or -set iterations=0 -set duration=1h)", t.iter+t.cfg.Iterations))
+		return nil
+	}
 	if t.cfg.Duration > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, t.cfg.Duration)
 		defer cancel()
 	}
+	// Self-play failing for good cancels the iterations with its error.
+	iterCtx, failRun := context.WithCancelCause(ctx)
+	defer failRun(nil)
 	spCtx, stopSelfPlay := context.WithCancel(ctx)
 	spDone := make(chan struct{})
-	seed := t.cfg.Seed ^ uint64(t.iter)<<40 // a resumed run plays new games
+	seed := t.cfg.Seed ^ uint64(t.iter)<<40 ^ uint64(t.trainer.Steps())<<20 // a resumed run plays new games
 	go func() {
 		defer close(spDone)
-		t.selfPlayLoop(spCtx, seed)
+		if err := t.selfPlayLoop(spCtx, seed); err != nil {
+			failRun(err)
+		}
 	}()
 	var runErr error
 	for t.cfg.Iterations == 0 || t.iter < t.cfg.Iterations {
-		if ctx.Err() != nil {
+		if iterCtx.Err() != nil {
 			break
 		}
 		n := t.iter + 1
-		if err := t.iteration(ctx, start); err != nil {
-			if ctx.Err() == nil {
+		if err := t.iteration(iterCtx, start); err != nil {
+			if iterCtx.Err() == nil {
 				runErr = fmt.Errorf("iteration %d: %w", n, err)
 			}
 			break
 		}
 	}
+	if runErr == nil && ctx.Err() == nil && iterCtx.Err() != nil {
+		runErr = context.Cause(iterCtx)
+	}
 	stopSelfPlay()
 	<-spDone
-	t.log.Info("run stopped", "iterations", t.iter, "wall", time.Since(start).Round(time.Second))
+	if runErr != nil {
+		t.log.Error("run failed", "iterations", t.iter, "wall", time.Since(start).Round(time.Second), "err", runErr)
+	} else {
+		t.log.Info("run stopped", "iterations", t.iter, "wall", time.Since(start).Round(time.Second))
+	}
 	return runErr
 }
 
 // selfPlayLoop plays rounds of games with the best network until ctx is
-// done, accumulating statistics for the metrics.
-func (t *Trainer) selfPlayLoop(ctx context.Context, seed uint64) {
+// done, accumulating statistics for the metrics. A failed round is retried
+// after a growing pause; it returns an error once selfPlayMaxFailures rounds
+// in a row have failed.
+func (t *Trainer) selfPlayLoop(ctx context.Context, seed uint64) error {
+	failures := 0
+	backoff := selfPlayBackoff
 	for round := uint64(1); ctx.Err() == nil; round++ {
 		t.mu.Lock()
 		bestPath := t.bestPath
 		t.mu.Unlock()
 		err := t.selfPlayRound(ctx, bestPath, seed^round<<20)
-		if err != nil && ctx.Err() == nil {
-			t.log.Error("self-play failed", "err", err)
-			t.mu.Lock()
-			t.spErr = err
-			t.mu.Unlock()
-			return
+		if err == nil || ctx.Err() != nil {
+			failures, backoff = 0, selfPlayBackoff
+			continue
 		}
+		failures++
+		if failures >= selfPlayMaxFailures {
+			t.log.Error("self-play failed; stopping the run", "failures", failures, "err", err)
+			return fmt.Errorf("self-play failed %d times in a row (training on without new games would only overfit): %w", failures, err)
+		}
+		t.log.Warn("self-play failed; retrying", "failures", failures, "of", selfPlayMaxFailures, "retry_in", backoff, "err", err)
+		select {
+		case <-ctx.Done():
+		case <-time.After(backoff):
+		}
+		backoff *= 2
 	}
+	return nil
 }
 
 // selfPlayRound plays GamesPerRound games with the network in bestPath.
@@ -298,8 +445,20 @@ func (t *Trainer) iteration(ctx context.Context, start time.Time) error {
 	// Training, on whatever self-play has written so far.
 	losses, steps, entropy, err := t.trainPhase(ctx, n)
 	if err != nil {
+		if steps > 0 && ctx.Err() != nil {
+			// Interrupted (Ctrl-C, the duration, self-play failing): keep the
+			// steps taken in a checkpoint of the unfinished iteration.
+			t.iterSteps += steps
+			path := t.dir.checkpointPath(n)
+			if serr := t.save(path); serr != nil {
+				return errors.Join(err, serr)
+			}
+			t.log.Info("saved the unfinished iteration", "iteration", n, "steps_done", t.iterSteps,
+				"of", t.cfg.Train.StepsPerIteration, "file", path)
+		}
 		return err
 	}
+	t.iterSteps = 0
 	rec["train"] = map[string]any{"steps": steps, "total_steps": t.trainer.Steps(),
 		"loss_value": losses.Value, "loss_policy": losses.Policy, "loss_l2": losses.L2, "loss_total": losses.Total,
 		"policy_entropy": entropy, "learning_rate": t.cfg.Train.LearningRateAt(t.trainer.Steps())}
@@ -316,12 +475,11 @@ func (t *Trainer) iteration(ctx context.Context, start time.Time) error {
 	}
 	rec["gate"] = gate
 	if promoted {
-		if err := t.dir.setBest(path); err != nil {
+		if err := t.setBest(path); err != nil {
 			return err
 		}
-		t.mu.Lock()
-		t.bestPath = path
-		t.mu.Unlock()
+	} else {
+		t.rejected[filepath.Base(path)] = true
 	}
 	rec["best"] = filepath.Base(t.best())
 	if ev := t.cfg.Ladder.Every; ev > 0 && n%ev == 0 {
@@ -355,7 +513,44 @@ func (t *Trainer) iteration(ctx context.Context, start time.Time) error {
 	rec["time"] = time.Now().UTC().Format(time.RFC3339)
 	t.log.Info("iteration", "n", n, "selfplay_games", st.Games, "positions/s", fmt.Sprintf("%.0f", float64(st.Moves)/secs),
 		"replay", t.buf.Len(), "best", filepath.Base(t.best()))
-	return t.metrics.write(rec)
+	if err := t.metrics.write(rec); err != nil {
+		return err
+	}
+	t.prune()
+	return nil
+}
+
+// prune deletes the checkpoints that retention no longer keeps: those older
+// than the last keep_checkpoints that gating turned down (as metrics.jsonl
+// records). Promoted checkpoints, the best, the first, and any checkpoint
+// whose gating result is not on record are kept. A failure is logged, not
+// fatal: it costs only disk space.
+func (t *Trainer) prune() {
+	keep := t.cfg.KeepCheckpoints
+	if keep == 0 {
+		return
+	}
+	cks, err := t.dir.checkpoints()
+	if err != nil {
+		t.log.Warn("checkpoint retention: listing failed", "err", err)
+		return
+	}
+	best := filepath.Base(t.best())
+	removed := 0
+	for _, path := range cks[:max(0, len(cks)-keep)] {
+		name := filepath.Base(path)
+		if name == best || t.promoted[name] || !t.rejected[name] || path == t.dir.checkpointPath(0) {
+			continue
+		}
+		if err := os.Remove(path); err != nil {
+			t.log.Warn("checkpoint retention: remove failed", "file", path, "err", err)
+			continue
+		}
+		removed++
+	}
+	if removed > 0 {
+		t.log.Debug("checkpoint retention", "removed", removed, "keep_last", keep)
+	}
 }
 
 // best is the checkpoint that currently plays self-play.
@@ -366,14 +561,8 @@ func (t *Trainer) best() string {
 }
 
 // waitForData sleeps until the replay window can give another batch, or
-// self-play has failed, or ctx is done.
+// ctx is done (self-play failing for good cancels it).
 func (t *Trainer) waitForData(ctx context.Context) error {
-	t.mu.Lock()
-	err := t.spErr
-	t.mu.Unlock()
-	if err != nil {
-		return fmt.Errorf("self-play stopped: %w", err)
-	}
 	// Chunks from cmd/selfplay workers: a folder listing of every chunk of the
 	// run, so once a second rather than at every poll.
 	if time.Since(t.lastRefresh) >= time.Second {
@@ -394,17 +583,25 @@ func (t *Trainer) waitForData(ctx context.Context) error {
 // big enough and its reuse cap allows.
 func (t *Trainer) trainPhase(ctx context.Context, n int) (train.Losses, int, float64, error) {
 	var sum train.Losses
-	for t.buf.Len() < t.cfg.Train.MinExamples {
-		if err := t.waitForData(ctx); err != nil {
-			return sum, 0, 0, err
+	if t.buf.Len() < t.cfg.Train.MinExamples {
+		fill := t.bar(t.cfg.Train.MinExamples, "self-play filling the replay window (train.min_examples)")
+		for t.buf.Len() < t.cfg.Train.MinExamples {
+			fill.Set(t.buf.Len())
+			if err := t.waitForData(ctx); err != nil {
+				fill.Finish()
+				return sum, 0, 0, err
+			}
 		}
+		fill.Set(t.cfg.Train.MinExamples)
+		fill.Finish()
 	}
 	bs := t.cfg.Train.BatchSize
 	batch := t.buf.NewBatch(bs)
-	bar := t.bar(t.cfg.Train.StepsPerIteration, fmt.Sprintf("iter %d training", n))
+	todo := max(0, t.cfg.Train.StepsPerIteration-t.iterSteps)
+	bar := t.bar(todo, fmt.Sprintf("iter %d training", n))
 	defer bar.Finish()
 	steps := 0
-	for steps < t.cfg.Train.StepsPerIteration {
+	for steps < todo {
 		if err := ctx.Err(); err != nil {
 			return sum, steps, 0, err
 		}
@@ -494,7 +691,8 @@ func netFactory(g games.Game, path string, sims int) (*arena.Factory, error) {
 func (t *Trainer) gate(ctx context.Context, candidate string) (bool, map[string]any, error) {
 	gc := t.cfg.Gate
 	if gc.Games == 0 {
-		return true, map[string]any{"games": 0, "promoted": true, "reason": "gate.games = 0"}, nil
+		t.log.Info("gating", "candidate", filepath.Base(candidate), "promoted", true, "reason", "gate.games = 0: every new network is promoted")
+		return true, map[string]any{"candidate": filepath.Base(candidate), "games": 0, "promoted": true, "reason": "gate.games = 0"}, nil
 	}
 	cand, err := netFactory(t.g, candidate, gc.Simulations)
 	if err != nil {
@@ -509,7 +707,7 @@ func (t *Trainer) gate(ctx context.Context, candidate string) (bool, map[string]
 	round := 2 * max(1, runtime.GOMAXPROCS(0))
 	var wdl arena.WDL
 	verdict := "continue"
-	var llr float64
+	var dec elo.Decision
 	bar := t.bar(gc.Games, fmt.Sprintf("iter %d gating", t.iter))
 	defer bar.Finish()
 	for played := 0; played < gc.Games; {
@@ -532,7 +730,7 @@ func (t *Trainer) gate(ctx context.Context, candidate string) (bool, map[string]
 			if err != nil {
 				return false, nil, err
 			}
-			llr = d.LLR
+			dec = d
 			verdict = d.Verdict.String()
 			if d.Verdict != elo.Continue {
 				break
@@ -540,19 +738,39 @@ func (t *Trainer) gate(ctx context.Context, candidate string) (bool, map[string]
 		}
 	}
 	promoted := false
+	var reason string
+	llr := dec.LLR
 	switch gc.Method {
 	case "sprt":
 		// Out of games before a decision: promote only if the evidence leans
 		// to H1 (LLR above zero) and the candidate scored above even.
-		promoted = verdict == elo.Accept.String() || (verdict == "continue" && llr > 0 && wdl.Score() > 0.5)
+		h := fmt.Sprintf("H0 elo=%g vs H1 elo=%g", gc.SPRT.Elo0, gc.SPRT.Elo1)
+		switch {
+		case dec.Verdict == elo.Accept:
+			promoted = true
+			reason = fmt.Sprintf("SPRT accepted H1: LLR %.2f >= upper bound %.2f (%s)", llr, dec.Upper, h)
+		case dec.Verdict == elo.Reject:
+			reason = fmt.Sprintf("SPRT rejected H1: LLR %.2f <= lower bound %.2f (%s)", llr, dec.Lower, h)
+		case llr > 0 && wdl.Score() > 0.5:
+			promoted = true
+			reason = fmt.Sprintf("SPRT undecided after %d games (LLR %.2f in (%.2f, %.2f)), leaning to H1 with score %.3f > 0.5", wdl.Games(), llr, dec.Lower, dec.Upper, wdl.Score())
+		default:
+			reason = fmt.Sprintf("SPRT undecided after %d games (LLR %.2f in (%.2f, %.2f)), not leaning to H1 (score %.3f)", wdl.Games(), llr, dec.Lower, dec.Upper, wdl.Score())
+		}
 	case "winrate":
-		_, promoted = elo.WinRate(wdl.Wins, wdl.Draws, wdl.Losses, gc.Threshold)
+		var score float64
+		score, promoted = elo.WinRate(wdl.Wins, wdl.Draws, wdl.Losses, gc.Threshold)
+		cmp := "<"
+		if promoted {
+			cmp = ">="
+		}
+		reason = fmt.Sprintf("score %.3f %s gate.threshold %.3f after %d games", score, cmp, gc.Threshold, wdl.Games())
 	}
 	out := map[string]any{"candidate": filepath.Base(candidate), "best": filepath.Base(t.bestPath),
 		"wins": wdl.Wins, "draws": wdl.Draws, "losses": wdl.Losses, "score": wdl.Score(),
-		"elo_diff": elo.FromScore(wdl.Score()), "method": gc.Method, "verdict": verdict, "llr": llr, "promoted": promoted}
+		"elo_diff": elo.FromScore(wdl.Score()), "method": gc.Method, "verdict": verdict, "llr": llr, "promoted": promoted, "reason": reason}
 	t.log.Info("gating", "candidate", filepath.Base(candidate), "W", wdl.Wins, "D", wdl.Draws, "L", wdl.Losses,
-		"verdict", verdict, "promoted", promoted)
+		"promoted", promoted, "reason", reason)
 	return promoted, out, nil
 }
 
@@ -609,8 +827,21 @@ func (t *Trainer) ladder(ctx context.Context) (map[string]any, error) {
 	out["elo_low"] = ratings.Low
 	out["elo_high"] = ratings.High
 	out["extreme"] = ratings.Extreme
-	t.log.Info("ladder", "best_elo", fmt.Sprintf("%.0f", ratings.Elo[0]), "scores", scores)
+	t.log.Info("ladder", "best", filepath.Base(t.bestPath), "best_elo", fmt.Sprintf("%.0f", ratings.Elo[0]), "scores", scoreList(lc.Players, scores))
 	return out, nil
+}
+
+// scoreList writes scores as "name score, name score, ..." in the order of
+// names, for log lines (a Go map prints as map[...]).
+func scoreList(names []string, scores map[string]float64) string {
+	var b strings.Builder
+	for i, n := range names {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%s %.2f", n, scores[n])
+	}
+	return b.String()
 }
 
 // bench measures the best network's mistake rate on the configured Pons sets.
@@ -632,7 +863,7 @@ func (t *Trainer) bench(ctx context.Context) (map[string]any, error) {
 	defer f.Close()
 	out := map[string]any{}
 	for _, set := range bc.Sets {
-		rate, n, err := benchSet(ctx, t.cfg.RunDir, dir, bc.Verdicts, set, bc.Positions, f, t.cfg.Seed)
+		rate, n, err := benchSet(ctx, t.cfg.RunDir, dir, bc.Verdicts, set, bc.Positions, f, t.cfg.Seed, t.bar)
 		if err != nil {
 			return nil, err
 		}
@@ -642,15 +873,11 @@ func (t *Trainer) bench(ctx context.Context) (map[string]any, error) {
 	return out, nil
 }
 
-// bar returns a progress bar writing to opt.Progress, or a silent one.
-func (t *Trainer) bar(n int, desc string) *progressbar.ProgressBar {
-	w := t.opt.Progress
-	if w == nil {
-		w = io.Discard
-	}
-	return progressbar.NewOptions(n, progressbar.OptionSetWriter(w), progressbar.OptionSetDescription(desc),
-		progressbar.OptionShowCount(), progressbar.OptionSetPredictTime(true), progressbar.OptionClearOnFinish(),
-		progressbar.OptionThrottle(200*time.Millisecond))
+// bar returns a progress display for a job of n units writing to
+// opt.Progress: a bar when that is a terminal, plain periodic lines
+// otherwise, nothing when it is nil.
+func (t *Trainer) bar(n int, desc string) progress {
+	return newProgress(t.opt.Progress, n, desc)
 }
 
 // add sums another round's statistics into s.
@@ -665,4 +892,103 @@ func (s *selfPlayStats) add(o selfPlayStats) {
 	s.NoResign += o.NoResign
 	s.False += o.False
 	s.Moves += o.Moves
+}
+
+// Summary describes where the run stands, for the end of cmd/train: the
+// best checkpoint, its last ladder rating, and the commands to evaluate it,
+// play it and extend the run.
+func (t *Trainer) Summary() string {
+	var b strings.Builder
+	best := t.best()
+	weights := t.dir.path(checkpointDir, bestWeightsFile)
+	fmt.Fprintf(&b, "run %s: %d iterations done", t.cfg.RunDir, t.iter)
+	if t.cfg.Iterations > 0 && t.iter >= t.cfg.Iterations {
+		fmt.Fprintf(&b, " (finished: iterations = %d)", t.cfg.Iterations)
+	}
+	fmt.Fprintf(&b, "\nbest checkpoint: %s\n", best)
+	if _, err := os.Stat(weights); err == nil {
+		fmt.Fprintf(&b, "  weights only (for play and export): %s\n", weights)
+	} else {
+		weights = best
+	}
+	if l := lastLadder(t.dir.path(metricsFile)); l != "" {
+		fmt.Fprintf(&b, "last ladder: %s\n", l)
+	}
+	game := shellQuote(t.g.Name())
+	player := "net:path=" + specValue(weights)
+	fmt.Fprintf(&b, "evaluate: go run ./cmd/arena match -game %s -players %s -games 100\n",
+		game, shellQuote(player+",sims=200 mcts:rollouts=1000"))
+	fmt.Fprintf(&b, "play:     go run ./cmd/play -game %s -player %s\n", game, shellQuote(player))
+	fmt.Fprintf(&b, "extend:   the same train command with -set iterations=%d, or -set iterations=0 -set duration=1h "+
+		"(duration counts per process: each start gets it again)\n", t.iter+max(1, t.cfg.Iterations))
+	return b.String()
+}
+
+// lastLadder describes the last ladder result in metrics.jsonl, or "".
+func lastLadder(path string) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	type ladder struct {
+		Players []string           `json:"players"`
+		Scores  map[string]float64 `json:"scores"`
+		Elo     []*float64         `json:"elo"`
+		Low     []*float64         `json:"elo_low"`
+		High    []*float64         `json:"elo_high"`
+	}
+	type record struct {
+		Iteration int     `json:"iteration"`
+		Best      string  `json:"best"`
+		Ladder    *ladder `json:"ladder"`
+	}
+	var last record
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 16<<20)
+	for sc.Scan() {
+		var rec record
+		if json.Unmarshal(sc.Bytes(), &rec) == nil && rec.Ladder != nil {
+			last = rec
+		}
+	}
+	if last.Ladder == nil || len(last.Ladder.Players) == 0 {
+		return ""
+	}
+	l := last.Ladder
+	s := fmt.Sprintf("iteration %d rated %s", last.Iteration, last.Best)
+	num := func(v []*float64) string {
+		if len(v) == 0 || v[0] == nil {
+			return "?"
+		}
+		return fmt.Sprintf("%.0f", *v[0])
+	}
+	if len(l.Elo) > 0 {
+		s += fmt.Sprintf(": Elo %s [%s, %s] (%s = 0)", num(l.Elo), num(l.Low), num(l.High), l.Players[min(1, len(l.Players)-1)])
+	}
+	return s + "; scores " + scoreList(l.Players[1:], l.Scores)
+}
+
+// specValue quotes a player-spec value that holds spaces, commas, '=' or
+// quotes (the spec syntax's double quotes).
+func specValue(v string) string {
+	if !strings.ContainsAny(v, " ,=\"\\") {
+		return v
+	}
+	return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(v) + `"`
+}
+
+// shellQuote quotes s for a POSIX shell where it needs it.
+func shellQuote(s string) string {
+	safe := true
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:=,+@%", r)) {
+			safe = false
+			break
+		}
+	}
+	if safe && s != "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

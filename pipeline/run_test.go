@@ -158,21 +158,14 @@ func TestRunFolderIsLockedAndChecked(t *testing.T) {
 // moments, restarts it each time, and checks that no file is corrupt and no
 // written example or checkpoint is lost.
 func TestKillAndRestart(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds and runs cmd/train")
-	}
-	bin := filepath.Join(t.TempDir(), "train")
-	build := exec.Command("go", "build", "-o", bin, "../cmd/train")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin, _ := binaries(t)
 	dir := t.TempDir()
 	rng := rand.New(rand.NewPCG(1, 2))
 	seen := map[string]int{} // chunk -> examples, never to shrink or vanish
 	var ckpts []string
 	for round := 0; round < 4; round++ {
 		cmd := exec.Command(bin, "-config", "../configs/connect4-smoke.yaml", "-run", dir, "-quiet",
-			"-set", "iterations=0", "-set", "ladder.every=0", "-set", "bench.every=0")
+			"-set", "iterations=0", "-set", "ladder.every=0", "-set", "bench.every=0", "-set", "keep_checkpoints=0")
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}

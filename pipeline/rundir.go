@@ -1,11 +1,13 @@
 package pipeline
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"math"
 	"os"
 	"path/filepath"
@@ -16,7 +18,6 @@ import (
 	"sync"
 
 	"golang.org/x/sys/unix"
-	"gopkg.in/yaml.v3"
 
 	"tabula/internal/atomicfile"
 )
@@ -25,7 +26,10 @@ import (
 //
 //	config.yaml        the resolved config (written at start)
 //	train.lock         held by the training process (flock) while it runs
-//	checkpoints/       ckpt-NNNNNN.tbn, one per iteration, and best (a pointer)
+//	checkpoints/       ckpt-NNNNNN.tbn, one per iteration (older ones that
+//	                   gating turned down are deleted, see keep_checkpoints),
+//	                   best (a pointer) and best-weights.tbn (the best
+//	                   network without optimiser state)
 //	replay/            replay chunk files from every self-play process
 //	metrics.jsonl      one JSON object per iteration
 const (
@@ -35,6 +39,8 @@ const (
 	replayDir     = "replay"
 	metricsFile   = "metrics.jsonl"
 	bestFile      = "best"
+	// bestWeightsFile is the best network without optimiser state.
+	bestWeightsFile = "best-weights.tbn"
 )
 
 // runDir wraps the paths of a run folder.
@@ -43,16 +49,14 @@ type runDir struct {
 	lock *os.File
 }
 
-// openRunDir creates the folder layout, takes the training lock and checks
-// that a config already there describes a compatible run.
+// openRunDir takes the folder's training lock, and only then creates the
+// layout, removes temporary files that dead processes left in checkpoints/
+// and checks that a config already there describes a compatible run. A
+// process refused the lock touches nothing in the folder: another trainer
+// owns it, and its writes in flight with it.
 func openRunDir(cfg *Config) (*runDir, error) {
 	d := &runDir{root: cfg.RunDir}
-	for _, sub := range []string{"", checkpointDir, replayDir} {
-		if err := os.MkdirAll(filepath.Join(d.root, sub), 0o755); err != nil {
-			return nil, fmt.Errorf("run folder: %w", err)
-		}
-	}
-	if _, err := atomicfile.RemoveTemps(d.path(checkpointDir)); err != nil {
+	if err := os.MkdirAll(d.root, 0o755); err != nil {
 		return nil, fmt.Errorf("run folder: %w", err)
 	}
 	f, err := os.OpenFile(d.path(lockFile), os.O_CREATE|os.O_RDWR, 0o644)
@@ -64,6 +68,16 @@ func openRunDir(cfg *Config) (*runDir, error) {
 		return nil, fmt.Errorf("run folder %s is in use by another training process (%s is locked)", d.root, d.path(lockFile))
 	}
 	d.lock = f
+	for _, sub := range []string{checkpointDir, replayDir} {
+		if err := os.MkdirAll(d.path(sub), 0o755); err != nil {
+			d.close()
+			return nil, fmt.Errorf("run folder: %w", err)
+		}
+	}
+	if _, err := atomicfile.RemoveStaleTemps(d.path(checkpointDir)); err != nil {
+		d.close()
+		return nil, fmt.Errorf("run folder: %w", err)
+	}
 	if err := d.checkCompatible(cfg); err != nil {
 		d.close()
 		return nil, err
@@ -93,16 +107,12 @@ func (d *runDir) close() {
 
 // checkCompatible refuses to resume a run of another game or network size.
 func (d *runDir) checkCompatible(cfg *Config) error {
-	data, err := os.ReadFile(d.path(configFile))
+	old, err := ReadRunConfig(d.root)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
 	}
 	if err != nil {
-		return fmt.Errorf("run folder: %w", err)
-	}
-	var old Config
-	if err := yaml.Unmarshal(data, &old); err != nil {
-		return fmt.Errorf("run folder %s: unreadable %s: %w", d.root, configFile, err)
+		return fmt.Errorf("run folder %s: %w", d.root, err)
 	}
 	if old.Game != cfg.Game {
 		return fmt.Errorf("run folder %s holds a run of game %q, this config plays %q: choose another run_dir", d.root, old.Game, cfg.Game)
@@ -255,4 +265,49 @@ func finiteJSON(v any) any {
 		return out
 	}
 	return v
+}
+
+// readPromotions reads metrics.jsonl for the checkpoints that gating
+// promoted (every name the "best" field held) and those it turned down. A
+// missing file means none; an unreadable line is skipped with a warning.
+func readPromotions(path string, log *slog.Logger) (promoted, rejected map[string]bool) {
+	promoted, rejected = map[string]bool{}, map[string]bool{}
+	f, err := os.Open(path)
+	if err != nil {
+		if !errors.Is(err, os.ErrNotExist) {
+			log.Warn("metrics unreadable; promoted checkpoints unknown", "err", err)
+		}
+		return promoted, rejected
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 16<<20)
+	for sc.Scan() {
+		var rec struct {
+			Iteration int    `json:"iteration"`
+			Best      string `json:"best"`
+			Gate      struct {
+				Candidate string `json:"candidate"`
+				Promoted  bool   `json:"promoted"`
+			} `json:"gate"`
+		}
+		if err := json.Unmarshal(sc.Bytes(), &rec); err != nil {
+			log.Warn("metrics line unreadable", "file", path, "err", err)
+			continue
+		}
+		if rec.Best != "" {
+			promoted[rec.Best] = true
+		}
+		cand := rec.Gate.Candidate
+		if cand == "" && rec.Iteration > 0 {
+			cand = fmt.Sprintf("ckpt-%06d.tbn", rec.Iteration)
+		}
+		if cand != "" && !rec.Gate.Promoted {
+			rejected[cand] = true
+		}
+	}
+	for name := range promoted {
+		delete(rejected, name)
+	}
+	return promoted, rejected
 }

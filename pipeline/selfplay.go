@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"sync"
@@ -50,8 +51,9 @@ func recordExamples(g games.Game, rec mcts.GameRecord) ([]replay.Example, error)
 // mcts.SelfPlay over the evaluator from newEval(worker), and writes their
 // examples into buf in chunks of chunkGames games. progress is called once
 // per finished game. Cancelling ctx loses only the games in flight and the
-// games of an unwritten chunk.
-func generate(ctx context.Context, g games.Game, cfg SelfPlayConfig, workers, n int, seed uint64,
+// games of an unwritten chunk. The first error (a chunk that cannot be
+// written, say) stops every worker.
+func generate(parent context.Context, g games.Game, cfg SelfPlayConfig, workers, n int, seed uint64,
 	newEval func(worker int) (mcts.Evaluator, error), buf *replay.Buffer, progress func()) (selfPlayStats, error) {
 	var (
 		mu      sync.Mutex
@@ -109,6 +111,8 @@ func generate(ctx context.Context, g games.Game, cfg SelfPlayConfig, workers, n 
 	if workers > n {
 		workers = n
 	}
+	ctx, stop := context.WithCancel(parent)
+	defer stop()
 	errs := make([]error, workers)
 	var wg sync.WaitGroup
 	for w := 0; w < workers; w++ {
@@ -119,6 +123,11 @@ func generate(ctx context.Context, g games.Game, cfg SelfPlayConfig, workers, n 
 		wg.Add(1)
 		go func(w, share int) {
 			defer wg.Done()
+			defer func() {
+				if errs[w] != nil {
+					stop()
+				}
+			}()
 			eval, err := newEval(w)
 			if err != nil {
 				errs[w] = err
@@ -137,15 +146,22 @@ func generate(ctx context.Context, g games.Game, cfg SelfPlayConfig, workers, n 
 	mu.Lock()
 	defer mu.Unlock()
 	for _, err := range errs {
+		if err != nil && !errors.Is(err, context.Canceled) {
+			if parent.Err() == nil {
+				return stats, err
+			}
+		}
+	}
+	for _, err := range errs {
 		if err != nil {
-			if ctx.Err() == nil {
+			if parent.Err() == nil {
 				return stats, err
 			}
 			// Cancelled: keep what finished games we have.
 			if ferr := flush(); ferr != nil {
 				return stats, ferr
 			}
-			return stats, ctx.Err()
+			return stats, parent.Err()
 		}
 	}
 	return stats, flush()
@@ -166,7 +182,7 @@ func directEvaluators(cfg nn.EvaluatorConfig, batchSize, workers int, w *nn.Weig
 	if workers < 1 {
 		return nil, nil, fmt.Errorf("self-play: %d workers, want at least 1", workers)
 	}
-	m, err := nn.NewModel(w)
+	m, err := nn.NewModelFor(w, g, cfg.Precision)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -1,7 +1,6 @@
 package pipeline
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -10,8 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-
-	"gopkg.in/yaml.v3"
 
 	"tabula/games"
 	"tabula/nn"
@@ -43,18 +40,12 @@ func RunWorker(ctx context.Context, runDir string, opt WorkerOptions) error {
 	if log == nil {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	data, err := os.ReadFile(filepath.Join(runDir, configFile))
-	if err != nil {
+	cfg, err := ReadRunConfig(runDir)
+	if errors.Is(err, os.ErrNotExist) {
 		return fmt.Errorf("run %s: %w (start the training process first: it writes the config)", runDir, err)
 	}
-	cfg := DefaultConfig()
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
-	if err := dec.Decode(&cfg); err != nil {
-		return fmt.Errorf("run %s: %s: %w", runDir, configFile, err)
-	}
-	if err := cfg.Validate(); err != nil {
-		return fmt.Errorf("run %s: %s: %w", runDir, configFile, err)
+	if err != nil {
+		return fmt.Errorf("run %s: %w", runDir, err)
 	}
 	g, err := games.New(cfg.Game)
 	if err != nil {
@@ -98,7 +89,9 @@ func RunWorker(ctx context.Context, runDir string, opt WorkerOptions) error {
 		if opt.Games > 0 {
 			n = min(n, opt.Games-played)
 		}
-		st, err := generate(ctx, g, cfg.SelfPlay, workers, n, opt.Seed<<32^round, newEval, buf, nil)
+		bar := newProgress(opt.Progress, n, fmt.Sprintf("self-play worker round %d (%s)", round, filepath.Base(bestPath)))
+		st, err := generate(ctx, g, cfg.SelfPlay, workers, n, opt.Seed<<32^round, newEval, buf, func() { bar.Add(1) })
+		bar.Finish()
 		played += st.Games
 		log.Info("self-play worker", "best", filepath.Base(bestPath), "games", st.Games, "positions", st.Moves, "total_games", played)
 		if err != nil {

@@ -126,7 +126,8 @@ type Buffer struct {
 }
 
 // Open opens (creating if needed) the replay folder dir for game g, removes
-// temporary files left by an interrupted write, and loads the most recent
+// temporary files that an interrupted write of a dead process left (never
+// those of a live process sharing the folder), and loads the most recent
 // chunks into the window. A chunk that fails its checks is renamed with
 // CorruptSuffix and reported in the log; nothing is deleted. writerID makes
 // this process's chunk names unique among processes sharing dir.
@@ -140,7 +141,7 @@ func Open(dir string, g games.Game, cfg Config, writerID string, log *slog.Logge
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("replay: %w", err)
 	}
-	if _, err := atomicfile.RemoveTemps(dir); err != nil {
+	if _, err := atomicfile.RemoveStaleTemps(dir); err != nil {
 		return nil, fmt.Errorf("replay: cleaning %s: %w", dir, err)
 	}
 	p, h, w := g.ObservationShape()

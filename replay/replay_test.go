@@ -11,9 +11,11 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"tabula/games"
 	_ "tabula/games/connect4"
+	"tabula/internal/atomicfile"
 )
 
 var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -196,6 +198,8 @@ func TestCorruptChunksAreMovedAsideAndTempsRemoved(t *testing.T) {
 	os.WriteFile(p1, data, 0o644)
 	tmp := filepath.Join(dir, ".chunk-x.tbr.123.tmp")
 	os.WriteFile(tmp, []byte("half a chunk"), 0o644)
+	old := time.Now().Add(-2 * atomicfile.StaleAge) // abandoned long ago
+	os.Chtimes(tmp, old, old)
 
 	b2 := open(t, dir, Config{Window: 100}, "w2")
 	if b2.Len() != 7 {

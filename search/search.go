@@ -82,6 +82,9 @@ func AlphaBeta(s games.State, depth int) (value float64, nodes int64, err error)
 // moves in their natural order that, without prune, never cuts off and so
 // visits every node. name names the search in errors.
 func negamax(s games.State, depth int, name string, prune bool) (value float64, nodes int64, err error) {
+	if err := games.RequireDeterministic(s.Game(), "search ("+name+")"); err != nil {
+		return 0, 0, err
+	}
 	h, err := heuristicOf(s.Game())
 	if err != nil {
 		return 0, 0, err

@@ -117,6 +117,9 @@ func New(g games.Game, cfg Config) (*Searcher, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
+	if err := games.RequireDeterministic(g, "search (alpha-beta)"); err != nil {
+		return nil, err
+	}
 	h, err := heuristicOf(g)
 	if err != nil {
 		return nil, err

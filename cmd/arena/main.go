@@ -37,56 +37,161 @@ import (
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	if err := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr); err != nil {
-		if !errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintln(os.Stderr, "arena:", err)
-		}
-		os.Exit(2)
-	}
+	os.Exit(exitCode(run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr), os.Stderr))
 }
 
-const usage = `usage:
-  arena match -game G -players "SPEC SPEC ..." -games N [-parallel P] [-seed S] [-out FILE] [-anchor I] [-random-plies K]
-  arena bench -game connect4 -player SPEC -positions FILE [-out FILE] [-seed S]
-  arena bench -game othello[:size=6] -player SPEC -positions FILE[,FILE...] [-out FILE] [-seed S]
-  arena solve -game connect4 [-positions FILE] [-all]
-`
+// exitCode reports err on stderr and returns the process's exit status: 0
+// for success and for -h (flag.ErrHelp: usage was printed), 2 otherwise.
+func exitCode(err error, stderr io.Writer) int {
+	switch {
+	case err == nil, errors.Is(err, flag.ErrHelp):
+		return 0
+	case isCmdError(err):
+		fmt.Fprintln(stderr, "arena "+err.Error())
+	default:
+		fmt.Fprintln(stderr, "arena: "+err.Error())
+	}
+	return 2
+}
+
+// command is one subcommand. define declares its flags on fs and returns
+// the function that runs it once they are parsed; "arena help" calls define
+// only, to list the flags, so the help cannot drift from the flags.
+type command struct {
+	name     string
+	synopsis string // the arguments, for the usage line
+	doc      string // more about it, for -h and help
+	define   func(fs *flag.FlagSet) func(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer) error
+}
+
+var commands = []command{
+	{"match", `-game G -players "SPEC SPEC ..." [-games N] [flags]`,
+		"Plays every pair of players -games games (colours alternate) and prints the wins-draws-losses\n" +
+			"table and maximum-likelihood Elo ratings. Ctrl-C stops it and prints the games played so far.\n" +
+			"-game may be left out when a net player names a checkpoint: the checkpoint's game is played.", defineMatch},
+	{"bench", "-player SPEC -positions FILE [flags]",
+		"Measures a player's mistake rate on Connect Four positions in Pons' format (moves, then a score):\n" +
+			"a move is a mistake when the solver's verdict of it (win/draw/loss) is worse than the best move's.\n" +
+			"With -game othello or othello:size=6, -positions names Othello sets (data/othello, see its README),\n" +
+			"several separated by commas: one line per set with the mistake rate and the mean disc loss (best\n" +
+			"move's exact final margin minus the chosen move's).", defineBench},
+	{"solve", "[-positions FILE] [-all] [flags]",
+		"Solves Connect Four positions with the built-in solver. Input: one position a line, the moves as\n" +
+			"column digits 1-7 (Pons' format; a trailing score is ignored), from -positions or standard input.\n" +
+			"Output: \"MOVES SCORE\" a line or, with -all, \"MOVES S1 ... S7\": the score after playing each\n" +
+			"column (-1000: the column is full). A header naming the columns goes to standard error.\n" +
+			"Scores follow Pons' convention, for the player to move: 0 is a draw; a positive score is a win,\n" +
+			"22 minus the number of stones the winner has played when four are connected (1: a win with the\n" +
+			"last stone, 18: a win with the fourth); a negative score is the same for a loss.\n" +
+			"A finished game (won, or a full board) is an error: it has no move to score.", defineSolve},
+}
+
+func commandNames() string {
+	names := make([]string, len(commands))
+	for i, c := range commands {
+		names[i] = c.name
+	}
+	return strings.Join(names, ", ")
+}
+
+// cmdError is a subcommand's error, shown as "NAME: message" with a leading
+// "arena: " or "NAME: " of the message dropped, so that nothing is said twice.
+type cmdError struct {
+	name string
+	err  error
+}
+
+func (e *cmdError) Error() string {
+	msg := strings.TrimPrefix(e.err.Error(), "arena: ")
+	return e.name + ": " + strings.TrimPrefix(msg, e.name+": ")
+}
+
+func (e *cmdError) Unwrap() error { return e.err }
+
+func isCmdError(err error) bool {
+	var ce *cmdError
+	return errors.As(err, &ce)
+}
+
+// usage writes the usage lines; with full, every subcommand's description
+// and flags, the player kinds and the games.
+func usage(w io.Writer, full bool) {
+	fmt.Fprintln(w, "usage:")
+	for _, c := range commands {
+		fmt.Fprintf(w, "  arena %s %s\n", c.name, c.synopsis)
+	}
+	fmt.Fprintln(w, "  arena help")
+	if !full {
+		fmt.Fprintln(w, "\"arena help\" describes every subcommand, flag and player kind; \"arena CMD -h\" one subcommand.")
+		return
+	}
+	for _, c := range commands {
+		fmt.Fprintf(w, "\narena %s %s\n", c.name, c.synopsis)
+		fs := newFlags(c.name, w)
+		c.define(fs)
+		commandHelp(w, c, fs)
+	}
+	fmt.Fprint(w, "\n", arena.SpecHelp(), "\ngames:\n", games.Describe())
+}
+
+// commandHelp writes a subcommand's description and flags.
+func commandHelp(w io.Writer, c command, fs *flag.FlagSet) {
+	for _, line := range strings.Split(c.doc, "\n") {
+		fmt.Fprintf(w, "  %s\n", line)
+	}
+	fmt.Fprintln(w, "flags:")
+	out := fs.Output()
+	fs.SetOutput(w)
+	fs.PrintDefaults()
+	fs.SetOutput(out)
+}
 
 // run is the whole command; main only wires the process to it.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
-		fmt.Fprint(stderr, usage)
-		return errors.New("no subcommand (match, bench, solve)")
+		usage(stderr, false)
+		return fmt.Errorf("no subcommand (%s)", commandNames())
 	}
 	switch args[0] {
-	case "match":
-		return runMatch(ctx, args[1:], stdout, stderr)
-	case "bench":
-		return runBench(ctx, args[1:], stdout, stderr)
-	case "solve":
-		return runSolve(ctx, args[1:], stdin, stdout, stderr)
 	case "help", "-h", "-help", "--help":
-		fmt.Fprint(stdout, usage, "\n", arena.SpecHelp(), "\ngames:\n", games.Describe())
+		usage(stdout, true)
 		return nil
 	}
-	fmt.Fprint(stderr, usage)
-	return fmt.Errorf("unknown subcommand %q; valid: match, bench, solve, help", args[0])
+	for _, c := range commands {
+		if c.name != args[0] {
+			continue
+		}
+		fs := newFlags(c.name, stderr)
+		exec := c.define(fs)
+		fs.Usage = func() {
+			fmt.Fprintf(stderr, "usage: arena %s %s\n", c.name, c.synopsis)
+			commandHelp(stderr, c, fs)
+			if c.name != "solve" {
+				fmt.Fprintln(stderr, "\"arena help\" lists the player kinds and games.")
+			}
+		}
+		if err := fs.Parse(args[1:]); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return err
+			}
+			return &cmdError{c.name, err}
+		}
+		if fs.NArg() > 0 {
+			return &cmdError{c.name, fmt.Errorf("unexpected argument %q (flags go before it)", fs.Arg(0))}
+		}
+		if err := exec(ctx, stdin, stdout, stderr); err != nil {
+			return &cmdError{c.name, err}
+		}
+		return nil
+	}
+	usage(stderr, false)
+	return fmt.Errorf("unknown subcommand %q; valid: %s, help", args[0], commandNames())
 }
 
 func newFlags(name string, stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet("arena "+name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	return fs
-}
-
-func parseFlags(fs *flag.FlagSet, args []string) error {
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("%s: unexpected argument %q", fs.Name(), fs.Arg(0))
-	}
-	return nil
 }
 
 func newBar(total int, desc string, stderr io.Writer, quiet bool) *progressbar.ProgressBar {
@@ -131,81 +236,110 @@ func (j *jsonLines) close() error {
 	return nil
 }
 
-func runMatch(ctx context.Context, args []string, stdout, stderr io.Writer) (err error) {
-	fs := newFlags("match", stderr)
-	gameSpec := fs.String("game", "", "game spec, e.g. connect4 or othello:size=6")
-	playerList := fs.String("players", "", "player specs separated by spaces (quote the list) or commas before a kind")
+func defineMatch(fs *flag.FlagSet) func(context.Context, io.Reader, io.Writer, io.Writer) error {
+	gameSpec := fs.String("game", "", "game spec, e.g. connect4 or othello:size=6 (default: the game of the net players' checkpoints)")
+	playerList := fs.String("players", "", "player specs separated by spaces (quote the list) or by a comma before a kind")
 	n := fs.Int("games", 10, "games per pair of players")
 	parallel := fs.Int("parallel", 0, "games played at once (0: one per core)")
 	seed := fs.Uint64("seed", 1, "seed of the match")
 	out := fs.String("out", "", "write every game as a JSON line to this file")
 	anchor := fs.Int("anchor", 0, "index of the player whose Elo is fixed at 0")
-	randomPlies := fs.Int("random-plies", 0, "opening plies played at random before the players take over")
+	randomPlies := fs.Int("random-plies", 0, "opening plies played at random before the players take over (fewer than a game's length)")
 	quiet := fs.Bool("quiet", false, "no progress bar")
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
-	if *gameSpec == "" {
-		return fmt.Errorf("match: -game is required; valid games: %s", strings.Join(games.Names(), ", "))
-	}
-	g, err := games.New(*gameSpec)
-	if err != nil {
-		return fmt.Errorf("match: %w", err)
-	}
-	specs, err := arena.ParseSpecs(*playerList)
-	if err != nil {
-		return fmt.Errorf("match: -players: %w", err)
-	}
-	if len(specs) < 2 {
-		return fmt.Errorf("match: -players %q names %d player, want at least 2", *playerList, len(specs))
-	}
-	if *anchor < 0 || *anchor >= len(specs) {
-		return fmt.Errorf("match: -anchor %d outside [0, %d)", *anchor, len(specs))
-	}
-	players, err := arena.BuildAll(g, specs)
-	if err != nil {
-		return fmt.Errorf("match: %w", err)
-	}
-	defer func() {
-		for _, p := range players {
-			if cerr := p.Close(); cerr != nil && err == nil {
-				err = cerr
+	return func(ctx context.Context, _ io.Reader, stdout, stderr io.Writer) (err error) {
+		specs, err := arena.ParseSpecs(*playerList)
+		if err != nil {
+			return fmt.Errorf("-players: %w", err)
+		}
+		if len(specs) < 2 {
+			return fmt.Errorf("-players %q names %d player, want at least 2", *playerList, len(specs))
+		}
+		if *anchor < 0 || *anchor >= len(specs) {
+			return fmt.Errorf("-anchor %d outside [0, %d)", *anchor, len(specs))
+		}
+		var g games.Game
+		if *gameSpec != "" {
+			g, err = games.New(*gameSpec)
+		} else if g, err = arena.GameOf(specs); err != nil {
+			err = fmt.Errorf("-game is required (%v); valid games: %s", err, strings.Join(games.Names(), ", "))
+		}
+		if err != nil {
+			return err
+		}
+		if *randomPlies < 0 || *randomPlies >= g.MaxGameLength() {
+			return fmt.Errorf("-random-plies %d: want 0 to %d (a game of %s lasts at most %d plies)", *randomPlies, g.MaxGameLength()-1, g.Name(), g.MaxGameLength())
+		}
+		players, err := arena.BuildAll(g, specs)
+		if err != nil {
+			return err
+		}
+		defer func() {
+			for _, p := range players {
+				if cerr := p.Close(); cerr != nil && err == nil {
+					err = cerr
+				}
+			}
+		}()
+		var jl *jsonLines
+		if *out != "" {
+			if jl, err = createJSONLines(*out); err != nil {
+				return err
 			}
 		}
-	}()
-	var jl *jsonLines
-	if *out != "" {
-		if jl, err = createJSONLines(*out); err != nil {
-			return fmt.Errorf("match: %w", err)
+		pairs := len(players) * (len(players) - 1) / 2
+		bar := newBar(pairs**n, "games", stderr, *quiet)
+		cfg := arena.MatchConfig{
+			Games: *n, Parallel: *parallel, Seed: *seed, RandomPlies: *randomPlies,
+			Record:   func(r arena.GameRecord) error { return jl.write(r) },
+			Progress: func(done, total int) { _ = bar.Set(done) },
+		}
+		res, err := arena.Match(ctx, cfg, g, players)
+		_ = bar.Finish()
+		if cerr := jl.close(); err == nil {
+			err = cerr
+		}
+		if err != nil && ctx.Err() != nil && res != nil {
+			// Interrupted: the games played so far still count.
+			played := 0
+			for i := range res.Players {
+				played += res.Total(i).Games()
+			}
+			played /= 2
+			if played > 0 {
+				fmt.Fprintf(stdout, "interrupted: %d of %d games played\n", played, pairs**n)
+				printMatch(stdout, g, res, *anchor)
+				printForfeits(stdout, res)
+			}
+			return fmt.Errorf("interrupted after %d of %d games: %w", played, pairs**n, ctx.Err())
+		}
+		if err != nil {
+			return err
+		}
+		printMatch(stdout, g, res, *anchor)
+		printForfeits(stdout, res)
+		return nil
+	}
+}
+
+// printForfeits lists the games lost by a player's failure (an outside
+// engine that crashed, hung or played an illegal move), with the engine's
+// last stderr lines.
+func printForfeits(w io.Writer, res *arena.MatchResult) {
+	if len(res.Forfeits) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\n%d game(s) forfeited:\n", len(res.Forfeits))
+	for _, r := range res.Forfeits {
+		f := r.Forfeit
+		fmt.Fprintf(w, "game %d: %s forfeited after the moves %q: %s\n", r.Index, f.Player, r.Moves, f.Reason)
+		if f.Stderr != "" {
+			fmt.Fprintf(w, "  engine stderr:\n    %s\n", strings.ReplaceAll(f.Stderr, "\n", "\n    "))
 		}
 	}
-	pairs := len(players) * (len(players) - 1) / 2
-	bar := newBar(pairs**n, "games", stderr, *quiet)
-	cfg := arena.MatchConfig{
-		Games: *n, Parallel: *parallel, Seed: *seed, RandomPlies: *randomPlies,
-		Record:   func(r arena.GameRecord) error { return jl.write(r) },
-		Progress: func(done, total int) { _ = bar.Set(done) },
-	}
-	res, err := arena.Match(ctx, cfg, g, players)
-	_ = bar.Finish()
-	if cerr := jl.close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return fmt.Errorf("match: %w", err)
-	}
-	ecfg := elo.DefaultConfig()
-	ecfg.Anchor = *anchor
-	ratings, err := res.Ratings(ecfg)
-	if err != nil {
-		return fmt.Errorf("match: ratings: %w", err)
-	}
-	printMatch(stdout, g, res, ratings, *anchor)
-	return nil
 }
 
 // printMatch writes the win/draw/loss table and the ratings.
-func printMatch(w io.Writer, g games.Game, res *arena.MatchResult, r elo.Ratings, anchor int) {
+func printMatch(w io.Writer, g games.Game, res *arena.MatchResult, anchor int) {
 	width := 6
 	for _, p := range res.Players {
 		width = max(width, len(p))
@@ -229,6 +363,13 @@ func printMatch(w io.Writer, g games.Game, res *arena.MatchResult, r elo.Ratings
 		t := res.Total(i)
 		fmt.Fprintf(w, " %14s\n", fmt.Sprintf("%d-%d-%d", t.Wins, t.Draws, t.Losses))
 	}
+	ecfg := elo.DefaultConfig()
+	ecfg.Anchor = anchor
+	r, err := res.Ratings(ecfg)
+	if err != nil {
+		fmt.Fprintf(w, "\nno Elo ratings: %v\n", err)
+		return
+	}
 	fmt.Fprintf(w, "\nElo (anchor [%d] = 0; 95%% interval):\n", anchor)
 	for i, p := range res.Players {
 		t := res.Total(i)
@@ -240,132 +381,137 @@ func printMatch(w io.Writer, g games.Game, res *arena.MatchResult, r elo.Ratings
 	}
 }
 
-func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) (err error) {
-	fs := newFlags("bench", stderr)
+func defineBench(fs *flag.FlagSet) func(context.Context, io.Reader, io.Writer, io.Writer) error {
 	gameSpec := fs.String("game", "connect4", "game: connect4, or othello[:size=6] with data/othello's sets")
-	playerSpec := fs.String("player", "", "player spec")
-	posPath := fs.String("positions", "", "Pons-format positions file (othello: a set file of data/othello, or several separated by commas)")
+	playerSpec := fs.String("player", "", "player spec (required)")
+	posPath := fs.String("positions", "", "Pons-format positions file (required; othello: a set of data/othello, or several separated by commas)")
 	out := fs.String("out", "", "write one JSON line per position to this file")
 	seed := fs.Uint64("seed", 1, "seed of the player")
 	ttBits := fs.Int("solver-tt", c4solver.DefaultTableLog2, "log2 of the reference solver's table entries")
 	exact := fs.Bool("scores", false, "also write the exact score of every column (slow on early positions)")
 	first := fs.Int("n", 0, "use only the first N positions of the file (0: all)")
-	cache := fs.String("verdicts", "", "JSON file caching the solver's verdicts for these positions (read if it matches, else written)")
+	cache := fs.String("verdicts", "", "JSON file caching the solver's verdicts for these positions: read if it holds them, extended if it holds the first of them, written if missing (its folder must exist); a file holding anything else is refused")
+	force := fs.Bool("force", false, "with -verdicts: replace a file that holds anything but verdicts of these positions")
 	known := fs.String("known-verdicts", "data/connect4/verdicts", "with -verdicts: folder of shipped verdicts, DIR/<positions file name>.json, used instead of solving when they cover these positions")
 	quiet := fs.Bool("quiet", false, "no progress bar")
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
-	g, err := games.New(*gameSpec)
-	if err != nil {
-		return fmt.Errorf("bench: %w", err)
-	}
-	if *posPath == "" {
-		return errors.New("bench: -positions FILE is required")
-	}
-	if og, ok := g.(*othello.Game); ok {
-		return benchOthello(ctx, og, *playerSpec, *posPath, *out, *seed, *first, *quiet, stdout, stderr)
-	}
-	if g.Name() != "connect4" {
-		return fmt.Errorf("bench: game %s: bench needs connect4 or othello (the solver decides mistakes)", g.Name())
-	}
-	spec, err := arena.ParseSpec(*playerSpec)
-	if err != nil {
-		return fmt.Errorf("bench: -player: %w", err)
-	}
-	f, err := os.Open(*posPath)
-	if err != nil {
-		return fmt.Errorf("bench: %w", err)
-	}
-	positions, err := arena.ReadPositions(f, *posPath)
-	f.Close()
-	if err != nil {
-		return fmt.Errorf("bench: %w", err)
-	}
-	if *first < 0 {
-		return fmt.Errorf("bench: -n %d, want >= 0", *first)
-	}
-	if *first > 0 && len(positions) > *first {
-		positions = positions[:*first]
-	}
-	var verdicts *arena.Verdicts
-	if *cache != "" {
-		vbar := newBar(len(positions), "solving", stderr, *quiet)
-		var shipped []string
-		if *known != "" {
-			shipped = append(shipped, filepath.Join(*known, filepath.Base(*posPath)+".json"))
-		}
-		verdicts, err = arena.LoadOrSolveVerdicts(ctx, *cache, positions, *ttBits, func(done, total int) { _ = vbar.Set(done) }, shipped...)
-		_ = vbar.Finish()
+	return func(ctx context.Context, _ io.Reader, stdout, stderr io.Writer) (err error) {
+		g, err := games.New(*gameSpec)
 		if err != nil {
-			return fmt.Errorf("bench: %w", err)
+			return err
 		}
-	}
-	player, err := arena.Build(g, spec)
-	if err != nil {
-		return fmt.Errorf("bench: %w", err)
-	}
-	defer func() {
-		if cerr := player.Close(); cerr != nil && err == nil {
-			err = cerr
+		if *posPath == "" {
+			return errors.New("-positions FILE is required")
 		}
-	}()
-	var jl *jsonLines
-	if *out != "" {
-		if jl, err = createJSONLines(*out); err != nil {
-			return fmt.Errorf("bench: %w", err)
+		if og, ok := g.(*othello.Game); ok {
+			return benchOthello(ctx, og, *playerSpec, *posPath, *out, *seed, *first, *quiet, stdout, stderr)
 		}
-	}
-	bar := newBar(len(positions), "positions", stderr, *quiet)
-	cfg := arena.BenchConfig{
-		SolverTableLog2: *ttBits, Seed: *seed, ExactScores: *exact, Verdicts: verdicts,
-		Record:   func(r arena.BenchRecord) error { return jl.write(r) },
-		Progress: func(done, total int) { _ = bar.Set(done) },
-	}
-	res, err := arena.Bench(ctx, cfg, player, positions)
-	_ = bar.Finish()
-	if cerr := jl.close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return fmt.Errorf("bench: %w", err)
-	}
-	fmt.Fprintf(stdout, "%s on %s: %d positions, %d mistakes (%.1f%%), %.3f ms per move\n",
-		player.Name, *posPath, res.Positions, res.Mistakes, 100*res.MistakeRate(), float64(res.TimePerMove().Microseconds())/1000)
-	return nil
-}
-
-func runSolve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	fs := newFlags("solve", stderr)
-	gameSpec := fs.String("game", "connect4", "game (connect4 only)")
-	posPath := fs.String("positions", "", "Pons-format positions file (default: standard input)")
-	all := fs.Bool("all", false, "print the score of every column (-1000: full)")
-	ttBits := fs.Int("tt", c4solver.DefaultTableLog2, "log2 of the solver's table entries")
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
-	g, err := games.New(*gameSpec)
-	if err != nil {
-		return fmt.Errorf("solve: %w", err)
-	}
-	if g.Name() != "connect4" {
-		return fmt.Errorf("solve: game %s: the solver plays connect4 only", g.Name())
-	}
-	sv, err := c4solver.New(*ttBits)
-	if err != nil {
-		return fmt.Errorf("solve: %w", err)
-	}
-	in, name := stdin, "stdin"
-	if *posPath != "" {
+		if g.Name() != "connect4" {
+			return fmt.Errorf("game %s: bench needs connect4 or othello (the solver decides mistakes)", g.Name())
+		}
+		if *first < 0 {
+			return fmt.Errorf("-n %d, want >= 0", *first)
+		}
+		spec, err := arena.ParseSpec(*playerSpec)
+		if err != nil {
+			return fmt.Errorf("-player: %w", err)
+		}
 		f, err := os.Open(*posPath)
 		if err != nil {
-			return fmt.Errorf("solve: %w", err)
+			return err
 		}
-		defer f.Close()
-		in, name = f, *posPath
+		positions, err := arena.ReadPositions(f, *posPath)
+		f.Close()
+		if err != nil {
+			return err
+		}
+		if len(positions) == 0 {
+			return fmt.Errorf("%s: no positions", *posPath)
+		}
+		if *first > 0 && len(positions) > *first {
+			positions = positions[:*first]
+		}
+		var verdicts *arena.Verdicts
+		if *cache != "" {
+			vbar := newBar(len(positions), "solving", stderr, *quiet)
+			var shipped []string
+			if *known != "" {
+				shipped = append(shipped, filepath.Join(*known, filepath.Base(*posPath)+".json"))
+			}
+			verdicts, err = arena.LoadOrSolveVerdicts(ctx, *cache, positions, *ttBits, *force, func(done, total int) { _ = vbar.Set(done) }, shipped...)
+			_ = vbar.Finish()
+			if errors.Is(err, arena.ErrOtherVerdicts) {
+				return fmt.Errorf("%w; give another -verdicts file name, or -force to replace it", err)
+			}
+			if err != nil {
+				return err
+			}
+		}
+		player, err := arena.Build(g, spec)
+		if err != nil {
+			return err
+		}
+		defer func() {
+			if cerr := player.Close(); cerr != nil && err == nil {
+				err = cerr
+			}
+		}()
+		var jl *jsonLines
+		if *out != "" {
+			if jl, err = createJSONLines(*out); err != nil {
+				return err
+			}
+		}
+		bar := newBar(len(positions), "positions", stderr, *quiet)
+		cfg := arena.BenchConfig{
+			SolverTableLog2: *ttBits, Seed: *seed, ExactScores: *exact, Verdicts: verdicts,
+			Record:   func(r arena.BenchRecord) error { return jl.write(r) },
+			Progress: func(done, total int) { _ = bar.Set(done) },
+		}
+		res, err := arena.Bench(ctx, cfg, player, positions)
+		_ = bar.Finish()
+		if cerr := jl.close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "%s on %s: %d positions, %d mistakes (%.1f%%), %.3f ms per move\n",
+			player.Name, *posPath, res.Positions, res.Mistakes, 100*res.MistakeRate(), float64(res.TimePerMove().Microseconds())/1000)
+		return nil
 	}
-	if err := arena.Solve(ctx, in, name, stdout, *all, sv); err != nil {
-		return fmt.Errorf("solve: %w", err)
+}
+
+func defineSolve(fs *flag.FlagSet) func(context.Context, io.Reader, io.Writer, io.Writer) error {
+	gameSpec := fs.String("game", "connect4", "game (connect4 only)")
+	posPath := fs.String("positions", "", "Pons-format positions file (default: standard input)")
+	all := fs.Bool("all", false, "print the score of playing each column (-1000: the column is full)")
+	ttBits := fs.Int("tt", c4solver.DefaultTableLog2, "log2 of the solver's table entries")
+	return func(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer) error {
+		g, err := games.New(*gameSpec)
+		if err != nil {
+			return err
+		}
+		if g.Name() != "connect4" {
+			return fmt.Errorf("game %s: the solver plays connect4 only", g.Name())
+		}
+		sv, err := c4solver.New(*ttBits)
+		if err != nil {
+			return err
+		}
+		in, name := stdin, "stdin"
+		if *posPath != "" {
+			f, err := os.Open(*posPath)
+			if err != nil {
+				return err
+			}
+			defer f.Close()
+			in, name = f, *posPath
+		}
+		if *all {
+			fmt.Fprintln(stderr, "# moves, then the score of playing column 1 2 3 4 5 6 7 (Pons' convention, for the player to move; -1000: full)")
+		} else {
+			fmt.Fprintln(stderr, "# moves score (Pons' convention, for the player to move: >0 win, 0 draw, <0 loss)")
+		}
+		return arena.Solve(ctx, in, name, stdout, *all, sv)
 	}
-	return nil
 }

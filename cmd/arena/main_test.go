@@ -4,12 +4,16 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
+	"flag"
+	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"tabula/games"
 	"tabula/internal/refdata"
@@ -122,19 +126,32 @@ func TestMatchWithNet(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join(t.TempDir(), "tiny.tbn")
+	dir := filepath.Join(t.TempDir(), "my runs, all")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "tiny.tbn")
 	if err := nn.SaveCheckpoint(path, &nn.Checkpoint{Game: g.Name(), Weights: wt}); err != nil {
 		t.Fatal(err)
 	}
-	stdout, _, err := runCmd(t, "", "match", "-game", "connect4", "-players", "net:path="+path+",sims=16,random", "-games", "2", "-quiet")
+	// A path with a space and a comma, quoted; no -game: the checkpoint's.
+	quoted := `net:path="` + path + `",sims=16`
+	stdout, _, err := runCmd(t, "", "match", "-players", quoted+",random", "-games", "2", "-quiet")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(stdout, "net:path="+path+",sims=16") {
-		t.Errorf("output lacks the net player:\n%s", stdout)
+	if !strings.Contains(stdout, quoted) || !strings.Contains(stdout, "connect4:") {
+		t.Errorf("output lacks the net player or the game:\n%s", stdout)
+	}
+	// A file that is not a checkpoint says so.
+	notes := filepath.Join(dir, "notes.txt")
+	os.WriteFile(notes, []byte("not a network\n"), 0o644)
+	_, _, err = runCmd(t, "", "match", "-game", "connect4", "-players", `net:path="`+notes+`" random`, "-games", "1", "-quiet")
+	if err == nil || !strings.Contains(err.Error(), "not a tabula checkpoint") {
+		t.Errorf("a text file as a checkpoint: error %v", err)
 	}
 	// The checkpoint is for connect4: othello refuses it, naming the file.
-	_, _, err = runCmd(t, "", "match", "-game", "othello:size=6", "-players", "net:path="+path+" random", "-games", "1", "-quiet")
+	_, _, err = runCmd(t, "", "match", "-game", "othello:size=6", "-players", quoted+" random", "-games", "1", "-quiet")
 	if err == nil || !strings.Contains(err.Error(), path) {
 		t.Errorf("net for the wrong game: error %v", err)
 	}
@@ -279,6 +296,10 @@ func TestBadInput(t *testing.T) {
 	if err := os.WriteFile(badPos, []byte("4453\n4444444\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	goodPos := filepath.Join(dir, "good.txt")
+	if err := os.WriteFile(goodPos, []byte("2252576253462244111563365343671351441 2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		args  []string
 		stdin string
@@ -287,7 +308,13 @@ func TestBadInput(t *testing.T) {
 		{nil, "", []string{"no subcommand"}},
 		{[]string{"duel"}, "", []string{`unknown subcommand "duel"`, "match, bench, solve"}},
 		{[]string{"match", "-game", "chess", "-players", "random random"}, "", []string{`unknown game "chess"`, "connect4"}},
-		{[]string{"match", "-players", "random random"}, "", []string{"-game is required"}},
+		{[]string{"match", "-players", "random random"}, "", []string{"-game is required", "no net player"}},
+		{[]string{"match", "-game", "connect4", "-players", "random random", "-random-plies", "42"}, "", []string{"-random-plies 42", "0 to 41"}},
+		{[]string{"match", "-game", "connect4", "-players", "alphabeta:depth=2,nodes=5 random"}, "", []string{"one limit"}},
+		{[]string{"bench", "-player", "random", "-positions", goodPos, "-verdicts", filepath.Join(dir, "nonexistent", "v.json")}, "", []string{"does not exist"}},
+		{[]string{"solve"}, "", []string{"no positions"}},
+		{[]string{"solve", "-all"}, "1212121\n", []string{"stdin:1", "game is over"}},
+		{[]string{"solve"}, "1212121\n", []string{"stdin:1", "game is over"}},
 		{[]string{"match", "-game", "connect4", "-players", "random rnd"}, "", []string{`unknown kind "rnd"`, "valid kinds"}},
 		{[]string{"match", "-game", "connect4", "-players", "random"}, "", []string{"at least 2"}},
 		{[]string{"match", "-game", "connect4", "-players", "alphabeta:depth=99 random"}, "", []string{`depth="99"`, "1..64"}},
@@ -313,6 +340,146 @@ func TestBadInput(t *testing.T) {
 			if !strings.Contains(err.Error(), w) {
 				t.Errorf("%q: error %q does not contain %q", tc.args, err, w)
 			}
+		}
+	}
+}
+
+// TestVerdictsNotOverwritten runs bench with a -verdicts file made for
+// other positions: it is refused (asking for another name or -force) and
+// left as it was, and -force replaces it.
+func TestVerdictsNotOverwritten(t *testing.T) {
+	dir := t.TempDir()
+	src, err := os.ReadFile(refdata.Path(t, "connect4", "Test_L3_R1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitN(string(src), "\n", 7)[:6]
+	a, b := filepath.Join(dir, "a.txt"), filepath.Join(dir, "b.txt")
+	os.WriteFile(a, []byte(strings.Join(lines[:3], "\n")+"\n"), 0o644)
+	os.WriteFile(b, []byte(strings.Join(lines[3:], "\n")+"\n"), 0o644)
+	v := filepath.Join(dir, "v.json")
+	if _, _, err := runCmd(t, "", "bench", "-player", "random", "-positions", a, "-verdicts", v, "-solver-tt", "16", "-quiet"); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := os.ReadFile(v)
+	_, _, err = runCmd(t, "", "bench", "-player", "random", "-positions", b, "-verdicts", v, "-solver-tt", "16", "-quiet")
+	if err == nil || !strings.Contains(err.Error(), "other positions") || !strings.Contains(err.Error(), "-force") {
+		t.Fatalf("verdicts of other positions: error %v, want a refusal naming -force", err)
+	}
+	if after, _ := os.ReadFile(v); string(after) != string(before) {
+		t.Fatal("the verdicts file was overwritten")
+	}
+	if _, _, err := runCmd(t, "", "bench", "-player", "random", "-positions", b, "-verdicts", v, "-force", "-solver-tt", "16", "-quiet"); err != nil {
+		t.Fatalf("-force: %v", err)
+	}
+	if after, _ := os.ReadFile(v); string(after) == string(before) {
+		t.Fatal("-force did not replace the verdicts file")
+	}
+}
+
+// TestMatchInterrupted cancels a long match: the table of the games played
+// so far is still printed, and the error says it was interrupted.
+func TestMatchInterrupted(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	// Interrupt once a few games are on record.
+	out := filepath.Join(t.TempDir(), "games.jsonl")
+	go func() {
+		for ctx.Err() == nil {
+			if data, _ := os.ReadFile(out); strings.Count(string(data), "\n") >= 3 {
+				cancel()
+				return
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}()
+	var o, e strings.Builder
+	err := run(ctx, []string{"match", "-game", "connect4", "-players", "random greedy", "-games", "100000", "-parallel", "1", "-out", out, "-quiet"}, strings.NewReader(""), &o, &e)
+	if err == nil || !strings.Contains(err.Error(), "interrupted after") || !errors.Is(err, context.Canceled) {
+		t.Fatalf("error %v, want interrupted", err)
+	}
+	for _, want := range []string{"interrupted: ", "[0] random", "[1] greedy", "Elo"} {
+		if !strings.Contains(o.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, o.String())
+		}
+	}
+}
+
+// TestSolveLabelsAndFinished checks the column header on stderr (stdout
+// stays one position a line) and that help states the score convention.
+func TestSolveLabels(t *testing.T) {
+	stdout, stderr, err := runCmd(t, "2252576253462244111563365343671351441\n", "solve", "-all", "-tt", "16")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(stderr, "column 1 2 3 4 5 6 7") || strings.Contains(stdout, "#") || len(strings.Fields(stdout)) != 8 {
+		t.Errorf("stdout %q stderr %q: want the header on stderr only", stdout, stderr)
+	}
+	stdout, stderr, err = runCmd(t, "2252576253462244111563365343671351441\n", "solve", "-tt", "16")
+	if err != nil || !strings.Contains(stderr, "# moves score") || len(strings.Fields(stdout)) != 2 {
+		t.Errorf("stdout %q stderr %q (%v)", stdout, stderr, err)
+	}
+	_, stderr, err = runCmd(t, "", "solve", "-h")
+	if !errors.Is(err, flag.ErrHelp) || !strings.Contains(stderr, "Pons' convention") || !strings.Contains(stderr, "22 minus the number of stones") {
+		t.Errorf("solve -h: %v\n%s", err, stderr)
+	}
+}
+
+// TestHelpFlags checks that -h on every subcommand prints its usage and
+// exits 0, and that "arena help" lists every flag of every subcommand.
+func TestHelpFlags(t *testing.T) {
+	for _, args := range [][]string{{"-h"}, {"help"}, {"match", "-h"}, {"bench", "-h"}, {"solve", "-help"}} {
+		stdout, stderr, err := runCmd(t, "", args...)
+		var e strings.Builder
+		if code := exitCode(err, &e); code != 0 || e.Len() != 0 {
+			t.Errorf("%q: exit %d, %q", args, code, e.String())
+		}
+		if !strings.Contains(stdout+stderr, "usage") {
+			t.Errorf("%q printed no usage", args)
+		}
+	}
+	help, _, _ := runCmd(t, "", "help")
+	for _, c := range commands {
+		section := help[strings.Index(help, "\narena "+c.name+" "):]
+		if next := strings.Index(section[1:], "\narena "); next >= 0 {
+			section = section[:next+1]
+		}
+		fs := newFlags(c.name, io.Discard)
+		c.define(fs)
+		n := 0
+		fs.VisitAll(func(f *flag.Flag) {
+			n++
+			if !strings.Contains(section, "  -"+f.Name+" ") && !strings.Contains(section, "  -"+f.Name+"\n") {
+				t.Errorf("arena help: section %s lacks -%s", c.name, f.Name)
+			}
+		})
+		if n < 4 {
+			t.Errorf("%s defines %d flags", c.name, n)
+		}
+	}
+	for _, want := range []string{"-known-verdicts", "-verdicts", "-force", "-n int", "-random-plies", "double quotes"} {
+		if !strings.Contains(help, want) {
+			t.Errorf("arena help lacks %q", want)
+		}
+	}
+}
+
+// TestErrorPrefix checks that an error names the command once.
+func TestErrorPrefix(t *testing.T) {
+	for _, args := range [][]string{
+		{"match", "-game", "connect4", "-players", "random random", "-games", "0", "-quiet"},
+		{"bench", "-player", "random", "-positions", "/nonexistent.txt"},
+		{"solve", "-tt", "99"},
+		{"match", "-bogus"},
+	} {
+		_, _, err := runCmd(t, "", args...)
+		var e strings.Builder
+		if code := exitCode(err, &e); code != 2 {
+			t.Errorf("%q: exit %d, want 2", args, code)
+		}
+		msg := e.String()
+		if !strings.HasPrefix(msg, "arena "+args[0]+": ") || strings.Count(msg, "arena") != 1 || strings.Count(msg, args[0]+":") != 1 {
+			t.Errorf("%q: message %q, want one prefix \"arena %s: \"", args, msg, args[0])
 		}
 	}
 }

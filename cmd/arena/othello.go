@@ -16,28 +16,28 @@ import (
 func benchOthello(ctx context.Context, g *othello.Game, playerSpec, paths, out string, seed uint64, first int, quiet bool, stdout, stderr io.Writer) (err error) {
 	spec, err := arena.ParseSpec(playerSpec)
 	if err != nil {
-		return fmt.Errorf("bench: -player: %w", err)
+		return fmt.Errorf("-player: %w", err)
 	}
 	if first < 0 {
-		return fmt.Errorf("bench: -n %d, want >= 0", first)
+		return fmt.Errorf("-n %d, want >= 0", first)
 	}
 	var sets []*arena.OthelloSet
 	for _, path := range strings.Split(paths, ",") {
 		path = strings.TrimSpace(path)
 		if path == "" {
-			return fmt.Errorf("bench: -positions %q: empty file name in the list", paths)
+			return fmt.Errorf("-positions %q: empty file name in the list", paths)
 		}
 		f, err := os.Open(path)
 		if err != nil {
-			return fmt.Errorf("bench: %w", err)
+			return fmt.Errorf("%w", err)
 		}
 		set, err := arena.ReadOthelloSet(f, path, g)
 		f.Close()
 		if err != nil {
-			return fmt.Errorf("bench: %w", err)
+			return fmt.Errorf("%w", err)
 		}
 		if len(set.Positions) == 0 {
-			return fmt.Errorf("bench: %s: no positions", path)
+			return fmt.Errorf("%s: no positions", path)
 		}
 		if first > 0 && len(set.Positions) > first {
 			set.Positions = set.Positions[:first]
@@ -46,7 +46,7 @@ func benchOthello(ctx context.Context, g *othello.Game, playerSpec, paths, out s
 	}
 	player, err := arena.Build(g, spec)
 	if err != nil {
-		return fmt.Errorf("bench: %w", err)
+		return fmt.Errorf("%w", err)
 	}
 	defer func() {
 		if cerr := player.Close(); cerr != nil && err == nil {
@@ -56,7 +56,7 @@ func benchOthello(ctx context.Context, g *othello.Game, playerSpec, paths, out s
 	var jl *jsonLines
 	if out != "" {
 		if jl, err = createJSONLines(out); err != nil {
-			return fmt.Errorf("bench: %w", err)
+			return fmt.Errorf("%w", err)
 		}
 	}
 	defer func() {
@@ -74,7 +74,7 @@ func benchOthello(ctx context.Context, g *othello.Game, playerSpec, paths, out s
 		res, err := arena.BenchOthello(ctx, cfg, player, set)
 		_ = bar.Finish()
 		if err != nil {
-			return fmt.Errorf("bench: %w", err)
+			return fmt.Errorf("%w", err)
 		}
 		fmt.Fprintf(stdout, "%s on %s (%s, %s empties): %d positions, %d mistakes (%.1f%%; %.1f%% of the %d where one was possible), mean disc loss %.2f, best move %.1f%%, %.3f ms per move\n",
 			player.Name, set.Name, g.Name(), set.Bucket(), res.Positions, res.Mistakes, 100*res.MistakeRate(),

@@ -7,6 +7,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -30,10 +31,17 @@ func (s *setFlags) String() string     { return strings.Join(*s, " ") }
 func (s *setFlags) Set(v string) error { *s = append(*s, v); return nil }
 
 func main() {
-	if err := run(os.Args[1:], os.Stderr); err != nil {
-		fmt.Fprintln(os.Stderr, "train:", err)
-		os.Exit(1)
+	os.Exit(exitCode(run(os.Args[1:], os.Stderr), os.Stderr))
+}
+
+// exitCode reports err and returns the exit status: 0 for success and for
+// -h (usage was printed), 1 otherwise.
+func exitCode(err error, stderr io.Writer) int {
+	if err == nil || errors.Is(err, flag.ErrHelp) {
+		return 0
 	}
+	fmt.Fprintln(stderr, "train:", err)
+	return 1
 }
 
 func run(args []string, stderr io.Writer) error {
@@ -45,6 +53,19 @@ func run(args []string, stderr io.Writer) error {
 	verbose := fs.Bool("v", false, "debug logging")
 	var sets setFlags
 	fs.Var(&sets, "set", "override a config value, key.path=value (repeatable), e.g. -set selfplay.mcts.simulations=200")
+	fs.Usage = func() {
+		fmt.Fprint(stderr, `usage: train -config FILE [-run DIR] [-set key.path=value ...] [-quiet] [-v]
+
+Runs a whole training run (self-play, training, gating, ladder, benchmark) from
+a YAML config; run it again on the same folder to resume. The config must name
+its game; every other key has a default (see configs/ and pipeline/config.go).
+It stops at iterations or after duration (counted per process), whichever comes
+first; with neither it runs until Ctrl-C.
+
+flags:
+`)
+		fs.PrintDefaults()
+	}
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -73,6 +94,7 @@ func run(args []string, stderr io.Writer) error {
 		return err
 	}
 	runErr := t.Run(ctx)
+	fmt.Fprint(stderr, t.Summary())
 	if err := t.Close(); err != nil && runErr == nil {
 		runErr = err
 	}

@@ -1,7 +1,11 @@
 // Package gamestest is the conformance check every game's tests run, in the
 // manner of OpenSpiel's RandomSimTest and testing/fstest.TestFS: thousands of
 // random games checking the whole State contract, plus the optional
-// capabilities (symmetries, notation, heuristic) where a game has them.
+// capabilities (symmetries, notation, heuristic) where a game has them. For a
+// game of chance (games.Stochastic) it also checks every chance node: its
+// outcomes are valid actions with positive probabilities summing to 1, they
+// are its legal actions, sampling them matches the probabilities (a
+// chi-square test), and replaying the recorded outcomes is deterministic.
 package gamestest
 
 import (
@@ -28,6 +32,11 @@ type Config struct {
 	// String() and player to move have equal hashes. Leave it off for
 	// games whose String omits history that the rules depend on.
 	Transpositions bool
+	// SampleChecks is the number of chance nodes (the first ones met) on
+	// which sampling is checked against the probabilities, each with
+	// ChanceSamples draws (defaults 8 and 20000). Games of chance only.
+	SampleChecks  int
+	ChanceSamples int
 }
 
 // Check plays cfg.Games random games of g and fails t at the first broken
@@ -48,6 +57,12 @@ func verify(g games.Game, cfg Config) error {
 	}
 	if cfg.SymmetryRate == 0 {
 		cfg.SymmetryRate = 0.1
+	}
+	if cfg.SampleChecks == 0 {
+		cfg.SampleChecks = 8
+	}
+	if cfg.ChanceSamples <= 0 {
+		cfg.ChanceSamples = 20000
 	}
 	if err := checkGame(g); err != nil {
 		return fmt.Errorf("%s: %v", g.Name(), err)
@@ -83,6 +98,14 @@ func checkGame(g games.Game) error {
 	p2, h2, w2 := g2.ObservationShape()
 	if p2 != planes || h2 != h || w2 != w {
 		return fmt.Errorf("games.New(%q) has a different observation shape", g.Name())
+	}
+	if st, ok := g.(games.Stochastic); ok {
+		if m := st.MaxChanceOutcomes(); m < 1 || m > g.NumActions() {
+			return fmt.Errorf("MaxChanceOutcomes = %d, want 1..NumActions (%d)", m, g.NumActions())
+		}
+		if _, ok := g.NewInitialState().(games.ChanceState); !ok {
+			return errors.New("a Stochastic game whose states do not implement games.ChanceState")
+		}
 	}
 	if s, ok := g.(games.Symmetric); ok {
 		if err := checkGroup(g, s); err != nil {
@@ -162,6 +185,7 @@ type checker struct {
 	history []int
 	seen    map[string]uint64
 	buf     []int
+	sampled int // chance nodes whose sampling was checked
 }
 
 func (c *checker) playGame() error {
@@ -190,6 +214,12 @@ func (c *checker) playGame() error {
 			return err
 		}
 		a := legal[c.rng.IntN(len(legal))]
+		if games.IsChanceNode(s) {
+			var err error
+			if a, err = games.SampleChance(s, c.rng); err != nil {
+				return err
+			}
+		}
 		before := s.MoveNumber()
 		if c.rng.IntN(2) == 0 {
 			s.ApplyAction(a)
@@ -241,9 +271,12 @@ func (c *checker) checkState(s games.State) error {
 		if r != [2]float64{} {
 			return fmt.Errorf("non-terminal returns %v, want zeros", r)
 		}
-		if p := s.CurrentPlayer(); p != 0 && p != 1 {
+		if p := s.CurrentPlayer(); p != 0 && p != 1 && !(p == games.ChancePlayer && games.IsChanceNode(s)) {
 			return fmt.Errorf("CurrentPlayer = %d", p)
 		}
+	}
+	if err := c.checkChance(s, legal); err != nil {
+		return err
 	}
 	obs, err := c.observation(s)
 	if err != nil {
@@ -282,6 +315,121 @@ func (c *checker) checkState(s games.State) error {
 		}
 	}
 	return nil
+}
+
+// checkChance checks the chance side of a state: CurrentPlayer is
+// ChancePlayer exactly at chance nodes, whose outcomes are valid, sum to 1,
+// equal the legal actions and (for the first few) sample as they say.
+func (c *checker) checkChance(s games.State, legal []int) error {
+	cs, ok := s.(games.ChanceState)
+	if !ok {
+		return nil
+	}
+	st, ok := c.g.(games.Stochastic)
+	if !ok {
+		if cs.IsChanceNode() {
+			return errors.New("a chance node in a game that does not implement games.Stochastic")
+		}
+		return nil
+	}
+	outs := cs.ChanceOutcomes(nil)
+	if !cs.IsChanceNode() || s.IsTerminal() {
+		if len(outs) != 0 {
+			return fmt.Errorf("%d chance outcomes at a state that is not a chance node", len(outs))
+		}
+		if !s.IsTerminal() && cs.NextPlayer() != s.CurrentPlayer() {
+			return fmt.Errorf("NextPlayer = %d at a decision node of player %d", cs.NextPlayer(), s.CurrentPlayer())
+		}
+		if s.CurrentPlayer() == games.ChancePlayer && !s.IsTerminal() {
+			return errors.New("CurrentPlayer is ChancePlayer at a state that is not a chance node")
+		}
+		return nil
+	}
+	if s.IsTerminal() {
+		return errors.New("a terminal state is a chance node")
+	}
+	if s.CurrentPlayer() != games.ChancePlayer {
+		return fmt.Errorf("CurrentPlayer = %d at a chance node, want ChancePlayer", s.CurrentPlayer())
+	}
+	if p := cs.NextPlayer(); p != 0 && p != 1 {
+		return fmt.Errorf("NextPlayer = %d at a chance node", p)
+	}
+	if len(outs) == 0 {
+		return errors.New("a chance node with no outcomes")
+	}
+	sum := 0.0
+	for i, o := range outs {
+		if o.Action < 0 || o.Action >= st.MaxChanceOutcomes() {
+			return fmt.Errorf("chance outcome %d outside [0, MaxChanceOutcomes = %d)", o.Action, st.MaxChanceOutcomes())
+		}
+		if i > 0 && outs[i-1].Action >= o.Action {
+			return fmt.Errorf("chance outcomes not strictly increasing: %v", outs)
+		}
+		if !(o.Prob > 0 && o.Prob <= 1) {
+			return fmt.Errorf("chance outcome %d has probability %v", o.Action, o.Prob)
+		}
+		sum += o.Prob
+	}
+	if math.Abs(sum-1) > 1e-9 {
+		return fmt.Errorf("chance probabilities sum to %v, want 1", sum)
+	}
+	if len(legal) != len(outs) {
+		return fmt.Errorf("legal actions %v differ from the chance outcomes %v", legal, outs)
+	}
+	for i, o := range outs {
+		if legal[i] != o.Action {
+			return fmt.Errorf("legal actions %v differ from the chance outcomes %v", legal, outs)
+		}
+	}
+	if c.sampled < c.cfg.SampleChecks {
+		c.sampled++
+		return c.checkSampling(s, outs)
+	}
+	return nil
+}
+
+// checkSampling draws ChanceSamples outcomes of chance node s with
+// games.SampleChance and fails when a chi-square test rejects the stated
+// probabilities at a significance of about 1e-6 (or an outcome not listed
+// is drawn). The state must not change.
+func (c *checker) checkSampling(s games.State, outs []games.ChanceOutcome) error {
+	h := s.Hash()
+	n := c.cfg.ChanceSamples
+	counts := make(map[int]int, len(outs))
+	for i := 0; i < n; i++ {
+		a, err := games.SampleChance(s, c.rng)
+		if err != nil {
+			return err
+		}
+		counts[a]++
+	}
+	if s.Hash() != h {
+		return errors.New("sampling a chance node changed the state")
+	}
+	chi2 := 0.0
+	for _, o := range outs {
+		want := o.Prob * float64(n)
+		d := float64(counts[o.Action]) - want
+		chi2 += d * d / want
+		delete(counts, o.Action)
+	}
+	for a := range counts {
+		return fmt.Errorf("sampling drew %d, which is not an outcome of %v", a, outs)
+	}
+	if df := len(outs) - 1; df > 0 {
+		if limit := chiSquareQuantile(df, 4.753); chi2 > limit {
+			return fmt.Errorf("sampling %d outcomes: chi-square %.1f with %d degrees of freedom exceeds %.1f (p < 1e-6): the draws do not match the probabilities", n, chi2, df, limit)
+		}
+	}
+	return nil
+}
+
+// chiSquareQuantile approximates the chi-square quantile with df degrees of
+// freedom at the normal quantile z (Wilson and Hilferty, 1931).
+func chiSquareQuantile(df int, z float64) float64 {
+	k := float64(df)
+	t := 1 - 2/(9*k) + z*math.Sqrt(2/(9*k))
+	return k * t * t * t
 }
 
 // observation checks the observation's size and that it overwrites dst.

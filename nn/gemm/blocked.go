@@ -35,10 +35,14 @@ type workspace struct {
 	b    []float32 // packed B panels: the panel at column j of a block at b[j*k:]
 	edge []float32 // a partial strip of A rows padded with zero rows
 	bt   []float32 // B transposed for the dot-product path
-	tile [mr * maxNR]float32
-	ap   [8]*float32
-	wp   [4]*float32
-	out  [16]float32
+	// edgeLow is a partial strip of A for the bf16 and int8 kernels and
+	// scale their column scales.
+	edgeLow []byte
+	scale   []float32
+	tile    [mr * maxNR]float32
+	ap      [8]*float32
+	wp      [4]*float32
+	out     [16]float32
 }
 
 var wsPool = sync.Pool{New: func() any { return new(workspace) }}

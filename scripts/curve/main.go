@@ -2,13 +2,17 @@
 // table: for every iteration with a ladder or benchmark result, the wall time,
 // training steps, the best network's Elo (random = 0) with its 95% interval,
 // its score against each fixed player, and its mistake rate on each Pons set.
+// With -png DIR it also draws the plots of the watch page (package watch:
+// Elo with its band, losses, policy entropy, mistake rates, self-play
+// throughput against wall time) as DIR/NAME.png with gonum/plot.
 //
-//	go run ./scripts/curve runs/connect4/metrics.jsonl
+//	go run ./scripts/curve [-png DIR] runs/connect4/metrics.jsonl
 package main
 
 import (
 	"bufio"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"maps"
@@ -35,11 +39,27 @@ type record struct {
 }
 
 func main() {
-	if len(os.Args) != 2 {
-		fmt.Fprintln(os.Stderr, "usage: curve METRICS.jsonl")
+	pngDir := flag.String("png", "", "also draw the watch page's plots as PNG files into `dir`")
+	flag.Usage = func() {
+		fmt.Fprintln(os.Stderr, "usage: curve [-png DIR] METRICS.jsonl")
+		flag.PrintDefaults()
+	}
+	flag.Parse()
+	if flag.NArg() != 1 {
+		flag.Usage()
 		os.Exit(2)
 	}
-	if err := run(os.Args[1], os.Stdout); err != nil {
+	if *pngDir != "" {
+		files, err := writePNGs(flag.Arg(0), *pngDir)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "curve:", err)
+			os.Exit(1)
+		}
+		for _, f := range files {
+			fmt.Fprintln(os.Stderr, "wrote", f)
+		}
+	}
+	if err := run(flag.Arg(0), os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "curve:", err)
 		os.Exit(1)
 	}

@@ -1,0 +1,222 @@
+package arena
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	_ "tabula/games/gogame"
+	"tabula/gtp"
+	"tabula/internal/refdata"
+)
+
+// TestMain lets the test binary play a fake GTP engine: run with the
+// arguments "fakegtp MODE" it answers GTP on stdin/stdout and misbehaves
+// as MODE says, instead of running the tests.
+func TestMain(m *testing.M) {
+	if len(os.Args) == 3 && os.Args[1] == "fakegtp" {
+		fakeGTP(os.Args[2])
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// fakeGTP answers every command with success; at genmove it dies
+// (MODE die), never answers (hang), names an occupied point (illegal) or
+// answers nonsense (garbage).
+func fakeGTP(mode string) {
+	sc := bufio.NewScanner(os.Stdin)
+	lastPlay := "A1"
+	for sc.Scan() {
+		cmd, ok, err := gtp.ParseCommand(sc.Text())
+		if !ok || err != nil {
+			continue
+		}
+		reply := ""
+		switch cmd.Name {
+		case "play":
+			if !strings.EqualFold(cmd.Args[1], "pass") {
+				lastPlay = cmd.Args[1]
+			}
+		case "genmove":
+			fmt.Fprintln(os.Stderr, "fake engine: thinking in mode", mode)
+			switch mode {
+			case "die":
+				fmt.Fprintln(os.Stderr, "fake engine: segmentation fault (not really)")
+				os.Exit(3)
+			case "hang":
+				time.Sleep(time.Hour)
+			case "illegal":
+				reply = lastPlay // occupied, or A1 then A1 again
+				lastPlay = reply
+			case "garbage":
+				reply = "Z99"
+			}
+		case "quit":
+			gtp.WriteResponse(os.Stdout, cmd, true, "")
+			return
+		}
+		gtp.WriteResponse(os.Stdout, cmd, true, reply)
+	}
+}
+
+func TestGTPForfeits(t *testing.T) {
+	g := mustGame(t, "go:size=5,komi=0.5")
+	for _, c := range []struct {
+		mode, reason string
+	}{
+		{"die", "engine died"},
+		{"hang", "engine timed out: no answer to"},
+		{"illegal", "played the illegal move"},
+		{"garbage", `answered genmove with "Z99", not a move`},
+	} {
+		t.Run(c.mode, func(t *testing.T) {
+			spec, err := ParseSpec(fmt.Sprintf("gtp:cmd=%q,args=\"fakegtp %s\",timeout=300ms", os.Args[0], c.mode))
+			if err != nil {
+				t.Fatal(err)
+			}
+			ps, err := BuildAll(g, []Spec{spec, {Kind: "random"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			start := time.Now()
+			res, err := Match(context.Background(), MatchConfig{Games: 2, Parallel: 1, Seed: 3, RandomPlies: 2}, g, ps)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if w := res.WDL[0][1]; w.Losses != 2 {
+				t.Errorf("the fake engine's record %+v, want 2 losses", w)
+			}
+			if len(res.Forfeits) != 2 {
+				t.Fatalf("%d forfeits, want 2", len(res.Forfeits))
+			}
+			for _, r := range res.Forfeits {
+				f := r.Forfeit
+				if f.Player != ps[0].Name || r.Winner != 1-f.Side || r.Players[f.Side] != ps[0].Name {
+					t.Errorf("forfeit %+v of game %+v names the wrong side", f, r)
+				}
+				if !strings.Contains(f.Reason, c.reason) {
+					t.Errorf("reason %q, want it to say %q", f.Reason, c.reason)
+				}
+				if !strings.Contains(f.Stderr, "fake engine: thinking in mode "+c.mode) {
+					t.Errorf("stderr tail %q lacks the engine's last lines", f.Stderr)
+				}
+				if c.mode == "die" && !strings.Contains(f.Stderr, "segmentation fault") {
+					t.Errorf("stderr tail %q lacks the engine's dying words", f.Stderr)
+				}
+			}
+			if d := time.Since(start); d > 10*time.Second {
+				t.Errorf("the match took %v", d)
+			}
+		})
+	}
+}
+
+func TestGTPBuildErrors(t *testing.T) {
+	for _, c := range []struct{ game, spec, want string }{
+		{"go:size=9", "gtp:cmd=surely-no-such-engine-here", `engine program "surely-no-such-engine-here" not found on PATH or in /usr/games`},
+		{"go:size=9", "gtp:args=x", "gtp needs cmd=PROGRAM"},
+		{"othello:size=8", "gnugo:level=1", "GNU Go plays go, not othello:size=8"},
+		{"othello:size=6", "grhino", "GRhino plays othello:size=8, not othello:size=6"},
+		{"go:size=9", "grhino:level=2", "GRhino plays othello:size=8"},
+		{"connect4", "gnugo", "game connect4 has no GTP dialect"},
+	} {
+		spec, err := ParseSpec(c.spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = Build(mustGame(t, c.game), spec)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s in %s: %v, want %q", c.spec, c.game, err, c.want)
+		}
+	}
+	for _, bad := range []string{"gnugo:level=11", "grhino:level=0", "gtp:cmd=x,timeout=-1s"} {
+		if _, err := ParseSpec(bad); err == nil {
+			t.Errorf("ParseSpec(%q) accepted", bad)
+		}
+	}
+}
+
+// TestGTPMatchesAgainstEngines plays a few short games through Match
+// against GNU Go and GRhino, from random opening plies (replayed to the
+// engine with play): no forfeits, and the engines win most games.
+func TestGTPMatchesAgainstEngines(t *testing.T) {
+	for _, c := range []struct {
+		game, spec, program, install string
+		minWins                      int
+	}{
+		{"go:size=7,komi=9", "gnugo:level=1", "gnugo", "apt-get install gnugo", 2},
+		{"othello:size=8", "grhino:level=1", "gtp-rhino", "apt-get install grhino", 2},
+		// The generic kind, its arguments quoted. GNU Go asked with plain
+		// genmove passes with dead stones on the board, which our rules
+		// count as alive, so it may lose to random: only the games count.
+		{"go:size=5,komi=0.5", `gtp:cmd=gnugo,args="--mode gtp --chinese-rules --level 0",timeout=20s`, "gnugo", "apt-get install gnugo", 0},
+	} {
+		t.Run(c.spec, func(t *testing.T) {
+			refdata.Program(t, c.program, c.install)
+			g := mustGame(t, c.game)
+			specs, err := ParseSpecs(c.spec + " random")
+			if err != nil {
+				t.Fatal(err)
+			}
+			ps, err := BuildAll(g, specs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var recs []GameRecord
+			res, err := Match(context.Background(), MatchConfig{Games: 2, Parallel: 2, Seed: 5, RandomPlies: 3,
+				Record: func(r GameRecord) error { recs = append(recs, r); return nil }}, g, ps)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(res.Forfeits) != 0 {
+				t.Fatalf("forfeits: %+v", res.Forfeits[0].Forfeit)
+			}
+			if w := res.WDL[0][1]; w.Wins < c.minWins || w.Games() != 2 || len(recs) != 2 {
+				t.Errorf("%s against random: %+v; games %+v", c.spec, w, recs)
+			}
+		})
+	}
+}
+
+// TestGTPPlayerFollowsWithoutSync drives the player the way a caller that
+// does not know about Sync would: one position after another.
+func TestGTPPlayerFollowsWithoutSync(t *testing.T) {
+	refdata.Program(t, "gnugo", "apt-get install gnugo")
+	g := mustGame(t, "go:size=7,komi=9")
+	spec, _ := ParseSpec("gnugo:level=0")
+	f, err := Build(g, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := f.New(rand.New(rand.NewPCG(1, 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.(interface{ Close() error }).Close()
+	s := g.NewInitialState()
+	rng := rand.New(rand.NewPCG(2, 2))
+	for i := 0; i < 10 && !s.IsTerminal(); i++ {
+		a, err := p.ChooseAction(context.Background(), s.Clone())
+		if err != nil {
+			t.Fatalf("move %d: %v", i, err)
+		}
+		s.ApplyAction(a)
+		legal := s.LegalActions(nil)
+		s.ApplyAction(legal[rng.IntN(len(legal)-1)]) // never pass
+	}
+	// A position it cannot have reached by one move is an error, not a
+	// forfeit.
+	s2 := g.NewInitialState()
+	for _, a := range s2.LegalActions(nil)[:3] {
+		s2.ApplyAction(a)
+	}
+	if _, err := p.ChooseAction(context.Background(), s2); err == nil || !strings.Contains(err.Error(), "cannot follow the game") {
+		t.Errorf("jump to another game: %v", err)
+	}
+}

@@ -1,0 +1,99 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+
+	"tabula/arena"
+	"tabula/games"
+	_ "tabula/games/gogame"
+	_ "tabula/games/othello"
+	"tabula/gtp"
+)
+
+func init() {
+	register(subcommand{
+		name:    "gtp",
+		summary: "-game G -player SPEC [-seed S] [-name N]: a Go Text Protocol engine on stdin/stdout (go, othello)",
+		run:     runGTP,
+	})
+}
+
+// runGTP serves GTP on stdin/stdout with the player's moves. Logs go to
+// stderr only.
+func runGTP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("play gtp", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	gameSpec := fs.String("game", "go:size=9", "game spec: go:size=N,komi=K or othello:size=8 (GRhino's dialect)")
+	playerSpec := fs.String("player", "", "player spec (required); see arena help")
+	seed := fs.Uint64("seed", 1, "seed of the player's random source")
+	name := fs.String("name", "tabula", "answer to the name command")
+	verbose := fs.Bool("v", false, "log every command to stderr, not only errors")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: play gtp -game G -player SPEC [-seed S] [-name N] [-v]")
+		fs.PrintDefaults()
+		fmt.Fprint(stderr, arena.SpecHelp())
+	}
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("play gtp: unexpected arguments %q", fs.Args())
+	}
+	if *playerSpec == "" {
+		fs.Usage()
+		return errors.New("play gtp: -player is required")
+	}
+	g, err := games.New(*gameSpec)
+	if err != nil {
+		return fmt.Errorf("play gtp: %w", err)
+	}
+	spec, err := arena.ParseSpec(*playerSpec)
+	if err != nil {
+		return fmt.Errorf("play gtp: %w", err)
+	}
+	level := slog.LevelInfo
+	if *verbose {
+		level = slog.LevelDebug
+	}
+	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
+	rng := rand.New(rand.NewPCG(*seed, 0x67747020))
+	var factories []*arena.Factory
+	defer func() {
+		for _, f := range factories {
+			_ = f.Close()
+		}
+	}()
+	build := func(g games.Game) (gtp.Chooser, error) {
+		f, err := arena.Build(g, spec)
+		if err != nil {
+			return nil, err
+		}
+		p, err := f.New(rand.New(rand.NewPCG(rng.Uint64(), rng.Uint64())))
+		if err != nil {
+			_ = f.Close()
+			return nil, err
+		}
+		factories = append(factories, f)
+		return p, nil
+	}
+	cfg := gtp.DefaultEngineConfig()
+	cfg.Name = *name
+	cfg.Version = "1 (" + spec.String() + ")"
+	cfg.Log = log
+	e, err := gtp.NewEngine(cfg, g, build)
+	if err != nil {
+		return fmt.Errorf("play gtp: %w", err)
+	}
+	defer e.Close()
+	log.Info("play gtp: ready", "game", g.Name(), "player", spec.String())
+	if err := e.Run(ctx, stdin, stdout); err != nil && !errors.Is(err, context.Canceled) {
+		return fmt.Errorf("play gtp: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,111 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+
+	"tabula/arena"
+	"tabula/games"
+	"tabula/internal/refdata"
+)
+
+func TestGTPVerb(t *testing.T) {
+	var out, errOut strings.Builder
+	script := "1 name\n2 boardsize 7\n3 komi 9\n4 play b D4\n5 genmove w\n6 play w D4\n7 bogus\n8 final_score\n9 quit\n10 name\n"
+	err := run(context.Background(), []string{"gtp", "-game", "go:size=9", "-player", "alphabeta:depth=1", "-name", "tester"},
+		strings.NewReader(script), &out, &errOut)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp := strings.Split(strings.TrimSuffix(out.String(), "\n\n"), "\n\n")
+	want := []string{"=1 tester", "=2 ", "=3 ", "=4 ", "=5 ", "?6 illegal move", "?7 unknown command", "=8 ", "=9 "}
+	if len(resp) != len(want) {
+		t.Fatalf("responses %q, want %d", resp, len(want))
+	}
+	for i, w := range want {
+		if !strings.HasPrefix(resp[i], w) {
+			t.Errorf("response %d = %q, want %q...", i+1, resp[i], w)
+		}
+	}
+	if len(resp[4]) < 5 || !strings.HasPrefix(resp[7], "=8 W+") && !strings.HasPrefix(resp[7], "=8 B+") {
+		t.Errorf("genmove %q, final_score %q", resp[4], resp[7])
+	}
+	if strings.Contains(out.String(), "level=") || !strings.Contains(errOut.String(), "play gtp: ready") {
+		t.Errorf("logs belong on stderr only; stdout %q, stderr %q", out.String(), errOut.String())
+	}
+}
+
+func TestGTPVerbErrors(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"gtp", "-game", "connect4", "-player", "random"}, "game connect4 has no GTP dialect"},
+		{[]string{"gtp", "-game", "go:size=9"}, "-player is required"},
+		{[]string{"gtp", "-game", "go:size=99", "-player", "random"}, "size=99 out of range"},
+		{[]string{"gtp", "-game", "go:size=9", "-player", "alphabeta:depth=x"}, `depth="x"`},
+	} {
+		err := run(context.Background(), c.args, strings.NewReader(""), &strings.Builder{}, &strings.Builder{})
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: %v, want %q", c.args, err, c.want)
+		}
+	}
+	if err := run(context.Background(), []string{"gtp", "-h"}, strings.NewReader(""), &strings.Builder{}, &strings.Builder{}); !errors.Is(err, flag.ErrHelp) {
+		t.Errorf("-h: %v", err)
+	}
+}
+
+// TestMain lets the test binary be the play command: run with the first
+// argument "play-main" it runs play with the rest of the arguments.
+func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == "play-main" {
+		os.Args = append(os.Args[:1], os.Args[2:]...)
+		main()
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// TestGTPVerbAgainstEngines runs `play gtp` as a process and plays it
+// through arena's GTP client against GNU Go and GRhino: no forfeits (every
+// move our engine sends passes our rules), games to the end.
+func TestGTPVerbAgainstEngines(t *testing.T) {
+	for _, c := range []struct {
+		game, ours, theirs, program, install string
+	}{
+		{"go:size=7,komi=9", "alphabeta:depth=1", "gnugo:level=1", "gnugo", "apt-get install gnugo"},
+		{"othello:size=8", "alphabeta:depth=2", "grhino:level=1", "gtp-rhino", "apt-get install grhino"},
+	} {
+		t.Run(c.game, func(t *testing.T) {
+			refdata.Program(t, c.program, c.install)
+			g, err := games.New(c.game)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ours := fmt.Sprintf("gtp:cmd=%q,args=\"play-main gtp -game %s -player %s\",timeout=30s", os.Args[0], c.game, c.ours)
+			specs, err := arena.ParseSpecs(ours + " " + c.theirs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ps, err := arena.BuildAll(g, specs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := arena.Match(context.Background(), arena.MatchConfig{Games: 2, Parallel: 2, Seed: 9, RandomPlies: 2}, g, ps)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, r := range res.Forfeits {
+				t.Errorf("game %d forfeited by %s: %s\n%s", r.Index, r.Forfeit.Player, r.Forfeit.Reason, r.Forfeit.Stderr)
+			}
+			if n := res.Total(0).Games(); n != 2 {
+				t.Errorf("%d games played, want 2", n)
+			}
+		})
+	}
+}

@@ -1,0 +1,329 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"sort"
+	"strings"
+
+	"tabula/arena"
+	"tabula/games"
+	_ "tabula/games/connect4"
+	_ "tabula/games/gogame"
+	_ "tabula/games/othello"
+)
+
+func init() {
+	register(subcommand{
+		name:    "",
+		summary: "-game G -player SPEC [-human first|second] [-seed S]: play against SPEC in the terminal",
+		run:     runTerminal,
+	})
+}
+
+// who made a move of the game.
+const (
+	byHuman = iota
+	byEngine
+	byChance
+)
+
+// terminal is one game between a person at the terminal and an engine.
+type terminal struct {
+	g      games.Game
+	not    games.Notation
+	player arena.Player
+	human  int // the person's player number
+	rng    *rand.Rand
+	out    io.Writer
+	lines  <-chan string
+	s      games.State
+	moves  []int
+	who    []int
+}
+
+// runTerminal plays one game in the terminal.
+func runTerminal(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("play", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	gameSpec := fs.String("game", "connect4", "game spec, e.g. connect4, othello:size=6, go:size=9")
+	playerSpec := fs.String("player", "", "the engine's player spec (required); see arena help")
+	side := fs.String("human", "first", "the side the person plays: first or second")
+	seed := fs.Uint64("seed", 1, "seed of the engine's and the dice's random sources")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: play -game G -player SPEC [-human first|second] [-seed S]")
+		fs.PrintDefaults()
+		fmt.Fprint(stderr, arena.SpecHelp())
+	}
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("play: unexpected arguments %q", fs.Args())
+	}
+	if *playerSpec == "" {
+		fs.Usage()
+		return errors.New("play: -player is required")
+	}
+	t := &terminal{out: stdout, rng: rand.New(rand.NewPCG(*seed, 0x7465726d))}
+	switch *side {
+	case "first":
+		t.human = 0
+	case "second":
+		t.human = 1
+	default:
+		return fmt.Errorf("play: -human %q: want first or second", *side)
+	}
+	g, err := games.New(*gameSpec)
+	if err != nil {
+		return fmt.Errorf("play: %w", err)
+	}
+	not, ok := g.(games.Notation)
+	if !ok {
+		return fmt.Errorf("play: game %s has no move notation to type moves in", g.Name())
+	}
+	spec, err := arena.ParseSpec(*playerSpec)
+	if err != nil {
+		return fmt.Errorf("play: %w", err)
+	}
+	f, err := arena.Build(g, spec)
+	if err != nil {
+		return fmt.Errorf("play: %w", err)
+	}
+	defer f.Close()
+	p, err := f.New(rand.New(rand.NewPCG(*seed, 0x656e67)))
+	if err != nil {
+		return fmt.Errorf("play: %w", err)
+	}
+	if c, ok := p.(io.Closer); ok {
+		defer c.Close()
+	}
+	t.g, t.not, t.player, t.s = g, not, p, g.NewInitialState()
+	t.lines = readLines(ctx, stdin)
+	return t.run(ctx)
+}
+
+// readLines delivers stdin's lines; the channel closes at the end of input.
+func readLines(ctx context.Context, r io.Reader) <-chan string {
+	ch := make(chan string)
+	go func() {
+		defer close(ch)
+		sc := bufio.NewScanner(r)
+		for sc.Scan() {
+			select {
+			case ch <- sc.Text():
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	return ch
+}
+
+const terminalHelp = `commands: a move in the game's notation, undo (take back your last move),
+hint (the engine's choice for you), quit`
+
+// run plays until the game ends, the person quits, input ends or ctx is
+// done (Ctrl-C).
+func (t *terminal) run(ctx context.Context) error {
+	fmt.Fprintf(t.out, "%s: you play %s against %s; %s\n", t.g.Name(), sideName(t.human), t.player.Name(), terminalHelp)
+	for {
+		fmt.Fprintf(t.out, "\n%s", t.s.String())
+		if t.s.IsTerminal() {
+			t.finish()
+			return nil
+		}
+		if games.IsChanceNode(t.s) {
+			a, err := games.SampleChance(t.s, t.rng)
+			if err != nil {
+				return fmt.Errorf("play: %w", err)
+			}
+			fmt.Fprintf(t.out, "chance: %s\n", t.not.FormatAction(a))
+			t.apply(a, byChance)
+			continue
+		}
+		if t.s.CurrentPlayer() != t.human {
+			a, err := t.choose(ctx)
+			if err != nil {
+				if ctx.Err() != nil {
+					return t.interrupted()
+				}
+				return fmt.Errorf("play: the engine: %w", err)
+			}
+			if err := games.Play(t.s, a); err != nil {
+				return fmt.Errorf("play: the engine chose %s: %w", t.not.FormatAction(a), err)
+			}
+			t.moves, t.who = append(t.moves, a), append(t.who, byEngine)
+			fmt.Fprintf(t.out, "engine plays %s%s\n", t.not.FormatAction(a), t.analysis())
+			continue
+		}
+		done, err := t.humanTurn(ctx)
+		if done || err != nil {
+			return err
+		}
+	}
+}
+
+// humanTurn reads lines until the person makes a move, and reports done
+// when the session is over (quit, end of input, Ctrl-C).
+func (t *terminal) humanTurn(ctx context.Context) (done bool, err error) {
+	for {
+		fmt.Fprintf(t.out, "your move (%s): ", sideName(t.human))
+		var line string
+		var ok bool
+		select {
+		case <-ctx.Done():
+			return true, t.interrupted()
+		case line, ok = <-t.lines:
+		}
+		if !ok {
+			fmt.Fprintln(t.out, "\nend of input: the game stops here.")
+			t.printGame()
+			return true, nil
+		}
+		line = strings.TrimSpace(line)
+		switch strings.ToLower(line) {
+		case "":
+			continue
+		case "quit", "exit", "resign":
+			fmt.Fprintln(t.out, "you quit.")
+			t.printGame()
+			return true, nil
+		case "help", "?":
+			fmt.Fprintln(t.out, terminalHelp)
+			continue
+		case "undo":
+			if t.undo() {
+				return false, nil
+			}
+			fmt.Fprintln(t.out, "nothing to undo: you have not moved yet.")
+			continue
+		case "hint":
+			a, err := t.choose(ctx)
+			if err != nil {
+				if ctx.Err() != nil {
+					return true, t.interrupted()
+				}
+				fmt.Fprintf(t.out, "no hint: %v\n", err)
+				continue
+			}
+			fmt.Fprintf(t.out, "hint: %s%s\n", t.not.FormatAction(a), t.analysis())
+			continue
+		}
+		a, err := t.not.ParseAction(line)
+		if err != nil {
+			fmt.Fprintf(t.out, "cannot read %q: %v (type help for the commands)\n", line, err)
+			continue
+		}
+		if err := games.Play(t.s, a); err != nil {
+			fmt.Fprintf(t.out, "%v; try again.\n", err)
+			continue
+		}
+		t.moves, t.who = append(t.moves, a), append(t.who, byHuman)
+		return false, nil
+	}
+}
+
+// choose asks the engine for the move of the player to move.
+func (t *terminal) choose(ctx context.Context) (int, error) {
+	if sy, ok := t.player.(arena.Syncer); ok {
+		sy.Sync(t.moves)
+	}
+	return t.player.ChooseAction(ctx, t.s.Clone())
+}
+
+// analysis describes the engine's last choice: its value and its most
+// likely moves, where the player reports them.
+func (t *terminal) analysis() string {
+	var b strings.Builder
+	if v, ok := t.player.(arena.Valuer); ok {
+		fmt.Fprintf(&b, " (value %+.3f for the side that moved)", v.Value())
+	}
+	if an, ok := t.player.(arena.Analyzer); ok {
+		if pol := an.LastPolicy(); len(pol) > 0 {
+			type mp struct {
+				a int
+				p float32
+			}
+			var top []mp
+			for a, p := range pol {
+				if p > 0 {
+					top = append(top, mp{a, p})
+				}
+			}
+			sort.Slice(top, func(i, j int) bool { return top[i].p > top[j].p || top[i].p == top[j].p && top[i].a < top[j].a })
+			if len(top) > 5 {
+				top = top[:5]
+			}
+			b.WriteString("; top moves:")
+			for _, m := range top {
+				fmt.Fprintf(&b, " %s %.0f%%", t.not.FormatAction(m.a), 100*m.p)
+			}
+		}
+	}
+	return b.String()
+}
+
+// apply plays an action known to be legal.
+func (t *terminal) apply(a, who int) {
+	t.s.ApplyAction(a)
+	t.moves, t.who = append(t.moves, a), append(t.who, who)
+}
+
+// undo takes back the person's last move and everything after it; it
+// reports false when the person has not moved.
+func (t *terminal) undo() bool {
+	last := -1
+	for i, w := range t.who {
+		if w == byHuman {
+			last = i
+		}
+	}
+	if last < 0 {
+		return false
+	}
+	s, err := games.Replay(t.g, t.moves[:last])
+	if err != nil {
+		return false // unreachable: these moves were played
+	}
+	fmt.Fprintf(t.out, "took back %s.\n", t.not.FormatActions(t.moves[last:]))
+	t.s, t.moves, t.who = s, t.moves[:last], t.who[:last]
+	return true
+}
+
+// finish prints the result and the game.
+func (t *terminal) finish() {
+	r := t.s.Returns()
+	switch {
+	case r[t.human] > r[1-t.human]:
+		fmt.Fprintln(t.out, "result: you win.")
+	case r[t.human] < r[1-t.human]:
+		fmt.Fprintln(t.out, "result: the engine wins.")
+	default:
+		fmt.Fprintln(t.out, "result: a draw.")
+	}
+	t.printGame()
+}
+
+func (t *terminal) printGame() {
+	fmt.Fprintf(t.out, "game (%s): %s\n", t.g.Name(), t.not.FormatActions(t.moves))
+}
+
+// interrupted ends the session on Ctrl-C.
+func (t *terminal) interrupted() error {
+	fmt.Fprintln(t.out, "\ninterrupted.")
+	t.printGame()
+	return nil
+}
+
+func sideName(p int) string {
+	if p == 0 {
+		return "first"
+	}
+	return "second"
+}

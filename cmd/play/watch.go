@@ -1,0 +1,52 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+
+	"tabula/watch"
+)
+
+func init() {
+	register(subcommand{
+		name:    "watch",
+		summary: "-run DIR [-addr 127.0.0.1:8081]   a live web page of a training run: curves and recent games",
+		run:     runWatch,
+	})
+}
+
+// runWatch serves the watch page of a run folder until ctx is done.
+func runWatch(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
+	cfg := watch.DefaultConfig()
+	fs := flag.NewFlagSet("watch", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&cfg.Run, "run", "", "run `folder` to watch (holding metrics.jsonl and replay/; required)")
+	fs.StringVar(&cfg.Addr, "addr", cfg.Addr, "`address` to listen on (loopback by default)")
+	fs.IntVar(&cfg.Games, "games", cfg.Games, "recent self-play games offered for replay")
+	fs.DurationVar(&cfg.Refresh, "refresh", cfg.Refresh, "how often the page polls for new data")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: play watch -run DIR [-addr 127.0.0.1:8081]")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("watch: unexpected argument %q", fs.Arg(0))
+	}
+	if cfg.Run == "" {
+		return errors.New("watch: -run is required")
+	}
+	log := slog.New(slog.NewTextHandler(stderr, nil))
+	s, err := watch.New(cfg, log)
+	if err != nil {
+		return err
+	}
+	return s.Run(ctx, func(addr string) {
+		fmt.Fprintf(stdout, "watching %s at http://%s/ (Ctrl-C to stop)\n", cfg.Run, addr)
+	})
+}

@@ -1,0 +1,329 @@
+package gtp
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"strconv"
+	"strings"
+
+	"tabula/games"
+)
+
+// Chooser picks a move; arena's players are Choosers.
+type Chooser interface {
+	ChooseAction(ctx context.Context, s games.State) (int, error)
+}
+
+// Syncer is implemented by choosers that keep a board of their own (outside
+// engines): they are told every action played since the initial state
+// before each ChooseAction.
+type Syncer interface {
+	Sync(actions []int)
+}
+
+// Builder makes a chooser for a game. The engine calls it at the start and
+// again when boardsize or komi changes the game.
+type Builder func(g games.Game) (Chooser, error)
+
+// EngineConfig configures an Engine.
+type EngineConfig struct {
+	// Name and Version answer the name and version commands.
+	Name    string
+	Version string
+	// Log receives one line per command handled and every error, never
+	// stdout; nil discards.
+	Log *slog.Logger
+}
+
+// DefaultEngineConfig names the engine tabula.
+func DefaultEngineConfig() EngineConfig {
+	return EngineConfig{Name: "tabula", Version: "1"}
+}
+
+// Validate checks the names: GTP answers are one line.
+func (c EngineConfig) Validate() error {
+	if c.Name == "" || strings.ContainsAny(c.Name, "\r\n") {
+		return fmt.Errorf("gtp: engine name %q: want one non-empty line", c.Name)
+	}
+	if strings.ContainsAny(c.Version, "\r\n") {
+		return fmt.Errorf("gtp: engine version %q: want one line", c.Version)
+	}
+	return nil
+}
+
+// Commands lists the commands Engine knows, in list_commands order.
+var Commands = []string{
+	"protocol_version", "name", "version", "known_command", "list_commands",
+	"boardsize", "clear_board", "komi", "play", "genmove", "undo",
+	"final_score", "showboard", "quit",
+}
+
+// Engine answers GTP commands for a game (Go or Othello) with a chooser's
+// moves. It checks every move it is given or generates against the rules.
+type Engine struct {
+	cfg     EngineConfig
+	log     *slog.Logger
+	build   Builder
+	pos     *Position
+	chooser Chooser
+	quit    bool
+}
+
+// NewEngine returns an engine for game g whose moves come from build(g).
+func NewEngine(cfg EngineConfig, g games.Game, build Builder) (*Engine, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if build == nil {
+		return nil, errors.New("gtp: engine: no player builder")
+	}
+	d, err := NewDialect(g)
+	if err != nil {
+		return nil, err
+	}
+	ch, err := build(g)
+	if err != nil {
+		return nil, fmt.Errorf("gtp: engine: %w", err)
+	}
+	log := cfg.Log
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Engine{cfg: cfg, log: log, build: build, pos: NewPosition(d), chooser: ch}, nil
+}
+
+// Position returns the engine's position.
+func (e *Engine) Position() *Position { return e.pos }
+
+// Close releases the chooser if it holds resources (io.Closer).
+func (e *Engine) Close() error {
+	if c, ok := e.chooser.(io.Closer); ok {
+		return c.Close()
+	}
+	return nil
+}
+
+// Run reads commands from r and writes responses to w until quit, the end
+// of r, or ctx is done. It returns nil after quit or at the end of input.
+func (e *Engine) Run(ctx context.Context, r io.Reader, w io.Writer) error {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 4096), MaxLineBytes)
+	bw := bufio.NewWriter(w)
+	lines := make(chan string)
+	scanErr := make(chan error, 1)
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() {
+		defer close(lines)
+		for sc.Scan() {
+			select {
+			case lines <- sc.Text():
+			case <-stop:
+				return
+			}
+		}
+		scanErr <- sc.Err()
+	}()
+	for !e.quit {
+		var line string
+		var ok bool
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case line, ok = <-lines:
+		}
+		if !ok {
+			if err := <-scanErr; err != nil {
+				return fmt.Errorf("gtp: reading commands: %w", err)
+			}
+			return nil
+		}
+		cmd, isCmd, err := ParseCommand(line)
+		if !isCmd {
+			continue
+		}
+		var text string
+		if err == nil {
+			text, err = e.Handle(ctx, cmd)
+		}
+		if err != nil {
+			e.log.Info("gtp", "command", cmd.String(), "error", err.Error())
+			text = err.Error()
+		} else {
+			e.log.Debug("gtp", "command", cmd.String(), "response", text)
+		}
+		if werr := WriteResponse(bw, cmd, err == nil, text); werr != nil {
+			return fmt.Errorf("gtp: writing response: %w", werr)
+		}
+		if werr := bw.Flush(); werr != nil {
+			return fmt.Errorf("gtp: writing response: %w", werr)
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+	}
+	return nil
+}
+
+// Handle executes one command and returns its response text, or an error
+// whose text is the failure response ("illegal move", "unknown command",
+// ...).
+func (e *Engine) Handle(ctx context.Context, cmd Command) (string, error) {
+	args := cmd.Args
+	need := func(n int) error {
+		if len(args) != n {
+			return fmt.Errorf("syntax error: %s takes %d argument(s), got %d", cmd.Name, n, len(args))
+		}
+		return nil
+	}
+	switch cmd.Name {
+	case "protocol_version":
+		return "2", nil
+	case "name":
+		return e.cfg.Name, nil
+	case "version":
+		return e.cfg.Version, nil
+	case "known_command":
+		if err := need(1); err != nil {
+			return "", err
+		}
+		for _, c := range Commands {
+			if c == args[0] {
+				return "true", nil
+			}
+		}
+		return "false", nil
+	case "list_commands":
+		return strings.Join(Commands, "\n"), nil
+	case "quit":
+		e.quit = true
+		return "", nil
+	case "boardsize":
+		if err := need(1); err != nil {
+			return "", err
+		}
+		n, err := strconv.Atoi(args[0])
+		if err != nil {
+			return "", fmt.Errorf("syntax error: board size %q is not an integer", clip(args[0]))
+		}
+		d, err := e.pos.Dialect().WithSize(n)
+		if err != nil {
+			return "", fmt.Errorf("unacceptable size: %w", err)
+		}
+		if err := e.rebuild(d, true); err != nil {
+			return "", fmt.Errorf("unacceptable size: %w", err)
+		}
+		return "", nil
+	case "clear_board":
+		e.pos.Clear()
+		return "", nil
+	case "komi":
+		if err := need(1); err != nil {
+			return "", err
+		}
+		k, err := strconv.ParseFloat(args[0], 64)
+		if err != nil {
+			return "", fmt.Errorf("syntax error: komi %q is not a number", clip(args[0]))
+		}
+		if k == e.pos.Dialect().Komi() {
+			return "", nil
+		}
+		d, err := e.pos.Dialect().WithKomi(k)
+		if err != nil {
+			return "", fmt.Errorf("syntax error: %w", err)
+		}
+		if err := e.rebuild(d, false); err != nil {
+			return "", err
+		}
+		return "", nil
+	case "play":
+		if err := need(2); err != nil {
+			return "", err
+		}
+		color, err := ParseColor(args[0])
+		if err != nil {
+			return "", fmt.Errorf("syntax error: %w", err)
+		}
+		a, err := e.pos.Dialect().ParseMove(args[1])
+		if err != nil {
+			return "", fmt.Errorf("syntax error: invalid coordinate: %w", err)
+		}
+		if err := e.pos.Play(color, a); err != nil {
+			e.log.Info("gtp: play refused", "move", args[1], "reason", err.Error())
+			return "", errors.New("illegal move")
+		}
+		return "", nil
+	case "genmove":
+		if err := need(1); err != nil {
+			return "", err
+		}
+		color, err := ParseColor(args[0])
+		if err != nil {
+			return "", fmt.Errorf("syntax error: %w", err)
+		}
+		return e.genmove(ctx, color)
+	case "undo":
+		if err := e.pos.Undo(); err != nil {
+			return "", fmt.Errorf("cannot undo: %w", err)
+		}
+		return "", nil
+	case "final_score":
+		return FormatScore(e.pos.Dialect().Score(e.pos.State())), nil
+	case "showboard":
+		return "\n" + e.pos.State().String(), nil
+	}
+	return "", errors.New("unknown command")
+}
+
+// genmove asks the chooser for color's move and plays it.
+func (e *Engine) genmove(ctx context.Context, color int) (string, error) {
+	d := e.pos.Dialect()
+	s, err := e.pos.Ready(color)
+	if err != nil {
+		return "", fmt.Errorf("cannot generate a move: %w", err)
+	}
+	if sy, ok := e.chooser.(Syncer); ok {
+		sy.Sync(e.pos.Actions())
+	}
+	a, err := e.chooser.ChooseAction(ctx, s.Clone())
+	if err != nil {
+		return "", fmt.Errorf("cannot generate a move: %w", err)
+	}
+	if err := e.pos.Play(color, a); err != nil {
+		return "", fmt.Errorf("cannot generate a move: the player chose %s: %w", d.FormatMove(a), err)
+	}
+	return d.FormatMove(a), nil
+}
+
+// rebuild switches to dialect d's game: a new chooser for it, and the moves
+// played so far replayed where legal. A chooser that cannot play the new game
+// is an error for a new board size; for a new komi the old chooser plays on
+// (a network trained with one komi still plays another).
+func (e *Engine) rebuild(d *Dialect, sizeChanged bool) error {
+	ch, err := e.build(d.Game())
+	if err != nil {
+		if sizeChanged {
+			return err
+		}
+		e.log.Warn("gtp: the player cannot be rebuilt for the new game; it plays on unchanged", "game", d.Game().Name(), "error", err.Error())
+		ch = e.chooser
+	}
+	if ch != e.chooser {
+		if c, ok := e.chooser.(io.Closer); ok {
+			if err := c.Close(); err != nil {
+				e.log.Warn("gtp: closing the old player", "error", err.Error())
+			}
+		}
+		e.chooser = ch
+	}
+	moves := append([]Move(nil), e.pos.Moves()...)
+	kept := e.pos.Replay(d, moves)
+	if kept < len(moves) {
+		e.log.Info("gtp: moves dropped by the new game", "kept", kept, "dropped", len(moves)-kept)
+	}
+	return nil
+}

@@ -1,0 +1,470 @@
+package gemm
+
+import (
+	"fmt"
+	"math"
+	"unsafe"
+)
+
+// Reduced-precision products for inference: C (float32) = A * B with A and B
+// in bfloat16 (fp32 accumulation, AVX512_BF16's VDPBF16PS), or A in uint8
+// and B in int8 with a scale per column of B (int32 accumulation,
+// AVX512_VNNI's VPDPBUSD, then C = scale[j]*acc). B is a weight matrix
+// packed once (PackBF16, PackInt8); A is an activation matrix converted per
+// layer (ConvertBF16, QuantizeU8). Like the FP32 tiles, the kernels compute
+// 6x64 tiles (6x48, 6x32, 6x16 for the last columns) and apply the
+// residual add, bias and ReLU in their epilogue.
+//
+// A row of A is read in steps of 4 bytes: 2 bf16 or 4 uint8 values of k. So
+// every row of A must hold KPad() readable values, and the values past K
+// must be zero (any uint8 for int8, since the packed B is zero there; a
+// non-finite bf16 would turn the product into NaN).
+//
+// Without the instructions (other CPUs, the noasm tag, or ForceLowPrecision
+// with "generic") portable Go computes the same tiles: exactly the same
+// integers for int8, and the same products in another summation order for
+// bf16.
+
+// PackedBF16 is a K x N weight matrix in bf16, packed for GemmBF16.
+type PackedBF16 struct {
+	k, n, kp, np int
+	data         []uint16 // panel at column j0: kp*w values at j0*kp
+}
+
+// PackedInt8 is a K x N weight matrix quantised to int8 with one scale per
+// column (the column's largest magnitude / 127), packed for GemmInt8.
+type PackedInt8 struct {
+	k, n, kp, np int
+	data         []int8
+	scale        []float32 // per column, len np (zero past n)
+}
+
+// K returns the depth of the product, the rows of B.
+func (p *PackedBF16) K() int { return p.k }
+
+// N returns the columns of B.
+func (p *PackedBF16) N() int { return p.n }
+
+// KPad returns K rounded up to 2: the values every row of A must hold.
+func (p *PackedBF16) KPad() int { return p.kp }
+
+// K returns the depth of the product, the rows of B.
+func (p *PackedInt8) K() int { return p.k }
+
+// N returns the columns of B.
+func (p *PackedInt8) N() int { return p.n }
+
+// KPad returns K rounded up to 4: the values every row of A must hold.
+func (p *PackedInt8) KPad() int { return p.kp }
+
+// Scales returns the scale of each column of B: column j of B is
+// approximately Scales()[j] times its int8 values.
+func (p *PackedInt8) Scales() []float32 { return p.scale[:p.n] }
+
+// lowPanel returns the width of the packed panel at column j0 of np.
+func lowPanel(j0, np int) int { return min(64, np-j0) }
+
+// bElem returns element (l, j) of B stored k x n (or n x k when transB) with
+// stride ldb, or 0 outside k x n.
+func bElem(b []float32, ldb int, transB bool, k, n, l, j int) float32 {
+	if l >= k || j >= n {
+		return 0
+	}
+	if transB {
+		return b[j*ldb+l]
+	}
+	return b[l*ldb+j]
+}
+
+// PackBF16 converts B (k x n, or n x k stored when transB, row stride ldb)
+// to bf16, rounding to nearest even, and packs it.
+func PackBF16(b []float32, k, n, ldb int, transB bool) *PackedBF16 {
+	checkPackArgs(b, k, n, ldb, transB)
+	p := &PackedBF16{k: k, n: n, kp: (k + 1) &^ 1, np: (n + 15) &^ 15}
+	p.data = make([]uint16, p.kp*p.np)
+	for j0 := 0; j0 < p.np; j0 += 64 {
+		w := lowPanel(j0, p.np)
+		d := p.data[j0*p.kp : (j0+w)*p.kp]
+		for s := 0; s < p.kp/2; s++ {
+			for j := 0; j < w; j++ {
+				for t := 0; t < 2; t++ {
+					d[(s*w+j)*2+t] = ToBF16(bElem(b, ldb, transB, k, n, 2*s+t, j0+j))
+				}
+			}
+		}
+	}
+	return p
+}
+
+// PackInt8 quantises B (k x n, or n x k stored when transB, row stride ldb)
+// to int8 with a scale per column, round to nearest even, and packs it.
+func PackInt8(b []float32, k, n, ldb int, transB bool) *PackedInt8 {
+	checkPackArgs(b, k, n, ldb, transB)
+	p := &PackedInt8{k: k, n: n, kp: (k + 3) &^ 3, np: (n + 15) &^ 15}
+	p.data = make([]int8, p.kp*p.np)
+	p.scale = make([]float32, p.np)
+	for j := 0; j < n; j++ {
+		var m float32
+		for l := 0; l < k; l++ {
+			m = max(m, float32(math.Abs(float64(bElem(b, ldb, transB, k, n, l, j)))))
+		}
+		p.scale[j] = 1
+		if m > 0 {
+			p.scale[j] = m / 127
+		}
+	}
+	for j0 := 0; j0 < p.np; j0 += 64 {
+		w := lowPanel(j0, p.np)
+		d := p.data[j0*p.kp : (j0+w)*p.kp]
+		for s := 0; s < p.kp/4; s++ {
+			for j := 0; j < w; j++ {
+				if j0+j >= n {
+					continue
+				}
+				for t := 0; t < 4; t++ {
+					q := math.RoundToEven(float64(bElem(b, ldb, transB, k, n, 4*s+t, j0+j)) / float64(p.scale[j0+j]))
+					d[(s*w+j)*4+t] = int8(max(-127, min(127, q)))
+				}
+			}
+		}
+	}
+	return p
+}
+
+func checkPackArgs(b []float32, k, n, ldb int, transB bool) {
+	if k < 1 || n < 1 {
+		panic(fmt.Sprintf("gemm: pack: k=%d n=%d, want both >= 1", k, n))
+	}
+	r, c := k, n
+	if transB {
+		r, c = n, k
+	}
+	checkMatrix("b", r, c, b, ldb)
+}
+
+// ToBF16 returns x rounded to the nearest bfloat16, ties to even, as
+// VCVTNEPS2BF16 does: a NaN stays a NaN and denormals become zero (of the
+// same sign).
+func ToBF16(x float32) uint16 {
+	u := math.Float32bits(x)
+	switch {
+	case u&0x7fffffff > 0x7f800000:
+		return uint16(u>>16) | 0x40 // quiet NaN
+	case u&0x7f800000 == 0:
+		return uint16(u>>16) & 0x8000
+	}
+	return uint16((u + 0x7fff + (u>>16)&1) >> 16)
+}
+
+// FromBF16 returns the float32 value of the bfloat16 h.
+func FromBF16(h uint16) float32 { return math.Float32frombits(uint32(h) << 16) }
+
+// ConvertBF16 sets dst[i] = ToBF16(src[i]) for i < len(src).
+func ConvertBF16(dst []uint16, src []float32) {
+	dst = dst[:len(src)]
+	n := 0
+	if lowActive == lowAVX512 {
+		n = len(src) &^ 15
+		if n > 0 {
+			cvtBF16(&dst[0], &src[0], n)
+		}
+	}
+	for i := n; i < len(src); i++ {
+		dst[i] = ToBF16(src[i])
+	}
+}
+
+// QuantizeU8 sets dst[i] = src[i]/scale rounded to nearest even and
+// clamped to 0..255 (a NaN gives 255), computing src[i]*(1/scale) in float32.
+// scale must be positive.
+func QuantizeU8(dst []uint8, src []float32, scale float32) {
+	if !(scale > 0) {
+		panic(fmt.Sprintf("gemm: quantize: scale %g, want > 0", scale))
+	}
+	dst = dst[:len(src)]
+	inv := 1 / scale
+	n := 0
+	if lowActive == lowAVX512 {
+		n = len(src) &^ 15
+		if n > 0 {
+			quantU8(&dst[0], &src[0], n, inv)
+		}
+	}
+	for i := n; i < len(src); i++ {
+		dst[i] = quantizeOne(src[i], inv)
+	}
+}
+
+func quantizeOne(x, inv float32) uint8 {
+	v := x * inv
+	if !(v < 255) {
+		return 255
+	}
+	return uint8(max(0, math.RoundToEven(float64(v))))
+}
+
+// lowKernel names an implementation of the reduced-precision kernels.
+type lowKernel int
+
+const (
+	lowGeneric lowKernel = iota
+	lowAVX512            // AVX512_BF16 and AVX512_VNNI
+)
+
+// lowActive is the kernel in use, chosen once at start-up (see
+// ForceLowPrecision).
+var lowActive = lowGeneric
+
+// LowPrecisionKernel names the kernel the bf16 and int8 products use:
+// "avx512" (AVX512_BF16 and AVX512_VNNI) or "generic".
+func LowPrecisionKernel() string {
+	if lowActive == lowAVX512 {
+		return "avx512"
+	}
+	return "generic"
+}
+
+// HasLowPrecisionKernels reports whether this CPU and build have the
+// assembly bf16 and int8 kernels.
+func HasLowPrecisionKernels() bool { return lowAvailable(lowAVX512) }
+
+// ForceLowPrecision selects the kernel of the bf16 and int8 products by name
+// ("avx512" or "generic") and returns the previous one, for tests and
+// benchmarks; it is not safe to call while products run.
+func ForceLowPrecision(name string) (prev string, err error) {
+	prev = LowPrecisionKernel()
+	switch name {
+	case "generic":
+		lowActive = lowGeneric
+	case "avx512":
+		if !lowAvailable(lowAVX512) {
+			return prev, fmt.Errorf("gemm: kernel %q not available on this CPU or build", name)
+		}
+		lowActive = lowAVX512
+	default:
+		return prev, fmt.Errorf("gemm: unknown kernel %q, want avx512 or generic", name)
+	}
+	return prev, nil
+}
+
+// lowKcSteps is the most k steps (4 bytes of an A row each) per k block: a
+// 64-column panel block of 128 steps is 32 KiB, which stays in L1.
+var lowKcSteps = 160
+
+// GemmBF16 computes C = A*B (+ C if acc) + bias, then max(C, 0) if relu. A
+// is m x b.KPad() bf16 values (row stride lda >= b.KPad(), values past K
+// zero), C is m x b.N() (stride ldc); bias may be nil or hold b.N() values.
+// It panics on inconsistent arguments, like Sgemm.
+func (w *Workspace) GemmBF16(m int, a []uint16, lda int, b *PackedBF16, acc bool, bias []float32, relu bool, c []float32, ldc int) {
+	if m < 0 || lda < b.kp || (m > 0 && len(a) < (m-1)*lda+b.kp) {
+		panic(fmt.Sprintf("gemm: bf16: m=%d lda=%d len(a)=%d for kpad=%d", m, lda, len(a), b.kp))
+	}
+	checkMatrix("c", m, b.n, c, ldc)
+	checkBias(bias, b.n)
+	if m == 0 {
+		return
+	}
+	lowGemm(&w.ws, true, m, unsafe.Pointer(&a[0]), 2*lda, b.kp/2, b.n, b.np,
+		unsafe.Pointer(&b.data[0]), b.kp*2, nil, acc, bias, relu, c, ldc)
+}
+
+// GemmInt8 computes C = aScale*A*B (+ C if acc) + bias, then max(C, 0) if
+// relu, where the uint8 matrix A times aScale approximates the activations
+// (see QuantizeU8) and B is quantised with a scale per column. A is m x
+// b.KPad() (row stride lda >= b.KPad()), C is m x b.N() (stride ldc); bias
+// may be nil or hold b.N() values. It panics on inconsistent arguments.
+func (w *Workspace) GemmInt8(m int, a []uint8, lda int, aScale float32, b *PackedInt8, acc bool, bias []float32, relu bool, c []float32, ldc int) {
+	if m < 0 || lda < b.kp || (m > 0 && len(a) < (m-1)*lda+b.kp) {
+		panic(fmt.Sprintf("gemm: int8: m=%d lda=%d len(a)=%d for kpad=%d", m, lda, len(a), b.kp))
+	}
+	checkMatrix("c", m, b.n, c, ldc)
+	checkBias(bias, b.n)
+	if m == 0 {
+		return
+	}
+	ws := &w.ws
+	ws.scale = grow(ws.scale, b.np)
+	for j, s := range b.scale {
+		ws.scale[j] = aScale * s
+	}
+	lowGemm(ws, false, m, unsafe.Pointer(&a[0]), lda, b.kp/4, b.n, b.np,
+		unsafe.Pointer(&b.data[0]), b.kp, ws.scale, acc, bias, relu, c, ldc)
+}
+
+// ReserveLow grows w so that GemmBF16 and GemmInt8 with a B of k x n
+// allocate nothing.
+func (w *Workspace) ReserveLow(n, k int) {
+	w.ws.edgeLow = growBytes(w.ws.edgeLow, mr*((k+3)&^3)*2)
+	w.ws.scale = grow(w.ws.scale, max(len(w.ws.scale), (n+15)&^15))
+}
+
+func growBytes(s []byte, n int) []byte {
+	if cap(s) < n {
+		return make([]byte, n)
+	}
+	return s[:max(len(s), n)]
+}
+
+// lowGemm runs the bf16 (bf16) or int8 tiles over C. A rows start at a +
+// i*ldaB (bytes) and hold steps 4-byte groups; the panel of B at column j0
+// starts at b + j0*panelB bytes and holds w 4-byte groups per step. scale
+// (int8) holds np values.
+func lowGemm(ws *workspace, bf16 bool, m int, a unsafe.Pointer, ldaB, steps, n, np int,
+	b unsafe.Pointer, panelB int, scale []float32, acc bool, bias []float32, relu bool, c []float32, ldc int) {
+	kcStep := steps
+	if nblk := (steps + lowKcSteps - 1) / lowKcSteps; nblk > 1 {
+		kcStep = (steps + nblk - 1) / nblk
+	}
+	var sp *float32
+	for ic := 0; ic < m; ic += mcBlk {
+		mc := min(mcBlk, m-ic)
+		for s0 := 0; s0 < steps; s0 += kcStep {
+			kc := min(kcStep, steps-s0)
+			flags := 0
+			if s0 > 0 || acc {
+				flags |= flagAcc
+			}
+			if s0+kc == steps {
+				if bias != nil {
+					flags |= flagBias
+				}
+				if relu {
+					flags |= flagReLU
+				}
+			}
+			for j0 := 0; j0 < np; j0 += 64 {
+				w := lowPanel(j0, np)
+				cols := min(w, n-j0)
+				bp := unsafe.Add(b, j0*panelB+s0*w*4)
+				if scale != nil {
+					sp = &scale[j0]
+				}
+				var bb *float32
+				if bias != nil && cols == w {
+					bb = &bias[j0]
+				}
+				for ir := 0; ir < mc; ir += mr {
+					rows := min(mr, mc-ir)
+					ap, as := unsafe.Add(a, (ic+ir)*ldaB+s0*4), ldaB
+					if rows < mr {
+						e := growBytes(ws.edgeLow, mr*kc*4)
+						ws.edgeLow = e
+						for i := 0; i < mr; i++ {
+							dst := e[i*kc*4 : (i+1)*kc*4]
+							if i < rows {
+								copy(dst, unsafe.Slice((*byte)(unsafe.Add(ap, i*ldaB)), kc*4))
+							} else {
+								clear(dst)
+							}
+						}
+						ap, as = unsafe.Pointer(&e[0]), kc*4
+					}
+					crow := (ic+ir)*ldc + j0
+					if rows == mr && cols == w {
+						callLow(bf16, w, kc, ap, as, bp, &c[crow], ldc, sp, bb, flags)
+						continue
+					}
+					callLow(bf16, w, kc, ap, as, bp, &ws.tile[0], w, sp, nil, 0)
+					mergeTile(ws.tile[:], w, rows, cols, c[crow:], ldc, flags, bias, j0)
+				}
+			}
+		}
+	}
+}
+
+// callLow runs one 6 x w tile with the kernel in use.
+func callLow(bf16 bool, w, steps int, a unsafe.Pointer, lda int, b unsafe.Pointer, c *float32, ldc int, scale, bias *float32, flags int) {
+	if lowActive == lowAVX512 {
+		callLowAsm(bf16, w, steps, (*byte)(a), lda, (*byte)(b), c, ldc, scale, bias, flags)
+		return
+	}
+	lowTileGeneric(bf16, w, steps, a, lda, b, c, ldc, scale, bias, flags)
+}
+
+// lowTileGeneric is the portable 6 x w tile: the same arithmetic as the
+// kernels (int8: exact int32 sums; bf16: fp32 sums of exact products, in
+// another order).
+func lowTileGeneric(bf16 bool, w, steps int, a unsafe.Pointer, lda int, b unsafe.Pointer, c *float32, ldc int, scale, bias *float32, flags int) {
+	bs := unsafe.Slice((*byte)(b), steps*w*4)
+	cs := unsafe.Slice(c, 5*ldc+w)
+	var sc, bi []float32
+	if scale != nil {
+		sc = unsafe.Slice(scale, w)
+	}
+	if bias != nil {
+		bi = unsafe.Slice(bias, w)
+	}
+	var out [mr][64]float32
+	if bf16 {
+		var acc [mr][64]float32
+		for s := 0; s < steps; s++ {
+			brow := bs[s*w*4 : (s+1)*w*4]
+			for i := 0; i < mr; i++ {
+				ap := unsafe.Slice((*byte)(unsafe.Add(a, i*lda+4*s)), 4)
+				a0 := FromBF16(uint16(ap[0]) | uint16(ap[1])<<8)
+				a1 := FromBF16(uint16(ap[2]) | uint16(ap[3])<<8)
+				if a0 == 0 && a1 == 0 {
+					continue
+				}
+				row := acc[i][:w]
+				for j := range row {
+					g := brow[4*j : 4*j+4]
+					row[j] += a0*FromBF16(uint16(g[0])|uint16(g[1])<<8) + a1*FromBF16(uint16(g[2])|uint16(g[3])<<8)
+				}
+			}
+		}
+		out = acc
+	} else {
+		var acc [mr][64]int32
+		for s := 0; s < steps; s++ {
+			brow := bs[s*w*4 : (s+1)*w*4]
+			for i := 0; i < mr; i++ {
+				ap := unsafe.Slice((*byte)(unsafe.Add(a, i*lda+4*s)), 4)
+				a0, a1, a2, a3 := int32(ap[0]), int32(ap[1]), int32(ap[2]), int32(ap[3])
+				if a0|a1|a2|a3 == 0 {
+					continue
+				}
+				row := acc[i][:w]
+				for j := range row {
+					g := brow[4*j : 4*j+4]
+					row[j] += a0*int32(int8(g[0])) + a1*int32(int8(g[1])) + a2*int32(int8(g[2])) + a3*int32(int8(g[3]))
+				}
+			}
+		}
+		for i := range acc {
+			for j := 0; j < w; j++ {
+				out[i][j] = float32(acc[i][j]) * sc[j]
+			}
+		}
+	}
+	for i := 0; i < mr; i++ {
+		for j := 0; j < w; j++ {
+			v := out[i][j]
+			if flags&flagAcc != 0 {
+				v += cs[i*ldc+j]
+			}
+			if flags&flagBias != 0 {
+				v += bi[j]
+			}
+			if flags&flagReLU != 0 && v < 0 {
+				v = 0
+			}
+			cs[i*ldc+j] = v
+		}
+	}
+}
+
+// lowPeak runs n iterations of 12 independent VDPBF16PS (bf16) or VPDPBUSD
+// and returns the operations done (a multiply-add is two), or 0 without the
+// kernels.
+func lowPeak(bf16 bool, n int) int {
+	if !lowAvailable(lowAVX512) {
+		return 0
+	}
+	if bf16 {
+		bf16Peak512(n)
+		return n * 12 * 32 * 2
+	}
+	vnniPeak512(n)
+	return n * 12 * 64 * 2
+}

@@ -1,0 +1,364 @@
+package gemm
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// lowKernelsToTest returns the reduced-precision kernels this machine runs,
+// restoring the active one when the test ends.
+func lowKernelsToTest(t *testing.T) []string {
+	t.Helper()
+	prev := LowPrecisionKernel()
+	t.Cleanup(func() {
+		if _, err := ForceLowPrecision(prev); err != nil {
+			t.Fatal(err)
+		}
+	})
+	ks := []string{"generic"}
+	if HasLowPrecisionKernels() {
+		ks = append(ks, "avx512")
+	} else {
+		t.Log("no AVX512_BF16/VNNI kernels on this CPU or build: testing the generic path only")
+	}
+	return ks
+}
+
+func useLow(t *testing.T, name string) {
+	t.Helper()
+	if _, err := ForceLowPrecision(name); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestToBF16(t *testing.T) {
+	for _, tc := range []struct {
+		in   uint32
+		want uint16
+	}{
+		{0x3f800000, 0x3f80}, // 1
+		{0x3f808000, 0x3f80}, // tie, even below
+		{0x3f818000, 0x3f82}, // tie, odd below: up
+		{0x3f808001, 0x3f81}, // above the tie
+		{0x3f807fff, 0x3f80}, // below the tie
+		{0xbf808001, 0xbf81}, // negative
+		{0x7f7fffff, 0x7f80}, // largest float rounds to +Inf
+		{0x7f800000, 0x7f80}, // +Inf
+		{0x00000001, 0x0000}, // denormal: flushed to zero
+		{0x807fffff, 0x8000}, // negative denormal
+	} {
+		if got := ToBF16(math.Float32frombits(tc.in)); got != tc.want {
+			t.Errorf("ToBF16(%#08x) = %#04x, want %#04x", tc.in, got, tc.want)
+		}
+	}
+	if nan := ToBF16(float32(math.NaN())); nan&0x7f80 != 0x7f80 || nan&0x7f == 0 {
+		t.Errorf("ToBF16(NaN) = %#04x, not a NaN", nan)
+	}
+}
+
+// TestConvertBF16 checks the vector conversion against ToBF16 on random
+// values, ties and odd lengths.
+func TestConvertBF16(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 1))
+	src := make([]float32, 1000)
+	for i := range src {
+		switch i % 4 {
+		case 0:
+			src[i] = float32(r.NormFloat64() * 10)
+		case 1:
+			src[i] = math.Float32frombits(r.Uint32()&0xffff0000 | 0x8000) // ties
+		default:
+			src[i] = math.Float32frombits(r.Uint32() &^ 0x40000000) // no NaN or Inf
+		}
+	}
+	for _, k := range lowKernelsToTest(t) {
+		useLow(t, k)
+		for _, n := range []int{0, 1, 15, 16, 17, 100, 1000} {
+			dst := make([]uint16, n)
+			ConvertBF16(dst, src[:n])
+			for i := range dst {
+				if want := ToBF16(src[i]); dst[i] != want {
+					t.Fatalf("%s: n=%d: bf16(%#08x) = %#04x, want %#04x", k, n, math.Float32bits(src[i]), dst[i], want)
+				}
+			}
+		}
+	}
+}
+
+func TestQuantizeU8(t *testing.T) {
+	r := rand.New(rand.NewPCG(2, 2))
+	src := make([]float32, 333)
+	for i := range src {
+		src[i] = float32(r.NormFloat64() * 3)
+	}
+	src[3], src[4], src[5], src[6] = float32(math.NaN()), float32(math.Inf(1)), float32(math.Inf(-1)), 1e30
+	src[7], src[8] = 0.5*0.02, 1.5*0.02 // ties at scale 0.02 (not exact in binary, so no tie test here)
+	want := func(x, scale float32) uint8 {
+		v := float64(x * (1 / scale))
+		switch {
+		case math.IsNaN(v) || v >= 255:
+			return 255
+		case v <= 0:
+			return 0
+		}
+		return uint8(math.RoundToEven(v))
+	}
+	for _, k := range lowKernelsToTest(t) {
+		useLow(t, k)
+		for _, n := range []int{1, 16, 31, 333} {
+			dst := make([]uint8, n)
+			QuantizeU8(dst, src[:n], 0.02)
+			for i := range dst {
+				if w := want(src[i], 0.02); dst[i] != w {
+					t.Fatalf("%s: quantize %g = %d, want %d", k, src[i], dst[i], w)
+				}
+			}
+		}
+	}
+}
+
+type lowCase struct {
+	m, n, k    int
+	acc, relu  bool
+	bias, padA bool
+}
+
+func (c lowCase) String() string {
+	return fmt.Sprintf("m%d_n%d_k%d_acc%v_relu%v_bias%v_pad%v", c.m, c.n, c.k, c.acc, c.relu, c.bias, c.padA)
+}
+
+func lowCases() []lowCase {
+	var cs []lowCase
+	for i, m := range []int{1, 5, 6, 7, 13, 48, 49, 100} {
+		for j, n := range []int{1, 7, 16, 17, 33, 48, 63, 64, 65, 80, 130} {
+			for l, k := range []int{1, 2, 3, 5, 8, 17, 64, 255, 576, 1290} {
+				if (i+j+l)%3 != 0 { // a third of the grid, every size seen
+					continue
+				}
+				s := i + 2*j + 3*l
+				cs = append(cs, lowCase{m: m, n: n, k: k, acc: s%2 == 0, relu: s%3 == 0, bias: s%5 != 0, padA: s%7 == 0})
+			}
+		}
+	}
+	return cs
+}
+
+// lowOperands returns A (m x k, stride lda >= kp, zero past k), B (k x n),
+// C, bias for case c.
+func lowOperands(r *rand.Rand, c lowCase, kp int, nonNeg bool) (a []float32, lda int, b, cm, bias []float32) {
+	lda = kp
+	if c.padA {
+		lda += 5
+	}
+	a = make([]float32, c.m*lda)
+	for i := 0; i < c.m; i++ {
+		for l := 0; l < c.k; l++ {
+			v := float32(r.NormFloat64())
+			if nonNeg {
+				v = float32(r.Float64() * 3)
+			}
+			a[i*lda+l] = v
+		}
+	}
+	b = randSlice(r, c.k*c.n)
+	cm = randSlice(r, c.m*c.n)
+	if c.bias {
+		bias = randSlice(r, c.n)
+	}
+	return
+}
+
+// lowRef computes the expected C in float64 from the values the kernels
+// multiply (af, bf: A and B as the low-precision values mean them).
+func lowRef(c lowCase, af func(i, l int) float64, bf func(l, j int) float64, c0, bias []float32) []float64 {
+	out := make([]float64, c.m*c.n)
+	for i := 0; i < c.m; i++ {
+		for j := 0; j < c.n; j++ {
+			var s float64
+			for l := 0; l < c.k; l++ {
+				s += af(i, l) * bf(l, j)
+			}
+			if c.acc {
+				s += float64(c0[i*c.n+j])
+			}
+			if bias != nil {
+				s += float64(bias[j])
+			}
+			if c.relu && s < 0 {
+				s = 0
+			}
+			out[i*c.n+j] = s
+		}
+	}
+	return out
+}
+
+func TestGemmBF16(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 3))
+	var ws Workspace
+	for _, kern := range lowKernelsToTest(t) {
+		useLow(t, kern)
+		for _, c := range lowCases() {
+			pb := PackBF16Check(t, r, c)
+			a, lda, b, c0, bias := lowOperands(r, c, pb.KPad(), false)
+			pb = PackBF16(b, c.k, c.n, c.n, false)
+			ab := make([]uint16, len(a))
+			ConvertBF16(ab, a)
+			got := append([]float32(nil), c0...)
+			ws.GemmBF16(c.m, ab, lda, pb, c.acc, bias, c.relu, got, c.n)
+			want := lowRef(c, func(i, l int) float64 { return float64(FromBF16(ab[i*lda+l])) },
+				func(l, j int) float64 { return float64(FromBF16(ToBF16(b[l*c.n+j]))) }, c0, bias)
+			for i, w := range want {
+				// fp32 sums of k exact products of magnitude ~1.
+				if d := math.Abs(float64(got[i]) - w); d > 1e-5*float64(c.k+4) {
+					t.Fatalf("%s %v: C[%d][%d] = %g, want %g", kern, c, i/c.n, i%c.n, got[i], w)
+				}
+			}
+			// The real product: bf16 keeps 8 bits, so each product is
+			// within ~2^-8 relative.
+			exact := lowRef(c, func(i, l int) float64 { return float64(a[i*lda+l]) },
+				func(l, j int) float64 { return float64(b[l*c.n+j]) }, c0, bias)
+			for i, w := range exact {
+				if d := math.Abs(float64(got[i]) - w); d > 0.03*math.Sqrt(float64(c.k))+1e-3 {
+					t.Fatalf("%s %v: C[%d][%d] = %g, exact %g: too far", kern, c, i/c.n, i%c.n, got[i], w)
+				}
+			}
+		}
+	}
+}
+
+// PackBF16Check packs a transposed copy of a random B both ways and checks
+// the two packings agree, returning one.
+func PackBF16Check(t *testing.T, r *rand.Rand, c lowCase) *PackedBF16 {
+	t.Helper()
+	b := randSlice(r, c.k*c.n)
+	bt := make([]float32, len(b))
+	for l := 0; l < c.k; l++ {
+		for j := 0; j < c.n; j++ {
+			bt[j*c.k+l] = b[l*c.n+j]
+		}
+	}
+	p, q := PackBF16(b, c.k, c.n, c.n, false), PackBF16(bt, c.k, c.n, c.k, true)
+	for i := range p.data {
+		if p.data[i] != q.data[i] {
+			t.Fatalf("%v: packing of B and of B^T differ at %d", c, i)
+		}
+	}
+	return p
+}
+
+func TestGemmInt8(t *testing.T) {
+	var ws Workspace
+	results := map[string][][]float32{}
+	kerns := lowKernelsToTest(t)
+	for _, kern := range kerns {
+		useLow(t, kern)
+		r := rand.New(rand.NewPCG(5, 5))
+		for _, c := range lowCases() {
+			pb := PackInt8(randSlice(r, c.k*c.n), c.k, c.n, c.n, false)
+			a, lda, b, c0, bias := lowOperands(r, c, pb.KPad(), true)
+			pb = PackInt8(b, c.k, c.n, c.n, false)
+			const aScale = 3.0 / 255
+			aq := make([]uint8, len(a))
+			QuantizeU8(aq, a, aScale)
+			// Garbage past k must not matter: B is zero there.
+			for i := 0; i < c.m; i++ {
+				for l := c.k; l < pb.KPad(); l++ {
+					aq[i*lda+l] = uint8(r.Uint32())
+				}
+			}
+			got := append([]float32(nil), c0...)
+			ws.GemmInt8(c.m, aq, lda, aScale, pb, c.acc, bias, c.relu, got, c.n)
+			results[kern] = append(results[kern], got)
+			sc := pb.Scales()
+			want := lowRef(c, func(i, l int) float64 { return aScale * float64(aq[i*lda+l]) },
+				func(l, j int) float64 {
+					return float64(sc[j]) * math.RoundToEven(float64(b[l*c.n+j])/float64(sc[j]))
+				}, c0, bias)
+			for i, w := range want {
+				if d := math.Abs(float64(got[i]) - w); d > 1e-5*(math.Abs(w)+float64(c.k)) {
+					t.Fatalf("%s %v: C[%d][%d] = %g, want %g", kern, c, i/c.n, i%c.n, got[i], w)
+				}
+			}
+			// The real product: half a step of A (3/510) and of B (1/254
+			// of the column's largest) per term.
+			exact := lowRef(c, func(i, l int) float64 { return float64(a[i*lda+l]) },
+				func(l, j int) float64 { return float64(b[l*c.n+j]) }, c0, bias)
+			for i, w := range exact {
+				if d := math.Abs(float64(got[i]) - w); d > 0.04*math.Sqrt(float64(c.k))+1e-3 {
+					t.Fatalf("%s %v: C[%d][%d] = %g, exact %g: too far", kern, c, i/c.n, i%c.n, got[i], w)
+				}
+			}
+		}
+	}
+	// The int32 sums are exact, so the assembly and the portable tiles give
+	// the same floats.
+	if g, a := results["generic"], results["avx512"]; a != nil {
+		for i := range g {
+			for j := range g[i] {
+				if g[i][j] != a[i][j] {
+					t.Fatalf("case %v: avx512 %g, generic %g", lowCases()[i], a[i][j], g[i][j])
+				}
+			}
+		}
+	}
+}
+
+func TestLowPanicsOnBadArgs(t *testing.T) {
+	pb := PackBF16(make([]float32, 10*16), 10, 16, 16, false)
+	pi := PackInt8(make([]float32, 10*16), 10, 16, 16, false)
+	var ws Workspace
+	for name, f := range map[string]func(){
+		"short a":   func() { ws.GemmBF16(2, make([]uint16, 15), 10, pb, false, nil, false, make([]float32, 32), 16) },
+		"small lda": func() { ws.GemmInt8(2, make([]uint8, 40), 9, 1, pi, false, nil, false, make([]float32, 32), 16) },
+		"short c":   func() { ws.GemmBF16(2, make([]uint16, 20), 10, pb, false, nil, false, make([]float32, 31), 16) },
+		"short bias": func() {
+			ws.GemmInt8(2, make([]uint8, 24), 12, 1, pi, false, make([]float32, 15), false, make([]float32, 32), 16)
+		},
+		"zero scale":   func() { QuantizeU8(make([]uint8, 4), make([]float32, 4), 0) },
+		"empty pack":   func() { PackBF16(nil, 0, 4, 4, false) },
+		"short pack b": func() { PackInt8(make([]float32, 10), 4, 4, 4, false) },
+	} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("%s: no panic", name)
+				}
+			}()
+			f()
+		}()
+	}
+}
+
+func TestLowNoAllocs(t *testing.T) {
+	const m, n, k = 84, 64, 576
+	pb := PackBF16(make([]float32, k*n), k, n, n, false)
+	pi := PackInt8(make([]float32, k*n), k, n, n, false)
+	ab, aq := make([]uint16, m*k), make([]uint8, m*k)
+	c := make([]float32, m*n)
+	var ws Workspace
+	ws.ReserveLow(n, k)
+	if a := testing.AllocsPerRun(5, func() {
+		ws.GemmBF16(m-1, ab, k, pb, false, nil, true, c, n)
+		ws.GemmInt8(m-1, aq, k, 0.1, pi, true, nil, true, c, n)
+	}); a != 0 {
+		t.Errorf("%g allocations per call, want 0", a)
+	}
+}
+
+func TestForceLowPrecision(t *testing.T) {
+	lowKernelsToTest(t) // restores the kernel
+	if _, err := ForceLowPrecision("nonsense"); err == nil {
+		t.Error("unknown kernel accepted")
+	}
+	if !HasLowPrecisionKernels() {
+		if _, err := ForceLowPrecision("avx512"); err == nil {
+			t.Error("avx512 accepted on a CPU without it")
+		}
+	}
+	if _, err := ForceLowPrecision("generic"); err != nil || LowPrecisionKernel() != "generic" {
+		t.Errorf("generic: %v, kernel %s", err, LowPrecisionKernel())
+	}
+}

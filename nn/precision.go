@@ -1,0 +1,415 @@
+package nn
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"tabula/games"
+	"tabula/nn/gemm"
+)
+
+// Precision is the arithmetic of a Model's residual tower. The stem, the
+// heads, the residual additions, biases and ReLUs stay in FP32 at every
+// precision (they are a few percent of the work); only the 3x3
+// convolutions of the tower change.
+type Precision uint8
+
+const (
+	// FP32 is single precision throughout (the default).
+	FP32 Precision = iota
+	// BF16 rounds the tower's weights (once) and its convolutions' inputs
+	// (per layer) to bfloat16, round to nearest even, and accumulates in
+	// FP32 (AVX512_BF16's VDPBF16PS).
+	BF16
+	// Int8 quantises the tower's weights to int8 with a scale per output
+	// channel and each convolution's input (a ReLU output, so >= 0) to
+	// uint8 with a scale per layer calibrated on sample positions, and
+	// accumulates in int32 (AVX512_VNNI's VPDPBUSD).
+	Int8
+)
+
+// PrecisionAuto is the precision setting that picks, at each model build,
+// the fastest precision with native kernels on this CPU whose results pass
+// the accuracy check against FP32 (see checkPositions).
+const PrecisionAuto = "auto"
+
+var precisionNames = [...]string{FP32: "fp32", BF16: "bf16", Int8: "int8"}
+
+func (p Precision) String() string {
+	if int(p) < len(precisionNames) {
+		return precisionNames[p]
+	}
+	return fmt.Sprintf("Precision(%d)", p)
+}
+
+// ParsePrecision parses "fp32", "bf16" or "int8" ("" is fp32).
+func ParsePrecision(s string) (Precision, error) {
+	if s == "" {
+		return FP32, nil
+	}
+	for p, name := range precisionNames {
+		if s == name {
+			return Precision(p), nil
+		}
+	}
+	return FP32, fmt.Errorf("nn: precision %q, want fp32, bf16, int8 or auto", s)
+}
+
+// ValidatePrecision checks a precision setting: fp32, bf16, int8, auto or
+// empty (fp32).
+func ValidatePrecision(s string) error {
+	if s == PrecisionAuto {
+		return nil
+	}
+	_, err := ParsePrecision(s)
+	return err
+}
+
+// NativePrecision reports whether precision p runs on this CPU's assembly
+// kernels. Elsewhere BF16 and Int8 run portable Go, correct but several
+// times slower than FP32.
+func NativePrecision(p Precision) bool {
+	return p == FP32 || gemm.HasLowPrecisionKernels()
+}
+
+// lowConv is one tower convolution in reduced precision.
+type lowConv struct {
+	bf      *gemm.PackedBF16
+	q       *gemm.PackedInt8
+	inScale float32 // Int8: value of one step of the uint8 input
+}
+
+// kPad returns the row length of the convolution's im2col matrix.
+func (l lowConv) kPad() int {
+	if l.bf != nil {
+		return l.bf.KPad()
+	}
+	return l.q.KPad()
+}
+
+// Precision returns the precision of m's tower.
+func (m *Model) Precision() Precision { return m.prec }
+
+// InputScales returns, for an Int8 model, the calibrated scale of each
+// tower convolution's input (conv1 and conv2 of each block in order): the
+// activation value of one uint8 step. It is nil at other precisions.
+func (m *Model) InputScales() []float32 {
+	if m.prec != Int8 {
+		return nil
+	}
+	s := make([]float32, len(m.low))
+	for i, l := range m.low {
+		s[i] = l.inScale
+	}
+	return s
+}
+
+// calibPercentile is the fraction of a tower convolution's sampled input
+// values, over all channels, that the int8 scale represents without
+// clipping: the largest few are clipped to 255 steps.
+const calibPercentile = 0.9999
+
+// WithPrecision returns a Model that shares m's FP32 layers and runs its
+// tower in precision p. Int8 needs calibration positions: calib holds n
+// observations laid out as Forward takes them (CalibrationPositions makes a
+// set from random play); each convolution's input scale is the
+// calibPercentile quantile of its FP32 input values over them. BF16 and FP32
+// ignore calib.
+func (m *Model) WithPrecision(p Precision, calib []float32, n int) (*Model, error) {
+	if int(p) >= len(precisionNames) {
+		return nil, fmt.Errorf("nn: precision %d unknown", p)
+	}
+	if m.prec != FP32 {
+		return nil, fmt.Errorf("nn: model is already %s; lower an FP32 model", m.prec)
+	}
+	c := *m
+	c.prec, c.low = p, nil
+	switch p {
+	case BF16:
+		for _, b := range m.blocks {
+			for _, l := range []layer{b.conv1, b.conv2} {
+				c.low = append(c.low, lowConv{bf: gemm.PackBF16(l.w, l.k, l.n, l.n, false)})
+			}
+		}
+	case Int8:
+		per := m.shape.Planes * m.hw
+		if n < 1 || len(calib) < n*per {
+			return nil, fmt.Errorf("nn: int8 calibration: %d values for %d positions of %d, want at least one position",
+				len(calib), n, per)
+		}
+		quant, err := m.calibrate(calib, n)
+		if err != nil {
+			return nil, err
+		}
+		for i, b := range m.blocks {
+			for j, l := range []layer{b.conv1, b.conv2} {
+				c.low = append(c.low, lowConv{q: gemm.PackInt8(l.w, l.k, l.n, l.n, false), inScale: quant[2*i+j]})
+			}
+		}
+	}
+	if p != FP32 {
+		kp := c.low[0].kPad()
+		c.lowCopies = im2colPlanStride(m.shape.Height, m.shape.Width, m.cfg.Filters, kp)
+	}
+	return &c, nil
+}
+
+// calibrate runs n positions through m in FP32 and returns, for each tower
+// convolution, the scale of its uint8 input: the calibPercentile quantile
+// of the input's values / 255 (a tiny positive scale for an all-zero input).
+func (m *Model) calibrate(obs []float32, n int) ([]float32, error) {
+	const batch = 64
+	net := m.newNet(min(n, batch), defaultChunk(min(n, batch), m.hw))
+	values := n * m.hw * m.cfg.Filters // inputs of each convolution
+	keep := int(math.Floor((1-calibPercentile)*float64(values))) + 1
+	net.record = make([]topK, 2*len(m.blocks))
+	for i := range net.record {
+		net.record[i].k = keep
+	}
+	per, na := m.shape.Planes*m.hw, m.shape.Actions
+	logits, vals := make([]float32, batch*na), make([]float32, batch)
+	for s := 0; s < n; s += batch {
+		nb := min(batch, n-s)
+		if err := net.Forward(obs[s*per:(s+nb)*per], nb, logits, vals); err != nil {
+			return nil, fmt.Errorf("nn: int8 calibration: %w", err)
+		}
+	}
+	scales := make([]float32, len(net.record))
+	for i, t := range net.record {
+		q := t.min()
+		switch {
+		case t.bad:
+			return nil, fmt.Errorf("nn: int8 calibration: convolution %d has a non-finite input", i)
+		case !(q > 0):
+			q = 1e-6 // all zero: any scale will do
+		}
+		scales[i] = q / 255
+	}
+	return scales, nil
+}
+
+// topK keeps the k largest values added (a min-heap), and whether any was
+// not finite.
+type topK struct {
+	k   int
+	h   []float32
+	bad bool
+}
+
+func (t *topK) add(x []float32) {
+	for _, v := range x {
+		if len(t.h) == t.k && v <= t.h[0] {
+			continue
+		}
+		if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
+			t.bad = true
+			continue
+		}
+		if len(t.h) < t.k {
+			t.h = append(t.h, v)
+			for i := len(t.h) - 1; i > 0; { // sift up
+				p := (i - 1) / 2
+				if t.h[p] <= t.h[i] {
+					break
+				}
+				t.h[p], t.h[i] = t.h[i], t.h[p]
+				i = p
+			}
+			continue
+		}
+		t.h[0] = v
+		for i := 0; ; { // sift down
+			c := 2*i + 1
+			if c >= len(t.h) {
+				break
+			}
+			if c+1 < len(t.h) && t.h[c+1] < t.h[c] {
+				c++
+			}
+			if t.h[i] <= t.h[c] {
+				break
+			}
+			t.h[i], t.h[c] = t.h[c], t.h[i]
+			i = c
+		}
+	}
+}
+
+// min returns the smallest value kept: the k-th largest added (0 if none).
+func (t *topK) min() float32 {
+	if len(t.h) == 0 {
+		return 0
+	}
+	return t.h[0]
+}
+
+// CalibrationPositions returns the observations of n positions of g from
+// random play seeded by seed (every position of the games played, in order,
+// terminal ones skipped), for int8 calibration and accuracy checks, with
+// each position's legal actions.
+func CalibrationPositions(g games.Game, n int, seed uint64) (obs []float32, legal [][]int, err error) {
+	if g == nil {
+		return nil, nil, errors.New("nn: calibration positions: nil game")
+	}
+	if n < 1 {
+		return nil, nil, fmt.Errorf("nn: calibration positions: n = %d, want >= 1", n)
+	}
+	p, h, w := g.ObservationShape()
+	per := p * h * w
+	obs = make([]float32, n*per)
+	r := rand.New(rand.NewPCG(seed, 0x5eed))
+	var buf []int
+	s := g.NewInitialState()
+	for i := 0; i < n; {
+		buf = s.LegalActions(buf)
+		if len(buf) == 0 {
+			s = g.NewInitialState()
+			continue
+		}
+		s.Observation(obs[i*per : (i+1)*per])
+		legal = append(legal, append([]int(nil), buf...))
+		i++
+		s.ApplyAction(buf[r.IntN(len(buf))])
+	}
+	return obs, legal, nil
+}
+
+// Agreement compares the outputs of two networks on the same positions:
+// the fraction of positions where the largest logit among the legal actions
+// is the same action, and the largest and mean absolute difference of the
+// values.
+type Agreement struct {
+	Positions     int
+	ArgmaxSame    float64
+	MaxDV, MeanDV float64
+}
+
+func (a Agreement) String() string {
+	return fmt.Sprintf("%d positions: argmax equal %.2f%%, |dv| max %.4f mean %.5f",
+		a.Positions, 100*a.ArgmaxSame, a.MaxDV, a.MeanDV)
+}
+
+// Compare runs both models on the n positions of obs (with their legal
+// actions) and reports their agreement.
+func Compare(ref, m *Model, obs []float32, legal [][]int) (Agreement, error) {
+	n := len(legal)
+	if ref.shape != m.shape {
+		return Agreement{}, fmt.Errorf("nn: compare: shapes %+v and %+v differ", ref.shape, m.shape)
+	}
+	la, va, err := ref.run(obs, n)
+	if err != nil {
+		return Agreement{}, err
+	}
+	lb, vb, err := m.run(obs, n)
+	if err != nil {
+		return Agreement{}, err
+	}
+	na := m.shape.Actions
+	a := Agreement{Positions: n}
+	same := 0
+	for i := 0; i < n; i++ {
+		if argmaxLegal(la[i*na:(i+1)*na], legal[i]) == argmaxLegal(lb[i*na:(i+1)*na], legal[i]) {
+			same++
+		}
+		d := math.Abs(float64(va[i]) - float64(vb[i]))
+		a.MaxDV = max(a.MaxDV, d)
+		a.MeanDV += d / float64(n)
+	}
+	a.ArgmaxSame = float64(same) / float64(n)
+	return a, nil
+}
+
+// run evaluates n positions in batches of 64 and returns logits and values.
+func (m *Model) run(obs []float32, n int) ([]float32, []float32, error) {
+	const batch = 64
+	net := m.newNet(min(n, batch), defaultChunk(min(n, batch), m.hw))
+	per, na := m.shape.Planes*m.hw, m.shape.Actions
+	if len(obs) < n*per {
+		return nil, nil, fmt.Errorf("nn: %d observation values for %d positions of %d", len(obs), n, per)
+	}
+	logits, values := make([]float32, n*na), make([]float32, n)
+	for s := 0; s < n; s += batch {
+		nb := min(batch, n-s)
+		if err := net.Forward(obs[s*per:(s+nb)*per], nb, logits[s*na:(s+nb)*na], values[s:s+nb]); err != nil {
+			return nil, nil, err
+		}
+	}
+	return logits, values, nil
+}
+
+func argmaxLegal(logits []float32, legal []int) int {
+	best := -1
+	for _, a := range legal {
+		if best < 0 || logits[a] > logits[best] {
+			best = a
+		}
+	}
+	return best
+}
+
+// The accuracy check of PrecisionAuto: a reduced precision is chosen only if,
+// on checkPositions positions from random play (seed checkSeed, not those of
+// calibration), it picks the same argmax move as FP32 on at least
+// checkMinArgmax of them and its values are within checkMaxDV of FP32's
+// (mean within checkMeanDV). Int8 calibrates on calibPositions positions
+// (seed calibSeed).
+const (
+	checkPositions = 512
+	checkSeed      = 2
+	checkMinArgmax = 0.99
+	checkMaxDV     = 0.05
+	checkMeanDV    = 0.01
+	calibPositions = 512
+	calibSeed      = 1
+)
+
+// NewModelFor folds w into a Model for positions of g running at precision
+// setting prec: "fp32" (or ""), "bf16", "int8" or "auto" (the fastest
+// precision with native kernels on this CPU that passes the accuracy check,
+// else FP32). Int8 is calibrated on CalibrationPositions of g.
+func NewModelFor(w *Weights, g games.Game, prec string) (*Model, error) {
+	if err := ValidatePrecision(prec); err != nil {
+		return nil, err
+	}
+	m, err := NewModel(w)
+	if err != nil {
+		return nil, err
+	}
+	if prec == "" || prec == "fp32" {
+		return m, nil
+	}
+	if g == nil {
+		return nil, errors.New("nn: model for precision " + prec + ": nil game")
+	}
+	calib, _, err := CalibrationPositions(g, calibPositions, calibSeed)
+	if err != nil {
+		return nil, err
+	}
+	if prec != PrecisionAuto {
+		p, _ := ParsePrecision(prec)
+		return m.WithPrecision(p, calib, calibPositions)
+	}
+	if !gemm.HasLowPrecisionKernels() {
+		return m, nil
+	}
+	obs, legal, err := CalibrationPositions(g, checkPositions, checkSeed)
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range []Precision{Int8, BF16} {
+		low, err := m.WithPrecision(p, calib, calibPositions)
+		if err != nil {
+			return nil, err
+		}
+		a, err := Compare(m, low, obs, legal)
+		if err != nil {
+			return nil, err
+		}
+		if a.ArgmaxSame >= checkMinArgmax && a.MaxDV <= checkMaxDV && a.MeanDV <= checkMeanDV {
+			return low, nil
+		}
+	}
+	return m, nil
+}

@@ -1,0 +1,291 @@
+// Package watch shows a training run while it trains: it reads the run
+// folder that pipeline writes (metrics.jsonl and the replay chunks), turns
+// the metrics into plots (Elo with its confidence band, the loss terms,
+// policy entropy, the mistake rate on each Pons set, self-play throughput,
+// all against wall time) and the newest replay chunks into games that can be
+// replayed move by move, and serves both as a web page that refreshes itself.
+//
+// The same plots feed scripts/curve, which draws them as PNG files.
+package watch
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"maps"
+	"math"
+	"os"
+	"slices"
+)
+
+// Record is the part of one metrics.jsonl line (one pipeline iteration) that
+// the plots use. Pointers are nil where the line has no such field.
+type Record struct {
+	Iteration   int      `json:"iteration"`
+	WallSeconds float64  `json:"wall_seconds"`
+	Time        string   `json:"time"`
+	Best        string   `json:"best"`
+	Train       *Train   `json:"train"`
+	Gate        *Gate    `json:"gate"`
+	Ladder      *Ladder  `json:"ladder"`
+	SelfPlay    *Play    `json:"selfplay"`
+	Bench       BenchMap `json:"bench"`
+}
+
+// Train holds the training phase's figures.
+type Train struct {
+	Steps         int      `json:"steps"`
+	TotalSteps    int      `json:"total_steps"`
+	LossValue     *float64 `json:"loss_value"`
+	LossPolicy    *float64 `json:"loss_policy"`
+	LossL2        *float64 `json:"loss_l2"`
+	LossTotal     *float64 `json:"loss_total"`
+	PolicyEntropy *float64 `json:"policy_entropy"`
+	LearningRate  *float64 `json:"learning_rate"`
+}
+
+// Gate holds the gating match's result.
+type Gate struct {
+	Games    *int     `json:"games"`
+	Wins     int      `json:"wins"`
+	Draws    int      `json:"draws"`
+	Losses   int      `json:"losses"`
+	Score    *float64 `json:"score"`
+	Promoted bool     `json:"promoted"`
+	Verdict  string   `json:"verdict"`
+}
+
+// Ladder holds the Elo fit of the best network (index 0) against the fixed
+// players, the first of which is the anchor at 0.
+type Ladder struct {
+	Players []string           `json:"players"`
+	Elo     []*float64         `json:"elo"`
+	Low     []*float64         `json:"elo_low"`
+	High    []*float64         `json:"elo_high"`
+	Scores  map[string]float64 `json:"scores"`
+	Error   string             `json:"error"`
+}
+
+// Play holds the self-play figures since the previous line.
+type Play struct {
+	Games         int      `json:"games"`
+	Positions     int      `json:"positions"`
+	GamesPerS     *float64 `json:"games_per_s"`
+	PositionsPerS *float64 `json:"positions_per_s"`
+}
+
+// BenchMap is the mistake rate on each Pons set; entries that are not
+// numbers (such as "skipped") are dropped.
+type BenchMap map[string]float64
+
+// UnmarshalJSON keeps the numeric entries.
+func (b *BenchMap) UnmarshalJSON(data []byte) error {
+	var raw map[string]any
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return err
+	}
+	*b = BenchMap{}
+	for k, v := range raw {
+		if f, ok := v.(float64); ok {
+			(*b)[k] = f
+		}
+	}
+	return nil
+}
+
+// maxLine bounds one metrics line.
+const maxLine = 1 << 22
+
+// ReadMetrics reads a metrics.jsonl file. A last line without its newline
+// (the trainer writing it right now) is ignored; any other line that does
+// not parse is an error naming it.
+func ReadMetrics(path string) ([]Record, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	recs, err := ParseMetrics(bytes.NewReader(data))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return recs, nil
+}
+
+// ParseMetrics reads metrics lines from r (see ReadMetrics).
+func ParseMetrics(r io.Reader) ([]Record, error) {
+	br := bufio.NewReaderSize(r, 1<<16)
+	var recs []Record
+	for line := 1; ; line++ {
+		b, err := br.ReadBytes('\n')
+		if err == io.EOF {
+			return recs, nil // b is empty or a torn last line
+		}
+		if err != nil {
+			return nil, err
+		}
+		if len(b) > maxLine {
+			return nil, fmt.Errorf("line %d: %d bytes exceeds %d", line, len(b), maxLine)
+		}
+		if len(bytes.TrimSpace(b)) == 0 {
+			continue
+		}
+		var rec Record
+		if err := json.Unmarshal(b, &rec); err != nil {
+			return nil, fmt.Errorf("line %d: %w", line, err)
+		}
+		recs = append(recs, rec)
+	}
+}
+
+// Plot is one chart: lines against wall time in minutes.
+type Plot struct {
+	Name   string `json:"name"`  // short identifier, used for file names
+	Title  string `json:"title"` // heading
+	YLabel string `json:"ylabel"`
+	Lines  []Line `json:"lines"`
+}
+
+// Line is one series of a Plot. Low and High, when present, are a band
+// around Y (a confidence interval) with the same X; NaN marks a missing
+// bound.
+type Line struct {
+	Label string    `json:"label"`
+	X     []float64 `json:"x"`
+	Y     []float64 `json:"y"`
+	Low   []float64 `json:"low,omitempty"`
+	High  []float64 `json:"high,omitempty"`
+}
+
+// MarshalJSON writes NaN and infinities as null.
+func (l Line) MarshalJSON() ([]byte, error) {
+	type out struct {
+		Label string     `json:"label"`
+		X     []*float64 `json:"x"`
+		Y     []*float64 `json:"y"`
+		Low   []*float64 `json:"low,omitempty"`
+		High  []*float64 `json:"high,omitempty"`
+	}
+	conv := func(xs []float64) []*float64 {
+		if xs == nil {
+			return nil
+		}
+		p := make([]*float64, len(xs))
+		for i := range xs {
+			if !math.IsNaN(xs[i]) && !math.IsInf(xs[i], 0) {
+				p[i] = &xs[i]
+			}
+		}
+		return p
+	}
+	return json.Marshal(out{l.Label, conv(l.X), conv(l.Y), conv(l.Low), conv(l.High)})
+}
+
+// Plots turns metrics into the charts, each line holding only the
+// iterations that have its value. Charts without any point are left out.
+func Plots(recs []Record) []Plot {
+	minutes := func(r Record) float64 { return r.WallSeconds / 60 }
+	series := func(label string, get func(Record) (float64, bool)) Line {
+		l := Line{Label: label}
+		for _, r := range recs {
+			if y, ok := get(r); ok {
+				l.X = append(l.X, minutes(r))
+				l.Y = append(l.Y, y)
+			}
+		}
+		return l
+	}
+	val := func(p *float64) (float64, bool) {
+		if p == nil {
+			return 0, false
+		}
+		return *p, true
+	}
+	trainVal := func(f func(*Train) *float64) func(Record) (float64, bool) {
+		return func(r Record) (float64, bool) {
+			if r.Train == nil {
+				return 0, false
+			}
+			return val(f(r.Train))
+		}
+	}
+
+	var plots []Plot
+	add := func(p Plot) {
+		var kept []Line
+		for _, l := range p.Lines {
+			if len(l.X) > 0 {
+				kept = append(kept, l)
+			}
+		}
+		if len(kept) > 0 {
+			p.Lines = kept
+			plots = append(plots, p)
+		}
+	}
+
+	// Elo of the best network with its 95% interval.
+	elo := Line{Label: "best network"}
+	anchor := ""
+	for _, r := range recs {
+		l := r.Ladder
+		if l == nil || len(l.Elo) == 0 || l.Elo[0] == nil {
+			continue
+		}
+		if len(l.Players) > 1 && anchor == "" {
+			anchor = l.Players[1]
+		}
+		lo, hi := math.NaN(), math.NaN()
+		if len(l.Low) > 0 && l.Low[0] != nil {
+			lo = *l.Low[0]
+		}
+		if len(l.High) > 0 && l.High[0] != nil {
+			hi = *l.High[0]
+		}
+		elo.X = append(elo.X, minutes(r))
+		elo.Y = append(elo.Y, *l.Elo[0])
+		elo.Low = append(elo.Low, lo)
+		elo.High = append(elo.High, hi)
+	}
+	ylabel := "Elo"
+	if anchor != "" {
+		ylabel = "Elo (" + anchor + " = 0)"
+	}
+	add(Plot{Name: "elo", Title: "Elo of the best network (95% interval)", YLabel: ylabel, Lines: []Line{elo}})
+
+	add(Plot{Name: "loss", Title: "Training loss", YLabel: "loss", Lines: []Line{
+		series("total", trainVal(func(t *Train) *float64 { return t.LossTotal })),
+		series("value", trainVal(func(t *Train) *float64 { return t.LossValue })),
+		series("policy", trainVal(func(t *Train) *float64 { return t.LossPolicy })),
+		series("L2", trainVal(func(t *Train) *float64 { return t.LossL2 })),
+	}})
+	add(Plot{Name: "entropy", Title: "Policy entropy", YLabel: "nats", Lines: []Line{
+		series("policy entropy", trainVal(func(t *Train) *float64 { return t.PolicyEntropy })),
+	}})
+
+	sets := map[string]bool{}
+	for _, r := range recs {
+		for k := range r.Bench {
+			sets[k] = true
+		}
+	}
+	var mistakes []Line
+	for _, s := range slices.Sorted(maps.Keys(sets)) {
+		mistakes = append(mistakes, series(s, func(r Record) (float64, bool) {
+			v, ok := r.Bench[s]
+			return 100 * v, ok
+		}))
+	}
+	add(Plot{Name: "mistakes", Title: "Mistake rate on the Pons sets", YLabel: "% of positions", Lines: mistakes})
+
+	add(Plot{Name: "selfplay", Title: "Self-play throughput", YLabel: "positions/s", Lines: []Line{
+		series("positions/s", func(r Record) (float64, bool) {
+			if r.SelfPlay == nil {
+				return 0, false
+			}
+			return val(r.SelfPlay.PositionsPerS)
+		}),
+	}})
+	return plots
+}
