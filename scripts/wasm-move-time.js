@@ -28,6 +28,7 @@ require(path.resolve(dir, "wasm_exec.js"));
   let seed = 7;
   const rand = (n) => { seed = (seed * 1103515245 + 12345) % 2147483648; return seed % n; };
   const times = [];
+  let cpu = 0; // CPU time of this process, which a shared machine does not inflate
   for (let i = 0; i < Number(count) + 1; i++) {
     let moves = [];
     for (let k = 0; k < 8; k++) {
@@ -38,13 +39,19 @@ require(path.resolve(dir, "wasm_exec.js"));
     const p = JSON.parse(eng.state(JSON.stringify({ game: info.game, moves })));
     if (p.over) moves = moves.slice(0, -1);
     const t0 = performance.now();
+    const c0 = process.cpuUsage();
     const r = JSON.parse(eng.move(JSON.stringify({ game: info.game, player: `net:sims=${sims}`, moves })));
     if (r.error) throw new Error(r.error);
-    if (i > 0) times.push(performance.now() - t0); // the first warms up
+    const c = process.cpuUsage(c0);
+    if (i > 0) { // the first warms up
+      times.push(performance.now() - t0);
+      cpu += (c.user + c.system) / 1000;
+    }
   }
   times.sort((a, b) => a - b);
   const mean = times.reduce((a, b) => a + b, 0) / times.length;
   console.log(`${info.game}, ${info.params} parameters, ${sims} simulations: ` +
-    `mean ${mean.toFixed(1)} ms/move, median ${times[times.length >> 1].toFixed(1)} ms over ${times.length} moves`);
+    `mean ${mean.toFixed(1)} ms/move, median ${times[times.length >> 1].toFixed(1)} ms over ${times.length} moves; ` +
+    `${(cpu / times.length).toFixed(1)} ms of CPU time per move`);
   process.exit(0);
 })().catch((err) => { console.error(err); process.exit(1); });
