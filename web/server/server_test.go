@@ -319,3 +319,30 @@ func TestConfigValidate(t *testing.T) {
 		t.Error("New with a missing runs folder succeeded")
 	}
 }
+
+// TestConcurrentRequests sends requests for several engines at once to a
+// server that keeps one loaded engine, so that engines are evicted while
+// others use them (run with -race).
+func TestConcurrentRequests(t *testing.T) {
+	s := newTestServer(t, func(c *Config) { c.Engines = 1; c.MaxSearches = 3 })
+	players := []string{"net:path=c4/checkpoints/ckpt-000001.tbn,sims=16", "net:path=c4/checkpoints/ckpt-000002.tbn,sims=16", "random", "greedy"}
+	errs := make(chan error, 16)
+	for i := 0; i < 16; i++ {
+		go func() {
+			_, err := s.Move(context.Background(), web.Request{Game: "connect4", Player: players[i%len(players)], Moves: []int{i % 7}})
+			errs <- err
+		}()
+	}
+	for i := 0; i < 16; i++ {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for e := s.lru.Front(); e != nil; e = e.Next() {
+		if en := e.Value.(*engine); en.refs != 0 {
+			t.Errorf("engine %s still has %d users", en.key, en.refs)
+		}
+	}
+}
