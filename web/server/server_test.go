@@ -346,3 +346,28 @@ func TestConcurrentRequests(t *testing.T) {
 		}
 	}
 }
+
+func TestCheckpointPathWithSpaces(t *testing.T) {
+	dir := t.TempDir()
+	writeCheckpoint(t, dir, "my run/ckpt, 1=a.tbn", "connect4")
+	cfg := DefaultConfig()
+	cfg.Runs = dir
+	s, err := New(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var got map[string][]Opponent
+	do(t, s, "GET", "/api/players?game=connect4", "", &got)
+	if len(got["checkpoints"]) != 1 {
+		t.Fatalf("checkpoints %+v", got["checkpoints"])
+	}
+	spec := got["checkpoints"][0].Spec
+	if spec != `net:path="my run/ckpt, 1=a.tbn",sims=200` {
+		t.Errorf("spec %s", spec)
+	}
+	req, _ := json.Marshal(web.Request{Game: "connect4", Player: strings.Replace(spec, "200", "8", 1), Moves: []int{}})
+	if code, body := do(t, s, "POST", "/api/move", string(req), nil); code != 200 {
+		t.Errorf("status %d: %s", code, body)
+	}
+}
