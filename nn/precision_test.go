@@ -256,7 +256,7 @@ func TestNewModelFor(t *testing.T) {
 }
 
 // TestCalibrationScales checks the int8 input scales against the inputs'
-// largest values: the 99.99th percentile is at most the maximum and, on
+// largest values: the calibPercentile quantile is at most the maximum and, on
 // these positions, within a factor of two of it.
 func TestCalibrationScales(t *testing.T) {
 	g := connect4Game(t)
