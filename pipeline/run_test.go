@@ -158,14 +158,7 @@ func TestRunFolderIsLockedAndChecked(t *testing.T) {
 // moments, restarts it each time, and checks that no file is corrupt and no
 // written example or checkpoint is lost.
 func TestKillAndRestart(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds and runs cmd/train")
-	}
-	bin := filepath.Join(t.TempDir(), "train")
-	build := exec.Command("go", "build", "-o", bin, "../cmd/train")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin, _ := binaries(t)
 	dir := t.TempDir()
 	rng := rand.New(rand.NewPCG(1, 2))
 	seen := map[string]int{} // chunk -> examples, never to shrink or vanish

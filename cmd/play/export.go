@@ -70,8 +70,11 @@ func runExport(ctx context.Context, args []string, _ io.Reader, stdout, stderr i
 		fmt.Fprintf(stdout, "wrote %s: ONNX model of %s (%d parameters, %d bytes) in %v\n",
 			*out, ck.Game, ck.Weights.NumParams(), len(model), time.Since(start).Round(time.Millisecond))
 	case "web":
-		// The static web export (issue 11) plugs in here as exportWeb(ctx, ck, *out).
-		return errors.New("export: -format web is not built yet")
+		if err := exportWeb(ctx, ck, *out); err != nil {
+			return fmt.Errorf("export: %w", err)
+		}
+		fmt.Fprintf(stdout, "wrote %s: a static page playing the %s network (%d parameters) in WebAssembly, in %v; serve the folder with any web server\n",
+			*out, ck.Game, ck.Weights.NumParams(), time.Since(start).Round(time.Millisecond))
 	}
 	return ctx.Err()
 }

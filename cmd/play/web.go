@@ -1,0 +1,89 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"time"
+
+	_ "tabula/games/connect4"
+	_ "tabula/games/gogame"
+	_ "tabula/games/othello"
+	"tabula/web/server"
+)
+
+func init() {
+	register(subcommand{
+		name:    "web",
+		summary: "[-addr 127.0.0.1:8080] [-runs DIR]   a web page to play on",
+		run:     runWeb,
+	})
+}
+
+// runWeb serves the page until ctx ends (Ctrl-C).
+func runWeb(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
+	def := server.DefaultConfig()
+	fs := flag.NewFlagSet("web", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	addr := fs.String("addr", "127.0.0.1:8080", "`address` to listen on (loopback unless you say otherwise)")
+	runs := fs.String("runs", "runs", "`folder` whose checkpoints (*.tbn) the page offers; net paths are relative to it")
+	moveTime := fs.Duration("movetime", def.MoveTime, "cap on one engine search")
+	searches := fs.Int("searches", def.MaxSearches, "engine searches that may run at once")
+	engines := fs.Int("engines", def.Engines, "loaded players (networks) kept between requests")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: play web [-addr 127.0.0.1:8080] [-runs DIR]")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("web: unexpected argument %q", fs.Arg(0))
+	}
+	cfg := def
+	runsGiven := false
+	fs.Visit(func(f *flag.Flag) { runsGiven = runsGiven || f.Name == "runs" })
+	if _, err := os.Stat(*runs); err != nil && !runsGiven {
+		fmt.Fprintf(stderr, "play web: no %s folder here, so no checkpoints to offer (-runs DIR names one)\n", *runs)
+		*runs = ""
+	}
+	cfg.Runs, cfg.MoveTime, cfg.MaxSearches, cfg.Engines = *runs, *moveTime, *searches, *engines
+	log := slog.New(slog.NewTextHandler(stderr, nil))
+	srv, err := server.New(cfg, log)
+	if err != nil {
+		return fmt.Errorf("web: %w", err)
+	}
+	defer srv.Close()
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		return fmt.Errorf("web: %w", err)
+	}
+	hs := &http.Server{
+		Handler:           srv.Handler(),
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		WriteTimeout:      cfg.MoveTime + 30*time.Second,
+		IdleTimeout:       2 * time.Minute,
+		MaxHeaderBytes:    16 << 10,
+	}
+	fmt.Fprintf(stdout, "play web: serving http://%s/ (checkpoints from %s); Ctrl-C stops\n", ln.Addr(), cfg.Runs)
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return fmt.Errorf("web: %w", err)
+	case <-ctx.Done():
+	}
+	shut, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := hs.Shutdown(shut); err != nil && !errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("web: shutting down: %w", err)
+	}
+	return nil
+}

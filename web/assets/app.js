@@ -1,0 +1,212 @@
+// app.js runs a game between a person and an engine. The engine object is
+// the only thing that differs between the served page (engine-http.js: the
+// play web server) and the static export (engine-wasm.js: WebAssembly in the
+// browser). It has four methods, each returning a promise:
+//
+//   games()                  [{spec, title, layout}]
+//   players(game)            {builtin: [{spec, title}], checkpoints: [{spec, title}]}
+//   state({game, moves})     the position after moves (validated)
+//   move({game, player, moves})  {move, moveText, policy, value, millis, position}
+//
+// Errors reject with an Error whose message is shown to the person.
+
+import { Board, pct } from "./board.js";
+
+const $ = (id) => document.getElementById(id);
+
+export async function start(engine) {
+  const ui = {
+    game: $("game"), opponent: $("opponent"), spec: $("spec"), colour: $("colour"),
+    newGame: $("new"), pass: $("pass"), undo: $("undo"), status: $("status"), result: $("result"),
+    engineMove: $("engine-move"), value: $("value"), think: $("think"), valueFill: $("valuefill"),
+    moves: $("moves"), score: $("score"), error: $("error"), canvas: $("board"),
+  };
+  let gamesList = [];
+  let pos = null;        // the position shown
+  let human = 0;         // the person's player: 0 first, 1 second
+  let player = "";       // the engine's spec
+  let busy = false;
+  let generation = 0;    // bumped by each new game, to drop stale replies
+  const board = new Board(ui.canvas, (a) => humanMove(a));
+
+  function showError(err) {
+    ui.error.textContent = err ? String(err.message || err) : "";
+  }
+
+  function publish() {
+    // State for people (the text) and for tests (data attributes).
+    const d = ui.canvas.dataset;
+    d.over = pos && pos.over ? "1" : "0";
+    d.toMove = pos ? String(pos.toMove) : "";
+    d.human = String(human);
+    d.busy = busy ? "1" : "0";
+    d.moves = pos ? pos.moves.join(",") : "";
+    d.legal = pos ? pos.legal.join(",") : "";
+    if (!pos) return;
+    ui.moves.textContent = pos.notation || "(none)";
+    ui.score.textContent = pos.score || "";
+    ui.result.textContent = pos.over ? pos.result + (pos.score ? ` (${pos.score})` : "") : "";
+    const names = pos.layout.players;
+    if (pos.over) ui.status.textContent = "Game over.";
+    else if (busy) ui.status.textContent = `${names[pos.toMove]} (engine) is thinking…`;
+    else if (pos.toMove === human) ui.status.textContent = `Your move (${names[human]}).`;
+    else ui.status.textContent = `${names[pos.toMove]} to move.`;
+    const passLegal = pos.layout.pass >= 0 && pos.legal.includes(pos.layout.pass);
+    ui.pass.hidden = pos.layout.pass < 0;
+    ui.pass.disabled = busy || pos.over || pos.toMove !== human || !passLegal;
+    ui.undo.disabled = busy || pos.moves.length === 0;
+  }
+
+  function showReply(rep) {
+    ui.engineMove.textContent = rep ? rep.moveText : "";
+    ui.think.textContent = rep ? `(${rep.millis.toFixed(0)} ms)` : "";
+    if (rep && rep.value !== undefined && rep.value !== null) {
+      ui.value.textContent = (rep.value >= 0 ? "+" : "") + rep.value.toFixed(3);
+      const v = Math.max(-1, Math.min(1, rep.value));
+      ui.valueFill.style.width = `${(50 * (v + 1)).toFixed(1)}%`;
+    } else {
+      ui.value.textContent = rep ? "n/a" : "";
+      ui.valueFill.style.width = "50%";
+    }
+    if (rep && rep.top && rep.top.length) {
+      ui.think.textContent += " top: " + rep.top.map((t) => `${t.move} ${pct(t.p)}`).join(", ");
+    }
+  }
+
+  async function loadPlayers() {
+    const res = await engine.players(ui.game.value);
+    ui.opponent.replaceChildren();
+    const add = (group, list) => {
+      if (!list.length) return;
+      const og = document.createElement("optgroup");
+      og.label = group;
+      for (const p of list) {
+        const o = document.createElement("option");
+        o.value = p.spec;
+        o.textContent = p.title;
+        og.appendChild(o);
+      }
+      ui.opponent.appendChild(og);
+    };
+    add("Checkpoints", res.checkpoints || []);
+    add("Built-in players", res.builtin || []);
+    const g = gamesList.find((x) => x.spec === ui.game.value);
+    if (g) {
+      ui.colour.options[0].textContent = `${g.layout.players[0]} (first)`;
+      ui.colour.options[1].textContent = `${g.layout.players[1]} (second)`;
+    }
+  }
+
+  async function newGame() {
+    generation++;
+    showError(null);
+    showReply(null);
+    human = Number(ui.colour.value);
+    player = ui.spec.value.trim() || ui.opponent.value;
+    const gen = generation;
+    busy = true;
+    publish();
+    try {
+      const p = await engine.state({ game: ui.game.value, moves: [] });
+      if (gen !== generation) return;
+      pos = p;
+    } catch (err) {
+      if (gen === generation) { showError(err); busy = false; publish(); }
+      return;
+    }
+    busy = false;
+    board.draw(pos, null, -1);
+    publish();
+    await engineTurn();
+  }
+
+  async function engineTurn() {
+    if (!pos || pos.over || pos.toMove === human) { publish(); return; }
+    const gen = generation;
+    busy = true;
+    publish();
+    try {
+      const rep = await engine.move({ game: pos.game, player, moves: pos.moves });
+      if (gen !== generation) return;
+      pos = rep.position;
+      board.draw(pos, rep.policy || null, rep.move);
+      showReply(rep);
+      showError(null);
+    } catch (err) {
+      if (gen === generation) showError(err);
+    } finally {
+      if (gen === generation) { busy = false; publish(); }
+    }
+    // An engine that must move again (the person has to pass in Othello)
+    // moves again.
+    if (gen === generation && !pos.over && pos.toMove !== human && !ui.error.textContent) {
+      await engineTurn();
+    }
+  }
+
+  async function humanMove(action) {
+    if (!pos || busy || pos.over || pos.toMove !== human) return;
+    if (!pos.legal.includes(action)) {
+      showError(new Error("That move is not legal here."));
+      return;
+    }
+    const gen = generation;
+    busy = true;
+    publish();
+    try {
+      const next = await engine.state({ game: pos.game, moves: [...pos.moves, action] });
+      if (gen !== generation) return;
+      pos = next;
+      board.draw(pos, null, action);
+      showError(null);
+    } catch (err) {
+      if (gen === generation) showError(err);
+    } finally {
+      if (gen === generation) busy = false;
+    }
+    if (gen === generation) await engineTurn();
+  }
+
+  async function undo() {
+    if (!pos || busy || pos.moves.length === 0) return;
+    // Back to the person's previous turn.
+    let moves = pos.moves.slice(0, -1);
+    const gen = generation;
+    try {
+      let p = await engine.state({ game: pos.game, moves });
+      while (p.toMove !== human && moves.length > 0) {
+        moves = moves.slice(0, -1);
+        p = await engine.state({ game: pos.game, moves });
+      }
+      if (gen !== generation) return;
+      pos = p;
+      board.draw(pos, null, moves.length ? moves[moves.length - 1] : -1);
+      showReply(null);
+      publish();
+      await engineTurn();
+    } catch (err) {
+      showError(err);
+    }
+  }
+
+  ui.newGame.addEventListener("click", () => newGame());
+  ui.pass.addEventListener("click", () => pos && humanMove(pos.layout.pass));
+  ui.undo.addEventListener("click", () => undo());
+  ui.game.addEventListener("change", async () => {
+    try { await loadPlayers(); } catch (err) { showError(err); }
+  });
+
+  try {
+    gamesList = await engine.games();
+    for (const g of gamesList) {
+      const o = document.createElement("option");
+      o.value = g.spec;
+      o.textContent = g.title;
+      ui.game.appendChild(o);
+    }
+    await loadPlayers();
+  } catch (err) {
+    showError(err);
+  }
+  document.body.dataset.ready = "1";
+}

@@ -1,0 +1,221 @@
+// board.js draws a position on a canvas (Connect Four, Othello, Go), with the
+// engine's move probabilities as a heat map, and turns clicks into actions.
+
+const COLOURS = {
+  connect4: { stones: ["#d62828", "#f6c90e"], board: "#1d4e89", hole: "#f4f1ea" },
+  othello: { stones: ["#111111", "#f8f8f8"], board: "#2e7d32", line: "#1b4d1e" },
+  go: { stones: ["#111111", "#f8f8f8"], board: "#dcb35c", line: "#3b2a14" },
+};
+
+// heatColour maps a share in [0, 1] of the largest probability to a colour.
+function heatColour(t, alpha) {
+  // From pale blue (low) through orange to red (high).
+  const r = Math.round(60 + 195 * t);
+  const g = Math.round(140 + 60 * (1 - Math.abs(2 * t - 1)) - 100 * t);
+  const b = Math.round(230 * (1 - t));
+  return `rgba(${r},${Math.max(0, g)},${b},${alpha})`;
+}
+
+export class Board {
+  // canvas: the element to draw on; onAction(action): called on a click that
+  // names an action (legality is the caller's business).
+  constructor(canvas, onAction) {
+    this.canvas = canvas;
+    this.onAction = onAction;
+    this.pos = null;
+    this.heat = null;
+    this.last = -1;
+    canvas.addEventListener("click", (ev) => {
+      const a = this.actionAt(ev.clientX, ev.clientY);
+      if (a !== null) this.onAction(a);
+    });
+  }
+
+  // geometry returns the cell size and the board's top-left corner, in CSS
+  // pixels of the canvas. Connect Four keeps one row above the board for the
+  // column probabilities.
+  geometry() {
+    const l = this.pos.layout;
+    const extra = l.kind === "connect4" ? 1 : 0;
+    const max = 480;
+    const cell = Math.floor(Math.min(max / l.cols, max / (l.rows + extra)));
+    return { cell, x0: 0, y0: extra * cell, w: cell * l.cols, h: cell * (l.rows + extra) };
+  }
+
+  // actionAt returns the action under client coordinates, or null.
+  actionAt(clientX, clientY) {
+    if (!this.pos) return null;
+    const rect = this.canvas.getBoundingClientRect();
+    const { cell, y0 } = this.geometry();
+    const x = clientX - rect.left, y = clientY - rect.top;
+    const l = this.pos.layout;
+    const col = Math.floor(x / cell);
+    if (col < 0 || col >= l.cols) return null;
+    if (l.kind === "connect4") return col;
+    const row = Math.floor((y - y0) / cell);
+    if (row < 0 || row >= l.rows) return null;
+    return row * l.cols + col;
+  }
+
+  // cellCentre returns the client coordinates of the centre of an action's
+  // cell (for Connect Four, of the column's top cell), for tests and hints.
+  cellCentre(action) {
+    const rect = this.canvas.getBoundingClientRect();
+    const { cell, y0 } = this.geometry();
+    const l = this.pos.layout;
+    let row = 0, col = action;
+    if (l.kind !== "connect4") { row = Math.floor(action / l.cols); col = action % l.cols; }
+    return { x: rect.left + (col + 0.5) * cell, y: rect.top + y0 + (row + 0.5) * cell };
+  }
+
+  // draw shows pos; heat is the engine's distribution over actions (or null);
+  // last is the action played last (or -1).
+  draw(pos, heat, last) {
+    this.pos = pos;
+    this.heat = heat;
+    this.last = last ?? -1;
+    const { cell, w, h } = this.geometry();
+    const dpr = window.devicePixelRatio || 1;
+    this.canvas.width = Math.round(w * dpr);
+    this.canvas.height = Math.round(h * dpr);
+    this.canvas.style.width = w + "px";
+    this.canvas.style.height = h + "px";
+    const ctx = this.canvas.getContext("2d");
+    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+    ctx.clearRect(0, 0, w, h);
+    switch (pos.layout.kind) {
+      case "connect4": this.drawConnect4(ctx, cell); break;
+      case "othello": this.drawGrid(ctx, cell, false); break;
+      case "go": this.drawGrid(ctx, cell, true); break;
+    }
+  }
+
+  maxHeat() {
+    if (!this.heat) return 0;
+    let m = 0;
+    for (const p of this.heat) m = Math.max(m, p);
+    return m;
+  }
+
+  drawConnect4(ctx, cell) {
+    const { rows, cols } = this.pos.layout;
+    const c = COLOURS.connect4;
+    const y0 = cell;
+    const max = this.maxHeat();
+    // The probability row above the board, and a tint over each column.
+    ctx.font = `${Math.round(cell * 0.28)}px sans-serif`;
+    ctx.textAlign = "center";
+    ctx.textBaseline = "middle";
+    ctx.fillStyle = c.board;
+    ctx.fillRect(0, y0, cols * cell, rows * cell);
+    for (let col = 0; col < cols; col++) {
+      if (max > 0 && this.heat[col] > 0) {
+        const t = this.heat[col] / max;
+        ctx.fillStyle = heatColour(t, 0.85);
+        ctx.fillRect(col * cell + 2, 2, cell - 4, cell - 4);
+        ctx.fillStyle = "#000";
+        ctx.fillText(pct(this.heat[col]), (col + 0.5) * cell, cell / 2);
+        ctx.fillStyle = heatColour(t, 0.35);
+        ctx.fillRect(col * cell, y0, cell, rows * cell);
+      }
+    }
+    // The last move: the highest stone of its column.
+    let lastCell = -1;
+    if (this.last >= 0) {
+      for (let r = 0; r < rows; r++) {
+        if (this.pos.cells[r * cols + this.last] !== 0) { lastCell = r * cols + this.last; break; }
+      }
+    }
+    for (let r = 0; r < rows; r++) {
+      for (let col = 0; col < cols; col++) {
+        const v = this.pos.cells[r * cols + col];
+        const x = (col + 0.5) * cell, y = y0 + (r + 0.5) * cell;
+        ctx.beginPath();
+        ctx.arc(x, y, cell * 0.4, 0, 2 * Math.PI);
+        ctx.fillStyle = v === 0 ? c.hole : c.stones[v - 1];
+        ctx.fill();
+        if (r * cols + col === lastCell) {
+          ctx.beginPath();
+          ctx.arc(x, y, cell * 0.12, 0, 2 * Math.PI);
+          ctx.fillStyle = "rgba(0,0,0,0.45)";
+          ctx.fill();
+        }
+      }
+    }
+  }
+
+  // drawGrid draws Othello (stones inside squares) or Go (stones on the
+  // intersections of lines through the cell centres).
+  drawGrid(ctx, cell, isGo) {
+    const { rows, cols, pass } = this.pos.layout;
+    const c = isGo ? COLOURS.go : COLOURS.othello;
+    const w = cols * cell, h = rows * cell;
+    ctx.fillStyle = c.board;
+    ctx.fillRect(0, 0, w, h);
+    ctx.strokeStyle = c.line;
+    ctx.lineWidth = 1;
+    ctx.beginPath();
+    if (isGo) {
+      for (let i = 0; i < rows; i++) {
+        ctx.moveTo(cell / 2, (i + 0.5) * cell); ctx.lineTo(w - cell / 2, (i + 0.5) * cell);
+      }
+      for (let i = 0; i < cols; i++) {
+        ctx.moveTo((i + 0.5) * cell, cell / 2); ctx.lineTo((i + 0.5) * cell, h - cell / 2);
+      }
+    } else {
+      for (let i = 0; i <= rows; i++) { ctx.moveTo(0, i * cell + 0.5); ctx.lineTo(w, i * cell + 0.5); }
+      for (let i = 0; i <= cols; i++) { ctx.moveTo(i * cell + 0.5, 0); ctx.lineTo(i * cell + 0.5, h); }
+    }
+    ctx.stroke();
+    const max = this.maxHeat();
+    const legal = new Set(this.pos.legal);
+    ctx.font = `${Math.round(cell * 0.3)}px sans-serif`;
+    ctx.textAlign = "center";
+    ctx.textBaseline = "middle";
+    for (let r = 0; r < rows; r++) {
+      for (let col = 0; col < cols; col++) {
+        const i = r * cols + col;
+        const v = this.pos.cells[i];
+        const x = (col + 0.5) * cell, y = (r + 0.5) * cell;
+        if (v !== 0) {
+          ctx.beginPath();
+          ctx.arc(x, y, cell * (isGo ? 0.47 : 0.4), 0, 2 * Math.PI);
+          ctx.fillStyle = c.stones[v - 1];
+          ctx.fill();
+          ctx.strokeStyle = "#000";
+          ctx.stroke();
+          if (i === this.last) {
+            ctx.beginPath();
+            ctx.arc(x, y, cell * 0.12, 0, 2 * Math.PI);
+            ctx.fillStyle = v === 1 ? "#f8f8f8" : "#111";
+            ctx.fill();
+          }
+        } else if (max > 0 && this.heat[i] > 0) {
+          const t = this.heat[i] / max;
+          ctx.fillStyle = heatColour(t, 0.8);
+          ctx.fillRect(col * cell + 3, r * cell + 3, cell - 6, cell - 6);
+          ctx.fillStyle = "#000";
+          ctx.fillText(pct(this.heat[i]), x, y);
+        } else if (!isGo && legal.has(i) && !this.pos.over) {
+          ctx.beginPath();
+          ctx.arc(x, y, cell * 0.08, 0, 2 * Math.PI);
+          ctx.fillStyle = "rgba(0,0,0,0.35)";
+          ctx.fill();
+        }
+      }
+    }
+    if (pass >= 0 && max > 0 && this.heat[pass] > 0.005) {
+      ctx.fillStyle = "rgba(255,255,255,0.85)";
+      ctx.fillRect(2, 2, cell * 2.2, cell * 0.42);
+      ctx.fillStyle = "#000";
+      ctx.textAlign = "left";
+      ctx.fillText("pass " + pct(this.heat[pass]), 6, 2 + cell * 0.21);
+    }
+  }
+}
+
+// pct writes a probability as a percentage.
+export function pct(p) {
+  const v = 100 * p;
+  return v >= 9.95 ? `${Math.round(v)}%` : `${v.toFixed(1)}%`;
+}

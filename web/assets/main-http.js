@@ -1,0 +1,4 @@
+import { start } from "./app.js";
+import { httpEngine } from "./engine-http.js";
+
+start(httpEngine);

@@ -1,0 +1,95 @@
+package server
+
+import (
+	"net/http/httptest"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"tabula/internal/atomicfile"
+	"tabula/internal/browsertest"
+	"tabula/web/webtest"
+)
+
+// TestPagePlaysConnectFour loads the page in headless Chromium, picks Connect
+// Four against a checkpoint from the runs folder, plays a whole game by
+// clicking on the board, and checks that the engine answers every move with
+// its move probabilities and value, and that the result appears; then, in
+// Othello, that an illegal click is refused with a message.
+func TestPagePlaysConnectFour(t *testing.T) {
+	s := newTestServer(t, nil)
+	hs := httptest.NewServer(s)
+	defer hs.Close()
+	ctx := browsertest.New(t, 40*time.Second)
+
+	const opponent = "net:path=c4/checkpoints/ckpt-000002.tbn,sims=200"
+	var options []string
+	err := chromedp.Run(ctx,
+		chromedp.Navigate(hs.URL+"/"),
+		chromedp.WaitReady(`body[data-ready="1"]`),
+		chromedp.Evaluate(`[...document.querySelectorAll("#opponent option")].map(o => o.value)`, &options),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(strings.Join(options, " "), opponent) {
+		t.Fatalf("opponents offered %q, want %q among them", options, opponent)
+	}
+	err = chromedp.Run(ctx,
+		chromedp.SetValue("#game", "connect4", chromedp.ByID),
+		chromedp.SetValue("#opponent", opponent, chromedp.ByID),
+		chromedp.SetValue("#colour", "0", chromedp.ByID),
+		chromedp.Click("#new", chromedp.ByID),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	game, err := webtest.PlayConnectFour(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("game %v: %s (a click on a full column tried: %v)", game.Moves, game.Result, game.TriedIllegal)
+	// In the same browser: Othello refuses an illegal click, then plays on.
+	if err := webtest.CheckIllegalCellRefused(ctx, "net:path=oth/checkpoints/ckpt-000001.tbn,sims=200"); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestPageScreenshot plays a few moves of Othello against a checkpoint and
+// writes a screenshot of the page to $TABULA_SCREENSHOT (docs/play-web.png).
+func TestPageScreenshot(t *testing.T) {
+	out := os.Getenv("TABULA_SCREENSHOT")
+	if out == "" {
+		t.Skip("TABULA_SCREENSHOT not set")
+	}
+	s := newTestServer(t, nil)
+	hs := httptest.NewServer(s)
+	defer hs.Close()
+	ctx := browsertest.New(t, 40*time.Second)
+	if err := chromedp.Run(ctx,
+		chromedp.EmulateViewport(980, 660),
+		chromedp.Navigate(hs.URL+"/"),
+		chromedp.WaitReady(`body[data-ready="1"]`),
+		chromedp.SetValue("#game", "othello:size=6", chromedp.ByID),
+		chromedp.Evaluate(`document.getElementById("game").dispatchEvent(new Event("change"))`, nil),
+		chromedp.Sleep(300*time.Millisecond),
+		chromedp.SetValue("#opponent", "net:path=oth/checkpoints/ckpt-000001.tbn,sims=200", chromedp.ByID),
+		chromedp.SetValue("#colour", "1", chromedp.ByID),
+		chromedp.Click("#new", chromedp.ByID),
+	); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := webtest.WaitTurn(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var png []byte
+	if err := chromedp.Run(ctx, chromedp.CaptureScreenshot(&png)); err != nil {
+		t.Fatal(err)
+	}
+	if err := atomicfile.Write(out, png); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,562 @@
+// Package server is the HTTP side of play's web page: it serves the embedded
+// page (web.Assets) and a small JSON API over any player spec that arena
+// knows.
+//
+//	GET  /api/games                the games the page offers, with their layouts
+//	GET  /api/players?game=SPEC    opponents for a game: built-in players and the
+//	                               checkpoints of that game under the runs folder
+//	POST /api/state  {game, moves}           the position after moves (validated)
+//	POST /api/move   {game, player, moves}   the engine's move there, its move
+//	                                         probabilities and value
+//
+// The server keeps no game state: each request carries the whole move list,
+// which is replayed through the checked path, so a bad game, move or spec is
+// an HTTP 400 with a message. Bodies are size-limited (413 beyond), engine
+// searches run one per request under a deadline, and at most MaxSearches run
+// at a time (503 when the server stays busy), so requests cannot exhaust it.
+package server
+
+import (
+	"container/list"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"io/fs"
+	"log/slog"
+	"math/rand/v2"
+	"net/http"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"tabula/arena"
+	"tabula/games"
+	"tabula/nn"
+	"tabula/web"
+)
+
+// Config sets the server's folders and limits.
+type Config struct {
+	// Runs is the folder searched for checkpoints (*.tbn); a net spec's path
+	// is read relative to it and may not leave it. Empty: no net players.
+	Runs string
+	// MoveTime caps one engine search (the request's context deadline).
+	MoveTime time.Duration
+	// MaxSearches is how many engine searches may run at once.
+	MaxSearches int
+	// MaxBody is the largest request body accepted, in bytes.
+	MaxBody int64
+	// MaxCheckpoints caps how many checkpoints a listing shows.
+	MaxCheckpoints int
+	// Engines is how many loaded players (a network each) are kept between
+	// requests.
+	Engines int
+	// Seed makes the engines' tie-breaking reproducible: a request's random
+	// source is seeded from Seed and the request.
+	Seed uint64
+}
+
+// DefaultConfig returns a 10 s cap per move, one search per core, 64 KiB
+// bodies, 200 checkpoints and 4 loaded engines.
+func DefaultConfig() Config {
+	return Config{
+		MoveTime:       10 * time.Second,
+		MaxSearches:    runtime.GOMAXPROCS(0),
+		MaxBody:        64 << 10,
+		MaxCheckpoints: 200,
+		Engines:        4,
+		Seed:           1,
+	}
+}
+
+// Validate names the first field out of range.
+func (c Config) Validate() error {
+	switch {
+	case c.MoveTime <= 0 || c.MoveTime > time.Hour:
+		return fmt.Errorf("server: move time %v, want (0, 1h]", c.MoveTime)
+	case c.MaxSearches < 1 || c.MaxSearches > 1024:
+		return fmt.Errorf("server: max searches %d, want 1..1024", c.MaxSearches)
+	case c.MaxBody < 1024 || c.MaxBody > 64<<20:
+		return fmt.Errorf("server: max body %d, want 1 KiB..64 MiB", c.MaxBody)
+	case c.MaxCheckpoints < 1 || c.MaxCheckpoints > 100000:
+		return fmt.Errorf("server: max checkpoints %d, want 1..100000", c.MaxCheckpoints)
+	case c.Engines < 1 || c.Engines > 64:
+		return fmt.Errorf("server: engines %d, want 1..64", c.Engines)
+	}
+	return nil
+}
+
+// Server serves the page and its API. Close releases the loaded engines.
+type Server struct {
+	cfg  Config
+	runs string // absolute, "" when none
+	log  *slog.Logger
+	sem  chan struct{}
+	mux  *http.ServeMux
+
+	mu      sync.Mutex
+	engines map[string]*list.Element // of *engine, most recent at the front
+	lru     *list.List
+	closed  bool
+}
+
+// engine is a loaded player factory shared by requests.
+type engine struct {
+	key     string
+	f       *arena.Factory
+	refs    int
+	evicted bool
+}
+
+// New returns a server with cfg; log may be nil.
+func New(cfg Config, log *slog.Logger) (*Server, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	s := &Server{cfg: cfg, log: log, sem: make(chan struct{}, cfg.MaxSearches),
+		engines: map[string]*list.Element{}, lru: list.New()}
+	if cfg.Runs != "" {
+		abs, err := filepath.Abs(cfg.Runs)
+		if err != nil {
+			return nil, fmt.Errorf("server: runs folder %s: %w", cfg.Runs, err)
+		}
+		if fi, err := os.Stat(abs); err != nil {
+			return nil, fmt.Errorf("server: runs folder: %w", err)
+		} else if !fi.IsDir() {
+			return nil, fmt.Errorf("server: runs folder %s is not a folder", cfg.Runs)
+		}
+		s.runs = abs
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/", s.only("GET", http.FileServerFS(web.Assets).ServeHTTP))
+	mux.HandleFunc("/api/games", s.only("GET", s.handleGames))
+	mux.HandleFunc("/api/players", s.only("GET", s.handlePlayers))
+	mux.HandleFunc("/api/state", s.only("POST", s.handleState))
+	mux.HandleFunc("/api/move", s.only("POST", s.handleMove))
+	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
+		s.reply(w, r, nil, fail(http.StatusNotFound, "no API %s; there are /api/games, /api/players, /api/state and /api/move", r.URL.Path))
+	})
+	s.mux = mux
+	return s, nil
+}
+
+// only serves requests of one method and answers others with 405.
+func (s *Server) only(method string, h http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != method && !(method == "GET" && r.Method == "HEAD") {
+			w.Header().Set("Allow", method)
+			s.reply(w, r, nil, fail(http.StatusMethodNotAllowed, "%s takes %s, not %s", r.URL.Path, method, r.Method))
+			return
+		}
+		h(w, r)
+	}
+}
+
+// Handler returns the server's HTTP handler.
+func (s *Server) Handler() http.Handler { return s }
+
+// ServeHTTP serves one request, with headers that keep the page from loading
+// anything from other hosts.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	h := w.Header()
+	h.Set("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Referrer-Policy", "no-referrer")
+	s.mux.ServeHTTP(w, r)
+}
+
+// Close releases every loaded engine not in use, and the others as their
+// requests finish.
+func (s *Server) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.closed = true
+	var errs []error
+	for e := s.lru.Front(); e != nil; e = e.Next() {
+		en := e.Value.(*engine)
+		en.evicted = true
+		if en.refs == 0 {
+			errs = append(errs, en.f.Close())
+		}
+	}
+	s.lru.Init()
+	clear(s.engines)
+	return errors.Join(errs...)
+}
+
+// httpError is an error with its HTTP status.
+type httpError struct {
+	status int
+	err    error
+}
+
+func (e *httpError) Error() string { return e.err.Error() }
+
+func fail(status int, format string, args ...any) error {
+	return &httpError{status: status, err: fmt.Errorf(format, args...)}
+}
+
+// reply writes v as JSON, or err as a JSON {"error": message} with its
+// status: 400 for a bad request, the httpError's status, 500 otherwise.
+func (s *Server) reply(w http.ResponseWriter, r *http.Request, v any, err error) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	if err != nil {
+		status := http.StatusInternalServerError
+		var he *httpError
+		switch {
+		case errors.As(err, &he):
+			status = he.status
+		case web.IsBadRequest(err):
+			status = http.StatusBadRequest
+		}
+		if status >= 500 {
+			s.log.Error("request failed", "path", r.URL.Path, "status", status, "err", err)
+		}
+		w.WriteHeader(status)
+		_ = json.NewEncoder(w).Encode(map[string]string{"error": err.Error()})
+		return
+	}
+	if err := json.NewEncoder(w).Encode(v); err != nil {
+		s.log.Warn("writing reply", "path", r.URL.Path, "err", err)
+	}
+}
+
+// decode reads a size-limited JSON request body into req, strictly.
+func (s *Server) decode(w http.ResponseWriter, r *http.Request, req *web.Request) error {
+	body := http.MaxBytesReader(w, r.Body, s.cfg.MaxBody)
+	dec := json.NewDecoder(body)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(req); err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			return fail(http.StatusRequestEntityTooLarge, "request body is larger than %d bytes", s.cfg.MaxBody)
+		}
+		return fail(http.StatusBadRequest, "request body: %v", err)
+	}
+	if dec.More() {
+		return fail(http.StatusBadRequest, "request body: more than one JSON value")
+	}
+	return nil
+}
+
+// gameInfo is one game of the /api/games listing.
+type gameInfo struct {
+	web.GameChoice
+	Layout web.Layout `json:"layout"`
+}
+
+func (s *Server) handleGames(w http.ResponseWriter, r *http.Request) {
+	out := make([]gameInfo, 0, len(web.Choices))
+	for _, c := range web.Choices {
+		_, l, err := web.NewGame(c.Spec)
+		if err != nil {
+			s.reply(w, r, nil, err)
+			return
+		}
+		out = append(out, gameInfo{GameChoice: c, Layout: l})
+	}
+	s.reply(w, r, out, nil)
+}
+
+// Opponent is one entry of the /api/players listing.
+type Opponent struct {
+	Spec  string `json:"spec"`
+	Title string `json:"title"`
+}
+
+// builtins lists the classical players offered for g.
+func builtins(g games.Game) []Opponent {
+	out := []Opponent{
+		{"random", "random moves"},
+		{"greedy", "greedy (one ply and a heuristic)"},
+		{"alphabeta:depth=4", "alpha-beta, depth 4"},
+		{"mcts:rollouts=1000", "MCTS, 1000 random rollouts"},
+	}
+	if g.Name() == "connect4" {
+		out = append(out, Opponent{"solver", "perfect play (the solver)"})
+	}
+	return out
+}
+
+func (s *Server) handlePlayers(w http.ResponseWriter, r *http.Request) {
+	g, _, err := web.NewGame(r.URL.Query().Get("game"))
+	if err != nil {
+		s.reply(w, r, nil, err)
+		return
+	}
+	ck, err := s.checkpoints(g)
+	if err != nil {
+		s.reply(w, r, nil, err)
+		return
+	}
+	s.reply(w, r, map[string][]Opponent{"checkpoints": ck, "builtin": builtins(g)}, nil)
+}
+
+// checkpoints lists the checkpoints of g under the runs folder, newest path
+// last within each folder, as net specs with paths relative to the folder.
+func (s *Server) checkpoints(g games.Game) ([]Opponent, error) {
+	if s.runs == "" {
+		return []Opponent{}, nil
+	}
+	out := []Opponent{}
+	const maxDepth = 4
+	err := filepath.WalkDir(s.runs, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil // an unreadable folder is left out of the listing
+		}
+		rel, rerr := filepath.Rel(s.runs, path)
+		if rerr != nil {
+			return nil
+		}
+		if d.IsDir() {
+			if rel != "." && (strings.Count(rel, string(filepath.Separator)) >= maxDepth || strings.HasPrefix(d.Name(), ".")) {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if !d.Type().IsRegular() || filepath.Ext(path) != ".tbn" {
+			return nil
+		}
+		game, perr := nn.PeekCheckpointGame(path)
+		if perr != nil || game != g.Name() {
+			return nil
+		}
+		slashed := filepath.ToSlash(rel)
+		out = append(out, Opponent{Spec: netSpec(slashed, 200), Title: slashed})
+		if len(out) >= s.cfg.MaxCheckpoints {
+			return fs.SkipAll
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("listing checkpoints under %s: %w", s.runs, err)
+	}
+	return out, nil
+}
+
+// netSpec writes a net spec for a checkpoint path, quoting the path when it
+// holds characters that would end a spec value.
+func netSpec(path string, sims int) string {
+	if strings.ContainsAny(path, ", =\"\\:") {
+		path = `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(path) + `"`
+	}
+	return fmt.Sprintf("net:path=%s,sims=%d", path, sims)
+}
+
+func (s *Server) handleState(w http.ResponseWriter, r *http.Request) {
+	var req web.Request
+	if err := s.decode(w, r, &req); err != nil {
+		s.reply(w, r, nil, err)
+		return
+	}
+	if req.Player != "" {
+		s.reply(w, r, nil, fail(http.StatusBadRequest, "/api/state takes no player; ask /api/move for an engine move"))
+		return
+	}
+	g, l, st, err := req.Replay()
+	if err != nil {
+		s.reply(w, r, nil, err)
+		return
+	}
+	s.reply(w, r, web.Describe(g, l, st, req.Moves), nil)
+}
+
+// Limits on what a spec from a request may ask for, beyond arena's own
+// ranges, so that one request cannot take the server's memory.
+var specLimits = map[string]map[string]int{
+	"alphabeta": {"tt": 22},
+	"solver":    {"tt": 24},
+}
+
+// parseSpec reads a player spec from a request and resolves a net's path in
+// the runs folder.
+func (s *Server) parseSpec(text string) (arena.Spec, error) {
+	if strings.TrimSpace(text) == "" {
+		return arena.Spec{}, fail(http.StatusBadRequest, "no player given")
+	}
+	if len(text) > web.MaxSpecLen {
+		return arena.Spec{}, fail(http.StatusBadRequest, "player spec is %d bytes long, more than %d", len(text), web.MaxSpecLen)
+	}
+	spec, err := arena.ParseSpec(text)
+	if err != nil {
+		return arena.Spec{}, fail(http.StatusBadRequest, "%v", err)
+	}
+	for k, max := range specLimits[spec.Kind] {
+		if spec.Has(k) && spec.Int(k, 0) > max {
+			return arena.Spec{}, fail(http.StatusBadRequest, "player spec %q: %s=%d is more than this server allows (%d)", text, k, spec.Int(k, 0), max)
+		}
+	}
+	if spec.Kind == "net" {
+		p := spec.Str("path", "")
+		if s.runs == "" {
+			return arena.Spec{}, fail(http.StatusBadRequest, "player spec %q: this server has no runs folder, so no net players (start it with -runs DIR)", text)
+		}
+		local := filepath.FromSlash(p)
+		if p == "" || !filepath.IsLocal(local) {
+			return arena.Spec{}, fail(http.StatusBadRequest, "player spec %q: path %q must be a relative path inside the runs folder", text, p)
+		}
+		spec.Params = slices.Clone(spec.Params)
+		for i := range spec.Params {
+			if spec.Params[i].Key == "path" {
+				spec.Params[i].Value = filepath.Join(s.runs, local)
+			}
+		}
+	}
+	return spec, nil
+}
+
+// acquire returns the loaded engine for spec in g, loading it if needed.
+// The caller releases it.
+func (s *Server) acquire(g games.Game, spec arena.Spec) (*engine, error) {
+	key := g.Name() + "\x00" + spec.String()
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil, fail(http.StatusServiceUnavailable, "server is shutting down")
+	}
+	if el, ok := s.engines[key]; ok {
+		en := el.Value.(*engine)
+		en.refs++
+		s.lru.MoveToFront(el)
+		s.mu.Unlock()
+		return en, nil
+	}
+	s.mu.Unlock()
+
+	f, err := arena.Build(g, spec)
+	if err != nil {
+		// Name net paths as the request did, relative to the runs folder.
+		msg := err.Error()
+		if s.runs != "" {
+			msg = strings.ReplaceAll(msg, s.runs+string(filepath.Separator), "")
+		}
+		return nil, &web.BadRequestError{Err: errors.New(msg)}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if el, ok := s.engines[key]; ok || s.closed { // loaded meanwhile by another request
+		_ = f.Close()
+		if s.closed {
+			return nil, fail(http.StatusServiceUnavailable, "server is shutting down")
+		}
+		en := el.Value.(*engine)
+		en.refs++
+		s.lru.MoveToFront(el)
+		return en, nil
+	}
+	en := &engine{key: key, f: f, refs: 1}
+	s.engines[key] = s.lru.PushFront(en)
+	for s.lru.Len() > s.cfg.Engines {
+		old := s.lru.Back()
+		oe := old.Value.(*engine)
+		s.lru.Remove(old)
+		delete(s.engines, oe.key)
+		oe.evicted = true
+		if oe.refs == 0 {
+			if err := oe.f.Close(); err != nil {
+				s.log.Warn("closing engine", "engine", oe.f.Name, "err", err)
+			}
+		}
+	}
+	return en, nil
+}
+
+func (s *Server) release(en *engine) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	en.refs--
+	if en.refs == 0 && en.evicted {
+		if err := en.f.Close(); err != nil {
+			s.log.Warn("closing engine", "engine", en.f.Name, "err", err)
+		}
+	}
+}
+
+func (s *Server) handleMove(w http.ResponseWriter, r *http.Request) {
+	var req web.Request
+	if err := s.decode(w, r, &req); err != nil {
+		s.reply(w, r, nil, err)
+		return
+	}
+	rep, err := s.Move(r.Context(), req)
+	s.reply(w, r, rep, err)
+}
+
+// Move answers one engine-move request: it replays the moves, loads (or
+// reuses) the player, and runs one search under the configured deadline,
+// waiting at most that long for a free search slot.
+func (s *Server) Move(ctx context.Context, req web.Request) (web.Reply, error) {
+	g, l, st, err := req.Replay()
+	if err != nil {
+		return web.Reply{}, err
+	}
+	spec, err := s.parseSpec(req.Player)
+	if err != nil {
+		return web.Reply{}, err
+	}
+	if st.IsTerminal() {
+		return web.Reply{}, fail(http.StatusBadRequest, "game %s: the game is over, there is no move to make", g.Name())
+	}
+	ctx, cancel := context.WithTimeout(ctx, s.cfg.MoveTime)
+	defer cancel()
+	select {
+	case s.sem <- struct{}{}:
+	case <-ctx.Done():
+		return web.Reply{}, fail(http.StatusServiceUnavailable, "server busy: no search slot free within %v", s.cfg.MoveTime)
+	}
+	type result struct {
+		rep web.Reply
+		err error
+	}
+	done := make(chan result, 1)
+	// The search runs in its own goroutine, which holds the search slot until
+	// it really ends, so that a player that overruns its deadline still
+	// counts against MaxSearches.
+	go func() {
+		defer func() { <-s.sem }()
+		defer func() {
+			if p := recover(); p != nil {
+				done <- result{err: fmt.Errorf("engine panicked: %v", p)}
+			}
+		}()
+		en, err := s.acquire(g, spec)
+		if err != nil {
+			done <- result{err: err}
+			return
+		}
+		defer s.release(en)
+		p, err := en.f.New(rand.New(rand.NewPCG(s.cfg.Seed, requestSeed(g, req))))
+		if err != nil {
+			done <- result{err: err}
+			return
+		}
+		rep, err := web.Think(ctx, p, g, l, st, req.Moves)
+		done <- result{rep, err}
+	}()
+	select {
+	case res := <-done:
+		if res.err != nil && ctx.Err() != nil && !web.IsBadRequest(res.err) {
+			return web.Reply{}, fail(http.StatusServiceUnavailable, "engine did not answer within %v: %v", s.cfg.MoveTime, res.err)
+		}
+		return res.rep, res.err
+	case <-ctx.Done():
+		return web.Reply{}, fail(http.StatusServiceUnavailable, "engine did not answer within %v", s.cfg.MoveTime)
+	}
+}
+
+// requestSeed hashes the game, player and moves of a request.
+func requestSeed(g games.Game, req web.Request) uint64 {
+	h := fnv.New64a()
+	fmt.Fprintf(h, "%s\x00%s\x00%v", g.Name(), req.Player, req.Moves)
+	return h.Sum64()
+}
