@@ -152,6 +152,11 @@ func (m *Model) WithPrecision(p Precision, calib []float32, n int) (*Model, erro
 	if p != FP32 {
 		kp := c.low[0].kPad()
 		c.lowCopies = im2colPlanStride(m.shape.Height, m.shape.Width, m.cfg.Filters, kp)
+		size := 2
+		if p == Int8 {
+			size = 1
+		}
+		c.lowAligned = planAligned(c.lowCopies, size)
 	}
 	return &c, nil
 }
