@@ -13,8 +13,13 @@ import (
 // file dir/set. The solver's verdicts never change, so a run takes them from
 // the shipped file known/<set>.json if it covers them, or else computes them
 // once, and keeps them in runRoot/bench/<set>-<n>.json; each benchmark after
-// that costs only the network's moves.
-func benchSet(ctx context.Context, runRoot, dir, known, set string, n int, f *arena.Factory, seed uint64) (float64, int, error) {
+// that costs only the network's moves. Progress (solving, then playing) goes
+// to bars from newBar, if not nil.
+func benchSet(ctx context.Context, runRoot, dir, known, set string, n int, f *arena.Factory, seed uint64,
+	newBar func(n int, desc string) progress) (float64, int, error) {
+	if newBar == nil {
+		newBar = func(int, string) progress { return noProgress{} }
+	}
 	file, err := os.Open(filepath.Join(dir, set))
 	if err != nil {
 		return 0, 0, fmt.Errorf("bench: %w", err)
@@ -36,11 +41,16 @@ func benchSet(ctx context.Context, runRoot, dir, known, set string, n int, f *ar
 		return 0, 0, fmt.Errorf("bench: %w", err)
 	}
 	// The cache is the run's own: a damaged one is replaced (force).
-	v, err := arena.LoadOrSolveVerdicts(ctx, cache, pos, 0, true, nil, shipped...)
+	solving := newBar(len(pos), "bench "+set+": solving (once per run)")
+	v, err := arena.LoadOrSolveVerdicts(ctx, cache, pos, 0, true, func(done, _ int) { solving.Set(done) }, shipped...)
+	solving.Finish()
 	if err != nil {
 		return 0, 0, err
 	}
-	res, err := arena.Bench(ctx, arena.BenchConfig{Seed: seed, Verdicts: v}, f, pos)
+	playing := newBar(len(pos), "bench "+set)
+	defer playing.Finish()
+	res, err := arena.Bench(ctx, arena.BenchConfig{Seed: seed, Verdicts: v,
+		Progress: func(done, _ int) { playing.Set(done) }}, f, pos)
 	if err != nil {
 		return 0, 0, err
 	}

@@ -24,7 +24,7 @@ func TestBenchVerdictsCachedAndUsed(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer solver.Close()
-	rate, n, err := benchSet(ctx, root, dir, "", "Test_L2_R1", 30, solver, 1)
+	rate, n, err := benchSet(ctx, root, dir, "", "Test_L2_R1", 30, solver, 1, nil)
 	if err != nil || rate != 0 || n != 30 {
 		t.Fatalf("the perfect solver: rate %v on %d positions, %v; want 0 on 30", rate, n, err)
 	}
@@ -35,7 +35,7 @@ func TestBenchVerdictsCachedAndUsed(t *testing.T) {
 	// A damaged cache is recomputed and replaced.
 	os.WriteFile(cache, []byte("{broken"), 0o644)
 	random, _ := arena.Build(g, arena.Spec{Kind: "random"})
-	rate, _, err = benchSet(ctx, root, dir, "", "Test_L2_R1", 30, random, 1)
+	rate, _, err = benchSet(ctx, root, dir, "", "Test_L2_R1", 30, random, 1, nil)
 	if err != nil || rate < 0.1 {
 		t.Fatalf("random's mistake rate = %v, %v; want clearly above 0", rate, err)
 	}

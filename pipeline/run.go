@@ -863,7 +863,7 @@ func (t *Trainer) bench(ctx context.Context) (map[string]any, error) {
 	defer f.Close()
 	out := map[string]any{}
 	for _, set := range bc.Sets {
-		rate, n, err := benchSet(ctx, t.cfg.RunDir, dir, bc.Verdicts, set, bc.Positions, f, t.cfg.Seed)
+		rate, n, err := benchSet(ctx, t.cfg.RunDir, dir, bc.Verdicts, set, bc.Positions, f, t.cfg.Seed, t.bar)
 		if err != nil {
 			return nil, err
 		}

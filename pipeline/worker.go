@@ -89,7 +89,9 @@ func RunWorker(ctx context.Context, runDir string, opt WorkerOptions) error {
 		if opt.Games > 0 {
 			n = min(n, opt.Games-played)
 		}
-		st, err := generate(ctx, g, cfg.SelfPlay, workers, n, opt.Seed<<32^round, newEval, buf, nil)
+		bar := newProgress(opt.Progress, n, fmt.Sprintf("self-play worker round %d (%s)", round, filepath.Base(bestPath)))
+		st, err := generate(ctx, g, cfg.SelfPlay, workers, n, opt.Seed<<32^round, newEval, buf, func() { bar.Add(1) })
+		bar.Finish()
 		played += st.Games
 		log.Info("self-play worker", "best", filepath.Base(bestPath), "games", st.Games, "positions", st.Moves, "total_games", played)
 		if err != nil {

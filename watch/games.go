@@ -22,10 +22,21 @@ import (
 // that way starts a new game, found by the same search from the initial
 // position. Positions reached by neither are counted as unlinked.
 
+// Values of gapSearch.point besides a point.
+const (
+	unlearned = -2
+	noPoint   = -1
+)
+
+// gapBudget is the number of positions each pass of the search between two
+// stored positions may try (see gapSearch.find).
+var gapBudget = [3]int{20000, 20000, 5000}
+
 // Limits of the search between two stored positions.
 const (
-	maxGap      = 8     // moves
-	gapBudget   = 20000 // positions tried
+	maxGap      = 24 // moves, strict pass
+	maxLooseGap = 8  // moves, loose passes
+
 	maxTopMoves = 3
 )
 
@@ -61,8 +72,8 @@ type MoveProb struct {
 // returns them in order and the number of stored positions it could not
 // link to any game.
 func ChunkGames(g games.Game, chunk string, examples []replay.Example) ([]Game, int) {
-	p, h, w := g.ObservationShape()
-	sr := &gapSearch{hw: h * w, obs: make([]float32, p*h*w), cells: make([]float32, p*h*w)}
+	_, h, w := g.ObservationShape()
+	sr := newGapSearch(g)
 	var (
 		out      []Game
 		cur      *Game
@@ -80,18 +91,34 @@ func ChunkGames(g games.Game, chunk string, examples []replay.Example) ([]Game, 
 			unlinked++
 			continue
 		}
+		// The strict pass first from here and from the start (a new game),
+		// then the loose passes from both.
 		var path []int
-		found := false
-		if state != nil {
-			path, found = sr.find(state, e.Obs)
+		found, fresh := false, false
+		start := g.NewInitialState()
+		for _, passes := range [][]int{{0}, {1, 2}} {
+			if state != nil {
+				if path, found = sr.find(state, e.Obs, passes); found {
+					break
+				}
+			}
+			// A new game's first stored position is a few moves in: a
+			// small budget, so that a game that was lost costs little.
+			sr.scale = 10
+			path, found = sr.find(start, e.Obs, passes)
+			sr.scale = 1
+			if found {
+				fresh = true
+				break
+			}
 		}
 		if !found {
 			finish()
-			start := g.NewInitialState()
-			if path, found = sr.find(start, e.Obs); !found {
-				unlinked++
-				continue
-			}
+			unlinked++
+			continue
+		}
+		if fresh {
+			finish()
 			state = start
 			cur = &Game{Chunk: chunk, Index: len(out), Spec: g.Name(), Height: h, Width: w}
 			cur.Frames = append(cur.Frames, sr.frame(state, ""))
@@ -157,8 +184,23 @@ type gapSearch struct {
 	budget     int
 	target     []float32
 	allowed    []bool         // points a stone may occupy during the gap
+	owner      []int8         // strict pass: the player owning each point of the target, -1 for none
+	strict     bool           // strict pass: stones keep their colour
+	point      []int          // per action: the point it puts a stone on, unlearned or noPoint
+	occ        [][]bool       // per search level: the occupied points
+	scale      int            // budgets are divided by it
 	failed     map[uint64]int // positions searched without success, and to what depth
 	slack      int            // stones allowed outside allowed
+}
+
+func newGapSearch(g games.Game) *gapSearch {
+	p, h, w := g.ObservationShape()
+	sr := &gapSearch{hw: h * w, obs: make([]float32, p*h*w), cells: make([]float32, p*h*w),
+		point: make([]int, g.NumActions())}
+	for i := range sr.point {
+		sr.point[i] = unlearned
+	}
+	return sr
 }
 
 // frame renders state s; the first two observation planes of every game
@@ -183,32 +225,58 @@ func (sr *gapSearch) frame(s games.State, move string) Frame {
 	return Frame{Board: string(b), ToMove: s.CurrentPlayer(), Move: move}
 }
 
-// find returns a shortest move sequence of at most maxGap moves from s to a
-// position whose observation is target, trying at most gapBudget positions.
-// s is not changed. Between two stored positions, a move may only put a
-// stone on a point that was occupied at the start or is occupied in the
-// target (or, failing that, one more: a stone placed and captured within
-// the gap, in Go), and
-// positions already searched to the same depth are skipped (transpositions:
-// many orders of the same moves reach the same observation).
-func (sr *gapSearch) find(s games.State, target []float32) ([]int, bool) {
-	sr.target, sr.budget = target, gapBudget
+// find returns a shortest move sequence from s to a position whose
+// observation is target, trying the given passes in order. s is not
+// changed. The passes prune the search by what can happen between two
+// stored positions of a game:
+//
+//  1. strict: every stone on the board is where the target has a stone of
+//     its colour, or was there at the start (to be captured): Connect Four
+//     and Go, where stones never change colour; up to maxGap moves;
+//  2. loose: stones only on points occupied at the start or in the target,
+//     colours free (Othello flips discs); up to maxLooseGap moves;
+//  3. loose with one stone more, placed and captured within the gap (Go).
+//
+// Each pass tries at most gapBudget[pass] positions, and positions already
+// searched to the same depth are skipped (transpositions: many orders of the
+// same moves reach the same observation).
+func (sr *gapSearch) find(s games.State, target []float32, passes []int) ([]int, bool) {
 	hw := sr.hw
+	sr.target = target
 	s.Observation(sr.obs)
 	if sr.allowed == nil {
-		sr.allowed = make([]bool, hw)
+		sr.allowed, sr.owner = make([]bool, hw), make([]int8, hw)
+		sr.failed = map[uint64]int{}
 	}
 	for i := range hw {
 		sr.allowed[i] = sr.obs[i] == 1 || sr.obs[hw+i] == 1 || target[i] == 1 || target[hw+i] == 1
 	}
-	if sr.failed == nil {
-		sr.failed = map[uint64]int{}
-	}
-	// First without, then with one stone that is placed and captured within
-	// the gap (Go).
-	for sr.slack = 0; sr.slack <= 1; sr.slack++ {
+	start := s.CurrentPlayer()
+	for _, pass := range passes {
+		sr.strict, sr.slack, sr.budget = pass == 0, max(0, pass-1), gapBudget[pass]/max(1, sr.scale)
 		clear(sr.failed)
-		for depth := 0; depth <= maxGap && sr.budget > 0; depth++ {
+		limit := maxLooseGap
+		if sr.strict {
+			limit = maxGap
+		}
+		for depth := 0; depth <= limit && sr.budget > 0; depth++ {
+			if sr.strict {
+				// After depth moves the player to move at the target is
+				// known, so is the colour of each of its stones.
+				mover := int8(start ^ depth&1)
+				for i := range hw {
+					switch {
+					case target[i] == 1:
+						sr.owner[i] = mover
+					case target[hw+i] == 1:
+						sr.owner[i] = 1 - mover
+					default:
+						sr.owner[i] = -1
+					}
+				}
+				clear(sr.failed) // failures depend on the colours assumed
+			}
+			s.Observation(sr.obs)
 			if path, ok := sr.dfs(s, depth, nil); ok {
 				return path, true
 			}
@@ -217,30 +285,82 @@ func (sr *gapSearch) find(s games.State, target []float32) ([]int, bool) {
 	return nil, false
 }
 
+// dfs searches from s, whose observation is in sr.obs, at most depth moves
+// deep.
 func (sr *gapSearch) dfs(s games.State, depth int, path []int) ([]int, bool) {
-	s.Observation(sr.obs)
 	if slices.Equal(sr.obs, sr.target) {
 		return path, true
 	}
-	if depth == 0 || !sr.fits() {
+	mover := s.CurrentPlayer()
+	if depth == 0 || !sr.fits(mover) {
 		return nil, false
 	}
 	h := obsHash(sr.obs)
 	if d, ok := sr.failed[h]; ok && d >= depth {
 		return nil, false
 	}
+	// The occupied points here, to learn where each action puts its stone.
+	level := len(path)
+	for len(sr.occ) <= level {
+		sr.occ = append(sr.occ, make([]bool, sr.hw))
+	}
+	occ := sr.occ[level]
+	for i := range occ {
+		occ[i] = sr.obs[i] == 1 || sr.obs[sr.hw+i] == 1
+	}
 	for _, a := range s.LegalActions(nil) {
+		if pt := sr.point[a]; pt >= 0 && !occ[pt] && !sr.mayPlace(pt, mover) {
+			continue // known to put a stone where none may go
+		}
 		if sr.budget--; sr.budget < 0 {
 			return nil, false
 		}
 		c := s.Clone()
 		c.ApplyAction(a)
+		c.Observation(sr.obs)
+		sr.learn(a, occ)
 		if p, ok := sr.dfs(c, depth-1, append(path, a)); ok {
 			return p, true
 		}
 	}
 	sr.failed[h] = depth
 	return nil, false
+}
+
+// mayPlace reports whether mover may put a stone on the empty point pt in
+// the current pass (see fits).
+func (sr *gapSearch) mayPlace(pt, mover int) bool {
+	if sr.strict && sr.owner[pt] >= 0 {
+		return int(sr.owner[pt]) == mover
+	}
+	return sr.allowed[pt] || sr.slack > 0
+}
+
+// learn records where action a put a stone, from the occupied points before
+// (occ) and the observation after it (sr.obs): one new point, always the
+// same, makes the action's point known; anything else (a pass, Connect
+// Four's columns) marks it unknown for good.
+func (sr *gapSearch) learn(a int, occ []bool) {
+	if sr.point[a] == noPoint {
+		return
+	}
+	hw, o := sr.hw, sr.obs
+	pt := noPoint
+	for i := 0; i < hw; i++ {
+		if !occ[i] && (o[i] == 1 || o[hw+i] == 1) {
+			if pt != noPoint {
+				pt = noPoint // two new stones
+				break
+			}
+			pt = i
+		}
+	}
+	switch {
+	case sr.point[a] == unlearned:
+		sr.point[a] = pt
+	case sr.point[a] != pt:
+		sr.point[a] = noPoint
+	}
 }
 
 // obsHash hashes an observation of 0/1 values (FNV-1a over its bits). It
@@ -261,13 +381,25 @@ func obsHash(obs []float32) uint64 {
 	return h
 }
 
-// fits reports whether the points occupied in sr.obs may be: occupied at
-// the start of the gap or in the target, bar sr.slack of them.
-func (sr *gapSearch) fits() bool {
+// fits reports whether the stones in sr.obs, whose player to move is mover,
+// can lead to the target under the pass's rules (see find).
+func (sr *gapSearch) fits(mover int) bool {
 	hw, o := sr.hw, sr.obs
 	extra := 0
 	for i := 0; i < hw; i++ {
-		if (o[i] == 1 || o[hw+i] == 1) && !sr.allowed[i] {
+		var owner int8
+		switch {
+		case o[i] == 1:
+			owner = int8(mover)
+		case o[hw+i] == 1:
+			owner = int8(1 - mover)
+		default:
+			continue
+		}
+		if sr.strict && sr.owner[i] >= 0 && sr.owner[i] != owner {
+			return false
+		}
+		if !sr.allowed[i] {
 			extra++
 		}
 	}

@@ -46,8 +46,9 @@ func run(args []string, stderr io.Writer) error {
 	workers := fs.Int("workers", 0, "self-play goroutines (0: the run's selfplay.workers)")
 	id := fs.String("id", "", "unique name of this worker in the run (default: host-pid)")
 	seed := fs.Uint64("seed", 0, "seed of this worker's games (default: from the pid)")
+	quiet := fs.Bool("quiet", false, "no progress display")
 	fs.Usage = func() {
-		fmt.Fprint(stderr, `usage: selfplay -run DIR [-games N] [-workers W] [-id NAME] [-seed S]
+		fmt.Fprint(stderr, `usage: selfplay -run DIR [-games N] [-workers W] [-id NAME] [-seed S] [-quiet]
 
 An extra self-play process for a training run: it plays games with the run's
 best network (config and network from the run folder, which the training
@@ -78,9 +79,12 @@ flags:
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	opt := pipeline.Options{Log: slog.New(slog.NewTextHandler(stderr, nil))}
+	if !*quiet {
+		opt.Progress = stderr
+	}
 	return pipeline.RunWorker(ctx, *runDir, pipeline.WorkerOptions{
-		Options: pipeline.Options{Log: slog.New(slog.NewTextHandler(stderr, nil))},
-		ID:      *id, Workers: *workers, Games: *games, Seed: *seed,
+		Options: opt, ID: *id, Workers: *workers, Games: *games, Seed: *seed,
 	})
 }
 
