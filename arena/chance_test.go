@@ -72,3 +72,45 @@ func TestMatchSamplesChance(t *testing.T) {
 		}
 	}
 }
+
+// TestBackgammonPlayers plays the players for games of chance against
+// random at backgammon: each must win most games.
+func TestBackgammonPlayers(t *testing.T) {
+	g, err := games.New("backgammon")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, text := range []string{"pubeval", "expectimax:depth=1,eval=hand", "expectimax:depth=1,eval=pubeval,prune=none"} {
+		sp, err := ParseSpec(text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rnd, _ := ParseSpec("random")
+		fs, err := BuildAll(g, []Spec{sp, rnd})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := Match(context.Background(), MatchConfig{Games: 20, Parallel: 2, Seed: 1}, g, fs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w := res.WDL[0][1]
+		t.Logf("%s against random: %d-%d", text, w.Wins, w.Losses)
+		if w.Wins < 15 {
+			t.Errorf("%s won %d of 20 against random", text, w.Wins)
+		}
+	}
+	for _, bad := range []string{"expectimax:eval=magic", "expectimax:prune=star9"} {
+		sp, err := ParseSpec(bad)
+		if err != nil {
+			continue
+		}
+		if _, err := Build(g, sp); err == nil {
+			t.Errorf("%s built", bad)
+		}
+	}
+	sp, _ := ParseSpec("pubeval")
+	if _, err := Build(gamestest.DiceRace(), sp); err == nil {
+		t.Error("pubeval built for dicerace")
+	}
+}

@@ -140,6 +140,8 @@ func Build(g games.Game, spec Spec) (*Factory, error) {
 		}
 	case "net":
 		return buildNet(g, spec)
+	case "expectimax", "pubeval":
+		return buildChance(g, spec)
 	case "gtp", "gnugo", "grhino":
 		return buildGTP(g, spec)
 	default:

@@ -79,6 +79,13 @@ var kinds = []kindDef{
 		{"level", intParam, 1, 5, "GRhino's level, 1..5 (default 3)"},
 		{"timeout", durationParam, 0, 0, "time cap per command (default 60s); an engine past it forfeits"},
 	}},
+	{name: "expectimax", doc: "expectiminimax for games of chance, to a depth in turns (default depth=1, eval=hand, prune=star2)", params: []paramDef{
+		{"depth", intParam, 1, 4, "turns searched, 1..4 (1: each turn scored by the evaluation)"},
+		{"eval", stringParam, 0, 0, "evaluation at the horizon: hand (the game's heuristic), pubeval (backgammon), rollout"},
+		{"prune", stringParam, 0, 0, "none (plain expectiminimax), star1 or star2 (Ballard's *-minimax)"},
+		{"rollouts", intParam, 1, 1e6, "playouts per evaluation with eval=rollout, 1..1e6 (default 32)"},
+	}},
+	{name: "pubeval", doc: "Tesauro's pubeval, a linear benchmark player (backgammon only)"},
 }
 
 func kindByName(name string) (kindDef, bool) {

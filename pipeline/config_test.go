@@ -1,6 +1,8 @@
 package pipeline
 
 import (
+	"bytes"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -195,5 +197,21 @@ func TestDamagedRunConfig(t *testing.T) {
 		if err := d.checkCompatible(&cfg); err == nil || !strings.Contains(err.Error(), "damaged") {
 			t.Errorf("resuming over config.yaml %q: error %v", data, err)
 		}
+	}
+}
+
+// TestFirstLogLineSaysWhenItStops checks that a run with neither duration
+// nor iterations says so in its first log line.
+func TestFirstLogLineSaysWhenItStops(t *testing.T) {
+	var buf bytes.Buffer
+	cfg := smoke(t, t.TempDir(), "iterations=0", "duration=0s", "selfplay.workers=1")
+	tr, err := New(cfg, Options{Log: slog.New(slog.NewTextHandler(&buf, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr.Close()
+	first, _, _ := strings.Cut(buf.String(), "\n")
+	if !strings.Contains(first, "runs until stopped") {
+		t.Errorf("first log line %q does not say the run goes on until stopped", first)
 	}
 }

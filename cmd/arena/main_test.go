@@ -336,11 +336,22 @@ func TestVerdictsNotOverwritten(t *testing.T) {
 // TestMatchInterrupted cancels a long match: the table of the games played
 // so far is still printed, and the error says it was interrupted.
 func TestMatchInterrupted(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
+	// Interrupt once a few games are on record.
+	out := filepath.Join(t.TempDir(), "games.jsonl")
+	go func() {
+		for ctx.Err() == nil {
+			if data, _ := os.ReadFile(out); strings.Count(string(data), "\n") >= 3 {
+				cancel()
+				return
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}()
 	var o, e strings.Builder
-	err := run(ctx, []string{"match", "-game", "connect4", "-players", "random greedy", "-games", "200000", "-parallel", "1", "-quiet"}, strings.NewReader(""), &o, &e)
-	if err == nil || !strings.Contains(err.Error(), "interrupted after") {
+	err := run(ctx, []string{"match", "-game", "connect4", "-players", "random greedy", "-games", "100000", "-parallel", "1", "-out", out, "-quiet"}, strings.NewReader(""), &o, &e)
+	if err == nil || !strings.Contains(err.Error(), "interrupted after") || !errors.Is(err, context.Canceled) {
 		t.Fatalf("error %v, want interrupted", err)
 	}
 	for _, want := range []string{"interrupted: ", "[0] random", "[1] greedy", "Elo"} {
