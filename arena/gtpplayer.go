@@ -16,8 +16,11 @@ import (
 )
 
 // DefaultGTPTimeout is the time an outside engine gets to answer one
-// command unless its spec says otherwise (timeout=).
-const DefaultGTPTimeout = 60 * time.Second
+// command unless its spec says otherwise (timeout=). It is long because
+// strong settings are slow on a shared 2-core machine (GRhino at level 5
+// took 584 s for two whole games against random here); the cap is there so
+// that a hung engine cannot stop a match.
+const DefaultGTPTimeout = 5 * time.Minute
 
 // Forfeit is the error a player returns when it loses the game by its own
 // failure: an outside engine that crashed, hung past its time cap, answered

@@ -69,15 +69,15 @@ var kinds = []kindDef{
 	{name: "gtp", doc: "an outside engine over the Go Text Protocol (go; othello in GRhino's dialect)", params: []paramDef{
 		{"cmd", stringParam, 0, 0, "the engine's program, on PATH, in /usr/games or a path (required)"},
 		{"args", stringParam, 0, 0, "its arguments, split at spaces; quote them: args=\"--mode gtp --level 3\""},
-		{"timeout", durationParam, 0, 0, "time cap per command (default 60s); an engine past it forfeits"},
+		{"timeout", durationParam, 0, 0, "time cap per command (default 5m); an engine past it forfeits"},
 	}},
 	{name: "gnugo", doc: "GNU Go over GTP (Debian gnugo): chinese rules, the game's board size and komi (go only)", params: []paramDef{
 		{"level", intParam, 0, 10, "GNU Go's level, 0..10 (default 10)"},
-		{"timeout", durationParam, 0, 0, "time cap per command (default 60s); an engine past it forfeits"},
+		{"timeout", durationParam, 0, 0, "time cap per command (default 5m); an engine past it forfeits"},
 	}},
 	{name: "grhino", doc: "GRhino over GTP (Debian grhino, program gtp-rhino; othello:size=8 only)", params: []paramDef{
 		{"level", intParam, 1, 5, "GRhino's level, 1..5 (default 3)"},
-		{"timeout", durationParam, 0, 0, "time cap per command (default 60s); an engine past it forfeits"},
+		{"timeout", durationParam, 0, 0, "time cap per command (default 5m); an engine past it forfeits"},
 	}},
 	{name: "expectimax", doc: "expectiminimax for games of chance, to a depth in turns (default depth=1, eval=hand, prune=star2)", params: []paramDef{
 		{"depth", intParam, 1, 4, "turns searched, 1..4 (1: each turn scored by the evaluation)"},

@@ -382,9 +382,11 @@ func TestFaultUnwritableReplay(t *testing.T) {
 		// Root writes anywhere: run the trainer as nobody, owning everything
 		// in the run folder but replay/.
 		const nobody = 65534
-		for p := dir; p != "/"; p = filepath.Dir(p) {
-			if p != dir {
-				os.Chmod(p, 0o755) // t.TempDir folders are 0700
+		// t.TempDir's two folders (the test's and root) are 0700: open them,
+		// and nothing above them.
+		for _, p := range []string{filepath.Dir(root), root} {
+			if err := os.Chmod(p, 0o755); err != nil {
+				t.Fatal(err)
 			}
 		}
 		filepath.Walk(dir, func(p string, info os.FileInfo, err error) error {

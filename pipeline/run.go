@@ -938,25 +938,21 @@ func lastLadder(path string) string {
 		Low     []*float64         `json:"elo_low"`
 		High    []*float64         `json:"elo_high"`
 	}
-	var last struct {
+	type record struct {
 		Iteration int     `json:"iteration"`
 		Best      string  `json:"best"`
 		Ladder    *ladder `json:"ladder"`
 	}
-	found := false
+	var last record
 	sc := bufio.NewScanner(f)
 	sc.Buffer(nil, 16<<20)
 	for sc.Scan() {
-		var rec struct {
-			Iteration int     `json:"iteration"`
-			Best      string  `json:"best"`
-			Ladder    *ladder `json:"ladder"`
-		}
+		var rec record
 		if json.Unmarshal(sc.Bytes(), &rec) == nil && rec.Ladder != nil {
-			last, found = rec, true
+			last = rec
 		}
 	}
-	if !found || len(last.Ladder.Players) == 0 {
+	if last.Ladder == nil || len(last.Ladder.Players) == 0 {
 		return ""
 	}
 	l := last.Ladder

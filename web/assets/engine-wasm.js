@@ -26,7 +26,7 @@ export async function wasmEngine() {
   return {
     games: async () => [{ spec: info.game, title: model.title || info.game, layout }],
     players: async () => ({
-      checkpoints: [200, 50, 800].map((n) => ({
+      checkpoints: [50, 200, 800].map((n) => ({
         spec: `net:sims=${n}`,
         title: `${model.name || "network"}${step}, ${n} simulations`,
       })),
