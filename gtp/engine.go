@@ -304,6 +304,11 @@ func (e *Engine) genmove(ctx context.Context, color int) (string, error) {
 // is an error for a new board size; for a new komi the old chooser plays on
 // (a network trained with one komi still plays another).
 func (e *Engine) rebuild(d *Dialect, sizeChanged bool) error {
+	if d.Game().Name() == e.pos.Dialect().Game().Name() {
+		// The same game (a controller repeats boardsize before each
+		// game): keep the player and the moves.
+		return nil
+	}
 	ch, err := e.build(d.Game())
 	if err != nil {
 		if sizeChanged {

@@ -266,3 +266,34 @@ func mustGame(t *testing.T, spec string) games.Game {
 	}
 	return g
 }
+
+// closingChooser counts its Close calls.
+type closingChooser struct {
+	firstLegal
+	closed *int
+}
+
+func (c *closingChooser) Close() error { *c.closed++; return nil }
+
+func TestEngineRebuildsPlayerOnlyForANewGame(t *testing.T) {
+	built, closed := 0, 0
+	e, err := NewEngine(DefaultEngineConfig(), mustGame(t, "go:size=9"), func(games.Game) (Chooser, error) {
+		built++
+		return &closingChooser{closed: &closed}, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	session(t, e, "boardsize 9\nclear_board\nkomi 7.5\nboardsize 9\n")
+	if built != 1 || closed != 0 {
+		t.Errorf("the same game again: built %d, closed %d; want 1, 0", built, closed)
+	}
+	session(t, e, "boardsize 7\nkomi 9\n")
+	if built != 3 || closed != 2 {
+		t.Errorf("two new games: built %d, closed %d; want 3, 2", built, closed)
+	}
+	e.Close()
+	if closed != 3 {
+		t.Errorf("after Close: closed %d, want 3", closed)
+	}
+}

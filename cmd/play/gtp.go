@@ -63,12 +63,6 @@ func runGTP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
 	rng := rand.New(rand.NewPCG(*seed, 0x67747020))
-	var factories []*arena.Factory
-	defer func() {
-		for _, f := range factories {
-			_ = f.Close()
-		}
-	}()
 	build := func(g games.Game) (gtp.Chooser, error) {
 		f, err := arena.Build(g, spec)
 		if err != nil {
@@ -79,8 +73,7 @@ func runGTP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 			_ = f.Close()
 			return nil, err
 		}
-		factories = append(factories, f)
-		return p, nil
+		return &gtpPlayer{Player: p, f: f}, nil
 	}
 	cfg := gtp.DefaultEngineConfig()
 	cfg.Name = *name
@@ -96,4 +89,29 @@ func runGTP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		return fmt.Errorf("play gtp: %w", err)
 	}
 	return nil
+}
+
+// gtpPlayer is a player built for the engine's current game with the
+// factory that owns its resources; the engine closes it when boardsize or
+// komi replaces it, and at the end.
+type gtpPlayer struct {
+	arena.Player
+	f *arena.Factory
+}
+
+// Sync passes the game's moves on to players that keep their own board.
+func (p *gtpPlayer) Sync(actions []int) {
+	if sy, ok := p.Player.(arena.Syncer); ok {
+		sy.Sync(actions)
+	}
+}
+
+// Close stops the player (an outside engine) and releases its factory's
+// resources (a network evaluator).
+func (p *gtpPlayer) Close() error {
+	var err error
+	if c, ok := p.Player.(io.Closer); ok {
+		err = c.Close()
+	}
+	return errors.Join(err, p.f.Close())
 }
