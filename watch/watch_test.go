@@ -319,3 +319,20 @@ func TestEmptyRun(t *testing.T) {
 		t.Error("New with a bad address: no error")
 	}
 }
+
+// FuzzParseMetrics checks that no input makes the metrics reader or the
+// plots panic, and that Plots' JSON always encodes.
+func FuzzParseMetrics(f *testing.F) {
+	f.Add([]byte(`{"iteration":1,"wall_seconds":60,"train":{"loss_total":2.5}}` + "\n"))
+	f.Add([]byte(`{"ladder":{"elo":[1,null],"elo_low":[null],"elo_high":[]},"bench":{"a":0.5,"b":"skipped"}}` + "\n{\"iter"))
+	f.Add([]byte("\n\n{}\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		recs, err := ParseMetrics(strings.NewReader(string(data)))
+		if err != nil {
+			return
+		}
+		if _, err := json.Marshal(Plots(recs)); err != nil {
+			t.Fatalf("plots of %q do not encode: %v", data, err)
+		}
+	})
+}

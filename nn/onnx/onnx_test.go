@@ -323,3 +323,21 @@ func BenchmarkExport(b *testing.B) {
 	}
 	b.ReportMetric(float64(n), "bytes")
 }
+
+// FuzzMetadata checks that no input makes the metadata reader panic.
+func FuzzMetadata(f *testing.F) {
+	g, err := games.New("connect4")
+	if err != nil {
+		f.Fatal(err)
+	}
+	ck := randomCheckpoint(f, g, nn.Config{Filters: 2, Blocks: 0, PolicyFilters: 1, ValueFilters: 1, ValueHidden: 2}, 1)
+	model, err := Export(ck, g, Options{})
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(model)
+	f.Add([]byte{0x72, 0x03, 0x0a, 0x01, 'k'})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		Metadata(data)
+	})
+}

@@ -184,7 +184,17 @@ export class Board {
           ctx.fill();
           ctx.strokeStyle = "#000";
           ctx.stroke();
-          if (i === this.last) {
+          if (max > 0 && this.heat[i] > 0) {
+            // The move just played: a ring in its heat colour, its share inside.
+            ctx.beginPath();
+            ctx.arc(x, y, cell * 0.45, 0, 2 * Math.PI);
+            ctx.lineWidth = Math.max(3, cell * 0.07);
+            ctx.strokeStyle = heatColour(this.heat[i] / max, 1);
+            ctx.stroke();
+            ctx.lineWidth = 1;
+            ctx.fillStyle = v === 1 ? "#f8f8f8" : "#111";
+            ctx.fillText(pct(this.heat[i]), x, y);
+          } else if (i === this.last) {
             ctx.beginPath();
             ctx.arc(x, y, cell * 0.12, 0, 2 * Math.PI);
             ctx.fillStyle = v === 1 ? "#f8f8f8" : "#111";
