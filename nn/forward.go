@@ -40,10 +40,12 @@ type Model struct {
 	v2bias float32
 
 	stemCopies, towerCopies []copyOp // im2col plans
+	towerAligned            bool     // every tower run is a multiple of 64 bytes
 
-	prec      Precision // of the tower's convolutions
-	low       []lowConv // BF16, Int8: conv1 and conv2 of each block
-	lowCopies []copyOp  // im2col plan of the low-precision tower
+	prec       Precision // of the tower's convolutions
+	low        []lowConv // BF16, Int8: conv1 and conv2 of each block
+	lowCopies  []copyOp  // im2col plan of the low-precision tower
+	lowAligned bool
 
 	flops int64
 }
@@ -84,6 +86,7 @@ func NewModel(w *Weights) (*Model, error) {
 	m.value2 = append([]float32(nil), w.ValueFC2.W...)
 	m.stemCopies = im2colPlan(sh.Height, sh.Width, sh.Planes)
 	m.towerCopies = im2colPlan(sh.Height, sh.Width, cfg.Filters)
+	m.towerAligned = planAligned(m.towerCopies, 4)
 	m.v2bias = w.ValueFC2.B[0]
 
 	f := int64(cfg.Filters)
@@ -258,10 +261,13 @@ func (m *Model) newNet(maxBatch, chunk int) *Net {
 	if len(m.low) > 0 {
 		kp := m.low[0].kPad()
 		n.ws.ReserveLow(f, kp)
-		if m.prec == BF16 {
-			n.inB, n.colB = make([]uint16, rows*f), make([]uint16, rows*kp)
-		} else {
-			n.inQ, n.colQ = make([]uint8, rows*f), make([]uint8, rows*kp)
+		for _, l := range m.low {
+			if l.bf != nil && n.inB == nil {
+				n.inB, n.colB = make([]uint16, rows*f), make([]uint16, rows*kp)
+			}
+			if l.q != nil && n.inQ == nil {
+				n.inQ, n.colQ = make([]uint8, rows*f), make([]uint8, rows*kp)
+			}
 		}
 	}
 	return n
@@ -306,10 +312,25 @@ func im2colPlanStride(h, w, c, stride int) []copyOp {
 	return ops
 }
 
+// planAligned reports whether every run of plan, of elements of size
+// bytes, is a positive multiple of 64 bytes (im2colFast can copy it).
+func planAligned(plan []copyOp, size int) bool {
+	for _, op := range plan {
+		if op.n <= 0 || int(op.n)*size%64 != 0 {
+			return false
+		}
+	}
+	return len(plan) > 0
+}
+
 // im2col fills the im2col matrix of nb positions from channels-last
 // activations src, following plan; per is the size of one position's im2col
-// matrix and stride that of its activations.
-func im2col[T float32 | uint16 | uint8](dst, src []T, nb int, plan []copyOp, per, stride int) {
+// matrix and stride that of its activations. aligned says planAligned of
+// plan holds, so that the runs may be copied in assembly.
+func im2col[T float32 | uint16 | uint8](dst, src []T, nb int, plan []copyOp, per, stride int, aligned bool) {
+	if im2colFast(dst, src, nb, plan, per, stride, aligned) {
+		return
+	}
 	for b := 0; b < nb; b++ {
 		d, s := dst[b*per:(b+1)*per], src[b*stride:(b+1)*stride]
 		for _, op := range plan {
@@ -364,7 +385,7 @@ func (n *Net) tower(obs []float32, nb int, hd []float32) {
 	}
 
 	x, h := n.x[:rows*f], n.h[:rows*f]
-	im2col(n.colStem, in, nb, m.stemCopies, hw*9*p, hw*p)
+	im2col(n.colStem, in, nb, m.stemCopies, hw*9*p, hw*p, false)
 	n.conv(rows, m.stem, n.colStem, x)
 	for i, b := range m.blocks {
 		if n.record != nil {
@@ -375,12 +396,12 @@ func (n *Net) tower(obs []float32, nb int, hd []float32) {
 			n.lowConv(rows, nb, m.low[2*i+1], b.conv2, h, x, true)
 			continue
 		}
-		im2col(n.colTower, x, nb, m.towerCopies, hw*9*f, hw*f)
+		im2col(n.colTower, x, nb, m.towerCopies, hw*9*f, hw*f, m.towerAligned)
 		n.conv(rows, b.conv1, n.colTower, h)
 		if n.record != nil {
 			n.record[2*i+1].add(h)
 		}
-		im2col(n.colTower, h, nb, m.towerCopies, hw*9*f, hw*f)
+		im2col(n.colTower, h, nb, m.towerCopies, hw*9*f, hw*f, m.towerAligned)
 		// x = ReLU(x + conv2(h) + bias)
 		n.ws.Sgemm(false, false, rows, f, b.conv2.k, 1, n.colTower, b.conv2.k, b.conv2.w, f, 1, x, f)
 		biasReLU(x, b.conv2.bias)
@@ -400,13 +421,13 @@ func (n *Net) lowConv(rows, nb int, lc lowConv, l layer, in, out []float32, acc 
 	if lc.bf != nil {
 		bin := n.inB[:rows*f]
 		gemm.ConvertBF16(bin, in)
-		im2col(n.colB, bin, nb, m.lowCopies, hw*kp, hw*f)
+		im2col(n.colB, bin, nb, m.lowCopies, hw*kp, hw*f, m.lowAligned)
 		n.ws.GemmBF16(rows, n.colB, kp, lc.bf, acc, l.bias, true, out, f)
 		return
 	}
 	q := n.inQ[:rows*f]
 	gemm.QuantizeU8(q, in, lc.inScale)
-	im2col(n.colQ, q, nb, m.lowCopies, hw*kp, hw*f)
+	im2col(n.colQ, q, nb, m.lowCopies, hw*kp, hw*f, m.lowAligned)
 	n.ws.GemmInt8(rows, n.colQ, kp, lc.inScale, lc.q, acc, l.bias, true, out, f)
 }
 

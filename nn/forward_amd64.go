@@ -2,7 +2,11 @@
 
 package nn
 
-import "golang.org/x/sys/cpu"
+import (
+	"unsafe"
+
+	"golang.org/x/sys/cpu"
+)
 
 // biasReLURowsAVX adds bias[0:n] to each of rows rows of n floats at x and
 // clamps negatives to zero, 8 lanes at a time; n must be a positive multiple
@@ -12,6 +16,38 @@ import "golang.org/x/sys/cpu"
 func biasReLURowsAVX(x *float32, rows int, bias *float32, n int)
 
 var haveAVX = cpu.X86.HasAVX
+
+// im2colRuns copies the runs of ops (offsets and lengths in elements of
+// 1<<shift bytes) from src to dst with 64-byte AVX-512 moves; every run
+// must be a positive multiple of 64 bytes.
+//
+//go:noescape
+func im2colRuns(dst, src *byte, ops *copyOp, nops int, shift int)
+
+var haveAVX512 = cpu.X86.HasAVX512F
+
+// im2colFast runs im2col's copies of nb positions in assembly when every run
+// of plan is a multiple of 64 bytes, and reports whether it did.
+func im2colFast[T float32 | uint16 | uint8](dst, src []T, nb int, plan []copyOp, per, stride int, aligned bool) bool {
+	if !haveAVX512 || !aligned || len(plan) == 0 || nb < 1 {
+		return false
+	}
+	if len(dst) < nb*per || len(src) < nb*stride {
+		panic("nn: im2col buffers too short")
+	}
+	var z T
+	shift := 0
+	switch unsafe.Sizeof(z) {
+	case 2:
+		shift = 1
+	case 4:
+		shift = 2
+	}
+	for b := 0; b < nb; b++ {
+		im2colRuns((*byte)(unsafe.Pointer(&dst[b*per])), (*byte)(unsafe.Pointer(&src[b*stride])), &plan[0], len(plan), shift)
+	}
+	return true
+}
 
 // biasReLU adds bias to every row of x and clamps negatives to zero.
 func biasReLU(x, bias []float32) {

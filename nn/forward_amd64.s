@@ -30,3 +30,42 @@ col:
 done:
 	VZEROUPPER
 	RET
+
+// func im2colRuns(dst, src *byte, ops *copyOp, nops int, shift int)
+//
+// For each op: copy op.n<<shift bytes from src+op.src<<shift to
+// dst+op.dst<<shift, 64 bytes at a time: every op's length must be a
+// positive multiple of 64 bytes.
+TEXT ·im2colRuns(SB), NOSPLIT, $0-40
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ ops+16(FP), R8
+	MOVQ nops+24(FP), R9
+	MOVQ shift+32(FP), CX
+	TESTQ R9, R9
+	JLE  runsdone
+
+runsop:
+	MOVLQSX 0(R8), AX
+	MOVLQSX 4(R8), BX
+	MOVLQSX 8(R8), DX
+	SHLQ    CX, AX
+	SHLQ    CX, BX
+	SHLQ    CX, DX
+	ADDQ    DI, AX
+	ADDQ    SI, BX
+
+runschunk:
+	VMOVDQU64 (BX), Z0
+	VMOVDQU64 Z0, (AX)
+	ADDQ      $64, AX
+	ADDQ      $64, BX
+	SUBQ      $64, DX
+	JG        runschunk
+	ADDQ      $12, R8
+	DECQ      R9
+	JNZ       runsop
+
+runsdone:
+	VZEROUPPER
+	RET

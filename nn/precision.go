@@ -109,7 +109,7 @@ func (m *Model) InputScales() []float32 {
 // calibPercentile is the fraction of a tower convolution's sampled input
 // values, over all channels, that the int8 scale represents without
 // clipping: the largest few are clipped to 255 steps.
-const calibPercentile = 0.9999
+const calibPercentile = 0.99999
 
 // WithPrecision returns a Model that shares m's FP32 layers and runs its
 // tower in precision p. Int8 needs calibration positions: calib holds n
@@ -152,6 +152,11 @@ func (m *Model) WithPrecision(p Precision, calib []float32, n int) (*Model, erro
 	if p != FP32 {
 		kp := c.low[0].kPad()
 		c.lowCopies = im2colPlanStride(m.shape.Height, m.shape.Width, m.cfg.Filters, kp)
+		size := 2
+		if p == Int8 {
+			size = 1
+		}
+		c.lowAligned = planAligned(c.lowCopies, size)
 	}
 	return &c, nil
 }
@@ -280,15 +285,43 @@ func CalibrationPositions(g games.Game, n int, seed uint64) (obs []float32, lega
 // the fraction of positions where the largest logit among the legal actions
 // is the same action, and the largest and mean absolute difference of the
 // values.
+//
+// Clear counts the positions where the reference's best legal logit beats
+// the second by at least ClearMargin, and ClearSame the fraction of those
+// with the same argmax: an untrained net's logits are nearly equal, so its
+// argmax flips on tiny differences.
 type Agreement struct {
 	Positions     int
 	ArgmaxSame    float64
 	MaxDV, MeanDV float64
+	Clear         int
+	ClearSame     float64
 }
 
+// ClearMargin is the logit margin of Agreement.Clear.
+const ClearMargin = 0.05
+
 func (a Agreement) String() string {
-	return fmt.Sprintf("%d positions: argmax equal %.2f%%, |dv| max %.4f mean %.5f",
-		a.Positions, 100*a.ArgmaxSame, a.MaxDV, a.MeanDV)
+	return fmt.Sprintf("%d positions: argmax equal %.2f%% (%.2f%% of the %d with a margin >= %g), |dv| max %.4f mean %.5f",
+		a.Positions, 100*a.ArgmaxSame, 100*a.ClearSame, a.Clear, ClearMargin, a.MaxDV, a.MeanDV)
+}
+
+// Merge returns the agreement over the positions of a and b together.
+func (a Agreement) Merge(b Agreement) Agreement {
+	avg := func(x, y float64, nx, ny int) float64 {
+		if nx+ny == 0 {
+			return 0
+		}
+		return (x*float64(nx) + y*float64(ny)) / float64(nx+ny)
+	}
+	return Agreement{
+		Positions:  a.Positions + b.Positions,
+		ArgmaxSame: avg(a.ArgmaxSame, b.ArgmaxSame, a.Positions, b.Positions),
+		MaxDV:      max(a.MaxDV, b.MaxDV),
+		MeanDV:     avg(a.MeanDV, b.MeanDV, a.Positions, b.Positions),
+		Clear:      a.Clear + b.Clear,
+		ClearSame:  avg(a.ClearSame, b.ClearSame, a.Clear, b.Clear),
+	}
 }
 
 // Compare runs both models on the n positions of obs (with their legal
@@ -308,16 +341,34 @@ func Compare(ref, m *Model, obs []float32, legal [][]int) (Agreement, error) {
 	}
 	na := m.shape.Actions
 	a := Agreement{Positions: n}
-	same := 0
+	same, clearSame := 0, 0
 	for i := 0; i < n; i++ {
-		if argmaxLegal(la[i*na:(i+1)*na], legal[i]) == argmaxLegal(lb[i*na:(i+1)*na], legal[i]) {
+		ra := la[i*na : (i+1)*na]
+		best := argmaxLegal(ra, legal[i])
+		ok := best == argmaxLegal(lb[i*na:(i+1)*na], legal[i])
+		if ok {
 			same++
+		}
+		second := float32(math.Inf(-1))
+		for _, x := range legal[i] {
+			if x != best {
+				second = max(second, ra[x])
+			}
+		}
+		if ra[best]-second >= ClearMargin {
+			a.Clear++
+			if ok {
+				clearSame++
+			}
 		}
 		d := math.Abs(float64(va[i]) - float64(vb[i]))
 		a.MaxDV = max(a.MaxDV, d)
 		a.MeanDV += d / float64(n)
 	}
 	a.ArgmaxSame = float64(same) / float64(n)
+	if a.Clear > 0 {
+		a.ClearSame = float64(clearSame) / float64(a.Clear)
+	}
 	return a, nil
 }
 

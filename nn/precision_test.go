@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+	"unsafe"
 
 	"tabula/games"
 	_ "tabula/games/connect4"
@@ -256,7 +257,7 @@ func TestNewModelFor(t *testing.T) {
 }
 
 // TestCalibrationScales checks the int8 input scales against the inputs'
-// largest values: the 99.99th percentile is at most the maximum and, on
+// largest values: the calibPercentile quantile is at most the maximum and, on
 // these positions, within a factor of two of it.
 func TestCalibrationScales(t *testing.T) {
 	g := connect4Game(t)
@@ -367,4 +368,65 @@ func TestEvaluatorPrecision(t *testing.T) {
 	if err := (EvaluatorConfig{MaxBatch: 1, Precision: "fp64"}).Validate(); err == nil {
 		t.Error("precision fp64 accepted")
 	}
+}
+
+// TestIm2colFast checks the assembly im2col against the portable loop on
+// plans whose runs are multiples of 64 bytes, for each element size.
+func TestIm2colFast(t *testing.T) {
+	check := func(name string, got, want []uint8) {
+		t.Helper()
+		for i := range want {
+			if got[i] != want[i] {
+				t.Fatalf("%s: byte %d differs", name, i)
+			}
+		}
+	}
+	r := rand.New(rand.NewPCG(1, 1))
+	for _, c := range []int{16, 32, 64, 128} {
+		for _, stride := range []int{9 * c, 9*c + 4} {
+			plan := im2colPlanStride(6, 7, c, stride)
+			per, in := 42*stride, 42*c
+			src := make([]uint8, 3*in)
+			for i := range src {
+				src[i] = uint8(r.Uint32())
+			}
+			want := make([]uint8, 3*per)
+			for b := 0; b < 3; b++ {
+				for _, op := range plan {
+					copy(want[b*per+int(op.dst):b*per+int(op.dst+op.n)], src[b*in+int(op.src):])
+				}
+			}
+			got := make([]uint8, 3*per)
+			aligned := planAligned(plan, 1)
+			im2col(got, src, 3, plan, per, in, aligned)
+			check(fmt.Sprintf("u8 c=%d aligned=%v", c, aligned), got, want)
+			// The same bytes as uint16 and float32 elements (c/2, c/4 channels).
+			if c%4 == 0 {
+				p2 := im2colPlanStride(6, 7, c/2, stride/2)
+				s2 := unsafeSlice[uint16](src)
+				g2 := make([]uint16, 3*per/2)
+				im2col(g2, s2, 3, p2, per/2, in/2, planAligned(p2, 2))
+				if stride%2 == 0 {
+					check(fmt.Sprintf("u16 c=%d", c/2), unsafeBytes(g2), want)
+				}
+				p4 := im2colPlanStride(6, 7, c/4, stride/4)
+				s4 := unsafeSlice[float32](src)
+				g4 := make([]float32, 3*per/4)
+				im2col(g4, s4, 3, p4, per/4, in/4, planAligned(p4, 4))
+				if stride%4 == 0 {
+					check(fmt.Sprintf("f32 c=%d", c/4), unsafeBytes(g4), want)
+				}
+			}
+		}
+	}
+}
+
+func unsafeSlice[T uint16 | float32](b []uint8) []T {
+	var z T
+	return unsafe.Slice((*T)(unsafe.Pointer(&b[0])), len(b)/int(unsafe.Sizeof(z)))
+}
+
+func unsafeBytes[T uint16 | float32](x []T) []uint8 {
+	var z T
+	return unsafe.Slice((*uint8)(unsafe.Pointer(&x[0])), len(x)*int(unsafe.Sizeof(z)))
 }

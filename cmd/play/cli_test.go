@@ -46,3 +46,32 @@ func TestBadInputTopLevel(t *testing.T) {
 		}
 	}
 }
+
+// TestGameFromCheckpoint checks that terminal play against a net player
+// takes the game from its checkpoint when -game is left out, and that a
+// given -game still wins (and is checked against the checkpoint).
+func TestGameFromCheckpoint(t *testing.T) {
+	ck := writeTestCheckpoint(t, t.TempDir(), "othello:size=6")
+	var o strings.Builder
+	err := run(context.Background(), []string{"-player", "net:path=" + ck + ",sims=2"}, strings.NewReader(""), &o, &strings.Builder{})
+	if err != nil || !strings.Contains(o.String(), "othello:size=6") {
+		t.Errorf("no -game: %v\n%s", err, o.String())
+	}
+	err = run(context.Background(), []string{"-game", "connect4", "-player", "net:path=" + ck}, strings.NewReader(""), &strings.Builder{}, &strings.Builder{})
+	if err == nil || !strings.Contains(err.Error(), "othello:size=6") {
+		t.Errorf("-game connect4 with an othello checkpoint: error %v", err)
+	}
+}
+
+// TestErrorLine checks that main names the command once.
+func TestErrorLine(t *testing.T) {
+	for _, args := range [][]string{{"bogus"}, {"-game", "chess", "-player", "random"}, {"-player", "random", "extra"}} {
+		err := run(context.Background(), args, strings.NewReader(""), &strings.Builder{}, &strings.Builder{})
+		if err == nil {
+			t.Fatalf("%q: no error", args)
+		}
+		if line := errorLine(err); !strings.HasPrefix(line, "play") || strings.Count(line, "play:") != 1 {
+			t.Errorf("%q: %q, want one \"play:\" prefix", args, line)
+		}
+	}
+}

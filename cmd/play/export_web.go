@@ -23,7 +23,7 @@ const wasmPackage = "tabula/web/wasm"
 
 // staticAssets are the page files a static export copies from web.Assets
 // (index.html is rewritten to load the WebAssembly engine).
-var staticAssets = []string{"style.css", "board.js", "app.js", "engine-wasm.js", "main-wasm.js"}
+var staticAssets = []string{"style.css", "board.js", "app.js", "engine-wasm.js", "engine-worker.js", "main-wasm.js"}
 
 // exportWeb writes a static folder that plays ck's network in the browser
 // with no server: the page (the same board and game flow as play web), the
@@ -106,8 +106,7 @@ func staticPage() ([]byte, error) {
 		return nil, err
 	}
 	const httpScript = `<script type="module" src="main-http.js"></script>`
-	const wasmScripts = `<script src="wasm_exec.js"></script>
-<script type="module" src="main-wasm.js"></script>`
+	const wasmScripts = `<script type="module" src="main-wasm.js"></script>`
 	if !bytes.Contains(b, []byte(httpScript)) {
 		return nil, errors.New("index.html does not load main-http.js as expected")
 	}

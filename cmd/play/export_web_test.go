@@ -38,7 +38,7 @@ func TestExportWebPlaysInBrowser(t *testing.T) {
 	if !strings.Contains(stdout.String(), "wrote "+out) {
 		t.Errorf("stdout %q", stdout.String())
 	}
-	for _, f := range []string{"index.html", "engine.wasm", "wasm_exec.js", "weights.tbn", "model.json", "app.js", "board.js", "engine-wasm.js", "main-wasm.js", "style.css"} {
+	for _, f := range []string{"index.html", "engine.wasm", "wasm_exec.js", "weights.tbn", "model.json", "app.js", "board.js", "engine-wasm.js", "engine-worker.js", "main-wasm.js", "style.css"} {
 		if fi, err := os.Stat(filepath.Join(out, f)); err != nil || fi.Size() == 0 {
 			t.Errorf("%s: %v", f, err)
 		}

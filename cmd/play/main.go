@@ -47,9 +47,19 @@ func main() {
 		if errors.Is(err, flag.ErrHelp) {
 			os.Exit(0)
 		}
-		fmt.Fprintln(os.Stderr, "play:", err)
+		fmt.Fprintln(os.Stderr, errorLine(err))
 		os.Exit(2)
 	}
+}
+
+// errorLine is the line main prints for err: the message, prefixed with
+// "play: " unless the verb has named itself already ("play gtp: ...").
+func errorLine(err error) string {
+	msg := err.Error()
+	if strings.HasPrefix(msg, "play:") || strings.HasPrefix(msg, "play ") {
+		return msg
+	}
+	return "play: " + msg
 }
 
 // usage lists the verbs.

@@ -51,7 +51,7 @@ type terminal struct {
 func runTerminal(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("play", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	gameSpec := fs.String("game", "connect4", "game spec, e.g. connect4, othello:size=6, go:size=9")
+	fs.String("game", "connect4", "game spec, e.g. connect4, othello:size=6, go:size=9 (a net player's checkpoint's game when left out)")
 	playerSpec := fs.String("player", "", "the engine's player spec (required); see arena help")
 	side := fs.String("human", "first", "the side the person plays: first or second")
 	seed := fs.Uint64("seed", 1, "seed of the engine's and the dice's random sources")
@@ -79,17 +79,17 @@ func runTerminal(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	default:
 		return fmt.Errorf("play: -human %q: want first or second", *side)
 	}
-	g, err := games.New(*gameSpec)
+	spec, err := arena.ParseSpec(*playerSpec)
+	if err != nil {
+		return fmt.Errorf("play: %w", err)
+	}
+	g, err := gameFor(fs, spec) // -game, or a net player's checkpoint's game
 	if err != nil {
 		return fmt.Errorf("play: %w", err)
 	}
 	not, ok := g.(games.Notation)
 	if !ok {
 		return fmt.Errorf("play: game %s has no move notation to type moves in", g.Name())
-	}
-	spec, err := arena.ParseSpec(*playerSpec)
-	if err != nil {
-		return fmt.Errorf("play: %w", err)
 	}
 	f, err := arena.Build(g, spec)
 	if err != nil {

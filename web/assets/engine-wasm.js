@@ -1,27 +1,34 @@
 // engine-wasm.js is the engine of a static export: the network and its
-// search compiled to WebAssembly (engine.wasm, built from web/wasm), run in
-// the page itself. wasm_exec.js (from the Go distribution) must be loaded
-// first; model.json says which game the network plays.
-
-function call(fn, arg) {
-  const data = JSON.parse(fn(arg));
-  if (data.error) throw new Error(data.error);
-  return data;
-}
-
-// A pause that lets the page draw "thinking…" before a search blocks it.
-const yieldToPage = () => new Promise((r) => setTimeout(r, 20));
+// search compiled to WebAssembly (engine.wasm, built from web/wasm), run in a
+// Web Worker of the page (engine-worker.js). model.json says which game the
+// network plays.
 
 export async function wasmEngine() {
   const model = await (await fetch("model.json")).json();
-  const go = new Go();
-  const bytes = await (await fetch("engine.wasm")).arrayBuffer();
-  const { instance } = await WebAssembly.instantiate(bytes, go.importObject);
-  go.run(instance); // main sets globalThis.tabulaEngine and waits
-  const eng = globalThis.tabulaEngine;
+  const worker = new Worker("engine-worker.js");
+  let next = 0;
+  const waiting = new Map();
+  worker.onmessage = (ev) => {
+    const { id, text, error } = ev.data;
+    const w = waiting.get(id);
+    waiting.delete(id);
+    if (error) { w.reject(new Error(error)); return; }
+    const data = JSON.parse(text);
+    if (data.error) w.reject(new Error(data.error));
+    else w.resolve(data);
+  };
+  worker.onerror = (ev) => {
+    for (const w of waiting.values()) w.reject(new Error("engine worker: " + ev.message));
+    waiting.clear();
+  };
+  const call = (fn, arg) => new Promise((resolve, reject) => {
+    const id = next++;
+    waiting.set(id, { resolve, reject });
+    worker.postMessage({ id, fn, arg });
+  });
   const weights = new Uint8Array(await (await fetch("weights.tbn")).arrayBuffer());
-  const info = call(eng.load, weights);
-  const layout = call(eng.state, JSON.stringify({ game: info.game, moves: [] })).layout;
+  const info = await call("load", weights);
+  const layout = (await call("state", JSON.stringify({ game: info.game, moves: [] }))).layout;
   const step = info.step ? `, step ${info.step}` : "";
   return {
     games: async () => [{ spec: info.game, title: model.title || info.game, layout }],
@@ -32,7 +39,7 @@ export async function wasmEngine() {
       })),
       builtin: [],
     }),
-    state: async (req) => call(eng.state, JSON.stringify(req)),
-    move: async (req) => { await yieldToPage(); return call(eng.move, JSON.stringify(req)); },
+    state: (req) => call("state", JSON.stringify(req)),
+    move: (req) => call("move", JSON.stringify(req)),
   };
 }

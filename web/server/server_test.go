@@ -319,3 +319,55 @@ func TestConfigValidate(t *testing.T) {
 		t.Error("New with a missing runs folder succeeded")
 	}
 }
+
+// TestConcurrentRequests sends requests for several engines at once to a
+// server that keeps one loaded engine, so that engines are evicted while
+// others use them (run with -race).
+func TestConcurrentRequests(t *testing.T) {
+	s := newTestServer(t, func(c *Config) { c.Engines = 1; c.MaxSearches = 3 })
+	players := []string{"net:path=c4/checkpoints/ckpt-000001.tbn,sims=16", "net:path=c4/checkpoints/ckpt-000002.tbn,sims=16", "random", "greedy"}
+	errs := make(chan error, 16)
+	for i := 0; i < 16; i++ {
+		go func() {
+			_, err := s.Move(context.Background(), web.Request{Game: "connect4", Player: players[i%len(players)], Moves: []int{i % 7}})
+			errs <- err
+		}()
+	}
+	for i := 0; i < 16; i++ {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for e := s.lru.Front(); e != nil; e = e.Next() {
+		if en := e.Value.(*engine); en.refs != 0 {
+			t.Errorf("engine %s still has %d users", en.key, en.refs)
+		}
+	}
+}
+
+func TestCheckpointPathWithSpaces(t *testing.T) {
+	dir := t.TempDir()
+	writeCheckpoint(t, dir, "my run/ckpt, 1=a.tbn", "connect4")
+	cfg := DefaultConfig()
+	cfg.Runs = dir
+	s, err := New(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var got map[string][]Opponent
+	do(t, s, "GET", "/api/players?game=connect4", "", &got)
+	if len(got["checkpoints"]) != 1 {
+		t.Fatalf("checkpoints %+v", got["checkpoints"])
+	}
+	spec := got["checkpoints"][0].Spec
+	if spec != `net:path="my run/ckpt, 1=a.tbn",sims=200` {
+		t.Errorf("spec %s", spec)
+	}
+	req, _ := json.Marshal(web.Request{Game: "connect4", Player: strings.Replace(spec, "200", "8", 1), Moves: []int{}})
+	if code, body := do(t, s, "POST", "/api/move", string(req), nil); code != 200 {
+		t.Errorf("status %d: %s", code, body)
+	}
+}
