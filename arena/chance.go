@@ -8,6 +8,7 @@ import (
 
 	"tabula/games"
 	"tabula/games/backgammon"
+	"tabula/games/backgammon/bearoff"
 	"tabula/search"
 )
 
@@ -58,6 +59,28 @@ func buildChance(g games.Game, spec Spec) (*Factory, error) {
 	}
 	if _, err := search.NewExpecti(cfg, func(games.State) float64 { return 0 }); err != nil {
 		return nil, fmt.Errorf("player %s: %w", name, err)
+	}
+	if where := spec.Str("bearoff", ""); where != "" {
+		if !isBG {
+			return nil, fmt.Errorf("player %s: bearoff is for backgammon only, not %s", name, g.Name())
+		}
+		var db *bearoff.DB
+		if where == "mem" {
+			db = bearoff.Build()
+		} else {
+			var err error
+			if db, err = bearoff.LoadOrBuild(where); err != nil {
+				return nil, fmt.Errorf("player %s: %w", name, err)
+			}
+		}
+		base := evalFor
+		evalFor = func(rng *rand.Rand) (search.Evaluation, error) {
+			ev, err := base(rng)
+			if err != nil {
+				return nil, err
+			}
+			return db.Evaluation(ev), nil
+		}
 	}
 	return &Factory{Name: name, New: func(rng *rand.Rand) (Player, error) {
 		ev, err := evalFor(rng)

@@ -80,7 +80,7 @@ func TestBackgammonPlayers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, text := range []string{"pubeval", "expectimax:depth=1,eval=hand", "expectimax:depth=1,eval=pubeval,prune=none"} {
+	for _, text := range []string{"pubeval", "expectimax:depth=1,eval=hand", "expectimax:depth=1,eval=pubeval,prune=none", "expectimax:depth=1,bearoff=mem"} {
 		sp, err := ParseSpec(text)
 		if err != nil {
 			t.Fatal(err)
@@ -100,7 +100,7 @@ func TestBackgammonPlayers(t *testing.T) {
 			t.Errorf("%s won %d of 20 against random", text, w.Wins)
 		}
 	}
-	for _, bad := range []string{"expectimax:eval=magic", "expectimax:prune=star9"} {
+	for _, bad := range []string{"expectimax:eval=magic", "expectimax:prune=star9", "expectimax:bearoff=/nonexistent/dir/bearoff.tbo"} {
 		sp, err := ParseSpec(bad)
 		if err != nil {
 			continue

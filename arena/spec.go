@@ -84,6 +84,7 @@ var kinds = []kindDef{
 		{"eval", stringParam, 0, 0, "evaluation at the horizon: hand (the game's heuristic), pubeval (backgammon), rollout"},
 		{"prune", stringParam, 0, 0, "none (plain expectiminimax), star1 or star2 (Ballard's *-minimax)"},
 		{"rollouts", intParam, 1, 1e6, "playouts per evaluation with eval=rollout, 1..1e6 (default 32)"},
+		{"bearoff", stringParam, 0, 0, "exact values in bear-off races from the one-sided database: mem (build it, a few seconds) or a file (loaded; built and written once if missing)"},
 	}},
 	{name: "pubeval", doc: "Tesauro's pubeval, a linear benchmark player (backgammon only)"},
 }
