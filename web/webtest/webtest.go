@@ -244,3 +244,71 @@ func CheckIllegalCellRefused(ctx context.Context, opponent string) error {
 	}
 	return nil
 }
+
+// CheckSpecBox types a player spec into the page's spec box and starts a
+// game of game with the person second, so that the engine moves at once.
+// It returns the board after the engine's answer, or the error shown.
+func CheckSpecBox(ctx context.Context, game, spec string) (Board, string, error) {
+	if err := chromedp.Run(ctx,
+		chromedp.SetValue("#game", game, chromedp.ByID),
+		chromedp.Evaluate(`document.getElementById("game").dispatchEvent(new Event("change"))`, nil),
+		chromedp.SetValue("#spec", spec, chromedp.ByID),
+		chromedp.SetValue("#colour", "1", chromedp.ByID),
+		chromedp.Click("#new", chromedp.ByID),
+	); err != nil {
+		return Board{}, "", err
+	}
+	b, err := WaitTurn(ctx)
+	if err != nil {
+		return b, "", err
+	}
+	msg, err := Text(ctx, "error")
+	return b, msg, err
+}
+
+// CheckGoPass plays Go 5x5 as white against the spec in the spec box: it
+// clicks a free point, then the Pass button, and checks that each is played
+// and answered, and that the page shows the area-score estimate.
+func CheckGoPass(ctx context.Context, spec string) error {
+	st, msg, err := CheckSpecBox(ctx, "go:size=5", spec)
+	if err != nil {
+		return err
+	}
+	if msg != "" || len(st.MoveList()) != 1 || st.Human != "1" {
+		return fmt.Errorf("go 5x5 with the person second: %+v, error shown %q", st, msg)
+	}
+	pt := 12 // C3, the centre
+	if !slices.Contains(st.LegalList(), pt) {
+		pt = 6
+	}
+	if err := ClickCell(ctx, pt, 5); err != nil {
+		return err
+	}
+	st, err = WaitTurn(ctx)
+	if err != nil {
+		return err
+	}
+	if got := st.MoveList(); len(got) != 3 || got[1] != pt {
+		msg, _ := Text(ctx, "error")
+		return fmt.Errorf("after clicking point %d: moves %v (error shown %q)", pt, got, msg)
+	}
+	if err := chromedp.Run(ctx, chromedp.Click("#pass", chromedp.ByID)); err != nil {
+		return err
+	}
+	st, err = WaitTurn(ctx)
+	if err != nil {
+		return err
+	}
+	if got := st.MoveList(); len(got) < 4 || got[3] != 25 {
+		msg, _ := Text(ctx, "error")
+		return fmt.Errorf("after clicking Pass: moves %v (error shown %q)", got, msg)
+	}
+	score, err := Text(ctx, "score")
+	if err != nil {
+		return err
+	}
+	if !strings.Contains(score, "B+") && !strings.Contains(score, "W+") {
+		return fmt.Errorf("score shown %q", score)
+	}
+	return nil
+}
