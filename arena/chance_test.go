@@ -13,7 +13,7 @@ import (
 // refuse a game of chance when they are built.
 func TestBuildRefusesChance(t *testing.T) {
 	g := gamestest.DiceRace()
-	for _, text := range []string{"alphabeta:depth=2", "mcts:rollouts=10", "net:path=none.tbn", "solver"} {
+	for _, text := range []string{"alphabeta:depth=2", "net:path=none.tbn", "solver"} {
 		sp, err := ParseSpec(text)
 		if err != nil {
 			t.Fatal(err)
@@ -112,5 +112,31 @@ func TestBackgammonPlayers(t *testing.T) {
 	sp, _ := ParseSpec("pubeval")
 	if _, err := Build(gamestest.DiceRace(), sp); err == nil {
 		t.Error("pubeval built for dicerace")
+	}
+}
+
+// TestUCTPlaysChance plays UCT (sampled chance nodes, rollouts that roll the
+// dice) at dicerace against random, and two quick games of backgammon.
+func TestUCTPlaysChance(t *testing.T) {
+	for _, c := range []struct {
+		game  games.Game
+		spec  string
+		games int
+	}{{gamestest.DiceRace(), "mcts:rollouts=300", 40}, {mustGame(t, "backgammon"), "mcts:rollouts=10", 2}} {
+		sp, _ := ParseSpec(c.spec)
+		rnd, _ := ParseSpec("random")
+		fs, err := BuildAll(c.game, []Spec{sp, rnd})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := Match(context.Background(), MatchConfig{Games: c.games, Parallel: 2, Seed: 5}, c.game, fs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w := res.WDL[0][1]
+		t.Logf("%s: %s against random: %d-%d", c.game.Name(), c.spec, w.Wins, w.Losses)
+		if c.games >= 40 && w.Wins < c.games*6/10 {
+			t.Errorf("%s won %d of %d against random", c.spec, w.Wins, c.games)
+		}
 	}
 }

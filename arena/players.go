@@ -121,9 +121,6 @@ func Build(g games.Game, spec Spec) (*Factory, error) {
 		pool := &solverPool{bits: spec.Int("tt", 22)}
 		f.New = func(rng *rand.Rand) (Player, error) { return &solverPlayer{name: name, pool: pool, rng: rng}, nil }
 	case "mcts":
-		if err := games.RequireDeterministic(g, "mcts (UCT)"); err != nil {
-			return nil, fmt.Errorf("player %s: %w", name, err)
-		}
 		cfg := mcts.DefaultUCTConfig()
 		cfg.Rollouts = spec.Int("rollouts", cfg.Rollouts)
 		cfg.C = spec.Float("c", cfg.C)

@@ -94,7 +94,8 @@ type RandomMover interface {
 
 // rollout plays random moves on s until the game ends and returns the
 // result, or a draw if the game outlasts its MaxGameLength. The moves are
-// uniform over the legal actions unless s is a RandomMover. *buf is reused
+// uniform over the legal actions unless s is a RandomMover; chance outcomes
+// are drawn with their probabilities. *buf is reused
 // for the legal actions.
 func rollout(s games.State, rng *rand.Rand, buf *[]int) [2]float64 {
 	if rm, ok := s.(RandomMover); ok {
@@ -107,6 +108,11 @@ func rollout(s games.State, rng *rand.Rand, buf *[]int) [2]float64 {
 		return [2]float64{}
 	}
 	for limit := s.Game().MaxGameLength(); s.MoveNumber() <= limit; {
+		if games.IsChanceNode(s) {
+			a, _ := games.SampleChance(s, rng) // the dice, by their probabilities
+			s.ApplyAction(a)
+			continue
+		}
 		legal := s.LegalActions((*buf)[:0])
 		*buf = legal
 		if len(legal) == 0 {

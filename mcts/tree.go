@@ -43,7 +43,8 @@ type node struct {
 	vl     int32   // virtual visits of descents in flight
 	w      float32 // sum of backed-up values from the point of view of player (at a terminal: Returns()[0])
 	sv     float32 // with solved: the exact value of the position for player 0
-	player int8    // player to move
+	player int8    // player to move (at a chance node: the player who moves after it)
+	chance bool    // a chance node: its edges are the outcomes, their priors the probabilities
 	status uint8
 	solved bool // the game-theoretic value is known: a terminal, or proven by the solver from its children
 }
@@ -122,6 +123,10 @@ func (t *tree) expand(i int32, s games.State, policy []float32) {
 	nd.first = first
 	nd.count = int32(len(es))
 	nd.player = int8(s.CurrentPlayer())
+	nd.chance = false
+	if cs, ok := s.(games.ChanceState); ok && cs.IsChanceNode() {
+		nd.player, nd.chance = int8(cs.NextPlayer()), true
+	}
 	nd.status = nodeExpanded
 }
 

@@ -44,7 +44,10 @@ func (c UCTConfig) Validate() error {
 
 // UCT is Monte-Carlo tree search with random rollouts (Kocsis and
 // Szepesvari's UCT). It starts a fresh tree for every move and is not safe
-// for concurrent use.
+// for concurrent use. It plays games of chance too: a chance node is
+// expanded with every outcome as an edge, and each iteration descends into
+// one outcome sampled by its probability (so the node's mean is a sampled
+// expectation); rollouts draw the dice the same way.
 type UCT struct {
 	cfg     UCTConfig
 	rng     *rand.Rand
@@ -54,6 +57,7 @@ type UCT struct {
 	buf     []int
 	pathBuf []step
 	prior   []float32
+	outs    []games.ChanceOutcome
 }
 
 // NewUCT returns a UCT player drawing its playouts and tie-breaks from rng.
@@ -75,15 +79,15 @@ func (u *UCT) ChooseAction(ctx context.Context, st games.State) (int, error) {
 	if st.IsTerminal() {
 		return 0, errTerminal
 	}
-	if err := games.RequireDeterministic(st.Game(), "mcts (UCT)"); err != nil {
-		return 0, err
+	if games.IsChanceNode(st) {
+		return 0, errors.New("mcts: uct: the position is a chance node: roll the dice first")
 	}
 	u.root = copyState(u.root, st)
 	if n := st.Game().NumActions(); len(u.prior) != n {
 		u.prior = make([]float32, n)
 	}
 	u.t.reset()
-	u.t.expand(0, u.root, u.prior)
+	u.expand(0, u.root)
 	var deadline time.Time
 	if u.cfg.MoveTime > 0 {
 		deadline = time.Now().Add(u.cfg.MoveTime)
@@ -148,17 +152,48 @@ func (u *UCT) iterate() {
 		t.terminalBackup(path, cur, 0)
 		return
 	}
-	t.expand(cur, u.scratch, u.prior)
+	u.expand(cur, u.scratch)
 	player := t.nodes[cur].player
 	r := rollout(u.scratch, u.rng, &u.buf)
 	t.backup(path, cur, player, float32(r[player]), 0)
 }
 
+// expand expands node i at state s: uniform priors at a decision (UCB1
+// ignores them), the outcomes' probabilities at a chance node.
+func (u *UCT) expand(i int32, s games.State) {
+	cs, ok := s.(games.ChanceState)
+	if !ok || !cs.IsChanceNode() {
+		u.t.expand(i, s, u.prior)
+		return
+	}
+	u.outs = cs.ChanceOutcomes(u.outs[:0])
+	for _, o := range u.outs {
+		u.prior[o.Action] = float32(o.Prob)
+	}
+	u.t.expand(i, s, u.prior)
+	for _, o := range u.outs {
+		u.prior[o.Action] = 0
+	}
+}
+
 // selectEdge returns the edge of node i with the highest UCB1 value; an
-// unvisited edge comes first.
+// unvisited edge comes first. At a chance node it samples an outcome by
+// its probability: chance nodes keep every outcome as an edge and descend
+// into the sampled one, so each outcome's subtree gets visits in proportion
+// to its probability and the node's value is their weighted mean.
 func (u *UCT) selectEdge(i int32) int32 {
 	nd := &u.t.nodes[i]
 	es := u.t.edges[nd.first : nd.first+nd.count]
+	if nd.chance {
+		r := u.rng.Float32()
+		for j := range es {
+			if r < es[j].p {
+				return nd.first + int32(j)
+			}
+			r -= es[j].p
+		}
+		return nd.first + nd.count - 1
+	}
 	logN := math.Log(float64(nd.n))
 	c := u.cfg.C
 	best, bi := math.Inf(-1), 0

@@ -710,12 +710,26 @@ func (t *Trainer) gate(ctx context.Context, candidate string) (bool, map[string]
 	var dec elo.Decision
 	bar := t.bar(gc.Games, fmt.Sprintf("iter %d gating", t.iter))
 	defer bar.Finish()
+	var games []arena.GameRecord // for the watch page
+	record := func(r arena.GameRecord) error {
+		r.Index = len(games)
+		for i, seat := range r.Seats {
+			r.Players[i] = [2]string{"candidate", "best"}[seat]
+		}
+		games = append(games, r)
+		return nil
+	}
+	defer func() {
+		if err := t.dir.writeGatingGames(t.iter, games); err != nil {
+			t.log.Warn("gating games not stored", "err", err)
+		}
+	}()
 	for played := 0; played < gc.Games; {
 		k := min(round, gc.Games-played)
 		k += k % 2 // colours alternate within a round
 		res, err := arena.Match(ctx, arena.MatchConfig{
 			Games: k, Seed: t.cfg.Seed ^ uint64(t.iter)<<24 ^ uint64(played), RandomPlies: gc.RandomPlies,
-			Progress: func(done, total int) { bar.Add(1) },
+			Progress: func(done, total int) { bar.Add(1) }, Record: record,
 		}, t.g, []*arena.Factory{cand, best})
 		if err != nil {
 			return false, nil, err

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -13,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"tabula/arena"
 	"tabula/nn"
 	"tabula/replay"
 )
@@ -102,6 +104,23 @@ func TestSmokeRunThenResume(t *testing.T) {
 	}
 	if _, ok := m[1]["ladder"]; !ok {
 		t.Error("no ladder result at iteration 2 (ladder.every = 2)")
+	}
+	// The gating games are stored for the watch page, one line a game.
+	for i, rec := range m {
+		gate := rec["gate"].(map[string]any)
+		played := int(gate["wins"].(float64) + gate["draws"].(float64) + gate["losses"].(float64))
+		b, err := os.ReadFile(filepath.Join(dir, gatingDir, fmt.Sprintf("iter-%06d.jsonl", i+1)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+		var g arena.GameRecord
+		if err := json.Unmarshal([]byte(lines[0]), &g); err != nil {
+			t.Fatal(err)
+		}
+		if len(lines) != played || g.Moves == "" || g.Players != [2]string{"candidate", "best"} {
+			t.Errorf("iteration %d: %d gating games stored, %d played; first %+v", i+1, len(lines), played, g)
+		}
 	}
 	// Self-play goes on beside training, and the games it finished after the
 	// last metrics line are written too when the run stops.

@@ -13,7 +13,8 @@ import (
 )
 
 // TestPageInChromium loads the page of a fake run in headless Chromium and
-// checks that the plots are drawn and that a game replays move by move.
+// checks that the plots are drawn and that a self-play game and a gating
+// game replay move by move.
 func TestPageInChromium(t *testing.T) {
 	dir, _ := fakeRun(t)
 	cfg := DefaultConfig()
@@ -48,6 +49,26 @@ func TestPageInChromium(t *testing.T) {
 	)
 	if err != nil {
 		t.Fatalf("chromium: %v", err)
+	}
+	// The second gating game, to its end.
+	gating, err := GatingGames(dir+"/gating", cfg.Games)
+	if err != nil || len(gating) != 2 {
+		t.Fatalf("gating games: %v, %d", err, len(gating))
+	}
+	pick := fmt.Sprintf(`(() => { const s = document.getElementById('game-select'); s.value = '%d'; s.dispatchEvent(new Event('change')); return s.value; })()`, len(gs)+1)
+	var picked, lastBoard, result string
+	err = chromedp.Run(ctx,
+		chromedp.Evaluate(pick, &picked),
+		chromedp.Click(`#last`, chromedp.ByQuery),
+		chromedp.WaitVisible(fmt.Sprintf(`#board[data-frame="%d"]`, len(gating[1].Frames)-1), chromedp.ByQuery),
+		chromedp.AttributeValue(`#board`, "data-board", &lastBoard, nil, chromedp.ByQuery),
+		chromedp.Text(`#game-result`, &result, chromedp.ByQuery),
+	)
+	if err != nil {
+		t.Fatalf("chromium, gating game: %v", err)
+	}
+	if lastBoard != gating[1].Frames[len(gating[1].Frames)-1].Board || !strings.Contains(result, "dark: best, light: candidate") {
+		t.Errorf("gating game: board %q, result line %q", lastBoard, result)
 	}
 	want := []string{"elo=1", "loss=8", "entropy=2", "mistakes=2", "selfplay=2"}
 	if strings.Join(points, " ") != strings.Join(want, " ") {

@@ -1,6 +1,9 @@
 package watch
 
 import (
+	"bytes"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -40,16 +43,19 @@ const (
 	maxTopMoves = 3
 )
 
-// Game is one self-play game rebuilt from a replay chunk.
+// Game is one game to replay: a self-play game rebuilt from a replay chunk,
+// or a gating game.
 type Game struct {
-	Chunk  string   `json:"chunk"`  // file name of the chunk
-	Index  int      `json:"index"`  // game number within the chunk
-	Spec   string   `json:"game"`   // game spec
-	Height int      `json:"height"` // board size
-	Width  int      `json:"width"`
-	Moves  []string `json:"moves"`  // the moves, in the game's notation
-	Frames []Frame  `json:"frames"` // the initial position, then the position after each move
-	Result string   `json:"result"` // "first player wins", "second player wins" or "draw"
+	Kind    string    `json:"kind"`              // "self-play" or "gating"
+	Chunk   string    `json:"chunk"`             // file name of the chunk or of the gating games
+	Index   int       `json:"index"`             // game number within the file
+	Players [2]string `json:"players,omitempty"` // gating: "candidate" and "best", first mover first
+	Spec    string    `json:"game"`              // game spec
+	Height  int       `json:"height"`            // board size
+	Width   int       `json:"width"`
+	Moves   []string  `json:"moves"`  // the moves, in the game's notation
+	Frames  []Frame   `json:"frames"` // the initial position, then the position after each move
+	Result  string    `json:"result"` // "first player wins", "second player wins" or "draw"
 }
 
 // Frame is one position of a replayed game.
@@ -120,7 +126,7 @@ func ChunkGames(g games.Game, chunk string, examples []replay.Example) ([]Game, 
 		if fresh {
 			finish()
 			state = start
-			cur = &Game{Chunk: chunk, Index: len(out), Spec: g.Name(), Height: h, Width: w}
+			cur = &Game{Kind: "self-play", Chunk: chunk, Index: len(out), Spec: g.Name(), Height: h, Width: w}
 			cur.Frames = append(cur.Frames, sr.frame(state, ""))
 		}
 		for _, a := range path {
@@ -469,4 +475,84 @@ func (c *ChunkCache) games(path string) ([]Game, int, error) {
 		c.m[path] = cachedChunk{gs, u}
 	}
 	return gs, u, nil
+}
+
+// GatingGames reads the gating games of the newest iteration stored under
+// dir (see pipeline: gating/iter-NNNNNN.jsonl), at most n of them.
+func GatingGames(dir string, n int) ([]Game, error) {
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("gating games: %w", err)
+	}
+	var names []string
+	for _, e := range entries {
+		if nm := e.Name(); !e.IsDir() && strings.HasPrefix(nm, "iter-") && strings.HasSuffix(nm, ".jsonl") {
+			names = append(names, nm)
+		}
+	}
+	if len(names) == 0 {
+		return nil, nil
+	}
+	sort.Strings(names)
+	name := names[len(names)-1]
+	data, err := os.ReadFile(filepath.Join(dir, name))
+	if err != nil {
+		return nil, fmt.Errorf("gating games: %w", err)
+	}
+	var out []Game
+	for i, line := range bytes.Split(data, []byte("\n")) {
+		if len(bytes.TrimSpace(line)) == 0 || len(out) >= n {
+			continue
+		}
+		var rec struct {
+			Index   int        `json:"index"`
+			Game    string     `json:"game"`
+			Players [2]string  `json:"players"`
+			Moves   string     `json:"moves"`
+			Result  [2]float64 `json:"result"`
+		}
+		if err := json.Unmarshal(line, &rec); err != nil {
+			return nil, fmt.Errorf("%s line %d: %w", name, i+1, err)
+		}
+		g, err := games.New(rec.Game)
+		if err != nil {
+			return nil, fmt.Errorf("%s line %d: %w", name, i+1, err)
+		}
+		gm, err := replayGame(g, rec.Moves)
+		if err != nil {
+			return nil, fmt.Errorf("%s line %d: %w", name, i+1, err)
+		}
+		gm.Kind, gm.Chunk, gm.Index, gm.Players = "gating", name, rec.Index, rec.Players
+		gm.Result = result(0, float32(rec.Result[0]))
+		out = append(out, gm)
+	}
+	return out, nil
+}
+
+// replayGame plays a move list in g's notation from the initial position.
+func replayGame(g games.Game, moves string) (Game, error) {
+	nt, ok := g.(games.Notation)
+	if !ok {
+		return Game{}, fmt.Errorf("game %s has no notation", g.Name())
+	}
+	actions, err := nt.ParseActions(moves)
+	if err != nil {
+		return Game{}, err
+	}
+	_, h, w := g.ObservationShape()
+	sr := newGapSearch(g)
+	s := g.NewInitialState()
+	gm := Game{Spec: g.Name(), Height: h, Width: w, Frames: []Frame{sr.frame(s, "")}}
+	for i, a := range actions {
+		if err := games.Play(s, a); err != nil {
+			return Game{}, fmt.Errorf("move %d: %w", i+1, err)
+		}
+		mv := nt.FormatAction(a)
+		gm.Moves = append(gm.Moves, mv)
+		gm.Frames = append(gm.Frames, sr.frame(s, mv))
+	}
+	return gm, nil
 }

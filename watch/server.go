@@ -88,7 +88,8 @@ func New(cfg Config, log *slog.Logger) (*Server, error) {
 //	GET /                 the page
 //	GET /assets/...       its script and style
 //	GET /api/plots        {"run", "iterations", "updated", "refresh_ms", "plots": [Plot...], "last": Record}
-//	GET /api/games?n=N    {"games": [Game...], "unlinked": positions not linked to a game}
+//	GET /api/games?n=N    {"games": [Game...] (self-play), "unlinked": positions not linked to a game,
+//	                       "gating": [Game...] (the newest iteration's gating games)}
 func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
 	static, err := fs.Sub(assets, "assets")
@@ -163,13 +164,14 @@ func (s *Server) games(w http.ResponseWriter, r *http.Request) {
 		n = v
 	}
 	dir := filepath.Join(s.cfg.Run, "replay")
-	if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
-		writeJSON(w, map[string]any{"games": []Game{}, "unlinked": 0})
-		return
+	var gs []Game
+	unlinked := 0
+	var err error
+	if _, serr := os.Stat(dir); serr == nil {
+		s.mu.Lock()
+		gs, unlinked, err = RecentGames(dir, n, &s.cache)
+		s.mu.Unlock()
 	}
-	s.mu.Lock()
-	gs, unlinked, err := RecentGames(dir, n, &s.cache)
-	s.mu.Unlock()
 	if err != nil {
 		s.log.Warn("watch: games", "err", err)
 		http.Error(w, err.Error(), http.StatusInternalServerError)
@@ -178,7 +180,16 @@ func (s *Server) games(w http.ResponseWriter, r *http.Request) {
 	if gs == nil {
 		gs = []Game{}
 	}
-	writeJSON(w, map[string]any{"games": gs[:min(n, len(gs))], "unlinked": unlinked})
+	gating, err := GatingGames(filepath.Join(s.cfg.Run, "gating"), n)
+	if err != nil {
+		s.log.Warn("watch: gating games", "err", err)
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	if gating == nil {
+		gating = []Game{}
+	}
+	writeJSON(w, map[string]any{"games": gs[:min(n, len(gs))], "unlinked": unlinked, "gating": gating})
 }
 
 // Run listens on cfg.Addr and serves until ctx is done. ready, if not nil,

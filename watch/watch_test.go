@@ -173,6 +173,17 @@ func fakeRun(t *testing.T) (string, []playedGame) {
 	if err := os.WriteFile(filepath.Join(dir, "metrics.jsonl"), []byte(strings.Join(lines, "\n")), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	gating := `{"index":0,"game":"connect4","players":["candidate","best"],"seats":[0,1],"moves":"4453","result":[0,0],"winner":-1}
+{"index":1,"game":"connect4","players":["best","candidate"],"seats":[1,0],"moves":"1111222","result":[1,-1],"winner":0}
+`
+	if err := os.MkdirAll(filepath.Join(dir, "gating"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, text := range map[string]string{"iter-000001.jsonl": `{"game":"connect4","moves":"1"}` + "\n", "iter-000002.jsonl": gating} {
+		if err := os.WriteFile(filepath.Join(dir, "gating", name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	g, err := games.New("connect4")
 	if err != nil {
 		t.Fatal(err)
@@ -254,6 +265,7 @@ func TestHandlers(t *testing.T) {
 	var gs struct {
 		Games    []Game `json:"games"`
 		Unlinked int    `json:"unlinked"`
+		Gating   []Game `json:"gating"`
 	}
 	if err := json.Unmarshal([]byte(body), &gs); err != nil {
 		t.Fatal(err)
@@ -263,6 +275,18 @@ func TestHandlers(t *testing.T) {
 	}
 	if last := played[0].stored[len(played[0].stored)-1]; len(gs.Games[0].Moves) != last {
 		t.Errorf("game 0 has %d moves, want %d", len(gs.Games[0].Moves), last)
+	}
+	// The newest iteration's gating games, as played.
+	if len(gs.Gating) != 2 {
+		t.Fatalf("%d gating games, want 2 (iteration 2's)", len(gs.Gating))
+	}
+	if g := gs.Gating[1]; g.Kind != "gating" || strings.Join(g.Moves, "") != "1111222" || len(g.Frames) != 8 ||
+		g.Result != "first player wins" || g.Players != [2]string{"best", "candidate"} || g.Chunk != "iter-000002.jsonl" {
+		t.Errorf("gating game 1: %+v", g)
+	}
+	// Column 1 from the bottom: x o x o, then x in column 2.
+	if b := gs.Gating[1].Frames[5].Board; b[2*7:] != "o......x......o......xx....." {
+		t.Errorf("gating game 1 after 5 moves: %q", b)
 	}
 
 	for _, tc := range []struct {
@@ -287,6 +311,15 @@ func TestHandlers(t *testing.T) {
 	if code, body, _ := get(t, h, "GET", "/api/plots"); code != 500 || !strings.Contains(body, "line 2") {
 		t.Errorf("damaged metrics: %d %q", code, body)
 	}
+	// So is an illegal gating game.
+	bad := `{"index":0,"game":"connect4","moves":"11111111"}` + "\n"
+	if err := os.WriteFile(filepath.Join(dir, "gating", "iter-000003.jsonl"), []byte(bad), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, body, _ := get(t, h, "GET", "/api/games"); code != 500 || !strings.Contains(body, "iter-000003.jsonl line 1") {
+		t.Errorf("illegal gating game: %d %q", code, body)
+	}
+	os.Remove(filepath.Join(dir, "gating", "iter-000003.jsonl"))
 	// A damaged chunk is an error too.
 	names2, _ := filepath.Glob(filepath.Join(dir, "replay", "chunk-*"))
 	if err := os.WriteFile(names2[0], []byte("TBRC garbage"), 0o644); err != nil {

@@ -170,7 +170,8 @@ function selectGame(k) {
   const g = state.games[k];
   const ol = $('moves'); ol.textContent = '';
   if (!g) return;
-  $('game-result').textContent = g.game + ': ' + g.result + ' (' + g.chunk + ' #' + g.index + ')';
+  const who = g.kind === 'gating' ? ', dark: ' + g.players[0] + ', light: ' + g.players[1] : '';
+  $('game-result').textContent = g.game + ': ' + g.result + who + ' (' + g.chunk + ' #' + g.index + ')';
   g.moves.forEach((mv, i) => {
     const li = document.createElement('li'); li.textContent = mv;
     if (g.frames[i + 1].searched) li.classList.add('searched');
@@ -180,24 +181,39 @@ function selectGame(k) {
   showFrame(0);
 }
 
+function gameKey(g) { return g.kind + ':' + g.chunk + '#' + g.index; }
+
+function gameLabel(g, k) {
+  const base = g.moves.length + ' moves, ' + g.result;
+  if (g.kind === 'gating') return 'gating ' + g.chunk.replace('.jsonl', '') + ' #' + (g.index + 1) + ': ' + g.players[0] + ' (dark) vs ' + g.players[1] + ', ' + base;
+  return 'self-play #' + (k + 1) + ': ' + base;
+}
+
 function renderGames(data) {
-  const key = data.games.map((g) => g.chunk + '#' + g.index).join(',');
+  const all = data.games.concat(data.gating || []);
+  const key = all.map(gameKey).join(',');
   if (key === state.gamesKey) return;
   const cur = state.games[state.game];
-  const curKey = cur ? cur.chunk + '#' + cur.index : '';
-  state.games = data.games; state.gamesKey = key;
+  const curKey = cur ? gameKey(cur) : '';
+  state.games = all; state.gamesKey = key;
   const sel = $('game-select'); sel.textContent = '';
-  data.games.forEach((g, k) => {
+  const groups = {};
+  all.forEach((g, k) => {
+    if (!groups[g.kind]) {
+      groups[g.kind] = document.createElement('optgroup');
+      groups[g.kind].label = g.kind === 'gating' ? 'gating games (newest iteration)' : 'self-play games (newest first)';
+      sel.appendChild(groups[g.kind]);
+    }
     const o = document.createElement('option'); o.value = String(k);
-    o.textContent = '#' + (k + 1) + ': ' + g.moves.length + ' moves, ' + g.result;
-    sel.appendChild(o);
+    o.textContent = gameLabel(g, k);
+    groups[g.kind].appendChild(o);
   });
-  let k = data.games.findIndex((g) => g.chunk + '#' + g.index === curKey);
+  let k = all.findIndex((g) => gameKey(g) === curKey);
   if (k < 0) k = 0;
   sel.value = String(k);
-  if (k !== state.game || !cur || curKey === '') selectGame(k);
+  if (!cur || gameKey(all[k] || {}) !== curKey) selectGame(k);
   else state.game = k;
-  if (!data.games.length) $('game-result').textContent = 'No replay chunks yet.';
+  if (!all.length) $('game-result').textContent = 'No replay chunks yet.';
 }
 
 function togglePlay() {

@@ -18,7 +18,8 @@ import (
 // Four against a checkpoint from the runs folder, plays a whole game by
 // clicking on the board, and checks that the engine answers every move with
 // its move probabilities and value, and that the result appears; then, in
-// Othello, that an illegal click is refused with a message.
+// Othello, that an illegal click is refused with a message, and in Go, with a
+// spec typed in, that points and passes are played (and a bad spec refused).
 func TestPagePlaysConnectFour(t *testing.T) {
 	s := newTestServer(t, nil)
 	hs := httptest.NewServer(s)
@@ -54,6 +55,14 @@ func TestPagePlaysConnectFour(t *testing.T) {
 	t.Logf("game %v: %s (a click on a full column tried: %v)", game.Moves, game.Result, game.TriedIllegal)
 	// In the same browser: Othello refuses an illegal click, then plays on.
 	if err := webtest.CheckIllegalCellRefused(ctx, "net:path=oth/checkpoints/ckpt-000001.tbn,sims=200"); err != nil {
+		t.Fatal(err)
+	}
+	// A spec typed into the box: a bad one is refused with the server's
+	// message; a good one plays Go, where the person also passes.
+	if _, msg, err := webtest.CheckSpecBox(ctx, "go:size=5", "stockfish:depth=3"); err != nil || !strings.Contains(msg, `unknown kind "stockfish"`) {
+		t.Fatalf("bad spec typed in: error shown %q (%v)", msg, err)
+	}
+	if err := webtest.CheckGoPass(ctx, "alphabeta:depth=2"); err != nil {
 		t.Fatal(err)
 	}
 }

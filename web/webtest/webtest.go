@@ -194,7 +194,7 @@ func ClickCell(ctx context.Context, a, size int) error {
 // first against the opponent already chosen, clicks the corner a1 (never
 // legal at the start), checks that the page refuses it with a message and
 // changes nothing, then clicks a legal move and checks that the engine
-// answers.
+// answers, and that Undo takes both moves back.
 func CheckIllegalCellRefused(ctx context.Context, opponent string) error {
 	if err := chromedp.Run(ctx,
 		chromedp.SetValue("#game", "othello:size=6", chromedp.ByID),
@@ -241,6 +241,85 @@ func CheckIllegalCellRefused(ctx context.Context, opponent string) error {
 	}
 	if msg, _ := Text(ctx, "error"); msg != "" {
 		return fmt.Errorf("error still shown after a legal move: %q", msg)
+	}
+	// Undo takes back the engine's answer and the person's move.
+	if err := chromedp.Run(ctx,
+		chromedp.Click("#undo", chromedp.ByID),
+		chromedp.Poll(`document.getElementById("board").dataset.moves === ""`, nil, chromedp.WithPollingTimeout(5*time.Second)),
+	); err != nil {
+		b, _ := Read(ctx)
+		return fmt.Errorf("undo: moves %q: %w", b.Moves, err)
+	}
+	if b, err := WaitTurn(ctx); err != nil || b.ToMove != "0" || b.Moves != "" {
+		return fmt.Errorf("after undo: %+v (%v), want the start with the person to move", b, err)
+	}
+	return nil
+}
+
+// CheckSpecBox types a player spec into the page's spec box and starts a
+// game of game with the person second, so that the engine moves at once.
+// It returns the board after the engine's answer, or the error shown.
+func CheckSpecBox(ctx context.Context, game, spec string) (Board, string, error) {
+	if err := chromedp.Run(ctx,
+		chromedp.SetValue("#game", game, chromedp.ByID),
+		chromedp.Evaluate(`document.getElementById("game").dispatchEvent(new Event("change"))`, nil),
+		chromedp.SetValue("#spec", spec, chromedp.ByID),
+		chromedp.SetValue("#colour", "1", chromedp.ByID),
+		chromedp.Click("#new", chromedp.ByID),
+	); err != nil {
+		return Board{}, "", err
+	}
+	b, err := WaitTurn(ctx)
+	if err != nil {
+		return b, "", err
+	}
+	msg, err := Text(ctx, "error")
+	return b, msg, err
+}
+
+// CheckGoPass plays Go 5x5 as white against the spec in the spec box: it
+// clicks a free point, then the Pass button, and checks that each is played
+// and answered, and that the page shows the area-score estimate.
+func CheckGoPass(ctx context.Context, spec string) error {
+	st, msg, err := CheckSpecBox(ctx, "go:size=5", spec)
+	if err != nil {
+		return err
+	}
+	if msg != "" || len(st.MoveList()) != 1 || st.Human != "1" {
+		return fmt.Errorf("go 5x5 with the person second: %+v, error shown %q", st, msg)
+	}
+	pt := 12 // C3, the centre
+	if !slices.Contains(st.LegalList(), pt) {
+		pt = 6
+	}
+	if err := ClickCell(ctx, pt, 5); err != nil {
+		return err
+	}
+	st, err = WaitTurn(ctx)
+	if err != nil {
+		return err
+	}
+	if got := st.MoveList(); len(got) != 3 || got[1] != pt {
+		msg, _ := Text(ctx, "error")
+		return fmt.Errorf("after clicking point %d: moves %v (error shown %q)", pt, got, msg)
+	}
+	if err := chromedp.Run(ctx, chromedp.Click("#pass", chromedp.ByID)); err != nil {
+		return err
+	}
+	st, err = WaitTurn(ctx)
+	if err != nil {
+		return err
+	}
+	if got := st.MoveList(); len(got) < 4 || got[3] != 25 {
+		msg, _ := Text(ctx, "error")
+		return fmt.Errorf("after clicking Pass: moves %v (error shown %q)", got, msg)
+	}
+	score, err := Text(ctx, "score")
+	if err != nil {
+		return err
+	}
+	if !strings.Contains(score, "B+") && !strings.Contains(score, "W+") {
+		return fmt.Errorf("score shown %q", score)
 	}
 	return nil
 }

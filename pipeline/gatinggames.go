@@ -1,0 +1,40 @@
+package pipeline
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"tabula/arena"
+	"tabula/internal/atomicfile"
+)
+
+// gatingDir holds one file of gating games per iteration,
+// iter-NNNNNN.jsonl: one arena.GameRecord a line, players named "candidate"
+// and "best" (the checkpoints are in the iteration's metrics line). The watch
+// page replays them.
+const gatingDir = "gating"
+
+// writeGatingGames stores the gating games of iteration n.
+func (d *runDir) writeGatingGames(n int, recs []arena.GameRecord) error {
+	if len(recs) == 0 {
+		return nil
+	}
+	dir := d.path(gatingDir)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("gating games: %w", err)
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	for _, r := range recs {
+		if err := enc.Encode(r); err != nil {
+			return fmt.Errorf("gating games: %w", err)
+		}
+	}
+	if err := atomicfile.Write(filepath.Join(dir, fmt.Sprintf("iter-%06d.jsonl", n)), buf.Bytes()); err != nil {
+		return fmt.Errorf("gating games: %w", err)
+	}
+	return nil
+}
