@@ -110,41 +110,55 @@ func (e *Engine) Close() error {
 // Run reads commands from r and writes responses to w until quit, the end
 // of r, or ctx is done. It returns nil after quit or at the end of input.
 func (e *Engine) Run(ctx context.Context, r io.Reader, w io.Writer) error {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 4096), MaxLineBytes)
 	bw := bufio.NewWriter(w)
-	lines := make(chan string)
-	scanErr := make(chan error, 1)
+	type line struct {
+		text    string
+		tooLong bool
+	}
+	lines := make(chan line)
+	readErr := make(chan error, 1)
 	stop := make(chan struct{})
 	defer close(stop)
 	go func() {
 		defer close(lines)
-		for sc.Scan() {
+		lr := NewLineReader(r, MaxLineBytes)
+		for {
+			text, tooLong, err := lr.Next()
+			if err != nil {
+				if err != io.EOF {
+					readErr <- err
+				}
+				return
+			}
 			select {
-			case lines <- sc.Text():
+			case lines <- line{text, tooLong}:
 			case <-stop:
 				return
 			}
 		}
-		scanErr <- sc.Err()
 	}()
 	for !e.quit {
-		var line string
+		var ln line
 		var ok bool
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
-		case line, ok = <-lines:
+		case ln, ok = <-lines:
 		}
 		if !ok {
-			if err := <-scanErr; err != nil {
+			select {
+			case err := <-readErr:
 				return fmt.Errorf("gtp: reading commands: %w", err)
+			default:
+				return nil
 			}
-			return nil
 		}
-		cmd, isCmd, err := ParseCommand(line)
+		cmd, isCmd, err := ParseCommand(ln.text)
 		if !isCmd {
 			continue
+		}
+		if ln.tooLong {
+			err = fmt.Errorf("syntax error: command longer than %d bytes", MaxLineBytes)
 		}
 		var text string
 		if err == nil {

@@ -109,6 +109,8 @@ func TestEngineScripts(t *testing.T) {
 		{"play after two passes continues", "go:size=5,komi=0", "play b pass\nplay w pass\nplay b C3\nplay w pass\nplay b pass\nfinal_score\nplay w B2\nundo\nundo\nfinal_score\n", []string{
 			"= ", "= ", "= ", "= ", "= ", "= B+25", "= ", "= ", "= ", "= B+25",
 		}},
+		{"oversized command", "go:size=9", "5 play b " + strings.Repeat("A", 70000) + "\n" + strings.Repeat("#", 100000) + "\nname\n",
+			[]string{"?5 syntax error: command longer than 65536 bytes", "= tabula"}},
 		{"quit answers then stops", "go:size=9", "name\n3 quit\nname\n", []string{"= tabula", "=3 "}},
 		{"othello", "othello:size=8", "boardsize 8\nclear_board\nkomi 0\nkomi 2\nplay b a1\nplay b f5\nplay w F6\nplay b pass\nplay w e6\nfinal_score\nboardsize 6\nboardsize 10\n", []string{
 			"= ", "= ", "= ", "? syntax error: othello has no komi (got 2)", "? illegal move", "= ", "= ", "? illegal move", "? illegal move", "= 0", "= ",
@@ -295,5 +297,24 @@ func TestEngineRebuildsPlayerOnlyForANewGame(t *testing.T) {
 	e.Close()
 	if closed != 3 {
 		t.Errorf("after Close: closed %d, want 3", closed)
+	}
+}
+
+func TestLineReader(t *testing.T) {
+	long := strings.Repeat("x", 5000)
+	lr := NewLineReader(strings.NewReader("a\r\n\n"+long+"\nb\nlast"), 100)
+	type got struct {
+		line    string
+		tooLong bool
+	}
+	want := []got{{"a", false}, {"", false}, {long[:100], true}, {"b", false}, {"last", false}}
+	for i, w := range want {
+		line, tooLong, err := lr.Next()
+		if err != nil || line != w.line || tooLong != w.tooLong {
+			t.Errorf("line %d: %q (%d bytes), %v, %v; want %d bytes, %v", i, clip(line), len(line), tooLong, err, len(w.line), w.tooLong)
+		}
+	}
+	if _, _, err := lr.Next(); err != io.EOF {
+		t.Errorf("after the last line: %v, want EOF", err)
 	}
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"flag"
@@ -16,6 +15,7 @@ import (
 	_ "tabula/games/connect4"
 	_ "tabula/games/gogame"
 	_ "tabula/games/othello"
+	"tabula/gtp"
 )
 
 func init() {
@@ -108,15 +108,28 @@ func runTerminal(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	return t.run(ctx)
 }
 
+// maxInputLine is the longest input line read; a longer one is refused.
+const maxInputLine = 4096
+
+// tooLongLine stands for an input line longer than maxInputLine.
+const tooLongLine = "\x00too long"
+
 // readLines delivers stdin's lines; the channel closes at the end of input.
 func readLines(ctx context.Context, r io.Reader) <-chan string {
 	ch := make(chan string)
 	go func() {
 		defer close(ch)
-		sc := bufio.NewScanner(r)
-		for sc.Scan() {
+		lr := gtp.NewLineReader(r, maxInputLine)
+		for {
+			line, tooLong, err := lr.Next()
+			if err != nil {
+				return
+			}
+			if tooLong {
+				line = tooLongLine
+			}
 			select {
-			case ch <- sc.Text():
+			case ch <- line:
 			case <-ctx.Done():
 				return
 			}
@@ -185,6 +198,10 @@ func (t *terminal) humanTurn(ctx context.Context) (done bool, err error) {
 			fmt.Fprintln(t.out, "\nend of input: the game stops here.")
 			t.printGame()
 			return true, nil
+		}
+		if line == tooLongLine {
+			fmt.Fprintf(t.out, "that line is longer than %d bytes; type a move or help.\n", maxInputLine)
+			continue
 		}
 		line = strings.TrimSpace(line)
 		switch strings.ToLower(line) {

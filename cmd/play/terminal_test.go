@@ -22,7 +22,7 @@ func TestTerminalScriptedSession(t *testing.T) {
 	// Bad input first: a malformed move, an out-of-range column, undo
 	// before any move; then a move, a hint, an undo, and moves that fill
 	// column 4 until it is full.
-	script := "z\n9\nundo\n4\nhint\nundo\n4\n4\n4\n4\n4\n4\nquit\n"
+	script := "z\n9\n" + strings.Repeat("4", 10000) + "\nundo\n4\nhint\nundo\n4\n4\n4\n4\n4\n4\nquit\n"
 	out, err := playSession(t, script, "-game", "connect4", "-player", "alphabeta:depth=2")
 	if err != nil {
 		t.Fatal(err)
@@ -31,6 +31,7 @@ func TestTerminalScriptedSession(t *testing.T) {
 		"connect4: you play first against alphabeta:depth=2",
 		`cannot read "z"`,
 		`cannot read "9"`,
+		"that line is longer than 4096 bytes",
 		"nothing to undo: you have not moved yet.",
 		"engine plays ",
 		"(value ",
