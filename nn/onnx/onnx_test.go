@@ -110,7 +110,14 @@ type ortRun struct {
 	Obs   []float32 `json:"obs"`
 }
 
+type ortJob struct {
+	Model string   `json:"model"`
+	Shape [3]int   `json:"shape"`
+	Runs  []ortRun `json:"runs"`
+}
+
 type ortResult struct {
+	Error       string   `json:"error"`
 	InputNames  []string `json:"inputNames"`
 	OutputNames []string `json:"outputNames"`
 	Runs        []struct {
@@ -121,10 +128,10 @@ type ortResult struct {
 	} `json:"runs"`
 }
 
-// onnxRuntime returns a function that runs model on the given batches in
-// onnxruntime through node, or skips (fails under TABULA_REQUIRE_ALL) where
-// node or the npm package is missing.
-func onnxRuntime(t *testing.T) func(model []byte, shape [3]int, runs []ortRun) ortResult {
+// onnxRuntime returns a function that runs jobs in onnxruntime, all in one
+// node process, or skips (fails under TABULA_REQUIRE_ALL) where node or the
+// npm package is missing.
+func onnxRuntime(t *testing.T) func(jobs []ortJob) []ortResult {
 	t.Helper()
 	node := refdata.Program(t, "node", "apt-get install nodejs npm")
 	modules := filepath.Join(repoRoot(t), ".cache", "node", "node_modules")
@@ -139,21 +146,18 @@ func onnxRuntime(t *testing.T) func(model []byte, shape [3]int, runs []ortRun) o
 	if err != nil {
 		t.Fatal(err)
 	}
-	return func(model []byte, shape [3]int, runs []ortRun) ortResult {
+	return func(jobs []ortJob) []ortResult {
 		t.Helper()
 		dir := t.TempDir()
-		modelPath, inPath, outPath := filepath.Join(dir, "m.onnx"), filepath.Join(dir, "in.json"), filepath.Join(dir, "out.json")
-		in, err := json.Marshal(map[string]any{"shape": shape, "runs": runs})
+		inPath, outPath := filepath.Join(dir, "in.json"), filepath.Join(dir, "out.json")
+		in, err := json.Marshal(map[string]any{"jobs": jobs})
 		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(modelPath, model, 0o644); err != nil {
 			t.Fatal(err)
 		}
 		if err := os.WriteFile(inPath, in, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		cmd := exec.Command(node, script, modelPath, inPath, outPath)
+		cmd := exec.Command(node, script, inPath, outPath)
 		cmd.Env = append(os.Environ(), "NODE_PATH="+modules)
 		if out, err := cmd.CombinedOutput(); err != nil {
 			t.Fatalf("onnxruntime: %v\n%s", err, out)
@@ -162,26 +166,71 @@ func onnxRuntime(t *testing.T) func(model []byte, shape [3]int, runs []ortRun) o
 		if err != nil {
 			t.Fatal(err)
 		}
-		var res ortResult
+		var res struct {
+			Results []ortResult `json:"results"`
+		}
 		if err := json.Unmarshal(b, &res); err != nil {
 			t.Fatalf("onnxruntime output: %v", err)
 		}
-		return res
+		if len(res.Results) != len(jobs) {
+			t.Fatalf("onnxruntime returned %d results for %d models", len(res.Results), len(jobs))
+		}
+		return res.Results
 	}
 }
 
+// parityCase is one exported model and what nn.Forward says of its inputs.
+type parityCase struct {
+	name         string
+	batch, na    int
+	wantP, wantV []float32
+}
+
 // TestParityOnnxRuntime exports a random network of each game's configured
-// size, and a trained one, and checks that onnxruntime's outputs equal nn's
-// forward pass within 1e-4 on sample positions.
+// size, and a trained one, with batch normalisation folded and separate, and
+// checks that onnxruntime's outputs equal nn's forward pass within 1e-4 on
+// sample positions, at batch 1 and at a larger batch (the batch dimension is
+// dynamic).
 func TestParityOnnxRuntime(t *testing.T) {
 	run := onnxRuntime(t)
+	const positions, tol = 6, 1e-4
+	dir := t.TempDir()
+	var cases []parityCase
+	var jobs []ortJob
+	add := func(name string, ck *nn.Checkpoint, g games.Game, seed uint64) {
+		p, h, w := g.ObservationShape()
+		obs := samplePositions(g, positions, seed)
+		net, err := nn.NewNet(ck.Weights, positions)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := parityCase{batch: positions, na: g.NumActions()}
+		c.wantP, c.wantV = make([]float32, positions*c.na), make([]float32, positions)
+		if err := net.Forward(obs, positions, c.wantP, c.wantV); err != nil {
+			t.Fatal(err)
+		}
+		for _, sep := range []bool{false, true} {
+			model, err := Export(ck, g, Options{SeparateBatchNorm: sep})
+			if err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			c.name = fmt.Sprintf("%s/separate=%v", name, sep)
+			path := filepath.Join(dir, fmt.Sprintf("m%d.onnx", len(jobs)))
+			if err := os.WriteFile(path, model, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			cases = append(cases, c)
+			jobs = append(jobs, ortJob{Model: path, Shape: [3]int{p, h, w},
+				Runs: []ortRun{{1, obs[:p*h*w]}, {positions, obs}}})
+		}
+	}
 	for i, name := range []string{"connect4", "othello6", "othello8", "go5", "go7", "go9"} {
 		spec, cfg := configNetwork(t, name)
 		g, err := games.New(spec)
 		if err != nil {
 			t.Fatal(err)
 		}
-		checkParity(t, run, name, randomCheckpoint(t, g, cfg, uint64(i+1)), g, uint64(i+1))
+		add(name, randomCheckpoint(t, g, cfg, uint64(i+1)), g, uint64(i+1))
 	}
 	// A trained network (8 filters, 1 block; 30 iterations of
 	// configs/connect4-smoke.yaml), with batch-norm statistics from training.
@@ -193,32 +242,15 @@ func TestParityOnnxRuntime(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkParity(t, run, "connect4-trained", ck, g, 99)
-}
+	add("connect4-trained", ck, g, 99)
 
-// checkParity compares onnxruntime's outputs for ck's export with
-// nn.Forward's on sample positions, at batch 1 and at a larger batch, with
-// batch normalisation folded and separate.
-func checkParity(t *testing.T, run func([]byte, [3]int, []ortRun) ortResult, name string, ck *nn.Checkpoint, g games.Game, seed uint64) {
-	const positions, tol = 6, 1e-4
-	p, h, w := g.ObservationShape()
-	per, na := p*h*w, g.NumActions()
-	obs := samplePositions(g, positions, seed)
-	net, err := nn.NewNet(ck.Weights, positions)
-	if err != nil {
-		t.Fatal(err)
-	}
-	wantP, wantV := make([]float32, positions*na), make([]float32, positions)
-	if err := net.Forward(obs, positions, wantP, wantV); err != nil {
-		t.Fatal(err)
-	}
-	for _, sep := range []bool{false, true} {
-		t.Run(fmt.Sprintf("%s/separate=%v", name, sep), func(t *testing.T) {
-			model, err := Export(ck, g, Options{SeparateBatchNorm: sep})
-			if err != nil {
-				t.Fatal(err)
+	results := run(jobs)
+	for k, c := range cases {
+		res := results[k]
+		t.Run(c.name, func(t *testing.T) {
+			if res.Error != "" {
+				t.Fatalf("onnxruntime: %s", res.Error)
 			}
-			res := run(model, [3]int{p, h, w}, []ortRun{{1, obs[:per]}, {positions, obs}})
 			if fmt.Sprint(res.InputNames, res.OutputNames) != fmt.Sprint([]string{InputName}, []string{PolicyName, ValueName}) {
 				t.Fatalf("names: inputs %v outputs %v", res.InputNames, res.OutputNames)
 			}
@@ -226,22 +258,22 @@ func checkParity(t *testing.T, run func([]byte, [3]int, []ortRun) ortResult, nam
 				t.Fatalf("%d runs, want 2", len(res.Runs))
 			}
 			var worst float64
-			for r, batch := range []int{1, positions} {
+			for r, batch := range []int{1, c.batch} {
 				got := res.Runs[r]
-				if fmt.Sprint(got.PolicyDims) != fmt.Sprint([]int{batch, na}) || fmt.Sprint(got.ValueDims) != fmt.Sprint([]int{batch, 1}) {
+				if fmt.Sprint(got.PolicyDims) != fmt.Sprint([]int{batch, c.na}) || fmt.Sprint(got.ValueDims) != fmt.Sprint([]int{batch, 1}) {
 					t.Fatalf("batch %d: dims policy %v value %v", batch, got.PolicyDims, got.ValueDims)
 				}
-				for j := range batch * na {
-					worst = max(worst, math.Abs(got.Policy[j]-float64(wantP[j])))
+				for j := range batch * c.na {
+					worst = max(worst, math.Abs(got.Policy[j]-float64(c.wantP[j])))
 				}
 				for j := range batch {
-					worst = max(worst, math.Abs(got.Value[j]-float64(wantV[j])))
+					worst = max(worst, math.Abs(got.Value[j]-float64(c.wantV[j])))
 				}
 			}
 			if worst > tol {
 				t.Fatalf("largest difference from nn.Forward %.3g, want <= %g", worst, tol)
 			}
-			t.Logf("%s: largest difference from nn.Forward over %d positions: %.3g", name, positions, worst)
+			t.Logf("%s: largest difference from nn.Forward over %d positions: %.3g", c.name, c.batch, worst)
 		})
 	}
 }

@@ -13,7 +13,7 @@ import (
 //
 // Why not generated code: the generated types need protoc and
 // protoc-gen-go, which a fresh machine here does not have, and they would add
-// ~10k lines of generated Go for the eight messages used below. protowire is
+// ~10k lines of generated Go for the dozen messages used below. protowire is
 // the low-level half of google.golang.org/protobuf (already in the module
 // graph), so the bytes are written by the same library either way.
 
