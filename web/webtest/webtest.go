@@ -194,7 +194,7 @@ func ClickCell(ctx context.Context, a, size int) error {
 // first against the opponent already chosen, clicks the corner a1 (never
 // legal at the start), checks that the page refuses it with a message and
 // changes nothing, then clicks a legal move and checks that the engine
-// answers.
+// answers, and that Undo takes both moves back.
 func CheckIllegalCellRefused(ctx context.Context, opponent string) error {
 	if err := chromedp.Run(ctx,
 		chromedp.SetValue("#game", "othello:size=6", chromedp.ByID),
@@ -241,6 +241,17 @@ func CheckIllegalCellRefused(ctx context.Context, opponent string) error {
 	}
 	if msg, _ := Text(ctx, "error"); msg != "" {
 		return fmt.Errorf("error still shown after a legal move: %q", msg)
+	}
+	// Undo takes back the engine's answer and the person's move.
+	if err := chromedp.Run(ctx,
+		chromedp.Click("#undo", chromedp.ByID),
+		chromedp.Poll(`document.getElementById("board").dataset.moves === ""`, nil, chromedp.WithPollingTimeout(5*time.Second)),
+	); err != nil {
+		b, _ := Read(ctx)
+		return fmt.Errorf("undo: moves %q: %w", b.Moves, err)
+	}
+	if b, err := WaitTurn(ctx); err != nil || b.ToMove != "0" || b.Moves != "" {
+		return fmt.Errorf("after undo: %+v (%v), want the start with the person to move", b, err)
 	}
 	return nil
 }
