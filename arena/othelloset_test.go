@@ -296,8 +296,10 @@ func TestShippedOthelloSets(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(files) < 2 {
-		t.Fatalf("data/othello: %d sets, want at least 2", len(files))
+	for _, want := range []string{"othello6-e08-12", "othello6-e13-16", "othello6-e17-20", "othello6-e21-24", "othello8-e08-12", "othello8-e13-16"} {
+		if !slices.Contains(files, "../data/othello/"+want+".txt") {
+			t.Errorf("data/othello/%s.txt is missing", want)
+		}
 	}
 	for _, file := range files {
 		data, err := os.ReadFile(file)
