@@ -67,11 +67,11 @@ func ValidatePrecision(s string) error {
 	return err
 }
 
-// NativePrecision reports whether precision p runs on this CPU's assembly
-// kernels. Elsewhere BF16 and Int8 run portable Go, correct but several
-// times slower than FP32.
+// NativePrecision reports whether precision p runs on assembly kernels (on
+// this CPU and build, with the kernel gemm has selected). Elsewhere BF16 and
+// Int8 run portable Go, correct but several times slower than FP32.
 func NativePrecision(p Precision) bool {
-	return p == FP32 || gemm.HasLowPrecisionKernels()
+	return p == FP32 || gemm.LowPrecisionKernel() == "avx512"
 }
 
 // lowConv is one tower convolution in reduced precision.
@@ -442,7 +442,7 @@ func NewModelFor(w *Weights, g games.Game, prec string) (*Model, error) {
 		p, _ := ParsePrecision(prec)
 		return m.WithPrecision(p, calib, calibPositions)
 	}
-	if !gemm.HasLowPrecisionKernels() {
+	if !NativePrecision(Int8) {
 		return m, nil
 	}
 	obs, legal, err := CalibrationPositions(g, checkPositions, checkSeed)

@@ -238,6 +238,14 @@ func TestNewModelFor(t *testing.T) {
 			t.Logf("auto chose %s", m.Precision())
 		}
 	}
+	// With the portable kernels forced, auto keeps FP32 (faster there).
+	lowKernels(t) // restores the kernel
+	if _, err := gemm.ForceLowPrecision("generic"); err != nil {
+		t.Fatal(err)
+	}
+	if m, err := NewModelFor(w, g, "auto"); err != nil || m.Precision() != FP32 {
+		t.Errorf("auto with the portable kernels: %v, %v; want fp32", m.Precision(), err)
+	}
 	for _, bad := range []string{"fp16", "INT8", "int4"} {
 		if _, err := NewModelFor(w, g, bad); err == nil {
 			t.Errorf("precision %q accepted", bad)

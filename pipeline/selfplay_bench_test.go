@@ -126,6 +126,18 @@ func BenchmarkSelfPlayNetSettings(b *testing.B) {
 	}
 }
 
+// BenchmarkSelfPlayPrecision runs self-play as BenchmarkSelfPlayNet's
+// direct/W=1 at each inference precision (evaluator.precision), random
+// initial weights: pos/cpu-s is the end-to-end gain of bf16 and int8.
+//
+//	go test ./pipeline -run '^$' -bench SelfPlayPrecision -benchtime 32x -count 3 -cpu 1
+func BenchmarkSelfPlayPrecision(b *testing.B) {
+	for _, p := range []string{"fp32", "bf16", "int8"} {
+		v := selfPlayBench{name: p, workers: 1, direct: true, set: []string{"evaluator.precision=" + p}}
+		b.Run(v.name, func(b *testing.B) { benchSelfPlay(b, v) })
+	}
+}
+
 func benchSelfPlay(b *testing.B, v selfPlayBench) {
 	cfg, err := Load("../configs/connect4.yaml", v.set)
 	if err != nil {

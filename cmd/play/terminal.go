@@ -186,6 +186,9 @@ func (t *terminal) run(ctx context.Context) error {
 // humanTurn reads lines until the person makes a move, and reports done
 // when the session is over (quit, end of input, Ctrl-C).
 func (t *terminal) humanTurn(ctx context.Context) (done bool, err error) {
+	if legal := t.s.LegalActions(nil); len(legal) == 1 {
+		fmt.Fprintf(t.out, "your only legal move is %s.\n", t.not.FormatAction(legal[0]))
+	}
 	for {
 		fmt.Fprintf(t.out, "your move (%s): ", sideName(t.human))
 		var line string
