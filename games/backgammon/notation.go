@@ -49,7 +49,7 @@ func ParsePositionID(id string, onRoll int) (Position, error) {
 	if len(id) != 14 {
 		return q, fmt.Errorf("position ID %q: %d characters, want 14", id, len(id))
 	}
-	key, err := base64.RawStdEncoding.DecodeString(id)
+	key, err := base64.RawStdEncoding.Strict().DecodeString(id)
 	if err != nil || len(key) != 10 {
 		return q, fmt.Errorf("position ID %q is not base64 of 10 bytes", id)
 	}
