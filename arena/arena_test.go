@@ -183,7 +183,7 @@ func TestBuildErrors(t *testing.T) {
 		spec string
 		want string
 	}{
-		{oth, "solver", "connect4 only"},
+		{oth, "solver:tt=29", "tt_bits=29"},
 		{oth, "net:path=/nonexistent/x.tbn", "/nonexistent/x.tbn"},
 		{mustGame(t, "connect4"), "net:sims=5", "path=FILE"},
 	} {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -218,5 +219,63 @@ func TestGTPPlayerFollowsWithoutSync(t *testing.T) {
 	}
 	if _, err := p.ChooseAction(context.Background(), s2); err == nil || !strings.Contains(err.Error(), "cannot follow the game") {
 		t.Errorf("jump to another game: %v", err)
+	}
+}
+
+// TestGTPForfeitShellScriptHang uses a shell-script engine whose genmove
+// waits on a child process that holds its output open: the time cap still
+// ends the game, and the child is killed with the engine.
+func TestGTPForfeitShellScriptHang(t *testing.T) {
+	sh := refdata.Program(t, "sh", "a POSIX shell")
+	dir := t.TempDir()
+	pidFile := filepath.Join(dir, "child.pid")
+	script := filepath.Join(dir, "engine.sh")
+	body := "#!" + sh + `
+while read -r line; do
+  case "$line" in
+    *genmove*) echo "script engine: waiting for a child" >&2; sleep 30 & echo $! > ` + pidFile + `; wait ;;
+    *) printf '= \n\n' ;;
+  esac
+done
+`
+	if err := os.WriteFile(script, []byte(body), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	g := mustGame(t, "go:size=5")
+	spec, err := ParseSpec(fmt.Sprintf("gtp:cmd=%q,timeout=300ms", script))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps, err := BuildAll(g, []Spec{spec, {Kind: "random"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	res, err := Match(context.Background(), MatchConfig{Games: 1, Parallel: 1, Seed: 1}, g, ps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Forfeits) != 1 || !strings.Contains(res.Forfeits[0].Forfeit.Reason, "timed out") ||
+		!strings.Contains(res.Forfeits[0].Forfeit.Stderr, "script engine: waiting for a child") {
+		t.Fatalf("forfeits %+v", res.Forfeits)
+	}
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("the match took %v", d)
+	}
+	pid, err := os.ReadFile(pidFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// SIGKILL takes effect when the child next runs: allow a loaded
+	// machine a few seconds.
+	proc := "/proc/" + strings.TrimSpace(string(pid)) + "/stat"
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		st, err := os.ReadFile(proc)
+		if err != nil || strings.Contains(string(st), ") Z ") || strings.Contains(string(st), ") X ") {
+			break // gone, or dead and not yet reaped
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the engine's child %s still runs after the game: %s", strings.TrimSpace(string(pid)), st)
+		}
 	}
 }

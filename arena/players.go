@@ -15,6 +15,7 @@ import (
 
 	"tabula/games"
 	"tabula/games/connect4"
+	"tabula/games/othello"
 	"tabula/mcts"
 	"tabula/nn"
 	"tabula/search"
@@ -115,8 +116,11 @@ func Build(g games.Game, spec Spec) (*Factory, error) {
 			return &alphaBetaPlayer{name: name, sr: sr}, nil
 		}
 	case "solver":
+		if og, ok := g.(*othello.Game); ok {
+			return buildOthelloSolver(og, spec)
+		}
 		if _, ok := g.(connect4.Game); !ok {
-			return nil, fmt.Errorf("player %s: the solver plays connect4 only, not %s", name, g.Name())
+			return nil, fmt.Errorf("player %s: the solver plays connect4 and othello only, not %s", name, g.Name())
 		}
 		pool := &solverPool{bits: spec.Int("tt", 22)}
 		f.New = func(rng *rand.Rand) (Player, error) { return &solverPlayer{name: name, pool: pool, rng: rng}, nil }

@@ -48,8 +48,8 @@ var kinds = []kindDef{
 		{"time", durationParam, 0, 0, "time per move, e.g. 100ms"},
 		{"tt", intParam, 0, 26, "log2 of transposition-table buckets, 0..26 (default 16; 0: none)"},
 	}, oneOf: []string{"depth", "nodes", "time"}},
-	{name: "solver", doc: "perfect Connect Four play (connect4 only)", params: []paramDef{
-		{"tt", intParam, 10, 30, "log2 of the solver's table entries, 10..30 (default 22)"},
+	{name: "solver", doc: "perfect play: Connect Four, or Othello endgames (exact; practical to ~20 empties)", params: []paramDef{
+		{"tt", intParam, 10, 30, "log2 of the solver's table entries, 10..30 (default 22; othello 20, at most 28)"},
 	}},
 	{name: "mcts", doc: "UCT with random rollouts", params: []paramDef{
 		{"rollouts", intParam, 1, 1e8, "rollouts per move, 1..1e8 (default 1000)"},

@@ -79,6 +79,7 @@ func Start(cfg ClientConfig) (*Client, error) {
 	// An engine that leaves children holding its output open must not
 	// hold up Wait once it has been killed.
 	cmd.WaitDelay = time.Second
+	ownGroup(cmd)
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("gtp: starting %s: %w", cfg.Path, err)
 	}
@@ -186,7 +187,7 @@ func (c *Client) wait(d time.Duration) error {
 	case err := <-ch:
 		c.werr = err
 	case <-time.After(d):
-		_ = c.cmd.Process.Kill()
+		killProcess(c.cmd)
 		c.werr = <-ch
 	}
 	c.waited = true
@@ -196,7 +197,7 @@ func (c *Client) wait(d time.Duration) error {
 // Kill stops the engine at once.
 func (c *Client) Kill() {
 	c.once.Do(func() { close(c.stop) })
-	_ = c.cmd.Process.Kill()
+	killProcess(c.cmd)
 	_ = c.stdin.Close()
 	_ = c.wait(time.Second)
 }

@@ -31,6 +31,7 @@ import (
 //	                   best (a pointer) and best-weights.tbn (the best
 //	                   network without optimiser state)
 //	replay/            replay chunk files from every self-play process
+//	gating/            iter-NNNNNN.jsonl: each iteration's gating games, for the watch page
 //	metrics.jsonl      one JSON object per iteration
 const (
 	configFile    = "config.yaml"
@@ -51,7 +52,7 @@ type runDir struct {
 
 // openRunDir takes the folder's training lock, and only then creates the
 // layout, removes temporary files that dead processes left in checkpoints/
-// and checks that a config already there describes a compatible run. A
+// and gating/ and checks that a config already there describes a compatible run. A
 // process refused the lock touches nothing in the folder: another trainer
 // owns it, and its writes in flight with it.
 func openRunDir(cfg *Config) (*runDir, error) {
@@ -68,15 +69,17 @@ func openRunDir(cfg *Config) (*runDir, error) {
 		return nil, fmt.Errorf("run folder %s is in use by another training process (%s is locked)", d.root, d.path(lockFile))
 	}
 	d.lock = f
-	for _, sub := range []string{checkpointDir, replayDir} {
+	for _, sub := range []string{checkpointDir, replayDir, gatingDir} {
 		if err := os.MkdirAll(d.path(sub), 0o755); err != nil {
 			d.close()
 			return nil, fmt.Errorf("run folder: %w", err)
 		}
 	}
-	if _, err := atomicfile.RemoveStaleTemps(d.path(checkpointDir)); err != nil {
-		d.close()
-		return nil, fmt.Errorf("run folder: %w", err)
+	for _, sub := range []string{checkpointDir, gatingDir} { // written by the lock holder only
+		if _, err := atomicfile.RemoveStaleTemps(d.path(sub)); err != nil {
+			d.close()
+			return nil, fmt.Errorf("run folder: %w", err)
+		}
 	}
 	if err := d.checkCompatible(cfg); err != nil {
 		d.close()

@@ -4,6 +4,7 @@
 //
 //	arena match -game G -players "SPEC SPEC ..." -games N [-parallel P] [-seed S] [-out FILE] [-anchor I]
 //	arena bench -game connect4 -player SPEC -positions FILE [-out FILE]
+//	arena bench -game othello[:size=6] -player SPEC -positions FILE[,FILE...] [-out FILE]
 //	arena solve -game connect4 [-positions FILE] [-all]
 //
 // A player spec is kind or kind:key=value,...; "arena help" lists the kinds.
@@ -29,7 +30,7 @@ import (
 	"tabula/games"
 	_ "tabula/games/connect4"
 	_ "tabula/games/gogame"
-	_ "tabula/games/othello"
+	"tabula/games/othello"
 	"tabula/search/c4solver"
 )
 
@@ -70,7 +71,10 @@ var commands = []command{
 			"-game may be left out when a net player names a checkpoint: the checkpoint's game is played.", defineMatch},
 	{"bench", "-player SPEC -positions FILE [flags]",
 		"Measures a player's mistake rate on Connect Four positions in Pons' format (moves, then a score):\n" +
-			"a move is a mistake when the solver's verdict of it (win/draw/loss) is worse than the best move's.", defineBench},
+			"a move is a mistake when the solver's verdict of it (win/draw/loss) is worse than the best move's.\n" +
+			"With -game othello or othello:size=6, -positions names Othello sets (data/othello, see its README),\n" +
+			"several separated by commas: one line per set with the mistake rate and the mean disc loss (best\n" +
+			"move's exact final margin minus the chosen move's).", defineBench},
 	{"solve", "[-positions FILE] [-all] [flags]",
 		"Solves Connect Four positions with the built-in solver. Input: one position a line, the moves as\n" +
 			"column digits 1-7 (Pons' format; a trailing score is ignored), from -positions or standard input.\n" +
@@ -378,9 +382,9 @@ func printMatch(w io.Writer, g games.Game, res *arena.MatchResult, anchor int) {
 }
 
 func defineBench(fs *flag.FlagSet) func(context.Context, io.Reader, io.Writer, io.Writer) error {
-	gameSpec := fs.String("game", "connect4", "game (connect4 only)")
+	gameSpec := fs.String("game", "connect4", "game: connect4, or othello[:size=6] with data/othello's sets")
 	playerSpec := fs.String("player", "", "player spec (required)")
-	posPath := fs.String("positions", "", "Pons-format positions file (required)")
+	posPath := fs.String("positions", "", "Pons-format positions file (required; othello: a set of data/othello, or several separated by commas)")
 	out := fs.String("out", "", "write one JSON line per position to this file")
 	seed := fs.Uint64("seed", 1, "seed of the player")
 	ttBits := fs.Int("solver-tt", c4solver.DefaultTableLog2, "log2 of the reference solver's table entries")
@@ -395,11 +399,14 @@ func defineBench(fs *flag.FlagSet) func(context.Context, io.Reader, io.Writer, i
 		if err != nil {
 			return err
 		}
-		if g.Name() != "connect4" {
-			return fmt.Errorf("game %s: bench needs connect4 (the solver decides mistakes)", g.Name())
-		}
 		if *posPath == "" {
 			return errors.New("-positions FILE is required")
+		}
+		if og, ok := g.(*othello.Game); ok {
+			return benchOthello(ctx, og, *playerSpec, *posPath, *out, *seed, *first, *quiet, stdout, stderr)
+		}
+		if g.Name() != "connect4" {
+			return fmt.Errorf("game %s: bench needs connect4 or othello (the solver decides mistakes)", g.Name())
 		}
 		if *first < 0 {
 			return fmt.Errorf("-n %d, want >= 0", *first)

@@ -213,6 +213,48 @@ func TestBenchCommand(t *testing.T) {
 	}
 }
 
+// TestBenchOthelloCommand benches the exact solver (no mistakes, no disc
+// lost) and random on shipped Othello sets.
+func TestBenchOthelloCommand(t *testing.T) {
+	set8 := "../../data/othello/othello8-e08-12.txt"
+	out := filepath.Join(t.TempDir(), "bench.jsonl")
+	stdout, _, err := runCmd(t, "", "bench", "-game", "othello", "-player", "solver:tt=16", "-positions", set8, "-n", "10", "-out", out, "-quiet")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "solver:tt=16 on othello8-e08-12 (othello:size=8, 8-12 empties): 10 positions, 0 mistakes (0.0%;"
+	if !strings.Contains(stdout, want) || !strings.Contains(stdout, "mean disc loss 0.00, best move 100.0%") {
+		t.Errorf("bench output: %s\nwant %q", stdout, want)
+	}
+	f, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	jl := strings.Split(strings.TrimSpace(string(f)), "\n")
+	if len(jl) != 10 {
+		t.Fatalf("%d JSON lines, want 10", len(jl))
+	}
+	for _, l := range jl {
+		var rec struct {
+			Set, Bucket, Position, Move string
+			Empties, Best, Score, Loss  int
+			Scores                      []struct{ Move string }
+			Mistake                     bool
+		}
+		if err := json.Unmarshal([]byte(l), &rec); err != nil {
+			t.Fatal(err)
+		}
+		if rec.Set != "othello8-e08-12" || rec.Bucket != "8-12" || rec.Empties < 8 || rec.Empties > 12 ||
+			rec.Loss != 0 || rec.Score != rec.Best || rec.Mistake || len(rec.Scores) < 2 {
+			t.Errorf("record %s", l)
+		}
+	}
+	stdout, _, err = runCmd(t, "", "bench", "-game", "othello", "-player", "random", "-positions", set8+","+set8, "-n", "50", "-quiet")
+	if err != nil || strings.Count(stdout, "random on othello8-e08-12 (othello:size=8, 8-12 empties): 50 positions") != 2 {
+		t.Errorf("bench random on two sets: %v\n%s", err, stdout)
+	}
+}
+
 func itoa(n int) string {
 	b, _ := json.Marshal(n)
 	return string(b)
@@ -277,11 +319,13 @@ func TestBadInput(t *testing.T) {
 		{[]string{"match", "-game", "connect4", "-players", "random"}, "", []string{"at least 2"}},
 		{[]string{"match", "-game", "connect4", "-players", "alphabeta:depth=99 random"}, "", []string{`depth="99"`, "1..64"}},
 		{[]string{"match", "-game", "connect4", "-players", "random random", "-games", "0", "-quiet"}, "", []string{"games = 0"}},
-		{[]string{"match", "-game", "othello", "-players", "solver random"}, "", []string{"connect4 only"}},
+		{[]string{"match", "-game", "go:size=5", "-players", "solver random"}, "", []string{"connect4 and othello only"}},
 		{[]string{"match", "-game", "connect4", "-players", "random random", "-out", filepath.Join(dir, "no", "such", "dir", "x.jsonl")}, "", []string{"no/such/dir"}},
 		{[]string{"bench", "-player", "random", "-positions", filepath.Join(dir, "missing.txt")}, "", []string{"missing.txt"}},
 		{[]string{"bench", "-player", "random", "-positions", badPos}, "", []string{"bad.txt:2", "illegal move"}},
-		{[]string{"bench", "-game", "othello", "-player", "random", "-positions", badPos}, "", []string{"needs connect4"}},
+		{[]string{"bench", "-game", "othello", "-player", "random", "-positions", badPos}, "", []string{"bad.txt:1:", "othello move"}},
+		{[]string{"bench", "-game", "othello:size=6", "-player", "random", "-positions", "../../data/othello/othello8-e08-12.txt"}, "", []string{"othello8-e08-12.txt:2", "othello:size=8, not othello:size=6"}},
+		{[]string{"bench", "-game", "go:size=5", "-player", "random", "-positions", badPos}, "", []string{"needs connect4 or othello"}},
 		{[]string{"solve", "-tt", "12"}, "2252576253462244111563365343671351441\nxyz\n", []string{"stdin:2"}},
 		{[]string{"solve", "-game", "go"}, "", []string{"connect4 only"}},
 		{[]string{"solve", "-tt", "99"}, "", []string{"table size"}},

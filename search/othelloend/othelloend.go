@@ -1,10 +1,12 @@
-// Package othelloend solves Othello endgames exactly: from an 8x8 position
-// it finds the final disc differential under perfect play by both sides and
-// a move that achieves it.
+// Package othelloend solves Othello endgames exactly: from an 8x8 or 6x6
+// position it finds the final disc differential under perfect play by both
+// sides and a move that achieves it.
 //
 // Scores follow the FFO convention (and the .obf files): the final disc
 // count of the side to move minus the opponent's, with the empty squares left
-// at the end given to the winner, so every score is even and in [-64, 64].
+// at the end given to the winner, so every score is even and in [-64, 64]
+// ([-36, 36] on 6x6). Boards use the 8-wide layout of package othello: a 6x6
+// board is the top left corner, its squares row*8+col.
 //
 // The search is a fail-soft negamax alpha-beta with principal variation
 // (null-window) searches on bitboards, in three regimes by the number of
@@ -31,7 +33,8 @@ import (
 )
 
 // Pass is the best move returned when the side to move has no move but the
-// opponent has one; it equals the PASS action of othello:size=8.
+// opponent has one; it equals the PASS action of othello:size=8 (on 6x6 it
+// is a code, not the game's action).
 const Pass = 64
 
 // NoMove is the best move returned when the game is over.
@@ -53,15 +56,20 @@ type Config struct {
 	// TTBits is log2 of the number of transposition-table entries (24 bytes
 	// each); 0 disables the table. Range 0..28; default 20 (24 MiB).
 	TTBits int `yaml:"tt_bits"`
+	// Size is the side of the board, 8 or 6; 0 means 8.
+	Size int `yaml:"size"`
 }
 
 // DefaultConfig returns the default configuration.
-func DefaultConfig() Config { return Config{TTBits: 20} }
+func DefaultConfig() Config { return Config{TTBits: 20, Size: 8} }
 
 // Validate checks the ranges of the fields.
 func (c Config) Validate() error {
 	if c.TTBits < 0 || c.TTBits > 28 {
 		return fmt.Errorf("othelloend: tt_bits=%d, want 0..28", c.TTBits)
+	}
+	if c.Size != 0 && c.Size != 6 && c.Size != 8 {
+		return fmt.Errorf("othelloend: size=%d, want 6 or 8", c.Size)
 	}
 	return nil
 }
@@ -80,6 +88,13 @@ type Solver struct {
 	nodes uint64
 	tt    []entry
 	mask  uint64
+	// board holds the squares of the board (all bits on 8x8), squares
+	// their number; corners, edges and quadrants are the board's, for
+	// move ordering.
+	board          uint64
+	squares        int
+	corners, edges uint64
+	quadrants      [4]uint64
 	// lists[n] is the move list of the deep node with n empties being
 	// searched (a pass keeps n but needs no list), so that no list is
 	// zeroed per node.
@@ -91,7 +106,12 @@ func New(cfg Config) (*Solver, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	s := &Solver{}
+	s := &Solver{board: ^uint64(0), squares: 64, corners: corners, edges: 0xFF818181818181FF,
+		quadrants: [4]uint64{0x0F0F0F0F, 0xF0F0F0F0, 0x0F0F0F0F00000000, 0xF0F0F0F000000000}}
+	if cfg.Size == 6 {
+		s.board, s.squares, s.corners, s.edges = 0x3F3F3F3F3F3F, 36, 0x210000000021, 0x3F212121213F
+		s.quadrants = [4]uint64{0x070707, 0x383838, 0x070707000000, 0x383838000000}
+	}
 	if cfg.TTBits > 0 {
 		s.tt = make([]entry, 1<<cfg.TTBits)
 		s.mask = uint64(len(s.tt) - 1)
@@ -99,7 +119,7 @@ func New(cfg Config) (*Solver, error) {
 	return s, nil
 }
 
-// Solve solves one position with a fresh solver of the default
+// Solve solves one 8x8 position with a fresh solver of the default
 // configuration (it allocates the 24 MiB table); reuse a Solver to solve
 // many. Time grows exponentially with the empties: about 20 is seconds.
 func Solve(mover, opp uint64) (score, best int) {
@@ -120,7 +140,7 @@ func (s *Solver) Reset() {
 // Solve returns the exact score of the position for the side to move (whose
 // discs are mover) and a best move: a square 0..63 (row*8+col, a1 = 0), Pass,
 // or NoMove when the game is over. Overlapping boards are treated as the
-// mover's.
+// mover's; discs off a 6x6 board are ignored.
 func (s *Solver) Solve(mover, opp uint64) (score, best int) {
 	return s.Search(mover, opp, -infinity, infinity)
 }
@@ -131,21 +151,21 @@ func (s *Solver) Solve(mover, opp uint64) (score, best int) {
 // faster than a full solve. The best move is only meaningful for a score
 // above alpha.
 func (s *Solver) Search(mover, opp uint64, alpha, beta int) (score, best int) {
-	p, o := mover, opp&^mover
+	p, o := mover&s.board, opp&^mover&s.board
 	alpha, beta = max(alpha, -infinity), min(beta, infinity)
 	if alpha >= beta {
 		alpha = beta - 1
 	}
-	moves := othello.Moves(p, o)
+	moves := othello.Moves(p, o) & s.board
 	if moves == 0 {
-		if othello.Moves(o, p) == 0 {
-			return final(p, o), NoMove
+		if othello.Moves(o, p)&s.board == 0 {
+			return s.final(p, o), NoMove
 		}
 		s.nodes++
 		return -s.search(o, p, -beta, -alpha), Pass
 	}
 	s.nodes++
-	list := &s.lists[bits.OnesCount64(^(p | o))]
+	list := &s.lists[bits.OnesCount64(s.board&^(p|o))]
 	list.fill(s, p, o, moves, NoMove)
 	best, score = list.m[0].sq, -infinity
 	for i := 0; i < list.n; i++ {
@@ -170,10 +190,10 @@ func (s *Solver) Search(mover, opp uint64, alpha, beta int) (score, best int) {
 // pass is the single move Pass; a finished game has no moves. It solves
 // each move with a full window, so it costs several Solves.
 func (s *Solver) MoveScores(mover, opp uint64) []othello.MoveScore {
-	p, o := mover, opp&^mover
-	moves := othello.Moves(p, o)
+	p, o := mover&s.board, opp&^mover&s.board
+	moves := othello.Moves(p, o) & s.board
 	if moves == 0 {
-		if othello.Moves(o, p) == 0 {
+		if othello.Moves(o, p)&s.board == 0 {
 			return nil
 		}
 		s.nodes++
@@ -206,28 +226,28 @@ func (s *Solver) pvs(np, no uint64, alpha, beta int, first bool) int {
 
 // final returns the score of a finished game: the disc differential, the
 // empties going to the winner.
-func final(p, o uint64) int {
+func (s *Solver) final(p, o uint64) int {
 	np, no := bits.OnesCount64(p), bits.OnesCount64(o)
 	d := np - no
 	switch {
 	case d > 0:
-		d = 64 - 2*no
+		d = s.squares - 2*no
 	case d < 0:
-		d = 2*np - 64
+		d = 2*np - s.squares
 	}
 	return d
 }
 
 // search dispatches on the number of empty squares.
 func (s *Solver) search(p, o uint64, alpha, beta int) int {
-	empty := ^(p | o)
+	empty := s.board &^ (p | o)
 	n := bits.OnesCount64(empty)
 	switch {
 	case n == 0:
 		s.nodes++
-		return bits.OnesCount64(p)*2 - 64
+		return bits.OnesCount64(p)*2 - s.squares
 	case n <= smallEmpties:
-		return s.small(p, o, alpha, beta, emptyList(empty), n, false)
+		return s.small(p, o, alpha, beta, s.emptyList(empty), n, false)
 	case n <= shallowEmpties:
 		return s.shallow(p, o, alpha, beta, n, false)
 	}

@@ -21,7 +21,8 @@ func naive(s *othello.State) int {
 	if len(legal) == 0 {
 		p, o := s.Boards()
 		np, no := bits.OnesCount64(p), bits.OnesCount64(o)
-		e := 64 - np - no
+		n := s.Game().(*othello.Game).Size()
+		e := n*n - np - no
 		switch {
 		case np > no:
 			return np - no + e
@@ -45,7 +46,7 @@ func randomEndgame(t testing.TB, g *othello.Game, rng *rand.Rand, empties int) *
 	s := g.NewInitialState().(*othello.State)
 	for !s.IsTerminal() {
 		p, o := s.Boards()
-		if 64-bits.OnesCount64(p|o) <= empties {
+		if g.Size()*g.Size()-bits.OnesCount64(p|o) <= empties {
 			break
 		}
 		l := s.LegalActions(nil)
@@ -73,9 +74,21 @@ func newSolver(t testing.TB, bits int) *Solver {
 }
 
 func TestAgainstMinimax(t *testing.T) {
-	g := newGame(t)
-	rng := rand.New(rand.NewPCG(1, 2))
-	solver := newSolver(t, 12)
+	for _, size := range []int{8, 6} {
+		t.Run(fmt.Sprint(size), func(t *testing.T) { testAgainstMinimax(t, size) })
+	}
+}
+
+func testAgainstMinimax(t *testing.T, size int) {
+	g, err := othello.New(size)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(1, uint64(size)))
+	solver, err := New(Config{TTBits: 12, Size: size})
+	if err != nil {
+		t.Fatal(err)
+	}
 	for i := 0; i < 240; i++ {
 		empties := 1 + i%9
 		s := randomEndgame(t, g, rng, empties)
@@ -93,7 +106,7 @@ func TestAgainstMinimax(t *testing.T) {
 			}
 		default:
 			c := s.Clone().(*othello.State)
-			a := best
+			a := g.Action(best)
 			if best == Pass {
 				a = g.Pass()
 			}
@@ -102,6 +115,24 @@ func TestAgainstMinimax(t *testing.T) {
 			}
 			if v := -naive(c); v != want {
 				t.Fatalf("position %d: best move %s scores %d, want %d\n%s", i, g.FormatAction(a), v, want, s)
+			}
+		}
+		// Every move's exact score agrees with minimax too.
+		scores := solver.MoveScores(p, o)
+		if len(scores) != len(s.LegalActions(nil)) {
+			t.Fatalf("position %d: %d move scores for legal moves %v\n%s", i, len(scores), s.LegalActions(nil), s)
+		}
+		for _, m := range scores {
+			c := s.Clone().(*othello.State)
+			a := g.Pass()
+			if m.Square != Pass {
+				a = g.Action(m.Square)
+			}
+			if err := games.Play(c, a); err != nil {
+				t.Fatalf("position %d: scored move %d: %v\n%s", i, m.Square, err, s)
+			}
+			if v := -naive(c); v != m.Score {
+				t.Fatalf("position %d: move %s scores %d, minimax %d\n%s", i, g.FormatAction(a), m.Score, v, s)
 			}
 		}
 		// Window searches keep the fail-soft contract.
@@ -142,6 +173,11 @@ func TestConfig(t *testing.T) {
 	for _, bad := range []int{-1, 29} {
 		if _, err := New(Config{TTBits: bad}); err == nil {
 			t.Errorf("TTBits=%d accepted", bad)
+		}
+	}
+	for _, bad := range []int{-8, 4, 7, 10} {
+		if _, err := New(Config{Size: bad}); err == nil {
+			t.Errorf("Size=%d accepted", bad)
 		}
 	}
 	if err := DefaultConfig().Validate(); err != nil {

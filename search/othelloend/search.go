@@ -6,27 +6,26 @@ import (
 	"tabula/games/othello"
 )
 
-// quadrants are the four 4x4 corners of the board, the regions of the
-// parity heuristic: the side that moves last in a region tends to gain, so
-// a move into a region with an odd number of empties is tried first.
-var quadrants = [4]uint64{0x0F0F0F0F, 0xF0F0F0F0, 0x0F0F0F0F00000000, 0xF0F0F0F000000000}
-
-// corners are a1, h1, a8 and h8.
+// corners are a1, h1, a8 and h8 (the 8x8 board's; Solver.corners holds
+// those of its board).
 const corners = 0x8100000000000081
 
 // parityMask returns the union of the quadrants holding an odd number of
-// the empty squares.
-func parityMask(empty uint64) uint64 {
+// the empty squares. The quadrants are the four corners of the board (4x4 on
+// 8x8, 3x3 on 6x6), the regions of the parity heuristic: the side that moves
+// last in a region tends to gain, so a move into a region with an odd number
+// of empties is tried first.
+func (s *Solver) parityMask(empty uint64) uint64 {
 	var m uint64
-	for _, q := range quadrants {
+	for _, q := range s.quadrants {
 		m |= q & -uint64(bits.OnesCount64(empty&q)&1)
 	}
 	return m
 }
 
 // emptyList lists up to four empty squares, those in odd quadrants first.
-func emptyList(empty uint64) (l [smallEmpties]int8) {
-	odd := parityMask(empty)
+func (s *Solver) emptyList(empty uint64) (l [smallEmpties]int8) {
+	odd := s.parityMask(empty)
 	i := 0
 	for b := empty & odd; b != 0 && i < len(l); b &= b - 1 {
 		l[i] = int8(bits.TrailingZeros64(b))
@@ -56,23 +55,23 @@ var neighbours = func() (t [64]uint64) {
 
 // last1 returns the score when x is the only empty square: the mover plays
 // it if it can, else the opponent does, else the game ends and the empty
-// square goes to the winner.
-func last1(p, o uint64, x int) int {
+// square goes to the winner. squares is the number of squares of the board.
+func last1(p, o uint64, x, squares int) int {
 	n := bits.OnesCount64(p)
 	if neighbours[x]&o != 0 {
 		if f := othello.Flips(x, p, o); f != 0 {
-			return 2*(n+1+bits.OnesCount64(f)) - 64
+			return 2*(n+1+bits.OnesCount64(f)) - squares
 		}
 	}
 	if neighbours[x]&p != 0 {
 		if f := othello.Flips(x, o, p); f != 0 {
-			return 2*(n-bits.OnesCount64(f)) - 64
+			return 2*(n-bits.OnesCount64(f)) - squares
 		}
 	}
-	if 2*n > 63 {
-		return 2*n - 62
+	if 2*n > squares-1 {
+		return 2*n + 2 - squares
 	}
-	return 2*n - 64
+	return 2*n - squares
 }
 
 // small searches a position with n <= smallEmpties empty squares, listed in
@@ -80,7 +79,7 @@ func last1(p, o uint64, x int) int {
 func (s *Solver) small(p, o uint64, alpha, beta int, sq [smallEmpties]int8, n int, passed bool) int {
 	s.nodes++
 	if n == 1 {
-		return last1(p, o, int(sq[0]))
+		return last1(p, o, int(sq[0]), s.squares)
 	}
 	best := -infinity
 	for i := 0; i < n; i++ {
@@ -104,7 +103,7 @@ func (s *Solver) small(p, o uint64, alpha, beta int, sq [smallEmpties]int8, n in
 	}
 	if best == -infinity {
 		if passed {
-			return final(p, o)
+			return s.final(p, o)
 		}
 		return -s.small(o, p, -beta, -alpha, sq, n, true)
 	}
@@ -115,15 +114,15 @@ func (s *Solver) small(p, o uint64, alpha, beta int, sq [smallEmpties]int8, n in
 // and at most shallowEmpties, ordering moves by quadrant parity only.
 func (s *Solver) shallow(p, o uint64, alpha, beta, n int, passed bool) int {
 	s.nodes++
-	moves := othello.Moves(p, o)
+	moves := othello.Moves(p, o) & s.board
 	if moves == 0 {
 		if passed {
-			return final(p, o)
+			return s.final(p, o)
 		}
 		return -s.shallow(o, p, -beta, -alpha, n, true)
 	}
-	empty := ^(p | o)
-	odd := parityMask(empty)
+	empty := s.board &^ (p | o)
+	odd := s.parityMask(empty)
 	best := -infinity
 	for _, set := range [2]uint64{moves & odd, moves &^ odd} {
 		for ; set != 0; set &= set - 1 {
@@ -133,7 +132,7 @@ func (s *Solver) shallow(p, o uint64, alpha, beta, n int, passed bool) int {
 			np, no := o&^f, p|f|bit
 			var v int
 			if n-1 <= smallEmpties {
-				v = -s.small(np, no, -beta, -max(alpha, best), emptyList(empty&^bit), n-1, false)
+				v = -s.small(np, no, -beta, -max(alpha, best), s.emptyList(empty&^bit), n-1, false)
 			} else {
 				v = -s.shallow(np, no, -beta, -max(alpha, best), n-1, false)
 			}
@@ -170,15 +169,15 @@ type moveList struct {
 // before all. The weights were tuned on node counts of FFO #22-#31.
 func (l *moveList) fill(s *Solver, p, o, moves uint64, ttMove int) {
 	l.n = 0
-	odd := parityMask(^(p | o))
+	odd := s.parityMask(s.board &^ (p | o))
 	for ; moves != 0; moves &= moves - 1 {
 		x := bits.TrailingZeros64(moves)
 		f := othello.Flips(x, p, o)
 		bit := uint64(1) << uint(x)
-		reply := othello.Moves(o&^f, p|f|bit)
+		reply := othello.Moves(o&^f, p|f|bit) & s.board
 		mine := p | f | bit
-		key := 4*bits.OnesCount64(reply) + 8*bits.OnesCount64(reply&corners) +
-			potential(mine, ^(mine|o))/2 - bits.OnesCount64(stableEdge(mine))
+		key := 4*bits.OnesCount64(reply) + 8*bits.OnesCount64(reply&s.corners) +
+			potential(mine, s.board&^(mine|o))/2 - bits.OnesCount64(stableEdge(mine, s.corners, s.edges))
 		if bit&odd == 0 {
 			key++ // parity breaks ties
 		}
@@ -217,10 +216,10 @@ func (s *Solver) ttIndex(p, o uint64) uint64 {
 // of them), with the transposition table and fastest-first ordering.
 func (s *Solver) deep(p, o uint64, alpha, beta, n int, passed bool) int {
 	s.nodes++
-	moves := othello.Moves(p, o)
+	moves := othello.Moves(p, o) & s.board
 	if moves == 0 {
 		if passed {
-			return final(p, o)
+			return s.final(p, o)
 		}
 		return -s.deep(o, p, -beta, -alpha, n, true)
 	}
@@ -302,12 +301,13 @@ func potential(d, empty uint64) int {
 	return bits.OnesCount64(n & empty)
 }
 
-// stableEdge approximates stable discs: those on an edge connected to a
-// corner through discs of the same colour.
-func stableEdge(d uint64) uint64 {
+// stableEdge approximates stable discs: those on an edge (of the board with
+// these corners and edges) connected to a corner through discs of the same
+// colour.
+func stableEdge(d, corners, edges uint64) uint64 {
 	st := d & corners
 	for i := 0; i < 6; i++ {
-		e := d & 0xFF818181818181FF
+		e := d & edges
 		st |= e & (st<<1&0xFEFEFEFEFEFEFEFE | st>>1&0x7F7F7F7F7F7F7F7F | st<<8 | st>>8)
 	}
 	return st
