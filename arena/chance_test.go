@@ -80,7 +80,7 @@ func TestBackgammonPlayers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, text := range []string{"pubeval", "expectimax:depth=1,eval=hand", "expectimax:depth=1,eval=pubeval,prune=none", "expectimax:depth=1,bearoff=mem"} {
+	for _, text := range []string{"pubeval", "greedy", "expectimax:depth=1,eval=hand", "expectimax:depth=1,eval=pubeval,prune=none", "expectimax:depth=1,bearoff=mem"} {
 		sp, err := ParseSpec(text)
 		if err != nil {
 			t.Fatal(err)

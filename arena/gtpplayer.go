@@ -208,16 +208,6 @@ func (p *gtpPlayer) ChooseAction(ctx context.Context, s games.State) (int, error
 		return 0, fmt.Errorf("player %s: the moves it was told do not lead to the position it was given", p.name)
 	}
 	me := s.CurrentPlayer()
-	if !p.d.IsGo() {
-		// GRhino passes by itself for a side with no move and refuses to be
-		// told or asked about the pass.
-		if legal := s.LegalActions(nil); len(legal) == 1 && legal[0] == p.d.Pass() {
-			p.sent = append(hist[:len(hist):len(hist)], legal[0])
-			p.last = s.Clone()
-			p.last.ApplyAction(legal[0])
-			return legal[0], nil
-		}
-	}
 	if p.client == nil {
 		c, err := gtp.Start(p.cfg)
 		if err != nil {
@@ -255,6 +245,16 @@ func (p *gtpPlayer) ChooseAction(ctx context.Context, s games.State) (int, error
 		st.ApplyAction(a)
 	}
 	p.sent = append(p.sent[:0], hist...)
+	if !p.d.IsGo() {
+		// GRhino passes by itself for a side with no move and refuses to be
+		// told or asked about the pass; the moves before it have been sent.
+		if legal := s.LegalActions(nil); len(legal) == 1 && legal[0] == p.d.Pass() {
+			p.sent = append(p.sent, legal[0])
+			p.last = s.Clone()
+			p.last.ApplyAction(legal[0])
+			return legal[0], nil
+		}
+	}
 	out, err := p.do(ctx, false, p.genmove, gtp.ColorName(me))
 	if err != nil {
 		return 0, err

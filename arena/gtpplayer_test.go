@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"tabula/games"
 	_ "tabula/games/gogame"
 	"tabula/gtp"
 	"tabula/internal/refdata"
@@ -31,6 +32,27 @@ func TestMain(m *testing.M) {
 // (MODE die), never answers (hang), names an occupied point (illegal) or
 // answers nonsense (garbage).
 func fakeGTP(mode string) {
+	if spec, ok := strings.CutPrefix(mode, "engine="); ok {
+		// A correct engine: ours, playing uniformly random moves. Any
+		// move that the client fails to tell it shows up as an illegal
+		// move or a refused play.
+		g, err := games.New(spec)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(2)
+		}
+		e, err := gtp.NewEngine(gtp.DefaultEngineConfig(), g, func(games.Game) (gtp.Chooser, error) {
+			return &randomPlayer{rng: rand.New(rand.NewPCG(7, 7))}, nil
+		})
+		if err == nil {
+			err = e.Run(context.Background(), os.Stdin, os.Stdout)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(2)
+		}
+		return
+	}
 	sc := bufio.NewScanner(os.Stdin)
 	lastPlay := "A1"
 	for sc.Scan() {
@@ -277,5 +299,90 @@ done
 		if time.Now().After(deadline) {
 			t.Fatalf("the engine's child %s still runs after the game: %s", strings.TrimSpace(string(pid)), st)
 		}
+	}
+}
+
+// TestGTPPlayerPasses plays Othello 6x6 games between a GTP engine (ours
+// behind the protocol, in GRhino's dialect: passes are never sent) and
+// random, with passes on both sides: the engine must be told every move
+// before a pass of its own, or it plays an illegal move and forfeits.
+func TestGTPPlayerPasses(t *testing.T) {
+	g := mustGame(t, "othello:size=6")
+	spec, err := ParseSpec(fmt.Sprintf("gtp:cmd=%q,args=\"fakegtp engine=othello:size=6\",timeout=20s", os.Args[0]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps, err := BuildAll(g, []Spec{spec, {Kind: "random"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	passes := 0
+	res, err := Match(context.Background(), MatchConfig{Games: 16, Parallel: 2, Seed: 11, RandomPlies: 2,
+		Record: func(r GameRecord) error { passes += strings.Count(r.Moves, "pass"); return nil }}, g, ps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range res.Forfeits {
+		t.Errorf("game %d forfeited: %s after %s", r.Index, r.Forfeit.Reason, r.Moves)
+	}
+	if passes < 2 {
+		t.Errorf("only %d passes in 16 games: the test does not exercise them", passes)
+	}
+	t.Logf("%d passes in 16 games", passes)
+}
+
+// TestGTPPlayerSendsMovesBeforeItsPass checks the engine's board right
+// after the player answered a forced pass without asking it: the
+// opponent's move before the pass must have reached the engine.
+func TestGTPPlayerSendsMovesBeforeItsPass(t *testing.T) {
+	g := mustGame(t, "othello:size=6")
+	spec, err := ParseSpec(fmt.Sprintf("gtp:cmd=%q,args=\"fakegtp engine=othello:size=6\",timeout=20s", os.Args[0]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := Build(g, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(5, 5))
+	checked := 0
+	for game := 0; game < 200 && checked < 3; game++ {
+		pl, err := f.New(rng)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := pl.(*gtpPlayer)
+		s := g.NewInitialState()
+		var moves []int
+		engine := game % 2
+		for !s.IsTerminal() {
+			var a int
+			if s.CurrentPlayer() == engine {
+				p.Sync(moves)
+				if a, err = p.ChooseAction(context.Background(), s.Clone()); err != nil {
+					t.Fatalf("game %d: %v", game, err)
+				}
+				if legal := s.LegalActions(nil); len(legal) == 1 && a == legal[0] && a == g.NumActions()-1 {
+					score, err := p.client.Do(context.Background(), 5*time.Second, "final_score")
+					if err != nil {
+						t.Fatal(err)
+					}
+					want := gtp.FormatScore(float64(s.(interface{ DiscDifference() int }).DiscDifference()))
+					if score != want {
+						t.Fatalf("game %d: at our forced pass the engine counts %s, the game %s: a move did not reach it", game, score, want)
+					}
+					checked++
+				}
+			} else {
+				legal := s.LegalActions(nil)
+				a = legal[rng.IntN(len(legal))]
+			}
+			s.ApplyAction(a)
+			moves = append(moves, a)
+		}
+		p.Close()
+	}
+	if checked == 0 {
+		t.Fatal("no forced pass of the engine's side in 200 games")
 	}
 }

@@ -117,6 +117,42 @@ type Notation interface {
 	ParseActions(text string) ([]int, error)
 }
 
+// MoveNotation is implemented by states whose moves can only be written in
+// context: in backgammon "8/5 6/5" names an action only once the dice are
+// known. FormatMove writes action a, legal in the state (at a chance node:
+// an outcome); ParseMove reads one and returns the action, an error naming
+// what is wrong otherwise (wrapping ErrIllegalMove for a well-formed move
+// that is not legal here).
+type MoveNotation interface {
+	FormatMove(a int) string
+	ParseMove(text string) (int, error)
+}
+
+// FormatMove writes action a of state s in the state's notation
+// (MoveNotation), else the game's (Notation), else as a number.
+func FormatMove(s State, a int) string {
+	if m, ok := s.(MoveNotation); ok {
+		return m.FormatMove(a)
+	}
+	if n, ok := s.Game().(Notation); ok {
+		return n.FormatAction(a)
+	}
+	return fmt.Sprint(a)
+}
+
+// ParseMove reads one move of state s in the state's notation
+// (MoveNotation), else the game's (Notation). It does not check legality
+// for games without a MoveNotation: use Play.
+func ParseMove(s State, text string) (int, error) {
+	if m, ok := s.(MoveNotation); ok {
+		return m.ParseMove(text)
+	}
+	if n, ok := s.Game().(Notation); ok {
+		return n.ParseAction(text)
+	}
+	return 0, fmt.Errorf("game %s has no move notation", s.Game().Name())
+}
+
 // Heuristic is implemented by games with a static evaluation function, used by
 // depth-limited search at its horizon.
 type Heuristic interface {

@@ -156,7 +156,7 @@ func (t *terminal) run(ctx context.Context) error {
 			if err != nil {
 				return fmt.Errorf("play: %w", err)
 			}
-			fmt.Fprintf(t.out, "chance: %s\n", t.not.FormatAction(a))
+			fmt.Fprintf(t.out, "chance: %s\n", games.FormatMove(t.s, a))
 			t.apply(a, byChance)
 			continue
 		}
@@ -168,11 +168,12 @@ func (t *terminal) run(ctx context.Context) error {
 				}
 				return fmt.Errorf("play: the engine: %w", err)
 			}
+			text := games.FormatMove(t.s, a) // before the move: the notation may need the position
 			if err := games.Play(t.s, a); err != nil {
-				return fmt.Errorf("play: the engine chose %s: %w", t.not.FormatAction(a), err)
+				return fmt.Errorf("play: the engine chose %s: %w", text, err)
 			}
 			t.moves, t.who = append(t.moves, a), append(t.who, byEngine)
-			fmt.Fprintf(t.out, "engine plays %s%s\n", t.not.FormatAction(a), t.analysis())
+			fmt.Fprintf(t.out, "engine plays %s%s\n", text, t.analysis())
 			continue
 		}
 		done, err := t.humanTurn(ctx)
@@ -232,10 +233,10 @@ func (t *terminal) humanTurn(ctx context.Context) (done bool, err error) {
 				fmt.Fprintf(t.out, "no hint: %v\n", err)
 				continue
 			}
-			fmt.Fprintf(t.out, "hint: %s%s\n", t.not.FormatAction(a), t.analysis())
+			fmt.Fprintf(t.out, "hint: %s%s\n", games.FormatMove(t.s, a), t.analysis())
 			continue
 		}
-		a, err := t.not.ParseAction(line)
+		a, err := games.ParseMove(t.s, line)
 		if err != nil {
 			fmt.Fprintf(t.out, "cannot read %q: %v (type help for the commands)\n", line, err)
 			continue

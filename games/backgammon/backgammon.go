@@ -585,6 +585,6 @@ func (s *State) String() string {
 		}
 		fmt.Fprintf(&b, " bar:%d off:%d", s.pos.Bar[c], s.pos.Off[c])
 	}
-	fmt.Fprintf(&b, "\n  position ID %s", s.PositionID())
+	fmt.Fprintf(&b, "\n  position ID %s\n", s.PositionID())
 	return b.String()
 }

@@ -293,3 +293,33 @@ func TestGameLengths(t *testing.T) {
 	}
 	t.Logf("random games: %.0f actions on average, longest %d", float64(total)/n, longest)
 }
+
+// TestMoveNotation checks games.MoveNotation: rolls at chance nodes, moves
+// in context, and the count of equal moves when one of them hits.
+func TestMoveNotation(t *testing.T) {
+	s := winLoss.NewInitialState()
+	a, err := games.ParseMove(s, "6-3")
+	if err != nil || games.FormatMove(s, a) != "6-3" {
+		t.Fatalf("roll 6-3: %d, %v", a, err)
+	}
+	if _, err := games.ParseMove(s, "5-5"); !errors.Is(err, games.ErrIllegalMove) {
+		t.Errorf("a double as the opening roll: %v", err)
+	}
+	if _, err := games.ParseMove(s, "7-1"); err == nil {
+		t.Error("roll 7-1 accepted")
+	}
+	s.ApplyAction(a)
+	m, err := games.ParseMove(s, "24/15")
+	if err != nil || games.FormatMove(s, m) != "24/15" {
+		t.Fatalf("24/15: %d, %v", m, err)
+	}
+	q := parseBoard(t, "13:15", "18:1 24:14")
+	d := decision(t, q, 6, 6)
+	h, err := d.ParseMove("13/7(2)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := d.FormatMove(h); got != "13/7*(2)" {
+		t.Errorf("two checkers to a blot: %q, want 13/7*(2)", got)
+	}
+}

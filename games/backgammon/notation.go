@@ -49,7 +49,7 @@ func ParsePositionID(id string, onRoll int) (Position, error) {
 	if len(id) != 14 {
 		return q, fmt.Errorf("position ID %q: %d characters, want 14", id, len(id))
 	}
-	key, err := base64.RawStdEncoding.DecodeString(id)
+	key, err := base64.RawStdEncoding.Strict().DecodeString(id)
 	if err != nil || len(key) != 10 {
 		return q, fmt.Errorf("position ID %q is not base64 of 10 bytes", id)
 	}
@@ -126,8 +126,13 @@ func (s *State) checkerMoves(a int) []checkerMove {
 // first (then the farthest-reaching
 // last) and equal moves counted as (n): "8/5 6/5", "bar/22*", "24/18*/13",
 // "13/7(2)". A turn of doubles takes two decisions, each written alone. The
-// pass of a player who cannot move is "pass". a must be legal in s.
+// pass of a player who cannot move is "pass". a must be legal in s. At a
+// chance node it writes the roll, e.g. "6-3" (games.MoveNotation).
 func (s *State) FormatMove(a int) string {
+	if s.chance {
+		h, l := ActionRoll(a)
+		return fmt.Sprintf("%d-%d", h, l)
+	}
 	if a == PassAction {
 		return "pass"
 	}
@@ -162,6 +167,17 @@ func (s *State) FormatMove(a int) string {
 		}
 		if !joined {
 			paths = append(paths, path{pts: []int{m.from, m.to}, hits: []bool{false, m.hit}})
+		}
+	}
+	// Checkers on the same path are written once with a count; a hit by
+	// the first of them marks the path (gnubg: "13/7*(2)").
+	for i := range paths {
+		for j := range paths {
+			if i != j && slices.Equal(paths[i].pts, paths[j].pts) {
+				for k := range paths[i].hits {
+					paths[i].hits[k] = paths[i].hits[k] || paths[j].hits[k]
+				}
+			}
 		}
 	}
 	texts := make([]string, 0, len(paths))
@@ -227,8 +243,11 @@ func pointName(p int) string {
 // for no move) and returns the legal action that reaches the same position.
 // The error says what is malformed or that the move is not legal here.
 func (s *State) ParseMove(text string) (int, error) {
-	if s.IsTerminal() || s.chance {
-		return 0, errors.New("backgammon: no move to play here (the game is over or the dice are to be rolled)")
+	if s.IsTerminal() {
+		return 0, errors.New("backgammon: no move to play here: the game is over")
+	}
+	if s.chance {
+		return s.parseRoll(text)
 	}
 	q := s.pos
 	p := int(s.player)
@@ -274,6 +293,19 @@ func (s *State) ParseMove(text string) (int, error) {
 		}
 	}
 	return 0, fmt.Errorf("%w: %q is not a legal move for player %d with %d-%d", games.ErrIllegalMove, text, p, s.dice[0], s.dice[1])
+}
+
+// parseRoll reads the dice at a chance node: "6-3", "63" or "6 3".
+func (s *State) parseRoll(text string) (int, error) {
+	t := strings.NewReplacer("-", "", " ", "").Replace(strings.TrimSpace(text))
+	if len(t) != 2 || t[0] < '1' || t[0] > '6' || t[1] < '1' || t[1] > '6' {
+		return 0, fmt.Errorf("backgammon: %q is not a roll such as 6-3 (the dice are to be rolled)", text)
+	}
+	a := RollAction(int(t[0]-'0'), int(t[1]-'0'))
+	if !s.IsLegal(a) {
+		return 0, fmt.Errorf("%w: the opening roll cannot be a double (%s)", games.ErrIllegalMove, text)
+	}
+	return a, nil
 }
 
 func parsePoint(t string) (int, error) {
