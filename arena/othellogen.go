@@ -34,6 +34,10 @@ type OthelloSetsConfig struct {
 	// MaxGames stops the generator (with an error) when the buckets are
 	// not full after this many games (0: 50 times the largest count + 100).
 	MaxGames int
+	// Critical keeps only positions where some legal move is a mistake
+	// (of a worse result than the best): positions are labelled in rounds
+	// and the others dropped, so it costs several times the solving.
+	Critical bool
 	TTBits   int // log2 of each solver's table entries
 	Workers  int // goroutines labelling positions, each with its own solver
 	// Progress, if set, is called after each position labelled (from the
@@ -125,25 +129,77 @@ func GenerateOthelloSets(ctx context.Context, cfg OthelloSetsConfig) ([]*Othello
 		}
 		return true
 	}
+	stats.SolveTime = make([]time.Duration, len(sets))
+	stats.SolveCPU = make([]time.Duration, len(sets))
+	stats.Nodes = make([]uint64, len(sets))
 	var legal []int
 	for !full() {
+		// A round: pick unlabelled positions until every bucket could be
+		// full, label them, keep those wanted.
+		pending := make([]*OthelloSet, len(sets))
+		for i := range pending {
+			pending[i] = &OthelloSet{Game: g}
+		}
+		if err := fillOthelloPending(ctx, cfg, factories, sets, pending, seen, maxGames, &stats, &legal); err != nil {
+			return nil, stats, err
+		}
+		if err := labelOthelloSets(ctx, cfg, pending, &stats); err != nil {
+			return nil, stats, err
+		}
+		for i, b := range cfg.Buckets {
+			for _, p := range pending[i].Positions {
+				if len(sets[i].Positions) < b.Count && (!cfg.Critical || p.critical()) {
+					sets[i].Positions = append(sets[i].Positions, p)
+				}
+			}
+		}
+	}
+	return sets, stats, nil
+}
+
+// critical reports whether some legal move of p is a mistake.
+func (p OthelloPosition) critical() bool {
+	best := p.Best()
+	for _, l := range p.Labels {
+		if IsOthelloMistake(best, l.Score) {
+			return true
+		}
+	}
+	return false
+}
+
+// fillOthelloPending plays games until every bucket i has, with the
+// positions of sets[i] and pending[i], its count, taking at most one new
+// position per bucket and game into pending.
+func fillOthelloPending(ctx context.Context, cfg OthelloSetsConfig, factories []*Factory, sets, pending []*OthelloSet,
+	seen []map[[2]uint64]bool, maxGames int, stats *OthelloSetsStats, legal *[]int) error {
+	g := cfg.Game
+	need := func(i int) bool { return len(sets[i].Positions)+len(pending[i].Positions) < cfg.Buckets[i].Count }
+	for {
+		more := false
+		for i := range sets {
+			more = more || need(i)
+		}
+		if !more {
+			return nil
+		}
 		if stats.Games >= maxGames {
-			return nil, stats, fmt.Errorf("othello sets: buckets not full after %d games", stats.Games)
+			return fmt.Errorf("othello sets: buckets not full after %d games", stats.Games)
 		}
 		if err := ctx.Err(); err != nil {
-			return nil, stats, err
+			return err
 		}
 		rng := rand.New(rand.NewPCG(cfg.Seed, uint64(stats.Games)))
 		moves, err := playOthelloGame(ctx, cfg, factories, rng, stats.Games)
 		if err != nil {
-			return nil, stats, err
+			return err
 		}
 		stats.Games++
 		// Walk the game once, collecting each bucket's candidates.
 		cands := make([][]int, len(cfg.Buckets)) // plies
 		st := g.NewInitialState().(*othello.State)
 		for ply := 0; ; ply++ {
-			if legal = st.LegalActions(legal[:0]); len(legal) >= 2 {
+			if *legal = st.LegalActions((*legal)[:0]); len(*legal) >= 2 {
 				e := othelloEmpties(st)
 				for i, b := range cfg.Buckets {
 					if e >= b.MinEmpties && e <= b.MaxEmpties {
@@ -156,8 +212,8 @@ func GenerateOthelloSets(ctx context.Context, cfg OthelloSetsConfig) ([]*Othello
 			}
 			st.ApplyAction(moves[ply])
 		}
-		for i, b := range cfg.Buckets {
-			if len(sets[i].Positions) >= b.Count || len(cands[i]) == 0 {
+		for i := range cfg.Buckets {
+			if !need(i) || len(cands[i]) == 0 {
 				continue
 			}
 			ply := cands[i][rng.IntN(len(cands[i]))]
@@ -172,16 +228,9 @@ func GenerateOthelloSets(ctx context.Context, cfg OthelloSetsConfig) ([]*Othello
 				continue
 			}
 			seen[i][key] = true
-			sets[i].Positions = append(sets[i].Positions, OthelloPosition{Moves: g.FormatActions(moves[:ply]), State: pos})
+			pending[i].Positions = append(pending[i].Positions, OthelloPosition{Moves: g.FormatActions(moves[:ply]), State: pos})
 		}
 	}
-	stats.SolveTime = make([]time.Duration, len(sets))
-	stats.SolveCPU = make([]time.Duration, len(sets))
-	stats.Nodes = make([]uint64, len(sets))
-	if err := labelOthelloSets(ctx, cfg, sets, &stats); err != nil {
-		return nil, stats, err
-	}
-	return sets, stats, nil
 }
 
 // playOthelloGame plays one game and returns its moves.

@@ -127,6 +127,24 @@ func TestGenerateWriteRead(t *testing.T) {
 	}
 }
 
+func TestGenerateCritical(t *testing.T) {
+	sets, _, err := GenerateOthelloSets(context.Background(), OthelloSetsConfig{
+		Game: othelloGame(t, 6), Buckets: []OthelloBucket{{5, 8, 10}}, Seed: 3, Critical: true,
+		Players: []string{"random", "alphabeta:depth=2"}, OpeningPlies: 4, Epsilon: 0.1, TTBits: 12, Workers: 1,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sets[0].Positions) != 10 {
+		t.Fatalf("%d positions, want 10", len(sets[0].Positions))
+	}
+	for _, p := range sets[0].Positions {
+		if !p.critical() {
+			t.Errorf("%s: no move is a mistake: %v", p.Moves, p.Labels)
+		}
+	}
+}
+
 func TestReadOthelloSetErrors(t *testing.T) {
 	const head = "# game othello:size=6\n# empties 20-32\n"
 	good := "e4 e3:+0 c5:+0 e5:-2"

@@ -57,6 +57,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	out := fs.String("out", "data/othello", "folder of the files")
 	prefix := fs.String("prefix", "", "file name prefix (default othello6 or othello8)")
 	quiet := fs.Bool("quiet", false, "no progress on stderr")
+	critical := fs.Bool("critical", false, "keep only positions where some legal move is a mistake (labels several times as many)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -81,7 +82,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	cfg := arena.OthelloSetsConfig{
 		Game: g, Buckets: bs, Seed: *seed, OpeningPlies: *opening, Epsilon: *epsilon,
-		TTBits: *tt, Workers: *workers,
+		TTBits: *tt, Workers: *workers, Critical: *critical,
 	}
 	for _, s := range specs {
 		cfg.Players = append(cfg.Players, s.String())
@@ -110,8 +111,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		s.Header = []string{
 			"made by: " + command,
 			fmt.Sprintf("players: %s; opening 0..%d random moves, then a random move with probability %g", strings.Join(cfg.Players, " "), *opening, *epsilon),
-			"line: <moves from the start> then MOVE:SCORE for every legal move, SCORE the exact final disc margin for the side to move after MOVE (empties to the winner)",
 		}
+		if *critical {
+			s.Header = append(s.Header, "critical: only positions where some legal move is a mistake (a worse win/draw/loss result than the best)")
+		}
+		s.Header = append(s.Header,
+			"line: <moves from the start> then MOVE:SCORE for every legal move, SCORE the exact final disc margin for the side to move after MOVE (empties to the winner)")
 		path := filepath.Join(*out, fmt.Sprintf("%s-e%02d-%02d.txt", *prefix, s.MinEmpties, s.MaxEmpties))
 		data := arena.WriteOthelloSet(s)
 		if err := atomicfile.Write(path, data); err != nil {
