@@ -314,7 +314,8 @@ func TestShippedOthelloSets(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"othello6-e08-12", "othello6-e13-16", "othello6-e17-20", "othello6-e21-24", "othello8-e08-12", "othello8-e13-16"} {
+	for _, want := range []string{"othello6-e08-12", "othello6-e13-16", "othello6-e17-20", "othello6-e21-24", "othello8-e08-12", "othello8-e13-16", "othello8-e17-20",
+		"othello6-critical-e08-12", "othello6-critical-e13-16", "othello6-critical-e17-20", "othello8-critical-e08-12", "othello8-critical-e13-16"} {
 		if !slices.Contains(files, "../data/othello/"+want+".txt") {
 			t.Errorf("data/othello/%s.txt is missing", want)
 		}
@@ -333,6 +334,13 @@ func TestShippedOthelloSets(t *testing.T) {
 		}
 		if set.MaxEmpties == 0 || len(set.Positions) < 40 {
 			t.Errorf("%s: bucket %s, %d positions", file, set.Bucket(), len(set.Positions))
+		}
+		if strings.Contains(set.Name, "critical") {
+			for _, p := range set.Positions {
+				if !p.critical() {
+					t.Errorf("%s:%d: no move is a mistake in a critical set", file, p.Line)
+				}
+			}
 		}
 		sv, err := NewOthelloSolver(set.Game, 18)
 		if err != nil {
