@@ -173,11 +173,11 @@ func TestCheckPlayers(t *testing.T) {
 			t.Errorf("%s: error %v, want one containing %q", c.players, err, c.want)
 		}
 	}
-	// othello has no solver: found at load time, not in the first ladder.
-	file := filepath.Join(dir, "o.yaml")
-	os.WriteFile(file, []byte("game: othello:size=6\nbench:\n  every: 0\nladder:\n  players: [random, solver]\n"), 0o644)
+	// go has no solver: found at load time, not in the first ladder.
+	file := filepath.Join(dir, "g.yaml")
+	os.WriteFile(file, []byte("game: go:size=5\nbench:\n  every: 0\nladder:\n  players: [random, solver]\n"), 0o644)
 	if _, err := Load(file, nil); err == nil || !strings.Contains(err.Error(), "ladder.players[1]") {
-		t.Errorf("solver for othello: error %v", err)
+		t.Errorf("solver for go: error %v", err)
 	}
 }
 

@@ -188,7 +188,7 @@ func TestBadRequests(t *testing.T) {
 		{"bad spec value", "POST", "/api/move", `{"game":"connect4","player":"alphabeta:depth=0","moves":[]}`, 400, "depth"},
 		{"spec over the server's limit", "POST", "/api/move", `{"game":"connect4","player":"alphabeta:depth=2,tt=26","moves":[]}`, 400, "more than this server allows"},
 		{"no player", "POST", "/api/move", `{"game":"connect4","moves":[]}`, 400, "no player given"},
-		{"solver in othello", "POST", "/api/move", `{"game":"othello:size=6","player":"solver","moves":[]}`, 400, "connect4 only"},
+		{"solver in go", "POST", "/api/move", `{"game":"go:size=5","player":"solver","moves":[]}`, 400, "connect4 and othello only"},
 		{"net path leaves runs", "POST", "/api/move", `{"game":"connect4","player":"net:path=../x.tbn","moves":[]}`, 400, "inside the runs folder"},
 		{"net path absolute", "POST", "/api/move", `{"game":"connect4","player":"net:path=/etc/passwd","moves":[]}`, 400, "inside the runs folder"},
 		{"net path missing", "POST", "/api/move", `{"game":"connect4","player":"net:path=none.tbn","moves":[]}`, 400, "no such file"},
