@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"sync"
 
 	"tabula/games"
 	"tabula/games/othello"
@@ -21,34 +20,10 @@ func buildOthelloSolver(g *othello.Game, spec Spec) (*Factory, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("player %s: %w", name, err)
 	}
-	pool := &othelloSolverPool{cfg: cfg}
+	pool := &pool[*othelloend.Solver]{make: func() (*othelloend.Solver, error) { return othelloend.New(cfg) }}
 	return &Factory{Name: name, New: func(rng *rand.Rand) (Player, error) {
 		return &othelloSolverPlayer{name: name, pool: pool, rng: rng}, nil
 	}}, nil
-}
-
-// othelloSolverPool shares solvers and their tables between games.
-type othelloSolverPool struct {
-	cfg  othelloend.Config
-	mu   sync.Mutex
-	free []*othelloend.Solver
-}
-
-func (sp *othelloSolverPool) get() (*othelloend.Solver, error) {
-	sp.mu.Lock()
-	defer sp.mu.Unlock()
-	if n := len(sp.free); n > 0 {
-		s := sp.free[n-1]
-		sp.free = sp.free[:n-1]
-		return s, nil
-	}
-	return othelloend.New(sp.cfg)
-}
-
-func (sp *othelloSolverPool) put(s *othelloend.Solver) {
-	sp.mu.Lock()
-	sp.free = append(sp.free, s)
-	sp.mu.Unlock()
 }
 
 // maxSolverEmpties bounds the positions the Othello solver player takes:
@@ -59,7 +34,7 @@ const maxSolverEmpties = 28
 // random among equals. Its Value is that margin (empties to the winner).
 type othelloSolverPlayer struct {
 	name  string
-	pool  *othelloSolverPool
+	pool  *pool[*othelloend.Solver]
 	rng   *rand.Rand
 	value float64
 }

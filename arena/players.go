@@ -122,7 +122,8 @@ func Build(g games.Game, spec Spec) (*Factory, error) {
 		if _, ok := g.(connect4.Game); !ok {
 			return nil, fmt.Errorf("player %s: the solver plays connect4 and othello only, not %s", name, g.Name())
 		}
-		pool := &solverPool{bits: spec.Int("tt", 22)}
+		bits := spec.Int("tt", 22)
+		pool := &pool[*c4solver.Solver]{make: func() (*c4solver.Solver, error) { return c4solver.New(bits) }}
 		f.New = func(rng *rand.Rand) (Player, error) { return &solverPlayer{name: name, pool: pool, rng: rng}, nil }
 	case "mcts":
 		cfg := mcts.DefaultUCTConfig()
@@ -305,15 +306,15 @@ func (p *alphaBetaPlayer) ChooseAction(ctx context.Context, s games.State) (int,
 	return res.Move, nil
 }
 
-// solverPool shares solvers (and their large tables) between games. Reusing
-// a table changes only the speed, never the scores.
-type solverPool struct {
-	bits int
+// pool shares solvers (and their large tables) between the games of a
+// match. Reusing a table changes only the speed, never the scores.
+type pool[T any] struct {
+	make func() (T, error)
 	mu   sync.Mutex
-	free []*c4solver.Solver
+	free []T
 }
 
-func (sp *solverPool) get() (*c4solver.Solver, error) {
+func (sp *pool[T]) get() (T, error) {
 	sp.mu.Lock()
 	defer sp.mu.Unlock()
 	if n := len(sp.free); n > 0 {
@@ -321,10 +322,10 @@ func (sp *solverPool) get() (*c4solver.Solver, error) {
 		sp.free = sp.free[:n-1]
 		return s, nil
 	}
-	return c4solver.New(sp.bits)
+	return sp.make()
 }
 
-func (sp *solverPool) put(s *c4solver.Solver) {
+func (sp *pool[T]) put(s T) {
 	sp.mu.Lock()
 	sp.free = append(sp.free, s)
 	sp.mu.Unlock()
@@ -335,7 +336,7 @@ func (sp *solverPool) put(s *c4solver.Solver) {
 // that outcome: 1, 0 or -1.
 type solverPlayer struct {
 	name  string
-	pool  *solverPool
+	pool  *pool[*c4solver.Solver]
 	rng   *rand.Rand
 	value float64
 }
