@@ -10,22 +10,17 @@ import (
 	"tabula/games/gamestest"
 )
 
-// TestRefusesChance checks that PUCT and self-play refuse a game of chance
-// with an error that names it: self-play at construction, PUCT (built
-// without a game) at its first move; UCT handles chance but not a chance
-// node as the position to move in.
-func TestRefusesChance(t *testing.T) {
+// TestChanceNodeRoot checks that PUCT and UCT search games of chance but
+// refuse a chance node as the position to move in, with an error naming it.
+func TestChanceNodeRoot(t *testing.T) {
 	g := gamestest.DiceRace()
 	rng := rand.New(rand.NewPCG(1, 2))
-	if _, err := NewSelfPlay(DefaultConfig(), g, UniformEvaluator{}, rng); err == nil || !strings.Contains(err.Error(), "chance") {
-		t.Errorf("NewSelfPlay: err = %v, want a refusal naming chance", err)
-	}
 	s, err := NewSearch(DefaultConfig(), UniformEvaluator{}, rng)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.Run(context.Background(), g.NewInitialState()); err == nil || !strings.Contains(err.Error(), "chance") {
-		t.Errorf("Search.Run: err = %v", err)
+		t.Errorf("Search.Run at a chance node: err = %v, want an error naming it", err)
 	}
 	u, err := NewUCT(DefaultUCTConfig(), rng)
 	if err != nil {

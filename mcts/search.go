@@ -29,6 +29,15 @@ type Result struct {
 
 // Search is a PUCT search of one game that keeps its tree between moves. It
 // is not safe for concurrent use.
+//
+// Games of chance are searched too. The position searched must be a
+// decision node (the caller rolls the dice first). Inside the tree a chance
+// node is expanded with every outcome as an edge, its prior the outcome's
+// probability, and is never evaluated: each descent samples one outcome by
+// its probability and goes on below it (sampled, not all outcomes
+// weighted), so the chance node's mean value estimates the expectation. A
+// chance node counts for the player who moves after it when values are
+// backed up, and the solver does not prove through chance nodes.
 type Search struct {
 	cfg  Config
 	eval Evaluator
@@ -70,8 +79,8 @@ func (s *Search) Run(ctx context.Context, st games.State) (Result, error) {
 	if st.IsTerminal() {
 		return Result{}, errTerminal
 	}
-	if err := games.RequireDeterministic(st.Game(), "mcts (PUCT)"); err != nil {
-		return Result{}, err
+	if games.IsChanceNode(st) {
+		return Result{}, errors.New("mcts: the position is a chance node: roll the dice first")
 	}
 	s.sync(st)
 	if err := s.search(ctx, s.cfg.Simulations, true); err != nil {

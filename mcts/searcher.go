@@ -98,6 +98,8 @@ type searcher struct {
 	gammaBuf  []float64
 	counts    []float64
 	pi        []float32
+	chanceP   []float32             // scratch priors of a chance node, by action
+	outs      []games.ChanceOutcome // scratch outcomes of a chance node
 }
 
 // setRoot makes a copy of s the root of an empty tree.
@@ -111,6 +113,7 @@ func (sr *searcher) setRoot(s games.State) {
 	}
 	if n := s.Game().NumActions(); len(sr.pi) != n {
 		sr.pi = make([]float32, n)
+		sr.chanceP = make([]float32, n)
 	}
 }
 
@@ -188,6 +191,10 @@ func (sr *searcher) collect(b *batch, max int) {
 		for _, p := range path {
 			st.ApplyAction(int(sr.t.edges[p.edge].action))
 		}
+		if games.IsChanceNode(st) {
+			path, leaf = sr.throughChance(path, leaf, st)
+			nd = &sr.t.nodes[leaf]
+		}
 		if st.IsTerminal() {
 			nd.setTerminal(float32(st.Returns()[0]))
 			sr.t.terminalBackup(path, leaf, 0)
@@ -207,6 +214,52 @@ func (sr *searcher) collect(b *batch, max int) {
 		sr.inflight++
 		added++
 	}
+}
+
+// throughChance samples through the chance nodes met at the end of a
+// descent: leaf (position st) is a chance node reached for the first time.
+// It is expanded with every outcome as an edge, whose prior is the
+// outcome's probability, and never evaluated; one outcome is sampled by its
+// probability, played on st and its child becomes the leaf, until st is a
+// decision node or the game is over. It returns the longer path and the new
+// leaf.
+func (sr *searcher) throughChance(path []step, leaf int32, st games.State) ([]step, int32) {
+	for games.IsChanceNode(st) {
+		sr.outs = st.(games.ChanceState).ChanceOutcomes(sr.outs[:0])
+		for _, o := range sr.outs {
+			sr.chanceP[o.Action] = float32(o.Prob)
+		}
+		sr.t.expand(leaf, st, sr.chanceP)
+		for _, o := range sr.outs {
+			sr.chanceP[o.Action] = 0
+		}
+		ei := sr.sampleEdge(leaf)
+		c := sr.t.newNode()
+		sr.t.edges[ei].child = c
+		path = append(path, step{node: leaf, edge: ei})
+		st.ApplyAction(int(sr.t.edges[ei].action))
+		leaf = c
+	}
+	sr.pathBuf = path
+	return path, leaf
+}
+
+// sampleEdge draws an edge of chance node i by its prior, the outcome's
+// probability. PUCT samples chance outcomes rather than weighting all of
+// them: each descent through a chance node follows one sampled outcome, so
+// an outcome's subtree gets visits in proportion to its probability and the
+// node's mean value estimates the expectation over the outcomes.
+func (sr *searcher) sampleEdge(i int32) int32 {
+	nd := &sr.t.nodes[i]
+	es := sr.t.edges[nd.first : nd.first+nd.count]
+	r := sr.rng.Float32()
+	for j := range es {
+		if r < es[j].p {
+			return nd.first + int32(j)
+		}
+		r -= es[j].p
+	}
+	return nd.first + nd.count - 1
 }
 
 // complete expands a leaf with its evaluation and backs the value up, or
@@ -234,8 +287,8 @@ func (sr *searcher) complete(it *batchItem, st games.State, policy []float32, va
 // game ends, or whose next two plies are forced, becomes a solved node
 // without being visited or evaluated. It reports whether that solves i.
 func (sr *searcher) proveChildren(i int32, st games.State) bool {
-	if _, ok := st.(games.Threats); !ok {
-		return false
+	if _, ok := st.(games.Threats); !ok || games.HasChance(st.Game()) {
+		return false // no threats known, or a child may be a chance node
 	}
 	nd := sr.t.nodes[i]
 	found := false
@@ -279,12 +332,18 @@ func (sr *searcher) rollback(it *batchItem) {
 }
 
 // descend follows PUCT from the root to a node that is not expanded, or
-// solved, and returns the path and that node.
+// solved, and returns the path and that node. At an expanded chance node it
+// follows a sampled outcome.
 func (sr *searcher) descend() ([]step, int32) {
 	path := sr.pathBuf[:0]
 	cur := int32(0)
 	for sr.t.nodes[cur].status == nodeExpanded && (cur == 0 || !sr.t.nodes[cur].solved) {
-		ei := sr.selectEdge(cur)
+		var ei int32
+		if sr.t.nodes[cur].chance {
+			ei = sr.sampleEdge(cur)
+		} else {
+			ei = sr.selectEdge(cur)
+		}
 		c := sr.t.edges[ei].child
 		if c < 0 {
 			c = sr.t.newNode()

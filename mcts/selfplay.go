@@ -14,12 +14,16 @@ import (
 type GameRecord struct {
 	// Game is the spec of the game (games.New(Game) rebuilds it).
 	Game string
-	// Actions are the moves played, from the initial state.
+	// Actions are the moves played, from the initial state. In a game of
+	// chance they include the chance outcomes (the dice), drawn by the
+	// self-play driver with its RNG.
 	Actions []int
 	// Policies holds, per move, the visit distribution of a full search,
-	// or nil where the move got a fast search that is not a policy target.
+	// or nil where the move got a fast search that is not a policy target,
+	// and at every chance outcome (never a training position).
 	Policies [][]float32
-	// RootValues holds, per move, the root value for the player to move.
+	// RootValues holds, per move, the root value for the player to move
+	// (0 at a chance outcome).
 	RootValues []float32
 	// Returns is the result for players 0 and 1 (+1 win, -1 loss, 0 draw).
 	Returns [2]float64
@@ -52,6 +56,9 @@ func (r GameRecord) Examples(g games.Game, fn func(s games.State, pi []float32, 
 	s := g.NewInitialState()
 	for i, a := range r.Actions {
 		if pi := r.Policies[i]; pi != nil {
+			if games.IsChanceNode(s) {
+				return fmt.Errorf("mcts: record: move %d: a policy at a chance node", i+1)
+			}
 			if len(pi) != g.NumActions() {
 				return fmt.Errorf("mcts: record: move %d: policy of length %d, want %d", i+1, len(pi), g.NumActions())
 			}
@@ -102,9 +109,6 @@ func NewSelfPlay(cfg Config, g games.Game, eval Evaluator, rng *rand.Rand) (*Sel
 	if g == nil || eval == nil || rng == nil {
 		return nil, errors.New("mcts: self-play: nil game, evaluator or rng")
 	}
-	if err := games.RequireDeterministic(g, "mcts self-play"); err != nil {
-		return nil, err
-	}
 	p := &SelfPlay{cfg: cfg, g: g, eval: eval, rng: rng}
 	p.slots = make([]*slot, cfg.GamesInFlight)
 	for i := range p.slots {
@@ -124,7 +128,9 @@ func NewSelfPlay(cfg Config, g games.Game, eval Evaluator, rng *rand.Rand) (*Sel
 func (p *SelfPlay) Run(ctx context.Context, maxGames int, emit func(GameRecord) error) error {
 	p.started, p.maxGames = 0, maxGames
 	for _, sl := range p.slots {
-		p.newGame(sl)
+		if err := p.newGame(sl); err != nil {
+			return err
+		}
 	}
 	for {
 		if err := ctx.Err(); err != nil {
@@ -165,10 +171,10 @@ func (p *SelfPlay) Run(ctx context.Context, maxGames int, emit func(GameRecord) 
 
 // newGame starts the next game in sl, or deactivates it when enough games
 // have been started.
-func (p *SelfPlay) newGame(sl *slot) {
+func (p *SelfPlay) newGame(sl *slot) error {
 	if p.maxGames > 0 && p.started >= p.maxGames {
 		sl.active = false
-		return
+		return nil
 	}
 	p.started++
 	sl.active = true
@@ -177,7 +183,30 @@ func (p *SelfPlay) newGame(sl *slot) {
 	sl.noResign = p.cfg.Resign && p.rng.Float64() < p.cfg.NoResignFraction
 	sl.rec.NoResign = sl.noResign
 	sl.low = [2]int{}
+	if err := p.rollChance(sl); err != nil {
+		return err
+	}
 	p.startMove(sl)
+	return nil
+}
+
+// rollChance draws the outcomes of the chance nodes at sl's root with the
+// worker's RNG, recording them (with no policy target) and advancing the
+// tree, until the root is a decision node or the game is over.
+func (p *SelfPlay) rollChance(sl *slot) error {
+	for root := sl.sr.root; !root.IsTerminal() && games.IsChanceNode(root); {
+		a, err := games.SampleChance(root, p.rng)
+		if err != nil {
+			return fmt.Errorf("self-play: %w", err)
+		}
+		sl.rec.Actions = append(sl.rec.Actions, a)
+		sl.rec.Policies = append(sl.rec.Policies, nil)
+		sl.rec.RootValues = append(sl.rec.RootValues, 0)
+		if err := sl.sr.advance(a); err != nil {
+			return fmt.Errorf("self-play: %w", err)
+		}
+	}
+	return nil
 }
 
 // startMove draws the kind of search the next move gets.
@@ -229,6 +258,11 @@ func (p *SelfPlay) finishMove(sl *slot, emit func(GameRecord) error) error {
 	if err := sl.sr.advance(a); err != nil {
 		return fmt.Errorf("self-play: %w", err)
 	}
+	if !root.IsTerminal() && len(sl.rec.Actions) < p.g.MaxGameLength() {
+		if err := p.rollChance(sl); err != nil {
+			return err
+		}
+	}
 	if root.IsTerminal() || len(sl.rec.Actions) >= p.g.MaxGameLength() {
 		sl.rec.Returns = root.Returns()
 		return p.endGame(sl, emit)
@@ -244,6 +278,5 @@ func (p *SelfPlay) endGame(sl *slot, emit func(GameRecord) error) error {
 	if err := emit(rec); err != nil {
 		return err
 	}
-	p.newGame(sl)
-	return nil
+	return p.newGame(sl)
 }

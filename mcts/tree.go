@@ -230,6 +230,11 @@ func (t *tree) propagate(path []step) {
 // trySolve solves expanded node i from its children if it can.
 func (t *tree) trySolve(i int32) bool {
 	nd := &t.nodes[i]
+	if nd.chance {
+		// The value of a chance node is an expectation, not the best of
+		// its children: the solver does not prove through chance nodes.
+		return false
+	}
 	best, open := float32(math.Inf(-1)), false
 	for _, e := range t.edges[nd.first : nd.first+nd.count] {
 		if e.child < 0 || !t.nodes[e.child].solved {
