@@ -2,18 +2,22 @@ package arena
 
 import (
 	"context"
+	"math/rand/v2"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"tabula/games"
 	"tabula/games/gamestest"
+	"tabula/nn"
 )
 
 // TestBuildRefusesChance checks that the kinds that cannot handle chance
-// refuse a game of chance when they are built.
+// refuse a game of chance when they are built (net plays it: see
+// TestNetPlaysChance).
 func TestBuildRefusesChance(t *testing.T) {
 	g := gamestest.DiceRace()
-	for _, text := range []string{"alphabeta:depth=2", "net:path=none.tbn", "solver"} {
+	for _, text := range []string{"alphabeta:depth=2", "solver"} {
 		sp, err := ParseSpec(text)
 		if err != nil {
 			t.Fatal(err)
@@ -138,5 +142,57 @@ func TestUCTPlaysChance(t *testing.T) {
 		if c.games >= 40 && w.Wins < c.games*6/10 {
 			t.Errorf("%s won %d of %d against random", c.spec, w.Wins, c.games)
 		}
+	}
+}
+
+// TestNetPlaysChance plays the net player (PUCT with sampled chance nodes)
+// with an untrained network at backgammon against random: the games end,
+// and the player shows its policy and value at its decisions.
+func TestNetPlaysChance(t *testing.T) {
+	g := mustGame(t, "backgammon")
+	p, h, w := g.ObservationShape()
+	wts, err := nn.NewWeights(nn.Config{Filters: 8, Blocks: 1, PolicyFilters: 2, ValueFilters: 1, ValueHidden: 8},
+		nn.Shape{Planes: p, Height: h, Width: w, Actions: g.NumActions()}, rand.New(rand.NewPCG(3, 4)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "bg.tbn")
+	if err := nn.SaveCheckpoint(path, &nn.Checkpoint{Game: g.Name(), Weights: wts}); err != nil {
+		t.Fatal(err)
+	}
+	sp, err := ParseSpec("net:path=" + path + ",sims=8,batch=4")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rnd, _ := ParseSpec("random")
+	fs, err := BuildAll(g, []Spec{sp, rnd})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fs[0].Close()
+	res, err := Match(context.Background(), MatchConfig{Games: 2, Parallel: 1, Seed: 7}, g, fs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := res.Total(0).Games(); n != 2 {
+		t.Fatalf("%d games counted, want 2", n)
+	}
+	pl, err := fs[0].New(rand.New(rand.NewPCG(1, 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := g.NewInitialState()
+	roll, err := games.SampleChance(s, rand.New(rand.NewPCG(2, 2)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := games.Play(s, roll); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pl.ChooseAction(context.Background(), s); err != nil {
+		t.Fatal(err)
+	}
+	if pol := pl.(Analyzer).LastPolicy(); len(pol) != g.NumActions() {
+		t.Errorf("policy of length %d after a move", len(pol))
 	}
 }

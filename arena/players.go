@@ -156,9 +156,6 @@ func Build(g games.Game, spec Spec) (*Factory, error) {
 // all the games.
 func buildNet(g games.Game, spec Spec) (*Factory, error) {
 	name := spec.String()
-	if err := games.RequireDeterministic(g, "net (PUCT)"); err != nil {
-		return nil, fmt.Errorf("player %s: %w", name, err)
-	}
 	path := spec.Str("path", "")
 	if path == "" {
 		return nil, fmt.Errorf("player %s: net needs path=FILE", name)
