@@ -182,16 +182,21 @@ func TestSelfPlayChance(t *testing.T) {
 	rolls := [3]int{}
 	for gi, r := range recs {
 		s := g.NewInitialState()
+		nch := 0
 		for i, a := range r.Actions {
 			if chance := games.IsChanceNode(s); chance != (r.Policies[i] == nil) {
 				t.Fatalf("game %d move %d: chance node %v, policy %v", gi, i, chance, r.Policies[i])
 			}
 			if games.IsChanceNode(s) {
 				rolls[a]++
+				nch++
 			}
 			if err := games.Play(s, a); err != nil {
 				t.Fatalf("game %d move %d: %v", gi, i, err)
 			}
+		}
+		if nch != r.ChanceOutcomes {
+			t.Errorf("game %d: %d chance outcomes, the record counts %d", gi, nch, r.ChanceOutcomes)
 		}
 		if !s.IsTerminal() || s.Returns() != r.Returns {
 			t.Fatalf("game %d: replay ends at %v (terminal %v), record says %v", gi, s, s.IsTerminal(), r.Returns)

@@ -25,6 +25,9 @@ type GameRecord struct {
 	// RootValues holds, per move, the root value for the player to move
 	// (0 at a chance outcome).
 	RootValues []float32
+	// ChanceOutcomes is how many of Actions are chance outcomes: the
+	// searched moves are the others.
+	ChanceOutcomes int
 	// Returns is the result for players 0 and 1 (+1 win, -1 loss, 0 draw).
 	Returns [2]float64
 	// Resigned reports that the game ended by resignation: the player with
@@ -202,6 +205,7 @@ func (p *SelfPlay) rollChance(sl *slot) error {
 		sl.rec.Actions = append(sl.rec.Actions, a)
 		sl.rec.Policies = append(sl.rec.Policies, nil)
 		sl.rec.RootValues = append(sl.rec.RootValues, 0)
+		sl.rec.ChanceOutcomes++
 		if err := sl.sr.advance(a); err != nil {
 			return fmt.Errorf("self-play: %w", err)
 		}

@@ -89,9 +89,6 @@ func New(cfg *Config, opt Options) (*Trainer, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := games.RequireDeterministic(g, "the training pipeline"); err != nil {
-		return nil, err
-	}
 	if err := train.UseBLAS(cfg.Train.BLAS); err != nil {
 		return nil, err
 	}

@@ -79,7 +79,7 @@ func generate(parent context.Context, g games.Game, cfg SelfPlayConfig, workers,
 		mu.Lock()
 		defer mu.Unlock()
 		stats.Games++
-		stats.Moves += len(rec.Actions)
+		stats.Moves += len(rec.Actions) - rec.ChanceOutcomes // searched moves, not dice
 		stats.Examples += len(ex)
 		switch {
 		case rec.Returns[0] > 0:

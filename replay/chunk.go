@@ -10,20 +10,24 @@ import (
 	"math"
 )
 
-// Chunk file format, version 1, little-endian:
+// Chunk file format, version 1 or 2, little-endian:
 //
 //	magic "TBRC" | version u32 | game name: u16 length + bytes |
 //	obs length u32 | actions u32 | count u32 |
-//	count records of: obs bits (ceil(obs/8) bytes, LSB first) |
+//	count records of: observation |
 //	                  legal bits (ceil(actions/8) bytes) |
 //	                  policy float32 x actions | value float32 |
 //	CRC-32C (Castagnoli) of every byte before it, u32
 //
-// Observations are stored as bits: every game here has binary input planes,
-// and Add refuses anything else.
+// The observation is stored as bits (ceil(obs/8) bytes, LSB first) in
+// version 1, which is written whenever every observation of the chunk is
+// binary (the board games' input planes), and as obs float32 values in
+// version 2, written for games whose planes hold other values (backgammon's
+// checker counts). Readers take both.
 const (
 	chunkMagic   = "TBRC"
-	chunkVersion = 1
+	chunkVersion = 1       // binary observations
+	chunkFloats  = 2       // float32 observations
 	maxChunkLen  = 1 << 20 // examples per chunk, a sanity bound for readers
 	maxNameLen   = 256
 )
@@ -36,21 +40,45 @@ type chunkHeader struct {
 	obsLen  int
 	actions int
 	count   int
+	floats  bool // observations stored as float32 (version 2)
+}
+
+func (h chunkHeader) obsBytes() int {
+	if h.floats {
+		return 4 * h.obsLen
+	}
+	return (h.obsLen + 7) / 8
 }
 
 func (h chunkHeader) recordLen() int {
-	return (h.obsLen+7)/8 + (h.actions+7)/8 + 4*h.actions + 4
+	return h.obsBytes() + (h.actions+7)/8 + 4*h.actions + 4
+}
+
+// binaryObs reports whether every observation entry of examples is 0 or 1.
+func binaryObs(examples []Example) bool {
+	for _, e := range examples {
+		for _, x := range e.Obs {
+			if x != 0 && x != 1 {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // encodeChunk serialises examples. It returns an error naming the example
 // and field when one is out of range.
 func encodeChunk(game string, obsLen, actions int, examples []Example) ([]byte, error) {
-	h := chunkHeader{game, obsLen, actions, len(examples)}
+	h := chunkHeader{game, obsLen, actions, len(examples), !binaryObs(examples)}
 	var buf bytes.Buffer
 	buf.Grow(32 + len(game) + len(examples)*h.recordLen())
 	buf.WriteString(chunkMagic)
 	le := binary.LittleEndian
-	buf.Write(le.AppendUint32(nil, chunkVersion))
+	version := uint32(chunkVersion)
+	if h.floats {
+		version = chunkFloats
+	}
+	buf.Write(le.AppendUint32(nil, version))
 	buf.Write(le.AppendUint16(nil, uint16(len(game))))
 	buf.WriteString(game)
 	for _, v := range []int{obsLen, actions, len(examples)} {
@@ -64,11 +92,13 @@ func encodeChunk(game string, obsLen, actions int, examples []Example) ([]byte, 
 		clear(rec)
 		off := 0
 		for j, x := range e.Obs {
-			if x == 1 {
-				rec[off+j/8] |= 1 << (j % 8)
+			if h.floats {
+				le.PutUint32(rec[4*j:], math.Float32bits(x))
+			} else if x == 1 {
+				rec[j/8] |= 1 << (j % 8)
 			}
 		}
-		off += (obsLen + 7) / 8
+		off += h.obsBytes()
 		for a, legal := range e.Legal {
 			if legal {
 				rec[off+a/8] |= 1 << (a % 8)
@@ -103,8 +133,9 @@ func decodeChunk(data []byte) (chunkHeader, []Example, error) {
 	}
 	le := binary.LittleEndian
 	body, sum := data[:len(data)-4], le.Uint32(data[len(data)-4:])
-	if v := le.Uint32(data[4:]); v != chunkVersion {
-		return fail("format version %d, this program reads version %d", v, chunkVersion)
+	v := le.Uint32(data[4:])
+	if v != chunkVersion && v != chunkFloats {
+		return fail("format version %d, this program reads versions %d and %d", v, chunkVersion, chunkFloats)
 	}
 	if got := crc32.Checksum(body, castagnoli); got != sum {
 		return fail("checksum %08x does not match the stored %08x (truncated or damaged file)", got, sum)
@@ -121,7 +152,7 @@ func decodeChunk(data []byte) (chunkHeader, []Example, error) {
 	if err := binary.Read(r, le, &dims); err != nil {
 		return fail("header cut short")
 	}
-	h = chunkHeader{string(name), int(dims[0]), int(dims[1]), int(dims[2])}
+	h = chunkHeader{string(name), int(dims[0]), int(dims[1]), int(dims[2]), v == chunkFloats}
 	if h.obsLen < 1 || h.obsLen > 1<<16 || h.actions < 1 || h.actions > 1<<16 || h.count > maxChunkLen {
 		return fail("header sizes obs=%d actions=%d count=%d out of range", h.obsLen, h.actions, h.count)
 	}
@@ -134,9 +165,13 @@ func decodeChunk(data []byte) (chunkHeader, []Example, error) {
 		rec := recs[i*h.recordLen():]
 		e := Example{Obs: make([]float32, h.obsLen), Legal: make([]bool, h.actions), Policy: make([]float32, h.actions)}
 		for j := range e.Obs {
-			e.Obs[j] = float32(rec[j/8] >> (j % 8) & 1)
+			if h.floats {
+				e.Obs[j] = math.Float32frombits(le.Uint32(rec[4*j:]))
+			} else {
+				e.Obs[j] = float32(rec[j/8] >> (j % 8) & 1)
+			}
 		}
-		off := (h.obsLen + 7) / 8
+		off := h.obsBytes()
 		for a := range e.Legal {
 			e.Legal[a] = rec[off+a/8]>>(a%8)&1 == 1
 		}

@@ -30,11 +30,15 @@ import (
 // mover's point of view, the search's visit distribution, the legal moves
 // (for the masked softmax), and the final result z for the mover.
 type Example struct {
-	Obs    []float32 // planes*height*width, each 0 or 1
+	Obs    []float32 // planes*height*width, finite, within [-maxObs, maxObs]
 	Policy []float32 // one per action, non-negative, summing to 1
 	Legal  []bool    // one per action
 	Value  float32   // z in [-1, 1]
 }
+
+// maxObs bounds the magnitude of an observation entry: input planes hold
+// 0/1 or small counts (backgammon: at most 7.5), never more.
+const maxObs = 1e6
 
 func (e Example) check(obsLen, actions int) error {
 	if len(e.Obs) != obsLen || len(e.Policy) != actions || len(e.Legal) != actions {
@@ -42,8 +46,8 @@ func (e Example) check(obsLen, actions int) error {
 			len(e.Obs), len(e.Policy), len(e.Legal), obsLen, actions, actions)
 	}
 	for i, x := range e.Obs {
-		if x != 0 && x != 1 {
-			return fmt.Errorf("observation entry %d = %v, want 0 or 1", i, x)
+		if !(x >= -maxObs && x <= maxObs) {
+			return fmt.Errorf("observation entry %d = %v, want a finite value within +-%v", i, x, maxObs)
 		}
 	}
 	sum := 0.0
@@ -118,7 +122,8 @@ type Buffer struct {
 	size    int             // examples in the window
 	added   int64           // examples ever added (this process's view of the run)
 	sampled int64           // samples drawn
-	obs     []uint8         // Window x obsLen, 0/1
+	obs     []uint8         // Window x obsLen, 0/1, while every observation is binary
+	obsF    []float32       // Window x obsLen, in place of obs once one is not
 	policy  []float32       // Window x na
 	legal   []bool          // Window x na
 	value   []float32       // Window
@@ -278,11 +283,24 @@ func ReadChunkFile(path string) (game string, examples []Example, err error) {
 
 // addLocked copies examples into the ring, evicting the oldest.
 func (b *Buffer) addLocked(examples []Example) {
+	if b.obsF == nil && !binaryObs(examples) {
+		// The game's planes are not binary (backgammon): keep float32
+		// observations from now on, the ones stored so far included.
+		b.obsF = make([]float32, len(b.obs))
+		for j, x := range b.obs {
+			b.obsF[j] = float32(x)
+		}
+		b.obs = nil
+	}
 	for _, e := range examples {
 		i := b.next
-		o := b.obs[i*b.obsLen : (i+1)*b.obsLen]
-		for j, x := range e.Obs {
-			o[j] = uint8(x)
+		if b.obsF != nil {
+			copy(b.obsF[i*b.obsLen:(i+1)*b.obsLen], e.Obs)
+		} else {
+			o := b.obs[i*b.obsLen : (i+1)*b.obsLen]
+			for j, x := range e.Obs {
+				o[j] = uint8(x)
+			}
 		}
 		copy(b.policy[i*b.na:(i+1)*b.na], e.Policy)
 		copy(b.legal[i*b.na:(i+1)*b.na], e.Legal)
@@ -363,21 +381,18 @@ func (b *Buffer) Sample(rng *rand.Rand, batch *Batch) error {
 		obs := batch.Obs[k*b.obsLen : (k+1)*b.obsLen]
 		pol := batch.Policy[k*b.na : (k+1)*b.na]
 		leg := batch.Legal[k*b.na : (k+1)*b.na]
-		src := b.obs[i*b.obsLen : (i+1)*b.obsLen]
 		sym := 0
 		if b.sym != nil {
 			sym = rng.IntN(b.sym.NumSymmetries())
 		}
 		if sym == 0 {
-			for j, x := range src {
-				obs[j] = float32(x)
-			}
+			b.obsAt(i, obs)
 			copy(pol, b.policy[i*b.na:(i+1)*b.na])
 			for a, l := range b.legal[i*b.na : (i+1)*b.na] {
 				leg[a] = boolTo32(l)
 			}
 		} else {
-			b.symObs(sym, obs, src)
+			b.symObs(sym, obs, i)
 			for a := 0; a < b.na; a++ {
 				t := b.sym.TransformAction(sym, a)
 				pol[t] = b.policy[i*b.na+a]
@@ -389,17 +404,26 @@ func (b *Buffer) Sample(rng *rand.Rand, batch *Batch) error {
 	return nil
 }
 
-// symObs maps a stored observation through a symmetry. TransformObservation
-// works on float32, so the source is widened first into obs's own memory
-// and transformed through a per-buffer scratch slice.
-func (b *Buffer) symObs(sym int, dst []float32, src []uint8) {
+// obsAt writes the stored observation of example i into dst.
+func (b *Buffer) obsAt(i int, dst []float32) {
+	if b.obsF != nil {
+		copy(dst, b.obsF[i*b.obsLen:(i+1)*b.obsLen])
+		return
+	}
+	for j, x := range b.obs[i*b.obsLen : (i+1)*b.obsLen] {
+		dst[j] = float32(x)
+	}
+}
+
+// symObs maps stored observation i through a symmetry. TransformObservation
+// works on float32, so the source is widened first into a per-buffer
+// scratch slice.
+func (b *Buffer) symObs(sym int, dst []float32, i int) {
 	if cap(b.scratch) < b.obsLen {
 		b.scratch = make([]float32, b.obsLen)
 	}
 	tmp := b.scratch[:b.obsLen]
-	for j, x := range src {
-		tmp[j] = float32(x)
-	}
+	b.obsAt(i, tmp)
 	b.sym.TransformObservation(sym, dst, tmp)
 }
 

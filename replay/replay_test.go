@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -234,7 +235,7 @@ func TestWriteRejectsBadExamples(t *testing.T) {
 	b := open(t, t.TempDir(), Config{Window: 10}, "w")
 	good := examples(b.game, 1, 11)[0]
 	cases := map[string]func(e *Example){
-		"observation entry": func(e *Example) { e.Obs[3] = 0.5 },
+		"observation entry": func(e *Example) { e.Obs[3] = float32(math.NaN()) },
 		"illegal action":    func(e *Example) { e.Legal = make([]bool, len(e.Legal)) },
 		"sums to":           func(e *Example) { e.Policy[0] += 0.5 },
 		"value":             func(e *Example) { e.Value = 2 },
@@ -330,4 +331,58 @@ func FuzzDecodeChunk(f *testing.F) {
 			t.Fatalf("decoded %d examples, header says %d", len(ex), hdr.count)
 		}
 	})
+}
+
+// TestFloatObservations checks observations that are not binary (as
+// backgammon's checker counts): the chunk keeps them exactly (version 2),
+// the window switches to float storage keeping the binary examples already
+// in it, and sampling and reopening return them unchanged.
+func TestFloatObservations(t *testing.T) {
+	dir := t.TempDir()
+	b := open(t, dir, Config{Window: 100}, "w")
+	bin := examples(b.game, 20, 5)
+	if _, err := b.Write(bin); err != nil {
+		t.Fatal(err)
+	}
+	fl := examples(b.game, 20, 6)
+	for i := range fl {
+		fl[i].Value = 0.505 + float32(i)/100 // distinct from bin's values (tenths)
+		fl[i].Obs[i] = 0.5 + float32(i)
+		fl[i].Obs[len(fl[i].Obs)-1] = -1.0 / 3
+	}
+	path, err := b.Write(fl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if data, err := os.ReadFile(path); err != nil || data[4] != chunkFloats {
+		t.Fatalf("chunk of float observations: version byte %v, %v", data[4], err)
+	}
+	_, back, err := ReadChunkFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range fl {
+		if !slices.Equal(back[i].Obs, fl[i].Obs) {
+			t.Fatalf("example %d: observation changed through the chunk", i)
+		}
+	}
+	all := append(slices.Clone(bin), fl...)
+	check := func(b *Buffer) {
+		t.Helper()
+		batch := b.NewBatch(200)
+		if err := b.Sample(rand.New(rand.NewPCG(1, 1)), batch); err != nil {
+			t.Fatal(err)
+		}
+		for k, v := range batch.Value {
+			i := slices.IndexFunc(all, func(e Example) bool { return e.Value == v })
+			if i < 0 || !slices.Equal(batch.Obs[k*b.obsLen:(k+1)*b.obsLen], all[i].Obs) {
+				t.Fatalf("sample %d (value %v, example %d) does not match what was written", k, v, i)
+			}
+		}
+	}
+	check(b)
+	if b.Len() != 40 {
+		t.Fatalf("window holds %d examples, want 40", b.Len())
+	}
+	check(open(t, dir, Config{Window: 100}, "r"))
 }
