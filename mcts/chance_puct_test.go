@@ -231,3 +231,37 @@ func TestSelfPlayChance(t *testing.T) {
 		}
 	}
 }
+
+// TestTreeReuseThroughChance checks that tree reuse keeps the subtree below
+// a move and then below the roll that follows it: the next search starts
+// with the visits already spent there.
+func TestTreeReuseThroughChance(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Simulations = 400
+	cfg.TreeReuse = true
+	cfg.DirichletEpsilon = 0
+	s, err := NewSearch(cfg, UniformEvaluator{}, rand.New(rand.NewPCG(8, 8)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := diceRacePosition(t, 1)
+	res, err := s.Run(context.Background(), st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range []int{res.Action, 0} { // the move, then a roll of 1
+		if err := s.Advance(a); err != nil {
+			t.Fatal(err)
+		}
+		if err := games.Play(st, a); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res2, err := s.Run(context.Background(), st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res2.Simulations != 400 || res2.Visits <= 400+50 {
+		t.Errorf("after a move and a roll: %d simulations, %d root visits; want the kept subtree's visits too", res2.Simulations, res2.Visits)
+	}
+}

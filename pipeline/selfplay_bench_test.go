@@ -4,6 +4,7 @@ package pipeline
 
 import (
 	"context"
+	"fmt"
 	"math/rand/v2"
 	"runtime"
 	"sync"
@@ -53,6 +54,8 @@ func (t *timedEvaluator) Evaluate(states []games.State, policies [][]float32, va
 type selfPlayBench struct {
 	name    string
 	workers int
+	// config is the config file, configs/connect4.yaml when empty.
+	config string
 	// set overrides the headline config, as -set would.
 	set []string
 	// direct gives each worker its own nn.NetEvaluator (directEvaluators)
@@ -138,8 +141,25 @@ func BenchmarkSelfPlayPrecision(b *testing.B) {
 	}
 }
 
+// BenchmarkSelfPlayBackgammon plays backgammon self-play games with the
+// network and search settings of configs/backgammon.yaml and random initial
+// weights, as BenchmarkSelfPlayNet's direct variants; positions count the
+// searched moves, not the dice.
+//
+//	go test ./pipeline -run '^$' -bench SelfPlayBackgammon -benchtime 4x
+func BenchmarkSelfPlayBackgammon(b *testing.B) {
+	for _, w := range []int{1, 2} {
+		v := selfPlayBench{name: fmt.Sprintf("direct/W=%d", w), workers: w, direct: true, config: "../configs/backgammon.yaml"}
+		b.Run(v.name, func(b *testing.B) { benchSelfPlay(b, v) })
+	}
+}
+
 func benchSelfPlay(b *testing.B, v selfPlayBench) {
-	cfg, err := Load("../configs/connect4.yaml", v.set)
+	path := v.config
+	if path == "" {
+		path = "../configs/connect4.yaml"
+	}
+	cfg, err := Load(path, v.set)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -189,7 +209,7 @@ func benchSelfPlay(b *testing.B, v selfPlayBench) {
 	)
 	emit := func(rec mcts.GameRecord) error {
 		mu.Lock()
-		moves += len(rec.Actions)
+		moves += len(rec.Actions) - rec.ChanceOutcomes
 		games++
 		mu.Unlock()
 		return nil
