@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"tabula/games"
+	"tabula/games/backgammon"
 	"tabula/games/gamestest"
 )
 
@@ -264,4 +265,68 @@ func TestTreeReuseThroughChance(t *testing.T) {
 	if res2.Simulations != 400 || res2.Visits <= 400+50 {
 		t.Errorf("after a move and a roll: %d simulations, %d root visits; want the kept subtree's visits too", res2.Simulations, res2.Visits)
 	}
+}
+
+// TestPUCTBackgammonRolls searches a backgammon opening with a uniform
+// evaluator: below the most visited move, the opponent's 21 rolls get
+// visits in proportion to their probabilities (1/18, doubles 1/36), and the
+// evaluator never sees a chance node.
+func TestPUCTBackgammonRolls(t *testing.T) {
+	g, err := games.New("backgammon")
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := g.NewInitialState()
+	if err := games.Play(st, backgammon.RollAction(3, 1)); err != nil {
+		t.Fatal(err)
+	}
+	cfg := DefaultConfig()
+	cfg.Simulations = 4000
+	cfg.BatchSize = 8
+	s, err := NewSearch(cfg, noChanceEvaluator{t}, rand.New(rand.NewPCG(2, 3)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Run(context.Background(), st); err != nil {
+		t.Fatal(err)
+	}
+	tr := &s.sr.t
+	r := tr.nodes[0]
+	best := tr.edges[r.first]
+	for _, e := range tr.edges[r.first : r.first+r.count] {
+		if e.n > best.n {
+			best = e
+		}
+	}
+	c := tr.nodes[best.child]
+	if !c.chance || c.player != 1 || c.count != 21 {
+		t.Fatalf("the node after the move is not player 1's roll of 21 outcomes: %+v", c)
+	}
+	total := 0
+	for _, e := range tr.edges[c.first : c.first+c.count] {
+		total += int(e.n)
+	}
+	for _, e := range tr.edges[c.first : c.first+c.count] {
+		h, l := backgammon.ActionRoll(int(e.action))
+		want := 1.0 / 18
+		if h == l {
+			want = 1.0 / 36
+		}
+		if got := float64(e.n) / float64(total); math.Abs(got-want) > 4*math.Sqrt(want*(1-want)/float64(total)) {
+			t.Errorf("roll %d-%d visited %.4f of %d times, want %.4f", h, l, got, total, want)
+		}
+	}
+}
+
+// noChanceEvaluator is UniformEvaluator that fails the test when asked to
+// evaluate a chance node.
+type noChanceEvaluator struct{ t *testing.T }
+
+func (e noChanceEvaluator) Evaluate(states []games.State, policies [][]float32, values []float32) error {
+	for _, s := range states {
+		if games.IsChanceNode(s) {
+			e.t.Errorf("the evaluator was asked for a chance node: %v", s)
+		}
+	}
+	return UniformEvaluator{}.Evaluate(states, policies, values)
 }
