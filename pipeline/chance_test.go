@@ -32,7 +32,10 @@ func TestBackgammonSmoke(t *testing.T) {
 		t.Fatal(err)
 	}
 	start := time.Now()
-	runOnce(t, cfg)
+	tr := runOnce(t, cfg)
+	if sum := tr.Summary(); !strings.Contains(sum, "sims=200 pubeval") {
+		t.Errorf("the summary suggests no pubeval match: %s", sum)
+	}
 	t.Logf("two iterations in %v", time.Since(start).Round(time.Millisecond))
 	m := readMetrics(t, dir)
 	if len(m) != 2 {

@@ -927,8 +927,12 @@ func (t *Trainer) Summary() string {
 	}
 	game := shellQuote(t.g.Name())
 	player := "net:path=" + specValue(weights)
+	opponent := "mcts:rollouts=1000"
+	if games.HasChance(t.g) {
+		opponent = "pubeval" // random rollouts say little in backgammon; pubeval is its benchmark
+	}
 	fmt.Fprintf(&b, "evaluate: go run ./cmd/arena match -game %s -players %s -games 100\n",
-		game, shellQuote(player+",sims=200 mcts:rollouts=1000"))
+		game, shellQuote(player+",sims=200 "+opponent))
 	fmt.Fprintf(&b, "play:     go run ./cmd/play -game %s -player %s\n", game, shellQuote(player))
 	fmt.Fprintf(&b, "extend:   the same train command with -set iterations=%d, or -set iterations=0 -set duration=1h "+
 		"(duration counts per process: each start gets it again)\n", t.iter+max(1, t.cfg.Iterations))
