@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"tabula/games"
+	"tabula/games/backgammon"
 )
 
 // benchSearch measures full searches of sims playouts from the initial
@@ -151,4 +152,33 @@ func BenchmarkSelfPlay(b *testing.B) {
 			b.ReportMetric(float64(positions)/time.Since(start).Seconds(), "pos/s")
 		})
 	}
+}
+
+// BenchmarkSearchBackgammon is the cost of the tree with chance nodes:
+// backgammon after the opening roll 3-1, uniform evaluator, 1000 playouts
+// per search, a fresh tree each time; every descent samples the dice at the
+// chance nodes it crosses.
+//
+//	go test -run XXX -bench SearchBackgammon ./mcts
+func BenchmarkSearchBackgammon(b *testing.B) {
+	g, err := games.New("backgammon")
+	if err != nil {
+		b.Fatal(err)
+	}
+	st := g.NewInitialState()
+	if err := games.Play(st, backgammon.RollAction(3, 1)); err != nil {
+		b.Fatal(err)
+	}
+	cfg := DefaultConfig()
+	cfg.Simulations = 1000
+	cfg.BatchSize = 16
+	cfg.TreeReuse = false
+	s, err := NewSearch(cfg, UniformEvaluator{}, newRNG(1))
+	if err != nil {
+		b.Fatal(err)
+	}
+	timeRuns(b, 1000, "sims/s", func() error {
+		_, err := s.Run(context.Background(), st)
+		return err
+	})
 }

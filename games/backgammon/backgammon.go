@@ -451,6 +451,16 @@ func (s *State) Clone() games.State {
 	return &c
 }
 
+// CopyFrom makes s an independent copy of src, a state of a backgammon
+// game, keeping s's own legal-move cache storage (emptied) so that a search
+// refreshing scratch states from its root allocates nothing (mcts.Copier).
+func (s *State) CopyFrom(src games.State) {
+	c := s.cache
+	*s = *src.(*State)
+	s.cache = c
+	c.invalidate()
+}
+
 // MoveNumber returns the number of actions (rolls included) played.
 func (s *State) MoveNumber() int { return int(s.moves) }
 
