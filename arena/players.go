@@ -216,6 +216,10 @@ func (p *netPlayer) ChooseAction(ctx context.Context, s games.State) (int, error
 	return p.p.ChooseAction(ctx, s)
 }
 
+// Sync lets the search keep its tree through the moves and dice since its
+// last search (see mcts.Player.Follow).
+func (p *netPlayer) Sync(actions []int) { p.p.Follow(actions) }
+
 var errGameOver = errors.New("the game is over: no move to choose")
 
 type randomPlayer struct {

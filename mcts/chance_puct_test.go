@@ -330,3 +330,44 @@ func (e noChanceEvaluator) Evaluate(states []games.State, policies [][]float32, 
 	}
 	return UniformEvaluator{}.Evaluate(states, policies, values)
 }
+
+// TestPlayerFollowsChance checks that a match player keeps its tree through
+// its own move, the opponent's roll and move and its own next roll when
+// told the game's actions (Follow), and that actions of another game leave
+// a correct fresh search.
+func TestPlayerFollowsChance(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Simulations = 800
+	p, err := NewPlayer(cfg, UniformEvaluator{}, rand.New(rand.NewPCG(6, 6)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	moves := []int{1}
+	st := diceRacePosition(t, moves...)
+	a, err := p.ChooseAction(context.Background(), st.Clone())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, x := range []int{a, 0, 0, 0} { // our move, a roll of 1, the opponent adds it, a roll of 1
+		moves = append(moves, x)
+		if err := games.Play(st, x); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p.Follow(moves)
+	if _, err := p.ChooseAction(context.Background(), st.Clone()); err != nil {
+		t.Fatal(err)
+	}
+	if p.last.Simulations != 800 || p.last.Visits <= 800 {
+		t.Errorf("after Follow: %d simulations, %d root visits; want the kept subtree's visits too", p.last.Simulations, p.last.Visits)
+	}
+	// Actions that are not this game's: the search starts afresh.
+	p.Follow([]int{0, 1, 2, 1, 2, 0, 2, 1, 0, 1})
+	st2 := diceRacePosition(t, 2)
+	if _, err := p.ChooseAction(context.Background(), st2); err != nil {
+		t.Fatal(err)
+	}
+	if p.last.Visits != 800 {
+		t.Errorf("after Follow of another game: %d root visits, want a fresh search of 800", p.last.Visits)
+	}
+}

@@ -206,6 +206,25 @@ func (p *Player) ChooseAction(ctx context.Context, st games.State) (int, error) 
 	return r.Action, nil
 }
 
+// Follow keeps the tree along the actions played since the player's last
+// search: actions is every action of the game from its initial state, dice
+// included, and those past the searched position are advanced through (the
+// player's own move, the rolls and the opponent's moves between), so that
+// with tree reuse the next search starts from the visits already below the
+// position it reaches. Run only keeps what matches the position it is given:
+// actions of another game leave a fresh search, never a wrong one.
+func (p *Player) Follow(actions []int) {
+	sr := &p.s.sr
+	if sr.root == nil || !p.s.cfg.TreeReuse {
+		return
+	}
+	for i := sr.root.MoveNumber(); i >= 0 && i < len(actions) && !sr.root.IsTerminal(); i++ {
+		if sr.advance(actions[i]) != nil {
+			return
+		}
+	}
+}
+
 // LastValue is the root value of the last search, for the player who was to
 // move.
 func (p *Player) LastValue() float32 { return p.last.Value }
