@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"tabula/arena"
+	"tabula/internal/progress"
 )
 
 // benchSet measures f's mistake rate on the first n positions of the Pons set
@@ -16,9 +17,9 @@ import (
 // that costs only the network's moves. Progress (solving, then playing) goes
 // to bars from newBar, if not nil.
 func benchSet(ctx context.Context, runRoot, dir, known, set string, n int, f *arena.Factory, seed uint64,
-	newBar func(n int, desc string) progress) (float64, int, error) {
+	newBar func(n int, desc string) progress.Bar) (float64, int, error) {
 	if newBar == nil {
-		newBar = func(int, string) progress { return noProgress{} }
+		newBar = func(int, string) progress.Bar { return progress.New(nil, 0, "") }
 	}
 	file, err := os.Open(filepath.Join(dir, set))
 	if err != nil {

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"tabula/internal/atomicfile"
+	"tabula/internal/progress"
 	"tabula/nn"
 )
 
@@ -152,8 +153,8 @@ func (w *cancelOnWriter) Write(p []byte) (int, error) {
 // keeps the steps taken in a checkpoint, and a restart finishes that
 // iteration with the steps left rather than starting it again.
 func TestInterruptSavesUnfinishedIteration(t *testing.T) {
-	defer func(d time.Duration) { progressLineEvery = d }(progressLineEvery)
-	progressLineEvery = 50 * time.Millisecond
+	defer func(d time.Duration) { progress.LineEvery = d }(progress.LineEvery)
+	progress.LineEvery = 50 * time.Millisecond
 	dir := t.TempDir()
 	sets := []string{"ladder.every=0", "bench.every=0", "iterations=1"}
 	tr, err := New(smoke(t, dir, append(sets, "train.steps_per_iteration=100000")...), Options{})
@@ -294,30 +295,5 @@ func TestSummaryAndLogLines(t *testing.T) {
 	if err := tr.Run(context.Background()); err != nil || !strings.Contains(logs.String(), "run already finished") ||
 		!strings.Contains(logs.String(), "-set iterations=4") {
 		t.Fatalf("a finished run: %v\n%s", err, logs.String())
-	}
-}
-
-// TestProgressLinesWithoutTerminal: off a terminal, progress comes as plain
-// periodic lines, never carriage-return bars.
-func TestProgressLinesWithoutTerminal(t *testing.T) {
-	defer func(d time.Duration) { progressLineEvery = d }(progressLineEvery)
-	progressLineEvery = 20 * time.Millisecond
-	var out strings.Builder
-	p := newProgress(&out, 100, "self-play filling")
-	if _, ok := p.(*lineProgress); !ok {
-		t.Fatalf("a strings.Builder got %T, want plain lines", p)
-	}
-	p.Set(10)
-	time.Sleep(30 * time.Millisecond)
-	p.Set(40)
-	p.Add(60)
-	p.Finish()
-	got := out.String()
-	if strings.Contains(got, "\r") || !strings.Contains(got, "self-play filling: 40/100 (40%)") ||
-		!strings.HasSuffix(got, "self-play filling: 100/100 (100%), 0s elapsed\n") {
-		t.Fatalf("progress lines:\n%q", got)
-	}
-	if _, ok := newProgress(nil, 5, "x").(noProgress); !ok {
-		t.Fatal("nil writer should show nothing")
 	}
 }

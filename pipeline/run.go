@@ -25,6 +25,7 @@ import (
 	"tabula/arena"
 	"tabula/elo"
 	"tabula/games"
+	"tabula/internal/progress"
 	"tabula/internal/refdata"
 	"tabula/nn"
 	"tabula/nn/train"
@@ -887,8 +888,8 @@ func (t *Trainer) bench(ctx context.Context) (map[string]any, error) {
 // bar returns a progress display for a job of n units writing to
 // opt.Progress: a bar when that is a terminal, plain periodic lines
 // otherwise, nothing when it is nil.
-func (t *Trainer) bar(n int, desc string) progress {
-	return newProgress(t.opt.Progress, n, desc)
+func (t *Trainer) bar(n int, desc string) progress.Bar {
+	return progress.New(t.opt.Progress, n, desc)
 }
 
 // add sums another round's statistics into s.

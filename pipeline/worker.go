@@ -11,6 +11,7 @@ import (
 	"runtime"
 
 	"tabula/games"
+	"tabula/internal/progress"
 	"tabula/nn"
 	"tabula/replay"
 )
@@ -89,7 +90,7 @@ func RunWorker(ctx context.Context, runDir string, opt WorkerOptions) error {
 		if opt.Games > 0 {
 			n = min(n, opt.Games-played)
 		}
-		bar := newProgress(opt.Progress, n, fmt.Sprintf("self-play worker round %d (%s)", round, filepath.Base(bestPath)))
+		bar := progress.New(opt.Progress, n, fmt.Sprintf("self-play worker round %d (%s)", round, filepath.Base(bestPath)))
 		st, err := generate(ctx, g, cfg.SelfPlay, workers, n, opt.Seed<<32^round, newEval, buf, func() { bar.Add(1) })
 		bar.Finish()
 		played += st.Games

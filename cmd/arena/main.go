@@ -21,9 +21,6 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strings"
-	"time"
-
-	"github.com/schollz/progressbar/v3"
 
 	"tabula/arena"
 	"tabula/elo"
@@ -31,6 +28,7 @@ import (
 	_ "tabula/games/connect4"
 	_ "tabula/games/gogame"
 	"tabula/games/othello"
+	"tabula/internal/progress"
 	"tabula/search/c4solver"
 )
 
@@ -194,15 +192,13 @@ func newFlags(name string, stderr io.Writer) *flag.FlagSet {
 	return fs
 }
 
-func newBar(total int, desc string, stderr io.Writer, quiet bool) *progressbar.ProgressBar {
-	return progressbar.NewOptions(total,
-		progressbar.OptionSetWriter(stderr),
-		progressbar.OptionSetDescription(desc),
-		progressbar.OptionShowCount(),
-		progressbar.OptionSetVisibility(!quiet),
-		progressbar.OptionThrottle(100*time.Millisecond),
-		progressbar.OptionClearOnFinish(),
-	)
+// newBar returns the progress display of a job: a bar on a terminal, plain
+// periodic lines anywhere else, nothing with -quiet.
+func newBar(total int, desc string, stderr io.Writer, quiet bool) progress.Bar {
+	if quiet {
+		stderr = nil
+	}
+	return progress.New(stderr, total, desc)
 }
 
 // jsonLines writes values as JSON lines to a file created at path.

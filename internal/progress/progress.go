@@ -1,4 +1,7 @@
-package pipeline
+// Package progress shows how far a long job has got: a bar with a count and a
+// time estimate on a terminal, plain periodic lines (no carriage returns) in a
+// log file, a pipe or CI.
+package progress
 
 import (
 	"fmt"
@@ -11,26 +14,26 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// progress is what a long job reports to: a terminal bar or periodic lines.
-type progress interface {
+// Bar is what a long job reports to: a terminal bar or periodic lines.
+type Bar interface {
 	Add(n int) error
 	Set(n int) error
 	Finish() error
 }
 
-// progressLineEvery is how often a progress line is written when the output
+// LineEvery is how often a progress line is written when the output
 // is not a terminal (a log file, a pipe, CI).
-var progressLineEvery = 10 * time.Second
+var LineEvery = 10 * time.Second
 
-// newProgress returns a progress display for a job of n units: a bar with a
+// New returns a progress display for a job of n units: a bar with a
 // count and a time estimate on a terminal, plain lines every
-// progressLineEvery (no carriage returns) on anything else, and nothing for
+// LineEvery (no carriage returns) on anything else, and nothing for
 // a nil writer.
-func newProgress(w io.Writer, n int, desc string) progress {
+func New(w io.Writer, n int, desc string) Bar {
 	switch {
 	case w == nil:
 		return noProgress{}
-	case isTerminal(w):
+	case IsTerminal(w):
 		return progressbar.NewOptions(n, progressbar.OptionSetWriter(w), progressbar.OptionSetDescription(desc),
 			progressbar.OptionShowCount(), progressbar.OptionSetPredictTime(true), progressbar.OptionClearOnFinish(),
 			progressbar.OptionThrottle(200*time.Millisecond))
@@ -38,8 +41,8 @@ func newProgress(w io.Writer, n int, desc string) progress {
 	return &lineProgress{w: w, desc: desc, total: n, start: time.Now(), last: time.Now()}
 }
 
-// isTerminal reports whether w is a terminal.
-func isTerminal(w io.Writer) bool {
+// IsTerminal reports whether w is a terminal.
+func IsTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
 	if !ok {
 		return false
@@ -55,7 +58,7 @@ func (noProgress) Set(int) error { return nil }
 func (noProgress) Finish() error { return nil }
 
 // lineProgress writes "desc: done/total (pct%), elapsed, eta" lines, at most
-// one per progressLineEvery, and a last line at Finish if it wrote any.
+// one per LineEvery, and a last line at Finish if it wrote any.
 type lineProgress struct {
 	mu          sync.Mutex
 	w           io.Writer
@@ -80,7 +83,7 @@ func (p *lineProgress) Set(n int) error {
 
 func (p *lineProgress) update(n int) error {
 	p.done = n
-	if p.finished || time.Since(p.last) < progressLineEvery {
+	if p.finished || time.Since(p.last) < LineEvery {
 		return nil
 	}
 	return p.line()
