@@ -111,24 +111,6 @@ func lowKernel(g *gen, name string, bf16 bool, vecs int) {
 			return off + "(" + base + ")(R10*2)"
 		}
 	}
-	crow := func(i, off int) string {
-		base := "DI"
-		if i >= 3 {
-			base = "R13"
-		}
-		o := ""
-		if off != 0 {
-			o = fmt.Sprint(off)
-		}
-		switch i % 3 {
-		case 0:
-			return o + "(" + base + ")"
-		case 1:
-			return o + "(" + base + ")(R12*1)"
-		default:
-			return o + "(" + base + ")(R12*2)"
-		}
-	}
 	g.p("")
 	g.p("// func %s(steps int, a *byte, lda int, b *byte, c *float32, ldc int, scale *float32, bias *float32, flags int)", name)
 	g.p("TEXT ·%s(SB), NOSPLIT, $0-72", name)

@@ -115,24 +115,6 @@ func gemmKernel(g *gen, name, r string, vecs, mr, nr int, aT bool) {
 		}
 		return arow0(i)
 	}
-	crow := func(i, off int) string {
-		base := "DI"
-		if i >= 3 {
-			base = "R13"
-		}
-		o := ""
-		if off != 0 {
-			o = fmt.Sprint(off)
-		}
-		switch i % 3 {
-		case 0:
-			return o + "(" + base + ")"
-		case 1:
-			return o + "(" + base + ")(R12*1)"
-		default:
-			return o + "(" + base + ")(R12*2)"
-		}
-	}
 	g.p("")
 	g.p("// func %s(kc int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, bias *float32, flags int)", name)
 	g.p("TEXT ·%s(SB), NOSPLIT, $0-80", name)
@@ -351,4 +333,26 @@ func fmaPeak(g *gen, name, r string) {
 	g.i("JNZ %s_loop", name)
 	g.i("VZEROUPPER")
 	g.i("RET")
+}
+
+// crow addresses byte offset off in row i of the C tile, which every kernel
+// holds the same way: rows 0-2 from DI, rows 3-5 from R13, R12 the row stride
+// in bytes.
+func crow(i, off int) string {
+	base := "DI"
+	if i >= 3 {
+		base = "R13"
+	}
+	o := ""
+	if off != 0 {
+		o = fmt.Sprint(off)
+	}
+	switch i % 3 {
+	case 0:
+		return o + "(" + base + ")"
+	case 1:
+		return o + "(" + base + ")(R12*1)"
+	default:
+		return o + "(" + base + ")(R12*2)"
+	}
 }
