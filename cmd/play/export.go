@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"time"
@@ -29,17 +28,12 @@ func init() {
 // format. Every format refuses a corrupt checkpoint and, when -game is given,
 // a checkpoint of another game.
 func runExport(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("export", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := verbFlags("export", "play export -checkpoint FILE -format onnx|web -out PATH [-game G]", "", stderr)
 	path := fs.String("checkpoint", "", "checkpoint `file` to export (required)")
 	format := fs.String("format", "onnx", "output format: onnx (a standard ONNX model file) or web (a static folder)")
 	out := fs.String("out", "", "output `path`: a file for onnx, a folder for web (required)")
 	gameSpec := fs.String("game", "", "refuse the checkpoint unless it is a network for this game `spec`")
 	separateBN := fs.Bool("separate-bn", false, "onnx: keep batch normalisation as nodes of its own instead of folding it into the convolutions")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: play export -checkpoint FILE -format onnx|web -out PATH [-game G]")
-		fs.PrintDefaults()
-	}
 	if err := fs.Parse(args); err != nil {
 		return err
 	}

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -27,18 +26,12 @@ func init() {
 // runGTP serves GTP on stdin/stdout with the player's moves. Logs go to
 // stderr only.
 func runGTP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("play gtp", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := verbFlags("play gtp", "play gtp -game G -player SPEC [-seed S] [-name N] [-v]", arena.SpecHelp(), stderr)
 	gameSpec := fs.String("game", "go:size=9", "game spec: go:size=N,komi=K or othello:size=8 (GRhino's dialect)")
 	playerSpec := fs.String("player", "", "player spec (required); see arena help")
 	seed := fs.Uint64("seed", 1, "seed of the player's random source")
 	name := fs.String("name", "tabula", "answer to the name command")
 	verbose := fs.Bool("v", false, "log every command to stderr, not only errors")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: play gtp -game G -player SPEC [-seed S] [-name N] [-v]")
-		fs.PrintDefaults()
-		fmt.Fprint(stderr, arena.SpecHelp())
-	}
 	if err := fs.Parse(args); err != nil {
 		return err
 	}

@@ -62,6 +62,20 @@ func errorLine(err error) string {
 	return "play: " + msg
 }
 
+// verbFlags returns the flag set of a verb: errors and usage go to stderr,
+// and -h prints "usage: " + usage, the flags, then extra (e.g. the player
+// spec help).
+func verbFlags(name, usage, extra string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: "+usage)
+		fs.PrintDefaults()
+		fmt.Fprint(stderr, extra)
+	}
+	return fs
+}
+
 // usage lists the verbs.
 func usage(w io.Writer) {
 	fmt.Fprintln(w, "usage:")

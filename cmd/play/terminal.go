@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -49,17 +48,11 @@ type terminal struct {
 
 // runTerminal plays one game in the terminal.
 func runTerminal(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("play", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := verbFlags("play", "play -game G -player SPEC [-human first|second] [-seed S]", arena.SpecHelp(), stderr)
 	fs.String("game", "connect4", "game spec, e.g. connect4, othello:size=6, go:size=9 (a net player's checkpoint's game when left out)")
 	playerSpec := fs.String("player", "", "the engine's player spec (required); see arena help")
 	side := fs.String("human", "first", "the side the person plays: first or second")
 	seed := fs.Uint64("seed", 1, "seed of the engine's and the dice's random sources")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: play -game G -player SPEC [-human first|second] [-seed S]")
-		fs.PrintDefaults()
-		fmt.Fprint(stderr, arena.SpecHelp())
-	}
 	if err := fs.Parse(args); err != nil {
 		return err
 	}

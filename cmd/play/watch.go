@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -22,16 +21,11 @@ func init() {
 // runWatch serves the watch page of a run folder until ctx is done.
 func runWatch(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	cfg := watch.DefaultConfig()
-	fs := flag.NewFlagSet("watch", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := verbFlags("watch", "play watch -run DIR [-addr 127.0.0.1:8081]", "", stderr)
 	fs.StringVar(&cfg.Run, "run", "", "run `folder` to watch (holding metrics.jsonl and replay/; required)")
 	fs.StringVar(&cfg.Addr, "addr", cfg.Addr, "`address` to listen on (loopback by default)")
 	fs.IntVar(&cfg.Games, "games", cfg.Games, "recent self-play games offered for replay")
 	fs.DurationVar(&cfg.Refresh, "refresh", cfg.Refresh, "how often the page polls for new data")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: play watch -run DIR [-addr 127.0.0.1:8081]")
-		fs.PrintDefaults()
-	}
 	if err := fs.Parse(args); err != nil {
 		return err
 	}

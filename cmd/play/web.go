@@ -29,17 +29,12 @@ func init() {
 // runWeb serves the page until ctx ends (Ctrl-C).
 func runWeb(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	def := server.DefaultConfig()
-	fs := flag.NewFlagSet("web", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := verbFlags("web", "play web [-addr 127.0.0.1:8080] [-runs DIR]", "", stderr)
 	addr := fs.String("addr", "127.0.0.1:8080", "`address` to listen on (loopback unless you say otherwise)")
 	runs := fs.String("runs", "runs", "`folder` whose checkpoints (*.tbn) the page offers; net paths are relative to it")
 	moveTime := fs.Duration("movetime", def.MoveTime, "cap on one engine search")
 	searches := fs.Int("searches", def.MaxSearches, "engine searches that may run at once")
 	engines := fs.Int("engines", def.Engines, "loaded players (networks) kept between requests")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: play web [-addr 127.0.0.1:8080] [-runs DIR]")
-		fs.PrintDefaults()
-	}
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
