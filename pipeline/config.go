@@ -52,6 +52,7 @@ type Config struct {
 	Gate      GateConfig         `yaml:"gate"`
 	Ladder    LadderConfig       `yaml:"ladder"`
 	Bench     BenchConfig        `yaml:"bench"`
+	Bus       BusConfig          `yaml:"bus"`
 }
 
 // SelfPlayConfig sets how games are generated each iteration.
@@ -143,6 +144,27 @@ type BenchConfig struct {
 	Verdicts string `yaml:"verdicts"`
 }
 
+// BusConfig sets the data plane (NATS JetStream, package bus) that carries
+// finished games from every self-play process to the trainer, and the best
+// network back. Where the server is (embedded, -listen, -nats) is a matter
+// of command-line flags, not of the config.
+type BusConfig struct {
+	// Run names the run on the NATS server: its game stream, checkpoint
+	// store and best pointer. Workers join with the same name (cmd/selfplay
+	// -bus-run); runs sharing one NATS server need different names.
+	Run string `yaml:"run"`
+	// MaxStaleGenerations: a game played by a network more than this many
+	// best-network generations (promotions by gating) behind the current
+	// best is dropped, not trained on; the worker that played it says so.
+	MaxStaleGenerations int `yaml:"max_stale_generations"`
+	// MaxBytes bounds the game stream on the server: beyond it the oldest
+	// games are discarded, ingested or not.
+	MaxBytes int64 `yaml:"max_bytes"`
+	// MaxAge discards games older than this from the stream, ingested or
+	// not: the longest a trainer may stay away without losing games.
+	MaxAge time.Duration `yaml:"max_age"`
+}
+
 // DefaultConfig is a Connect Four run with settings sized for a 2-core machine.
 func DefaultConfig() Config {
 	sp := mcts.DefaultConfig()
@@ -163,6 +185,7 @@ func DefaultConfig() Config {
 		Ladder: LadderConfig{Every: 5, Players: []string{"random", "alphabeta:depth=3", "mcts:rollouts=200"},
 			Games: 20, Simulations: 100, RandomPlies: 2},
 		Bench: BenchConfig{Every: 5, Sets: []string{"Test_L1_R1", "Test_L2_R1"}, Positions: 100, Simulations: 100, Verdicts: "data/connect4/verdicts"},
+		Bus:   BusConfig{Run: "tabula", MaxStaleGenerations: 2, MaxBytes: 1 << 30, MaxAge: 7 * 24 * time.Hour},
 	}
 }
 
@@ -269,8 +292,22 @@ func (c *Config) Validate() error {
 			return bad("bench.sets", "bench.sets: %q is not a Pons test set name (Test_L1_R1 .. Test_L3_R1)", s)
 		}
 	}
+	bu := c.Bus
+	switch {
+	case !busName.MatchString(bu.Run):
+		return bad("bus.run", "bus.run = %q, want 1-64 letters, digits, '-' or '_'", bu.Run)
+	case bu.MaxStaleGenerations < 0 || bu.MaxStaleGenerations > 1000:
+		return bad("bus.max_stale_generations", "bus.max_stale_generations = %d, want 0..1000", bu.MaxStaleGenerations)
+	case bu.MaxBytes < 1<<20:
+		return bad("bus.max_bytes", "bus.max_bytes = %d, want >= 1048576 (1 MiB)", bu.MaxBytes)
+	case bu.MaxAge < time.Minute:
+		return bad("bus.max_age", "bus.max_age = %v, want >= 1m", bu.MaxAge)
+	}
 	return nil
 }
+
+// busName is what bus.run and worker names may hold.
+var busName = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
 
 func validSet(s string) bool {
 	switch s {

@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"tabula/arena"
+	"tabula/bus"
 	"tabula/elo"
 	"tabula/games"
 	"tabula/internal/progress"
@@ -38,6 +39,9 @@ type Options struct {
 	Log *slog.Logger
 	// Progress receives the progress bars; nil hides them.
 	Progress io.Writer
+	// Bus says where the run's data plane is (cmd/train's -listen, -token
+	// and -nats); the zero value embeds a server bound to loopback.
+	Bus BusOptions
 }
 
 // Trainer runs one training run. Build it with New, then call Run.
@@ -56,12 +60,20 @@ type Trainer struct {
 	iterSteps   int // training steps of iteration iter+1 already taken (saved by an interrupted run)
 	workers     int
 	lastRefresh time.Time // when the replay folder was last scanned for other writers' chunks
+	lastMetrics time.Time // when the last metrics line was written (or the run started)
+
+	server *bus.Server // the embedded NATS server; nil with Options.Bus.URL
+	bus    *bus.Bus
+	feed   gameFeed // the trainer's durable consumer of games
+	in     *ingest
+	meter  rateMeter // the trainer's own self-play, for its heartbeat
 
 	promoted map[string]bool // checkpoint names that have been the best
 	rejected map[string]bool // checkpoint names that gating turned down
 
 	mu       sync.Mutex
 	bestPath string        // checkpoint that plays self-play games
+	bestGen  int           // its generation: promotions before it (bus.Best.Generation)
 	spStats  selfPlayStats // self-play since the last metrics line
 	spTime   time.Duration // self-play wall time in spStats
 }
@@ -79,6 +91,9 @@ var (
 // window. It starts no goroutines.
 func New(cfg *Config, opt Options) (*Trainer, error) {
 	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if err := opt.Bus.validate(); err != nil {
 		return nil, err
 	}
 	log := opt.Log
@@ -118,6 +133,9 @@ func New(cfg *Config, opt Options) (*Trainer, error) {
 	}
 	t.metrics, err = openMetrics(dir.path(metricsFile))
 	if err != nil {
+		return nil, err
+	}
+	if err := t.openBus(); err != nil {
 		return nil, err
 	}
 	ok = true
@@ -205,11 +223,112 @@ func (t *Trainer) resume() error {
 		}
 	default:
 		t.bestPath = best
+		t.bestGen = t.generationOf(best)
 		if err := t.ensureBestWeights(); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// openBus starts (or reaches) the run's bus, opens the trainer's consumer
+// and ingest ledger, and publishes the config and the best network for
+// workers.
+func (t *Trainer) openBus() error {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	var err error
+	t.server, t.bus, err = startBus(ctx, t.dir, t.cfg, t.opt.Bus, t.log)
+	if err != nil {
+		return err
+	}
+	cons, err := t.bus.Consumer(ctx, trainerName)
+	if err != nil {
+		return err
+	}
+	t.feed = busFeed{cons}
+	t.in, err = openIngest(t.dir.path(replayDir), t.g, t.buf, t.cfg.SelfPlay.ChunkGames, t.cfg.Bus.MaxStaleGenerations, t.currentGen, t.log)
+	if err != nil {
+		return err
+	}
+	data, err := t.cfg.Marshal()
+	if err != nil {
+		return err
+	}
+	if err := t.bus.PutCheckpoint(ctx, configObject, data); err != nil {
+		return err
+	}
+	if err := t.publishBest(ctx); err != nil {
+		return err
+	}
+	url := t.opt.Bus.URL
+	if t.server != nil {
+		url = t.server.URL()
+	}
+	t.log.Info("bus ready", "url", url, "embedded", t.server != nil, "bus.run", t.cfg.Bus.Run,
+		"workers_join_with", fmt.Sprintf("selfplay -connect %s -bus-run %s", url, t.cfg.Bus.Run))
+	return nil
+}
+
+// publishBest puts the best network (weights only) into the bus's
+// checkpoint store and points the best pointer at it, then deletes stored
+// networks older than the last few bests.
+func (t *Trainer) publishBest(ctx context.Context) error {
+	t.mu.Lock()
+	path, gen := t.bestPath, t.bestGen
+	t.mu.Unlock()
+	name := filepath.Base(path)
+	data, err := os.ReadFile(t.dir.path(checkpointDir, bestWeightsFile))
+	if err != nil {
+		return fmt.Errorf("publishing the best network: %w", err)
+	}
+	if err := t.bus.PutCheckpoint(ctx, name, data); err != nil {
+		return err
+	}
+	if err := t.bus.SetBest(ctx, bus.Best{Name: name, Generation: gen}); err != nil {
+		return err
+	}
+	names, err := t.bus.Checkpoints(ctx)
+	if err != nil {
+		t.log.Warn("bus: listing stored networks failed", "err", err)
+		return nil
+	}
+	var cks []string
+	for _, n := range names {
+		if ckptName.MatchString(n) && n != name {
+			cks = append(cks, n)
+		}
+	}
+	for _, n := range cks[:max(0, len(cks)-keepBusCheckpoints)] {
+		if err := t.bus.DeleteCheckpoint(ctx, n); err != nil && !isNotFound(err) {
+			t.log.Warn("bus: deleting an old network failed", "name", n, "err", err)
+		}
+	}
+	return nil
+}
+
+// keepBusCheckpoints is how many earlier bests stay in the bus's store
+// beside the current one, for workers still fetching them.
+const keepBusCheckpoints = 2
+
+// generationOf is the generation of a best checkpoint: how many promoted
+// checkpoints (the first one included) come before it.
+func (t *Trainer) generationOf(path string) int {
+	name := filepath.Base(path)
+	gen := 0
+	for p := range t.promoted {
+		if p <= name && p != filepath.Base(t.dir.checkpointPath(0)) {
+			gen++
+		}
+	}
+	return gen
+}
+
+// currentGen is the generation of the best network.
+func (t *Trainer) currentGen() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.bestGen
 }
 
 // loadChecked loads a checkpoint and checks that it is of this run's game.
@@ -255,11 +374,20 @@ func (t *Trainer) setBest(path string) error {
 	if err := t.dir.setBest(path); err != nil {
 		return err
 	}
-	t.mu.Lock()
-	t.bestPath = path
-	t.mu.Unlock()
 	t.promoted[filepath.Base(path)] = true
-	return t.ensureBestWeights()
+	gen := t.generationOf(path)
+	t.mu.Lock()
+	t.bestPath, t.bestGen = path, gen
+	t.mu.Unlock()
+	if err := t.ensureBestWeights(); err != nil {
+		return err
+	}
+	if t.bus == nil { // at New, before the bus: openBus publishes it
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	return t.publishBest(ctx)
 }
 
 // ensureBestWeights writes checkpoints/best-weights.tbn, the best network
@@ -304,7 +432,8 @@ func (t *Trainer) save(path string) error {
 	})
 }
 
-// Close releases the run folder's lock and open files.
+// Close stops the embedded bus server and releases the run folder's lock
+// and open files.
 func (t *Trainer) Close() error {
 	var errs []error
 	if t.trainer != nil {
@@ -312,6 +441,15 @@ func (t *Trainer) Close() error {
 	}
 	if t.metrics != nil {
 		errs = append(errs, t.metrics.close())
+	}
+	if t.in != nil {
+		errs = append(errs, t.in.close())
+	}
+	if t.bus != nil {
+		errs = append(errs, t.bus.Close())
+	}
+	if t.server != nil {
+		t.server.Shutdown()
 	}
 	t.dir.close()
 	return errors.Join(errs...)
@@ -346,15 +484,28 @@ func (t *Trainer) Run(ctx context.Context) error {
 	// Self-play failing for good cancels the iterations with its error.
 	iterCtx, failRun := context.WithCancelCause(ctx)
 	defer failRun(nil)
+	t.lastMetrics = start
+	// Games reach the replay folder from the bus: this process's own
+	// self-play and cmd/selfplay workers publish them, ingest writes them.
+	inCtx, stopIngest := context.WithCancel(ctx)
+	inDone := make(chan struct{})
+	go func() {
+		defer close(inDone)
+		if err := t.ingestLoop(inCtx); err != nil {
+			failRun(err)
+		}
+	}()
 	spCtx, stopSelfPlay := context.WithCancel(ctx)
 	spDone := make(chan struct{})
 	seed := t.cfg.Seed ^ uint64(t.iter)<<40 ^ uint64(t.trainer.Steps())<<20 // a resumed run plays new games
+	t.meter.start = time.Now()
 	go func() {
 		defer close(spDone)
 		if err := t.selfPlayLoop(spCtx, seed); err != nil {
 			failRun(err)
 		}
 	}()
+	go heartbeats(spCtx, t.bus, trainerName, &t.meter, t.log)
 	var runErr error
 	for t.cfg.Iterations == 0 || t.iter < t.cfg.Iterations {
 		if iterCtx.Err() != nil {
@@ -373,12 +524,84 @@ func (t *Trainer) Run(ctx context.Context) error {
 	}
 	stopSelfPlay()
 	<-spDone
+	stopIngest()
+	<-inDone
+	if runErr == nil {
+		// The games self-play published before it stopped go into the
+		// replay folder now rather than at the next start.
+		t.drainIngest(5 * time.Second)
+	}
 	if runErr != nil {
 		t.log.Error("run failed", "iterations", t.iter, "wall", time.Since(start).Round(time.Second), "err", runErr)
 	} else {
 		t.log.Info("run stopped", "iterations", t.iter, "wall", time.Since(start).Round(time.Second))
 	}
 	return runErr
+}
+
+// ingestLoop moves games from the bus into the replay folder until ctx
+// ends. A bus that cannot be read (a server away) is waited for; a replay
+// folder that cannot be written stops the run after ingestMaxFailures
+// batches in a row, as self-play does.
+func (t *Trainer) ingestLoop(ctx context.Context) error {
+	failures := 0
+	backoff := selfPlayBackoff
+	fetchFailing := false
+	for ctx.Err() == nil {
+		_, fetchErr, err := t.in.step(ctx, t.feed, 500*time.Millisecond)
+		if ctx.Err() != nil {
+			return nil
+		}
+		switch {
+		case err == nil:
+			if fetchFailing {
+				t.log.Info("bus: reading games again")
+			}
+			failures, backoff, fetchFailing = 0, selfPlayBackoff, false
+			continue
+		case fetchErr:
+			if !fetchFailing {
+				t.log.Warn("bus: reading games failed; retrying (training goes on with the games it has)", "err", err)
+			}
+			fetchFailing = true
+			select {
+			case <-ctx.Done():
+			case <-time.After(time.Second):
+			}
+			continue
+		}
+		failures++
+		if failures >= ingestMaxFailures {
+			t.log.Error("writing games into the replay folder failed; stopping the run", "failures", failures, "err", err)
+			return fmt.Errorf("self-play failed %d times in a row: games could not be written into the replay folder (training on without new games would only overfit): %w", failures, err)
+		}
+		t.log.Warn("writing games into the replay folder failed; retrying", "failures", failures, "of", ingestMaxFailures, "retry_in", backoff, "err", err)
+		select {
+		case <-ctx.Done():
+		case <-time.After(backoff):
+		}
+		backoff *= 2
+	}
+	return nil
+}
+
+// drainIngest ingests what the bus holds for the trainer until it is
+// empty or limit has passed.
+func (t *Trainer) drainIngest(limit time.Duration) {
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
+	defer cancel()
+	for ctx.Err() == nil {
+		n, _, err := t.in.step(ctx, t.feed, 200*time.Millisecond)
+		if err != nil {
+			if ctx.Err() == nil {
+				t.log.Warn("bus: games left for the next start", "err", err)
+			}
+			return
+		}
+		if n == 0 {
+			return
+		}
+	}
 }
 
 // selfPlayLoop plays rounds of games with the best network until ctx is
@@ -390,9 +613,9 @@ func (t *Trainer) selfPlayLoop(ctx context.Context, seed uint64) error {
 	backoff := selfPlayBackoff
 	for round := uint64(1); ctx.Err() == nil; round++ {
 		t.mu.Lock()
-		bestPath := t.bestPath
+		bestPath, gen := t.bestPath, t.bestGen
 		t.mu.Unlock()
-		err := t.selfPlayRound(ctx, bestPath, seed^round<<20)
+		err := t.selfPlayRound(ctx, bestPath, gen, seed^round<<20)
 		if err == nil || ctx.Err() != nil {
 			failures, backoff = 0, selfPlayBackoff
 			continue
@@ -412,8 +635,9 @@ func (t *Trainer) selfPlayLoop(ctx context.Context, seed uint64) error {
 	return nil
 }
 
-// selfPlayRound plays GamesPerRound games with the network in bestPath.
-func (t *Trainer) selfPlayRound(ctx context.Context, bestPath string, seed uint64) error {
+// selfPlayRound plays GamesPerRound games with the network in bestPath, of
+// generation gen, and publishes them on the bus.
+func (t *Trainer) selfPlayRound(ctx context.Context, bestPath string, gen int, seed uint64) error {
 	best, err := nn.LoadCheckpoint(bestPath)
 	if err != nil {
 		return err
@@ -422,12 +646,21 @@ func (t *Trainer) selfPlayRound(ctx context.Context, bestPath string, seed uint6
 	if err != nil {
 		return err
 	}
+	t.meter.setGeneration(gen)
+	sink := &busSink{g: t.g, pub: busPublisher{t.bus}, worker: trainerName, generation: gen, best: t.currentGen,
+		maxStale: t.cfg.Bus.MaxStaleGenerations, timeout: 30 * time.Second, log: t.log}
 	t0 := time.Now()
-	st, err := generate(ctx, t.g, t.cfg.SelfPlay, t.workers, t.cfg.SelfPlay.GamesPerRound, seed, newEval, t.buf, nil)
+	st, err := generate(ctx, t.g, t.cfg.SelfPlay, t.workers, t.cfg.SelfPlay.GamesPerRound, seed, newEval, sink, nil)
+	t.meter.add(st.Games, st.Moves)
 	t.mu.Lock()
 	t.spStats.add(st)
 	t.spTime += time.Since(t0)
 	t.mu.Unlock()
+	if errors.Is(err, errStale) {
+		// A new best came in the middle of the round: play with it.
+		t.log.Debug("self-play round cut short: a newer best", "err", err)
+		return nil
+	}
 	if err != nil && ctx.Err() == nil {
 		return err
 	}
@@ -507,15 +740,74 @@ func (t *Trainer) iteration(ctx context.Context, start time.Time) error {
 		"mean_length": float64(st.Moves) / math.Max(1, float64(st.Games)),
 	}
 	rec["replay"] = map[string]any{"window": t.buf.Len(), "added": t.buf.Added()}
+	workers, workersLine := t.workerMetrics(ctx)
+	rec["workers"] = workers
+	tot := t.in.total()
+	rec["bus"] = map[string]any{"games": tot.Games, "positions": tot.Positions, "duplicates": tot.Duplicates,
+		"stale": tot.Stale, "bad": tot.Bad, "chunks": tot.Chunks}
 	rec["wall_seconds"] = time.Since(start).Seconds()
 	rec["time"] = time.Now().UTC().Format(time.RFC3339)
 	t.log.Info("iteration", "n", n, "selfplay_games", st.Games, "positions/s", fmt.Sprintf("%.0f", float64(st.Moves)/secs),
-		"replay", t.buf.Len(), "best", filepath.Base(t.best()))
+		"replay", t.buf.Len(), "best", filepath.Base(t.best()), "workers", workersLine)
 	if err := t.metrics.write(rec); err != nil {
 		return err
 	}
 	t.prune()
 	return nil
+}
+
+// workerMetrics describes, per self-play process (this one is "trainer"),
+// the games it delivered since the last metrics line and their rates, and
+// whether it is alive (a heartbeat within the last aliveWithin), for
+// metrics.jsonl and the progress line.
+func (t *Trainer) workerMetrics(ctx context.Context) (map[string]any, string) {
+	counts := t.in.takeCounts()
+	now := time.Now()
+	secs := math.Max(now.Sub(t.lastMetrics).Seconds(), 1e-9)
+	t.lastMetrics = now
+	hctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	hbs, err := t.bus.Workers(hctx)
+	cancel()
+	if err != nil {
+		t.log.Warn("bus: worker heartbeats unreadable", "err", err)
+	}
+	beats := map[string]bus.Heartbeat{}
+	for _, h := range hbs {
+		beats[h.Worker] = h
+	}
+	names := map[string]bool{}
+	for w := range counts {
+		names[w] = true
+	}
+	for w := range beats {
+		names[w] = true
+	}
+	out := map[string]any{}
+	var line []string
+	alive := 0
+	for _, w := range workerNames(names) {
+		c := counts[w]
+		rec := map[string]any{"games": c.Games, "positions": c.Positions, "stale": c.Stale, "duplicates": c.Duplicates,
+			"games_per_s": float64(c.Games) / secs, "positions_per_s": float64(c.Positions) / secs}
+		h, ok := beats[w]
+		isAlive := ok && now.Sub(h.Time) < aliveWithin
+		rec["alive"] = isAlive
+		if ok {
+			rec["heartbeat_age_s"] = now.Sub(h.Time).Seconds()
+			rec["generation"] = h.Generation
+			rec["total_games"] = h.Games
+		}
+		if isAlive {
+			alive++
+		}
+		out[w] = rec
+		state := ""
+		if !isAlive {
+			state = " gone"
+		}
+		line = append(line, fmt.Sprintf("%s %.2f games/s %.0f pos/s%s", w, float64(c.Games)/secs, float64(c.Positions)/secs, state))
+	}
+	return out, fmt.Sprintf("%s (%d alive)", strings.Join(line, ", "), alive)
 }
 
 // prune deletes the checkpoints that retention no longer keeps: those older

@@ -47,39 +47,80 @@ func recordExamples(g games.Game, rec mcts.GameRecord) ([]replay.Example, error)
 	return out, err
 }
 
-// generate plays n games of g with workers goroutines, each with its own
-// mcts.SelfPlay over the evaluator from newEval(worker), and writes their
-// examples into buf in chunks of chunkGames games. progress is called once
-// per finished game. Cancelling ctx loses only the games in flight and the
-// games of an unwritten chunk. The first error (a chunk that cannot be
-// written, say) stops every worker.
-func generate(parent context.Context, g games.Game, cfg SelfPlayConfig, workers, n int, seed uint64,
-	newEval func(worker int) (mcts.Evaluator, error), buf *replay.Buffer, progress func()) (selfPlayStats, error) {
-	var (
-		mu      sync.Mutex
-		stats   selfPlayStats
-		pending []replay.Example
-		games   int // games in pending
-	)
-	flush := func() error { // called with mu held
-		if len(pending) == 0 {
-			return nil
-		}
-		if _, err := buf.Write(pending); err != nil {
-			return err
-		}
-		pending, games = nil, 0
+// gameSink takes the finished games of generate: into replay chunk files
+// (chunkSink) or onto the bus (busSink).
+type gameSink interface {
+	// put takes one finished game's examples; moves is its number of
+	// searched moves. It is called from several goroutines at once.
+	put(ctx context.Context, examples []replay.Example, moves int) error
+	// flush writes whatever put held back; generate calls it once at the
+	// end, cancelled or not.
+	flush() error
+}
+
+// chunkSink writes games into a replay buffer in chunks of chunkGames games.
+type chunkSink struct {
+	buf        *replay.Buffer
+	chunkGames int
+
+	mu      sync.Mutex
+	pending []replay.Example
+	games   int // games in pending
+}
+
+func (c *chunkSink) put(_ context.Context, examples []replay.Example, _ int) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.pending = append(c.pending, examples...)
+	c.games++
+	if c.games >= c.chunkGames {
+		return c.flushLocked()
+	}
+	return nil
+}
+
+func (c *chunkSink) flush() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.flushLocked()
+}
+
+func (c *chunkSink) flushLocked() error {
+	if len(c.pending) == 0 {
 		return nil
 	}
-	emit := func(rec mcts.GameRecord) error {
+	if _, err := c.buf.Write(c.pending); err != nil {
+		return err
+	}
+	c.pending, c.games = nil, 0
+	return nil
+}
+
+// generate plays n games of g with workers goroutines, each with its own
+// mcts.SelfPlay over the evaluator from newEval(worker), and hands every
+// finished game to sink. progress is called once per finished game.
+// Cancelling ctx loses only the games in flight and those sink holds back
+// and cannot flush. The first error (a chunk that cannot be written, say)
+// stops every worker.
+func generate(parent context.Context, g games.Game, cfg SelfPlayConfig, workers, n int, seed uint64,
+	newEval func(worker int) (mcts.Evaluator, error), sink gameSink, progress func()) (selfPlayStats, error) {
+	var (
+		mu    sync.Mutex
+		stats selfPlayStats
+	)
+	emit := func(ctx context.Context, rec mcts.GameRecord) error {
 		ex, err := recordExamples(g, rec)
 		if err != nil {
 			return fmt.Errorf("self-play record: %w", err)
 		}
+		moves := len(rec.Actions) - rec.ChanceOutcomes // searched moves, not dice
+		if err := sink.put(ctx, ex, moves); err != nil {
+			return err
+		}
 		mu.Lock()
 		defer mu.Unlock()
 		stats.Games++
-		stats.Moves += len(rec.Actions) - rec.ChanceOutcomes // searched moves, not dice
+		stats.Moves += moves
 		stats.Examples += len(ex)
 		switch {
 		case rec.Returns[0] > 0:
@@ -98,13 +139,8 @@ func generate(parent context.Context, g games.Game, cfg SelfPlayConfig, workers,
 				stats.False++
 			}
 		}
-		pending = append(pending, ex...)
-		games++
 		if progress != nil {
 			progress()
-		}
-		if games >= cfg.ChunkGames {
-			return flush()
 		}
 		return nil
 	}
@@ -139,7 +175,7 @@ func generate(parent context.Context, g games.Game, cfg SelfPlayConfig, workers,
 				errs[w] = err
 				return
 			}
-			errs[w] = sp.Run(ctx, share, emit)
+			errs[w] = sp.Run(ctx, share, func(rec mcts.GameRecord) error { return emit(ctx, rec) })
 		}(w, share)
 	}
 	wg.Wait()
@@ -158,13 +194,13 @@ func generate(parent context.Context, g games.Game, cfg SelfPlayConfig, workers,
 				return stats, err
 			}
 			// Cancelled: keep what finished games we have.
-			if ferr := flush(); ferr != nil {
+			if ferr := sink.flush(); ferr != nil {
 				return stats, ferr
 			}
 			return stats, parent.Err()
 		}
 	}
-	return stats, flush()
+	return stats, sink.flush()
 }
 
 // directEvaluators returns, for generate, one nn.NetEvaluator per self-play

@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -9,9 +10,13 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"sync"
+	"time"
 
+	"tabula/bus"
 	"tabula/games"
 	"tabula/internal/progress"
+	"tabula/mcts"
 	"tabula/nn"
 	"tabula/replay"
 )
@@ -91,7 +96,7 @@ func RunWorker(ctx context.Context, runDir string, opt WorkerOptions) error {
 			n = min(n, opt.Games-played)
 		}
 		bar := progress.New(opt.Progress, n, fmt.Sprintf("self-play worker round %d (%s)", round, filepath.Base(bestPath)))
-		st, err := generate(ctx, g, cfg.SelfPlay, workers, n, opt.Seed<<32^round, newEval, buf, func() { bar.Add(1) })
+		st, err := generate(ctx, g, cfg.SelfPlay, workers, n, opt.Seed<<32^round, newEval, &chunkSink{buf: buf, chunkGames: cfg.SelfPlay.ChunkGames}, func() { bar.Add(1) })
 		bar.Finish()
 		played += st.Games
 		log.Info("self-play worker", "best", filepath.Base(bestPath), "games", st.Games, "positions", st.Moves, "total_games", played)
@@ -103,4 +108,185 @@ func RunWorker(ctx context.Context, runDir string, opt WorkerOptions) error {
 		}
 	}
 	return nil
+}
+
+// RemoteOptions configure a self-play worker that joins a run over the bus
+// (cmd/selfplay -connect): no shared run folder is needed.
+type RemoteOptions struct {
+	WorkerOptions
+	// URL of the run's NATS server (cmd/train's embedded one, or -nats).
+	URL string
+	// Token presented to the server, if it requires one.
+	Token string
+	// Run is the run's name on the server (the trainer's bus.run).
+	Run string
+}
+
+// RunRemoteWorker is cmd/selfplay -connect: it joins the run named opt.Run
+// on the NATS server at opt.URL, takes the run's config and best network
+// from the bus, watches the best pointer, and plays games, publishing each
+// one tagged with its name (opt.ID), until ctx is cancelled or opt.Games are
+// played. It waits for a trainer that is not there yet, and rides out a
+// trainer restart (its games wait and are published once the server is
+// back). Games played by a network more than bus.max_stale_generations
+// behind the best are dropped, and it says so.
+func RunRemoteWorker(ctx context.Context, opt RemoteOptions) error {
+	log := opt.Log
+	if log == nil {
+		log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	if !busName.MatchString(opt.ID) {
+		return fmt.Errorf("worker name %q: want 1-64 letters, digits, '-' or '_'", opt.ID)
+	}
+	b, err := bus.Connect(ctx, bus.Options{URL: opt.URL, Token: opt.Token, Name: opt.ID, Run: opt.Run, Log: log})
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil
+		}
+		return err
+	}
+	defer b.Close()
+	data, err := awaitPublished(ctx, log, "the run's config", func(ctx context.Context) ([]byte, error) {
+		return b.GetCheckpoint(ctx, configObject)
+	})
+	if err != nil || ctx.Err() != nil {
+		return err
+	}
+	cfg, err := Parse(data, nil)
+	if err != nil {
+		return fmt.Errorf("the config of run %s on the bus: %w", opt.Run, err)
+	}
+	g, err := games.New(cfg.Game)
+	if err != nil {
+		return err
+	}
+	workers := opt.Workers
+	if workers == 0 {
+		workers = cfg.SelfPlay.Workers
+	}
+	if workers == 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	watch, err := b.WatchBest(ctx)
+	if err != nil {
+		return err
+	}
+	var (
+		mu   sync.Mutex
+		best bus.Best
+		have = make(chan struct{})
+	)
+	go func() {
+		first := true
+		for nb := range watch {
+			mu.Lock()
+			best = nb
+			mu.Unlock()
+			if first {
+				close(have)
+				first = false
+			}
+			log.Debug("bus: best network", "name", nb.Name, "generation", nb.Generation)
+		}
+	}()
+	select {
+	case <-ctx.Done():
+		return nil
+	case <-have:
+	}
+	current := func() bus.Best {
+		mu.Lock()
+		defer mu.Unlock()
+		return best
+	}
+	var meter rateMeter
+	meter.start = time.Now()
+	hbCtx, stopBeats := context.WithCancel(ctx)
+	defer stopBeats()
+	go heartbeats(hbCtx, b, opt.ID, &meter, log)
+	log.Info("worker joined", "url", opt.URL, "bus.run", opt.Run, "worker", opt.ID, "game", g.Name(), "workers", workers)
+
+	var (
+		loaded  bus.Best
+		newEval func(int) (mcts.Evaluator, error)
+		played  int
+		dropped int64
+	)
+	pub := busPublisher{b}
+	for round := uint64(1); opt.Games == 0 || played < opt.Games; round++ {
+		if ctx.Err() != nil {
+			return nil
+		}
+		if cur := current(); cur != loaded || newEval == nil {
+			data, err := b.GetCheckpoint(ctx, cur.Name)
+			if err != nil {
+				if ctx.Err() != nil {
+					return nil
+				}
+				log.Warn("fetching the best network failed; retrying", "name", cur.Name, "err", err)
+				time.Sleep(time.Second)
+				continue
+			}
+			ck, err := nn.ReadCheckpoint(bytes.NewReader(data))
+			if err != nil {
+				return fmt.Errorf("best network %s from the bus: %w", cur.Name, err)
+			}
+			if err := ck.CheckGame(g); err != nil {
+				return fmt.Errorf("best network %s from the bus: %w", cur.Name, err)
+			}
+			newEval, _, err = directEvaluators(cfg.Evaluator, cfg.SelfPlay.MCTS.BatchSize, workers, ck.Weights, g, true)
+			if err != nil {
+				return err
+			}
+			loaded = cur
+			meter.setGeneration(cur.Generation)
+			log.Info("playing with the best network", "name", cur.Name, "generation", cur.Generation)
+		}
+		n := cfg.SelfPlay.ChunkGames * workers
+		if opt.Games > 0 {
+			n = min(n, opt.Games-played)
+		}
+		sink := &busSink{g: g, pub: pub, worker: opt.ID, generation: loaded.Generation,
+			best: func() int { return current().Generation }, maxStale: cfg.Bus.MaxStaleGenerations, log: log}
+		bar := progress.New(opt.Progress, n, fmt.Sprintf("self-play worker round %d (%s)", round, loaded.Name))
+		st, err := generate(ctx, g, cfg.SelfPlay, workers, n, opt.Seed<<32^round, newEval, sink, func() { bar.Add(1) })
+		bar.Finish()
+		played += st.Games
+		meter.add(st.Games, st.Moves)
+		if s := sink.stale.Load(); s > 0 {
+			dropped += s
+			log.Warn("dropped games of a stale network: a newer best is out", "games", s, "generation", loaded.Generation,
+				"best_generation", current().Generation, "bus.max_stale_generations", cfg.Bus.MaxStaleGenerations, "dropped_total", dropped)
+		}
+		log.Info("self-play worker", "best", loaded.Name, "games", st.Games, "positions", st.Moves, "total_games", played)
+		switch {
+		case err == nil, errors.Is(err, errStale):
+		case ctx.Err() != nil:
+			return nil
+		default:
+			return err
+		}
+	}
+	return nil
+}
+
+// awaitPublished calls get until it returns something other than "not found"
+// (the trainer has not published it yet), saying once that it waits.
+func awaitPublished(ctx context.Context, log *slog.Logger, what string, get func(context.Context) ([]byte, error)) ([]byte, error) {
+	said := false
+	for {
+		data, err := get(ctx)
+		if err == nil || !isNotFound(err) {
+			return data, err
+		}
+		if !said {
+			log.Info("waiting for the trainer to publish "+what, "err", err)
+			said = true
+		}
+		select {
+		case <-ctx.Done():
+			return nil, nil
+		case <-time.After(500 * time.Millisecond):
+		}
+	}
 }

@@ -170,6 +170,15 @@ func Open(dir string, g games.Game, cfg Config, writerID string, log *slog.Logge
 // Write stores examples as one new chunk file (atomically) and adds them to
 // the window. It returns the chunk's path.
 func (b *Buffer) Write(examples []Example) (string, error) {
+	return b.WriteWith(examples, nil)
+}
+
+// WriteWith is Write with a hook: before(name) runs once the chunk is
+// encoded and named (the file name, without folder) and before the file
+// is created; an error from it cancels the write. A caller keeps a ledger
+// of what each chunk holds this way: an entry written by before whose chunk
+// never appeared names a write that failed or was cut short.
+func (b *Buffer) WriteWith(examples []Example, before func(name string) error) (string, error) {
 	if len(examples) == 0 {
 		return "", nil
 	}
@@ -178,6 +187,11 @@ func (b *Buffer) Write(examples []Example) (string, error) {
 		return "", fmt.Errorf("replay: %w", err)
 	}
 	name := fmt.Sprintf("chunk-%020d-%s-%06d%s", time.Now().UnixNano(), b.writer, b.seq.Add(1), ChunkSuffix)
+	if before != nil {
+		if err := before(name); err != nil {
+			return "", err
+		}
+	}
 	path := filepath.Join(b.dir, name)
 	if err := atomicfile.Write(path, data); err != nil {
 		return "", fmt.Errorf("replay: %w", err)
@@ -264,6 +278,32 @@ func (b *Buffer) readChunk(path string) ([]Example, error) {
 	if h.game != b.game.Name() || h.obsLen != b.obsLen || h.actions != b.na {
 		return nil, fmt.Errorf("%s: %w: written for game %q (obs %d, actions %d), this run plays %q (obs %d, actions %d)",
 			path, errCorrupt, h.game, h.obsLen, h.actions, b.game.Name(), b.obsLen, b.na)
+	}
+	return ex, nil
+}
+
+// Encode serialises the examples of g as the bytes of one chunk file
+// (checksummed), for sending them elsewhere; Decode reads them back.
+func Encode(g games.Game, examples []Example) ([]byte, error) {
+	p, h, w := g.ObservationShape()
+	data, err := encodeChunk(g.Name(), p*h*w, g.NumActions(), examples)
+	if err != nil {
+		return nil, fmt.Errorf("replay: %w", err)
+	}
+	return data, nil
+}
+
+// Decode verifies the bytes of a chunk (as Encode writes them) and returns
+// its examples; it fails when they are damaged or of another game than g.
+func Decode(g games.Game, data []byte) ([]Example, error) {
+	h, ex, err := decodeChunk(data)
+	if err != nil {
+		return nil, err
+	}
+	p, hh, w := g.ObservationShape()
+	if h.game != g.Name() || h.obsLen != p*hh*w || h.actions != g.NumActions() {
+		return nil, fmt.Errorf("%w: written for game %q (obs %d, actions %d), want %q (obs %d, actions %d)",
+			errCorrupt, h.game, h.obsLen, h.actions, g.Name(), p*hh*w, g.NumActions())
 	}
 	return ex, nil
 }

@@ -16,7 +16,7 @@ func TestHelp(t *testing.T) {
 	if !errors.Is(err, flag.ErrHelp) || exitCode(err, &strings.Builder{}) != 0 {
 		t.Errorf("-h: error %v, want flag.ErrHelp and exit 0", err)
 	}
-	for _, want := range []string{"usage: selfplay -run DIR", "-games", "-workers"} {
+	for _, want := range []string{"usage: selfplay -connect nats://HOST:4222", "selfplay -run DIR", "-games", "-workers"} {
 		if !strings.Contains(e.String(), want) {
 			t.Errorf("usage lacks %q:\n%s", want, e.String())
 		}
@@ -34,7 +34,7 @@ func TestBadInput(t *testing.T) {
 		args []string
 		want string
 	}{
-		{nil, "-run DIR is required"},
+		{nil, "-connect nats://HOST:PORT (a run's NATS server) or -run DIR"},
 		{[]string{"-run", dir, "-games", "-1"}, "must be >= 0"},
 		{[]string{"-run", filepath.Join(dir, "nothing")}, "start the training process first"},
 		{[]string{"-run", damaged, "-games", "1"}, "config.yaml is damaged"},

@@ -3,6 +3,7 @@
 // the same folder stopped.
 //
 //	go run ./cmd/train -config configs/connect4.yaml [-set key.path=value ...] [-run DIR]
+//	    [-listen HOST:PORT [-token T] | -nats URL]
 package main
 
 import (
@@ -51,16 +52,25 @@ func run(args []string, stderr io.Writer) error {
 	runDir := fs.String("run", "", "run folder (overrides run_dir in the config)")
 	quiet := fs.Bool("quiet", false, "no progress bars")
 	verbose := fs.Bool("v", false, "debug logging")
+	listen := fs.String("listen", "", "address of the embedded NATS server, e.g. 0.0.0.0:4222 for workers on other machines (default: loopback only)")
+	token := fs.String("token", os.Getenv("TABULA_BUS_TOKEN"), "token that bus clients must present; required with -listen beyond loopback (default $TABULA_BUS_TOKEN)")
+	natsURL := fs.String("nats", "", "use this NATS server (JetStream enabled) instead of the embedded one, e.g. nats://nats.example:4222")
 	var sets setFlags
 	fs.Var(&sets, "set", "override a config value, key.path=value (repeatable), e.g. -set selfplay.mcts.simulations=200")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, `usage: train -config FILE [-run DIR] [-set key.path=value ...] [-quiet] [-v]
+             [-listen HOST:PORT [-token T] | -nats URL]
 
 Runs a whole training run (self-play, training, gating, ladder, benchmark) from
 a YAML config; run it again on the same folder to resume. The config must name
 its game; every other key has a default (see configs/ and pipeline/config.go).
 It stops at iterations or after duration (counted per process), whichever comes
 first; with neither it runs until Ctrl-C.
+
+Finished games travel over NATS JetStream: the process embeds a server (storage
+in the run folder, loopback only) unless -nats names another. With -listen
+0.0.0.0:4222 -token T, other machines join with
+  selfplay -connect nats://THIS-HOST:4222 -token T [-bus-run NAME]
 
 flags:
 `)
@@ -83,7 +93,8 @@ flags:
 	if *verbose {
 		level = slog.LevelDebug
 	}
-	opt := pipeline.Options{Log: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))}
+	opt := pipeline.Options{Log: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level})),
+		Bus: pipeline.BusOptions{Listen: *listen, Token: *token, URL: *natsURL}}
 	if !*quiet {
 		opt.Progress = stderr
 	}
