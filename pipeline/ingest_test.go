@@ -1,0 +1,326 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"tabula/bus"
+	"tabula/games"
+	"tabula/replay"
+)
+
+// fakeFeed delivers queued games in order and records acknowledgements;
+// dropAcks loses them (a trainer killed between writing and acking).
+type fakeFeed struct {
+	mu       sync.Mutex
+	queue    []busGame
+	acked    map[string]int
+	dropAcks bool
+}
+
+func (f *fakeFeed) fetch(_ context.Context, max int, _ time.Duration) ([]feedItem, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	n := min(max, len(f.queue))
+	var out []feedItem
+	for _, g := range f.queue[:n] {
+		g := g
+		out = append(out, feedItem{game: g, ack: func(context.Context) error {
+			f.mu.Lock()
+			defer f.mu.Unlock()
+			if f.dropAcks {
+				return errors.New("connection lost")
+			}
+			f.acked[g.ID]++
+			return nil
+		}})
+	}
+	f.queue = f.queue[n:]
+	return out, nil
+}
+
+// testGames plays n short games of Connect Four for the bus.
+func testGames(t *testing.T, g games.Game, worker string, gen, n int) []busGame {
+	t.Helper()
+	var out []busGame
+	for i := 0; i < n; i++ {
+		s := g.NewInitialState()
+		var ex []replay.Example
+		var legal []int
+		for ply := 0; !s.IsTerminal() && ply < 6+i; ply++ {
+			legal = s.LegalActions(legal[:0])
+			e := replay.Example{Obs: make([]float32, len(obsOf(g))), Policy: make([]float32, g.NumActions()), Legal: make([]bool, g.NumActions()), Value: 0}
+			s.Observation(e.Obs)
+			for _, a := range legal {
+				e.Legal[a] = true
+			}
+			e.Policy[legal[0]] = 1
+			ex = append(ex, e)
+			s.ApplyAction(legal[(i+ply)%len(legal)])
+		}
+		data, err := encodeGame(g, ex)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, busGame{ID: newGameID(), Worker: worker, Generation: gen, Data: data})
+	}
+	return out
+}
+
+func obsOf(g games.Game) []float32 {
+	p, h, w := g.ObservationShape()
+	return make([]float32, p*h*w)
+}
+
+func quietLog() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+
+// TestIngestDropsRepeatsAndStale: a game delivered twice in one batch,
+// again after its ack was lost, and again after a restart of the trainer
+// (a new ingest reading the ledger) is stored once; a game of a network too
+// far behind the best, and one whose data is damaged, are acknowledged and
+// dropped; a ledger line whose chunk never appeared does not count.
+func TestIngestDropsRepeatsAndStale(t *testing.T) {
+	g, err := games.New("connect4")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	open := func() (*replay.Buffer, *ingest) {
+		buf, err := replay.Open(dir, g, replay.Config{Window: 1000}, "train", quietLog())
+		if err != nil {
+			t.Fatal(err)
+		}
+		in, err := openIngest(dir, g, buf, 4, 1, func() int { return 5 }, quietLog())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return buf, in
+	}
+	buf, in := open()
+	fresh := testGames(t, g, "wa", 5, 3)
+	old := testGames(t, g, "wb", 3, 1)[0] // 2 generations behind 5, max 1
+	bad := testGames(t, g, "wb", 5, 1)[0]
+	bad.Data = append([]byte(nil), bad.Data...)
+	bad.Data[len(bad.Data)/2] ^= 0xff
+	feed := &fakeFeed{acked: map[string]int{}, queue: []busGame{fresh[0], fresh[0], fresh[1], old, bad}}
+	for {
+		n, _, err := in.step(context.Background(), feed, time.Millisecond)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n == 0 {
+			break
+		}
+	}
+	// Lost acks: written, then delivered again.
+	feed.dropAcks = true
+	feed.queue = []busGame{fresh[2]}
+	in.step(context.Background(), feed, time.Millisecond)
+	feed.dropAcks = false
+	feed.queue = []busGame{fresh[2], fresh[1]}
+	in.step(context.Background(), feed, time.Millisecond)
+	tot := in.total()
+	if tot.Games != 3 || tot.Stale != 1 || tot.Bad != 1 || tot.Duplicates != 3 {
+		t.Fatalf("totals %+v, want 3 games, 1 stale, 1 bad, 3 duplicates", tot)
+	}
+	for _, gm := range append(fresh, old, bad) {
+		if feed.acked[gm.ID] == 0 {
+			t.Errorf("game %s@%s never acknowledged", gm.ID, gm.Worker)
+		}
+	}
+	in.close()
+
+	// A ledger line for a chunk that never appeared (a write cut short):
+	// its game comes again and is stored.
+	lost := testGames(t, g, "wa", 5, 1)[0]
+	f, _ := os.OpenFile(filepath.Join(dir, ingestLedger), os.O_APPEND|os.O_WRONLY, 0)
+	f.Write(formatLedgerLine("chunk", "chunk-00000000000000000001-train-999999.tbr", []ledgerGame{{lost.ID, "wa"}}))
+	f.Write([]byte("chunk torn-line-without-newline")) // and a line cut short
+	f.Close()
+
+	// The trainer restarts: the ledger says what is stored.
+	_, in = open()
+	defer in.close()
+	feed.queue = append([]busGame{fresh[0], fresh[1], fresh[2], old, bad}, lost)
+	for {
+		n, _, err := in.step(context.Background(), feed, time.Millisecond)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n == 0 {
+			break
+		}
+	}
+	if tot := in.total(); tot.Games != 1 || tot.Duplicates != 5 {
+		t.Fatalf("after the restart: %+v, want the lost game stored and 5 repeats dropped", tot)
+	}
+	inReplay, workerOf, dropped, err := ledgerIDs(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []busGame{fresh[0], fresh[1], fresh[2], lost}
+	if len(inReplay) != len(want) {
+		t.Fatalf("%d games in replay, want %d: %v", len(inReplay), len(want), inReplay)
+	}
+	for _, gm := range want {
+		if inReplay[gm.ID] != 1 || workerOf[gm.ID] != gm.Worker {
+			t.Errorf("game %s: stored %d times by %q, want once by %q", gm.ID, inReplay[gm.ID], workerOf[gm.ID], gm.Worker)
+		}
+	}
+	if !dropped[old.ID] || !dropped[bad.ID] || len(dropped) != 2 {
+		t.Errorf("dropped %v, want the stale and the damaged game", dropped)
+	}
+	// The examples on disk are those of the stored games, once each.
+	wantEx := 0
+	for _, gm := range want {
+		ex, _ := decodeGame(g, gm.Data)
+		wantEx += len(ex)
+	}
+	total := 0
+	files, _ := filepath.Glob(filepath.Join(dir, "*"+replay.ChunkSuffix))
+	for _, file := range files {
+		_, ex, err := replay.ReadChunkFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		total += len(ex)
+	}
+	if total != wantEx || buf.Len() == 0 {
+		t.Fatalf("%d examples in the replay folder, want %d", total, wantEx)
+	}
+}
+
+// TestIngestRedeliveryOnBus: on the real bus, a game written by a trainer
+// that died before acknowledging it is delivered again to the next one,
+// which drops it.
+func TestIngestRedeliveryOnBus(t *testing.T) {
+	g, _ := games.New("connect4")
+	dir := t.TempDir()
+	srv, err := bus.StartServer(bus.ServerConfig{Dir: filepath.Join(dir, "bus")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Shutdown()
+	ctx := context.Background()
+	connect := func(name string) *bus.Bus {
+		b, err := bus.Connect(ctx, bus.Options{URL: srv.URL(), Name: name, Run: "t", AckWait: 300 * time.Millisecond})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	wb := connect("wa")
+	defer wb.Close()
+	gs := testGames(t, g, "wa", 0, 3)
+	pub := busPublisher{wb}
+	for _, gm := range append(gs, gs[1]) { // the last one is published twice
+		if err := pub.publish(ctx, gm); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rdir := filepath.Join(dir, "replay")
+	run := func(dropAcks bool) ingestTotals {
+		tb := connect(trainerName)
+		defer tb.Close()
+		cons, err := tb.Consumer(ctx, trainerName)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var feed gameFeed = busFeed{cons}
+		if dropAcks {
+			feed = lostAcks{feed}
+		}
+		buf, err := replay.Open(rdir, g, replay.Config{Window: 1000}, "train", quietLog())
+		if err != nil {
+			t.Fatal(err)
+		}
+		in, err := openIngest(rdir, g, buf, 2, 2, func() int { return 0 }, quietLog())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer in.close()
+		for idle := 0; idle < 2; {
+			n, _, err := in.step(ctx, feed, 100*time.Millisecond)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n == 0 {
+				idle++
+			}
+		}
+		return in.total()
+	}
+	// (Redeliveries may reach the first trainer already: it drops them.)
+	if tot := run(true); tot.Games != 3 {
+		t.Fatalf("first trainer: %+v, want 3 games stored once each", tot)
+	}
+	time.Sleep(400 * time.Millisecond) // past AckWait: the server redelivers
+	if tot := run(false); tot.Games != 0 || tot.Duplicates != 3 {
+		t.Fatalf("second trainer: %+v, want the 3 redelivered games dropped", tot)
+	}
+	inReplay, _, _, err := ledgerIDs(rdir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, gm := range gs {
+		if inReplay[gm.ID] != 1 {
+			t.Errorf("game %s stored %d times, want once", gm.ID, inReplay[gm.ID])
+		}
+	}
+	if len(inReplay) != 3 {
+		t.Errorf("%d games stored, want 3", len(inReplay))
+	}
+}
+
+// lostAcks is a feed whose acknowledgements never reach the server.
+type lostAcks struct{ gameFeed }
+
+func (l lostAcks) fetch(ctx context.Context, max int, wait time.Duration) ([]feedItem, error) {
+	items, err := l.gameFeed.fetch(ctx, max, wait)
+	for i := range items {
+		items[i].ack = func(context.Context) error { return nil }
+	}
+	return items, err
+}
+
+// TestBusOptionsRefuseOpenServerWithoutToken: listening beyond loopback
+// needs a token; -listen and -nats exclude each other.
+func TestBusOptionsRefuseOpenServerWithoutToken(t *testing.T) {
+	for _, c := range []struct {
+		opt  BusOptions
+		want string
+	}{
+		{BusOptions{Listen: "0.0.0.0:4222"}, "a token is required"},
+		{BusOptions{Listen: "192.168.1.5:4222"}, "a token is required"},
+		{BusOptions{Listen: "4222"}, "want host:port"},
+		{BusOptions{Listen: ":4222", Token: "x"}, "has no host"},
+		{BusOptions{Listen: "127.0.0.1:4222", URL: "nats://h:4222"}, "choose one"},
+		{BusOptions{URL: "h:4222"}, "want a URL"},
+	} {
+		err := c.opt.validate()
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%+v: %v, want %q", c.opt, err, c.want)
+		}
+	}
+	for _, ok := range []BusOptions{{}, {Listen: "127.0.0.1:0"}, {Listen: "localhost:4222"}, {Listen: "0.0.0.0:4222", Token: "s3cret"}, {URL: "nats://h:4222"}} {
+		if err := ok.validate(); err != nil {
+			t.Errorf("%+v: %v", ok, err)
+		}
+	}
+	// A trainer given such options refuses before it creates anything.
+	dir := filepath.Join(t.TempDir(), "run")
+	if _, err := New(smoke(t, dir), Options{Bus: BusOptions{Listen: "0.0.0.0:4222"}}); err == nil {
+		t.Fatal("a trainer listening on 0.0.0.0 without a token started")
+	}
+	if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the refused trainer created %s", dir)
+	}
+}
