@@ -97,12 +97,26 @@ func (s *busSink) put(ctx context.Context, examples []replay.Example, _ int) err
 		return fmt.Errorf("self-play record: %w", err)
 	}
 	game := busGame{ID: newGameID(), Worker: s.worker, Generation: s.generation, Data: data}
-	pctx := ctx
+	// A finished game is worth a short wait when the process is stopping
+	// (Ctrl-C): publishing it gets publishGrace after ctx ends.
+	pctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	if s.timeout > 0 {
-		var cancel context.CancelFunc
-		pctx, cancel = context.WithTimeout(ctx, s.timeout)
-		defer cancel()
+		pctx, cancel = context.WithTimeout(context.WithoutCancel(ctx), s.timeout)
 	}
+	defer cancel()
+	done := make(chan struct{})
+	defer close(done)
+	go func() {
+		select {
+		case <-done:
+		case <-ctx.Done():
+			select {
+			case <-done:
+			case <-time.After(publishGrace):
+				cancel()
+			}
+		}
+	}()
 	if err := s.pub.publish(pctx, game); err != nil {
 		return fmt.Errorf("publishing a game: %w", err)
 	}
@@ -113,3 +127,7 @@ func (s *busSink) put(ctx context.Context, examples []replay.Example, _ int) err
 }
 
 func (s *busSink) flush() error { return nil }
+
+// publishGrace is how long a game finished as its process stops may still
+// take to publish.
+const publishGrace = 3 * time.Second

@@ -765,7 +765,7 @@ func (t *Trainer) workerMetrics(ctx context.Context) (map[string]any, string) {
 	now := time.Now()
 	secs := math.Max(now.Sub(t.lastMetrics).Seconds(), 1e-9)
 	t.lastMetrics = now
-	hctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	hctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
 	hbs, err := t.bus.Workers(hctx)
 	cancel()
 	if err != nil {
