@@ -20,6 +20,10 @@ type selfPlayStats struct {
 	Wins                       [3]int // first player wins, draws, second player wins
 	Resigned, NoResign, False  int
 	Moves                      int
+	// Leaves counts the non-terminal positions the searches asked the
+	// evaluator for, NetEvals those run through the network (the rest
+	// were answered by the cache or merged with an identical position).
+	Leaves, NetEvals int64
 }
 
 // recordExamples turns a finished game into replay examples: the state's
