@@ -28,12 +28,13 @@ type selfPlayStats struct {
 
 // recordExamples turns a finished game into replay examples: the state's
 // observation, the search's policy (positions with a full search only), the
-// legal moves, and the result for the mover.
-func recordExamples(g games.Game, rec mcts.GameRecord) ([]replay.Example, error) {
+// legal moves, and the value target for the mover: the result, mixed with
+// the root's search value by mix (selfplay.value_target_mix).
+func recordExamples(g games.Game, rec mcts.GameRecord, mix float64) ([]replay.Example, error) {
 	p, h, w := g.ObservationShape()
 	var out []replay.Example
 	var buf []int
-	err := rec.Examples(g, func(s games.State, pi []float32, z float32) error {
+	err := rec.MixedExamples(g, mix, func(s games.State, pi []float32, z float32) error {
 		e := replay.Example{
 			Obs:    make([]float32, p*h*w),
 			Policy: append([]float32(nil), pi...),
@@ -76,7 +77,7 @@ func generate(parent context.Context, g games.Game, cfg SelfPlayConfig, workers,
 		return nil
 	}
 	emit := func(rec mcts.GameRecord) error {
-		ex, err := recordExamples(g, rec)
+		ex, err := recordExamples(g, rec, cfg.ValueTargetMix)
 		if err != nil {
 			return fmt.Errorf("self-play record: %w", err)
 		}
@@ -219,6 +220,7 @@ func directEvaluators(cfg nn.EvaluatorConfig, batchSize, workers int, w *nn.Weig
 			sum.Batches += s.Batches
 			sum.CacheHits += s.CacheHits
 			sum.CacheMisses += s.CacheMisses
+			sum.Merged += s.Merged
 		}
 		return sum
 	}
