@@ -375,6 +375,42 @@ func printMatch(w io.Writer, g games.Game, res *arena.MatchResult, anchor int) {
 		}
 		fmt.Fprintf(w, "[%d] %-*s %7.0f  [%6.0f, %6.0f]  score %5.1f%%%s\n", i, width, p, r.Elo[i], r.Low[i], r.High[i], 100*t.Score(), note)
 	}
+	printChance(w, res)
+}
+
+// printChance writes, for a game of chance, each pairing's score over its
+// mirrored pairs of games (same dice, colours swapped) with the interval
+// from the pairs' spread, and for a game with gammons the wins by what
+// they were worth.
+func printChance(w io.Writer, res *arena.MatchResult) {
+	if res.Pairs != nil {
+		fmt.Fprintln(w, "\nmirrored pairs (each dice sequence played twice, colours swapped): score of the first player, 95% interval over the pairs")
+		for i := range res.Players {
+			for j := i + 1; j < len(res.Players); j++ {
+				ps := res.Pairs[i][j]
+				if ps.N == 0 {
+					continue
+				}
+				m, lo, hi := ps.Interval()
+				fmt.Fprintf(w, "[%d] vs [%d]: %d pairs, score %.1f%% [%.1f%%, %.1f%%], Elo %+.0f [%+.0f, %+.0f]\n",
+					i, j, ps.N, 100*m, 100*lo, 100*hi, elo.FromScore(m), elo.FromScore(lo), elo.FromScore(hi))
+			}
+		}
+	}
+	if res.WinPoints != nil {
+		fmt.Fprintln(w, "\nwins by points (single-gammon-backgammon) and net points a game (cubeless, no doubling)")
+		for i := range res.Players {
+			for j := i + 1; j < len(res.Players); j++ {
+				a, b := res.WinPoints[i][j], res.WinPoints[j][i]
+				n := res.WDL[i][j].Games()
+				if n == 0 {
+					continue
+				}
+				fmt.Fprintf(w, "[%d] vs [%d]: [%d] won %d-%d-%d, [%d] won %d-%d-%d; [%d] nets %+.3f points a game\n",
+					i, j, i, a.Single, a.Gammon, a.Backgammon, j, b.Single, b.Gammon, b.Backgammon, i, float64(a.Points()-b.Points())/float64(n))
+			}
+		}
+	}
 }
 
 func defineBench(fs *flag.FlagSet) func(context.Context, io.Reader, io.Writer, io.Writer) error {
