@@ -6,6 +6,7 @@
 //	arena bench -game connect4 -player SPEC -positions FILE [-out FILE]
 //	arena bench -game othello[:size=6] -player SPEC -positions FILE[,FILE...] [-out FILE]
 //	arena solve -game connect4 [-positions FILE] [-all]
+//	arena rate -game backgammon -players "SPEC SPEC" [-games N] [-plies P] | -in FILE
 //
 // A player spec is kind or kind:key=value,...; "arena help" lists the kinds.
 package main
@@ -82,6 +83,12 @@ var commands = []command{
 			"22 minus the number of stones the winner has played when four are connected (1: a win with the\n" +
 			"last stone, 18: a win with the fourth); a negative score is the same for a loss.\n" +
 			"A finished game (won, or a full board) is an error: it has no move to score.", defineSolve},
+	{"rate", `-players "SPEC SPEC" [-games N] | -in FILE [flags]`,
+		"The gnubg referee (backgammon): GNU Backgammon rates every turn of the players by the cubeless\n" +
+			"equity lost against its own best move, the error rate backgammon players read. Plays the two\n" +
+			"players' match (each dice sequence twice, colours swapped) or reads games written by\n" +
+			"\"arena match -out\", and prints each player's mean loss per unforced turn in millipoints.\n" +
+			"Needs gnubg (apt-get install gnubg).", defineRate},
 }
 
 func commandNames() string {
