@@ -140,6 +140,7 @@ func NewSelfPlay(cfg Config, g games.Game, eval Evaluator, rng *rand.Rand) (*Sel
 		sl := &slot{}
 		sl.sr.cfg = &p.cfg
 		sl.sr.rng = rng
+		sl.sr.explore = true
 		p.slots[i] = sl
 	}
 	p.b = newBatch(cfg.BatchSize, g.NumActions())
