@@ -418,12 +418,14 @@ func (t *Trainer) selfPlayRound(ctx context.Context, bestPath string, seed uint6
 	if err != nil {
 		return err
 	}
-	newEval, _, err := directEvaluators(t.cfg.Evaluator, t.cfg.SelfPlay.MCTS.BatchSize, t.workers, best.Weights, t.g, true)
+	newEval, evalStats, err := directEvaluators(t.cfg.Evaluator, t.cfg.SelfPlay.MCTS.BatchSize, t.workers, best.Weights, t.g, true)
 	if err != nil {
 		return err
 	}
 	t0 := time.Now()
 	st, err := generate(ctx, t.g, t.cfg.SelfPlay, t.workers, t.cfg.SelfPlay.GamesPerRound, seed, newEval, t.buf, nil)
+	es := evalStats()
+	st.Leaves, st.NetEvals = es.Positions, es.Evaluated
 	t.mu.Lock()
 	t.spStats.add(st)
 	t.spTime += time.Since(t0)
@@ -505,6 +507,10 @@ func (t *Trainer) iteration(ctx context.Context, start time.Time) error {
 		"first_wins": st.Wins[0], "draws": st.Wins[1], "second_wins": st.Wins[2],
 		"resigned": st.Resigned, "no_resign_games": st.NoResign, "false_resigns": st.False,
 		"mean_length": float64(st.Moves) / math.Max(1, float64(st.Games)),
+		// Network calls per position (move), and the evaluator requests
+		// they answer (the rest: cache hits and merged transpositions).
+		"net_evals_per_position": float64(st.NetEvals) / math.Max(1, float64(st.Moves)),
+		"leaves_per_position":    float64(st.Leaves) / math.Max(1, float64(st.Moves)),
 	}
 	rec["replay"] = map[string]any{"window": t.buf.Len(), "added": t.buf.Added()}
 	rec["wall_seconds"] = time.Since(start).Seconds()
@@ -904,6 +910,8 @@ func (s *selfPlayStats) add(o selfPlayStats) {
 	s.NoResign += o.NoResign
 	s.False += o.False
 	s.Moves += o.Moves
+	s.Leaves += o.Leaves
+	s.NetEvals += o.NetEvals
 }
 
 // Summary describes where the run stands, for the end of cmd/train: the
