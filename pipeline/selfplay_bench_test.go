@@ -274,4 +274,5 @@ func benchSelfPlay(b *testing.B, v selfPlayBench) {
 	// it is what the settings change (the pass itself costs the same).
 	b.ReportMetric(float64(st.Evaluated)/float64(moves), "net-evals/pos")
 	b.ReportMetric(100*float64(st.CacheHits)/float64(max(st.CacheHits+st.CacheMisses, 1)), "%cache-hits")
+	b.ReportMetric(float64(st.Merged)/float64(moves), "merged/pos")
 }
