@@ -101,7 +101,7 @@ func TestFaultBusWorkers(t *testing.T) {
 		}
 	}
 	waitFor(t, 30*time.Second, "the trainer to store every acknowledged game", func() bool {
-		inReplay, _, _, err := ledgerIDs(filepath.Join(dir, replayDir))
+		inReplay, _, _, err := ledgerIDs(dir)
 		if err != nil {
 			return false
 		}
@@ -120,7 +120,7 @@ func TestFaultBusWorkers(t *testing.T) {
 	for id, w := range tr2.published() {
 		acked[id] = w
 	}
-	inReplay, workerOf, dropped, err := ledgerIDs(filepath.Join(dir, replayDir))
+	inReplay, workerOf, dropped, err := ledgerIDs(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

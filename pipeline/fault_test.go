@@ -269,13 +269,15 @@ func TestFaultConcurrentTrainers(t *testing.T) {
 	root := t.TempDir()
 	cfg, dir := faultConfig(t, root), filepath.Join(root, "run")
 	l := newLedger()
-	a := startProc(t, "trainer", "", nil, train, trainArgs(cfg, dir, "iterations=0", "duration=5s", "selfplay.workers=1", "keep_checkpoints=3")...)
-	waitFor(t, 10*time.Second, "the first checkpoint", func() bool {
+	// (10 s and 6 s of refusals: the trainer starts its bus server before the
+	// first checkpoint, and a refused one links the NATS server too.)
+	a := startProc(t, "trainer", "", nil, train, trainArgs(cfg, dir, "iterations=0", "duration=10s", "selfplay.workers=1", "keep_checkpoints=3")...)
+	waitFor(t, 20*time.Second, "the first checkpoint", func() bool {
 		_, err := os.Stat(filepath.Join(dir, checkpointDir, "ckpt-000001.tbn"))
 		return err == nil
 	})
 	refused := 0
-	for started := time.Now(); a.running() && time.Since(started) < 3*time.Second; {
+	for started := time.Now(); a.running() && time.Since(started) < 6*time.Second; {
 		b := startProc(t, "second trainer", "", nil, train, trainArgs(cfg, dir, "iterations=0", "duration=1s", "selfplay.workers=1")...)
 		code := b.wait(t, 20*time.Second)
 		if code == 0 && !a.running() {
@@ -431,8 +433,9 @@ func TestFaultFullDisk(t *testing.T) {
 		want        string
 		minExamples int
 	}{
-		// Nothing fits, and training waits for a full window.
-		{4, "self-play failed 4 times in a row", 5000},
+		// Nothing fits: the bus's own storage (in the run folder) cannot
+		// take the config, and the trainer stops at start.
+		{4, "bus: put checkpoint config.yaml", 5000},
 		// Chunks (~6 KB) fit, checkpoints (~35 KB) do not.
 		{16, "checkpoint", 64},
 	} {

@@ -21,7 +21,7 @@ import (
 	"tabula/replay"
 )
 
-// ingestLedger is the trainer's record, in the replay folder, of every game
+// ingestLedger is the trainer's record, in the run folder, of every game
 // it took from the bus, one line per batch, each ending in a CRC-32C of the
 // line before it:
 //
@@ -48,6 +48,7 @@ type ingest struct {
 	g        games.Game
 	buf      *replay.Buffer
 	dir      string // the replay folder
+	path     string // the ledger
 	log      *slog.Logger
 	batch    int        // games per fetch and per chunk at most
 	maxStale int        // bus.max_stale_generations
@@ -74,12 +75,11 @@ type ingestTotals struct {
 	Games, Positions, Duplicates, Stale, Bad, Chunks int
 }
 
-// openIngest opens (creating) the ledger in the replay folder dir and
-// reads which games are already in the replay folder.
-func openIngest(dir string, g games.Game, buf *replay.Buffer, batch, maxStale int, best func() int, log *slog.Logger) (*ingest, error) {
-	in := &ingest{g: g, buf: buf, dir: dir, log: log, batch: max(1, batch), maxStale: maxStale, best: best,
+// openIngest opens (creating) the ledger at path and reads which games
+// are already in the replay folder dir.
+func openIngest(path, dir string, g games.Game, buf *replay.Buffer, batch, maxStale int, best func() int, log *slog.Logger) (*ingest, error) {
+	in := &ingest{g: g, buf: buf, dir: dir, path: path, log: log, batch: max(1, batch), maxStale: maxStale, best: best,
 		seen: map[string]struct{}{}, workers: map[string]*workerCount{}}
-	path := filepath.Join(dir, ingestLedger)
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("ingest ledger: %w", err)
@@ -387,13 +387,13 @@ func (in *ingest) total() ingestTotals {
 	return in.totals
 }
 
-// ledgerIDs reads the ledger of the replay folder dir and returns, for
-// every game in the replay folder, how many times its id appears in lines
+// ledgerIDs reads the ledger of the run folder runDir and returns, for
+// every game in its replay folder, how many times its id appears in lines
 // that count (1 unless something is wrong) and the worker that played it;
 // dropped lists the games acknowledged but dropped (stale or bad). For
 // tests and tools.
-func ledgerIDs(dir string) (inReplay map[string]int, workerOf map[string]string, dropped map[string]bool, err error) {
-	data, err := os.ReadFile(filepath.Join(dir, ingestLedger))
+func ledgerIDs(runDir string) (inReplay map[string]int, workerOf map[string]string, dropped map[string]bool, err error) {
+	data, err := os.ReadFile(filepath.Join(runDir, ingestLedger))
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -402,7 +402,7 @@ func ledgerIDs(dir string) (inReplay map[string]int, workerOf map[string]string,
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	entries, err := os.ReadDir(dir)
+	entries, err := os.ReadDir(filepath.Join(runDir, replayDir))
 	if err != nil {
 		return nil, nil, nil, err
 	}

@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"tabula/bus"
 	"tabula/games"
 	"tabula/replay"
@@ -48,7 +50,7 @@ func (f *fakeFeed) fetch(_ context.Context, max int, _ time.Duration) ([]feedIte
 }
 
 // testGames plays n short games of Connect Four for the bus.
-func testGames(t *testing.T, g games.Game, worker string, gen, n int) []busGame {
+func testGames(t testing.TB, g games.Game, worker string, gen, n int) []busGame {
 	t.Helper()
 	var out []busGame
 	for i := 0; i < n; i++ {
@@ -93,12 +95,13 @@ func TestIngestDropsRepeatsAndStale(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
+	rdir := filepath.Join(dir, replayDir)
 	open := func() (*replay.Buffer, *ingest) {
-		buf, err := replay.Open(dir, g, replay.Config{Window: 1000}, "train", quietLog())
+		buf, err := replay.Open(rdir, g, replay.Config{Window: 1000}, "train", quietLog())
 		if err != nil {
 			t.Fatal(err)
 		}
-		in, err := openIngest(dir, g, buf, 4, 1, func() int { return 5 }, quietLog())
+		in, err := openIngest(filepath.Join(dir, ingestLedger), rdir, g, buf, 4, 1, func() int { return 5 }, quietLog())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -185,7 +188,7 @@ func TestIngestDropsRepeatsAndStale(t *testing.T) {
 		wantEx += len(ex)
 	}
 	total := 0
-	files, _ := filepath.Glob(filepath.Join(dir, "*"+replay.ChunkSuffix))
+	files, _ := filepath.Glob(filepath.Join(rdir, "*"+replay.ChunkSuffix))
 	for _, file := range files {
 		_, ex, err := replay.ReadChunkFile(file)
 		if err != nil {
@@ -226,7 +229,7 @@ func TestIngestRedeliveryOnBus(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	rdir := filepath.Join(dir, "replay")
+	rdir := filepath.Join(dir, replayDir)
 	run := func(dropAcks bool) ingestTotals {
 		tb := connect(trainerName)
 		defer tb.Close()
@@ -242,7 +245,7 @@ func TestIngestRedeliveryOnBus(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		in, err := openIngest(rdir, g, buf, 2, 2, func() int { return 0 }, quietLog())
+		in, err := openIngest(filepath.Join(dir, ingestLedger), rdir, g, buf, 2, 2, func() int { return 0 }, quietLog())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -266,7 +269,7 @@ func TestIngestRedeliveryOnBus(t *testing.T) {
 	if tot := run(false); tot.Games != 0 || tot.Duplicates != 3 {
 		t.Fatalf("second trainer: %+v, want the 3 redelivered games dropped", tot)
 	}
-	inReplay, _, _, err := ledgerIDs(rdir)
+	inReplay, _, _, err := ledgerIDs(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -323,4 +326,223 @@ func TestBusOptionsRefuseOpenServerWithoutToken(t *testing.T) {
 	if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("the refused trainer created %s", dir)
 	}
+}
+
+// recordingPublisher keeps what it is given.
+type recordingPublisher struct {
+	mu    sync.Mutex
+	games []busGame
+}
+
+func (r *recordingPublisher) publish(_ context.Context, g busGame) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.games = append(r.games, g)
+	return nil
+}
+
+// TestBusSinkDropsStaleGames: a worker whose network is more than
+// bus.max_stale_generations behind the best publishes nothing and stops
+// the round (errStale) to load the new best.
+func TestBusSinkDropsStaleGames(t *testing.T) {
+	g, _ := games.New("connect4")
+	ex, err := decodeGame(g, testGames(t, g, "w", 0, 1)[0].Data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	best := 4
+	pub := &recordingPublisher{}
+	sink := &busSink{g: g, pub: pub, worker: "w", generation: 2, best: func() int { return best }, maxStale: 2, log: quietLog()}
+	if err := sink.put(context.Background(), ex, len(ex)); err != nil || len(pub.games) != 1 {
+		t.Fatalf("2 generations behind with max 2: %v, %d published", err, len(pub.games))
+	}
+	gm := pub.games[0]
+	if gm.Worker != "w" || gm.Generation != 2 || len(gm.ID) != 32 {
+		t.Errorf("published %+v", gm)
+	}
+	if back, err := decodeGame(g, gm.Data); err != nil || len(back) != len(ex) {
+		t.Errorf("the published data does not decode: %v", err)
+	}
+	best = 5
+	if err := sink.put(context.Background(), ex, len(ex)); !errors.Is(err, errStale) || len(pub.games) != 1 || sink.stale.Load() != 1 {
+		t.Fatalf("3 generations behind with max 2: %v, %d published, %d stale", err, len(pub.games), sink.stale.Load())
+	}
+}
+
+// TestExistingNATSServer: trainer and worker on a NATS server of their own
+// (train -nats, selfplay -nats): no server is embedded, the worker takes
+// config and network from the bus, and the trainer's next start stores the
+// worker's games, tagged with its name.
+func TestExistingNATSServer(t *testing.T) {
+	dir := t.TempDir()
+	srv, err := bus.StartServer(bus.ServerConfig{Dir: filepath.Join(t.TempDir(), "nats"), Token: "s3cret"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Shutdown()
+	opt := Options{Bus: BusOptions{URL: srv.URL(), Token: "s3cret"}}
+	sets := []string{"iterations=1", "ladder.every=0", "bench.every=0", "bus.run=ext"}
+	tr, err := New(smoke(t, dir, sets...), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tr.server != nil {
+		t.Fatal("a server was embedded beside -nats")
+	}
+	if err := tr.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	tr.Close()
+	if _, err := os.Stat(filepath.Join(dir, busDir)); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("run folder has a bus store with -nats: %v", err)
+	}
+	// A wrong token is refused with a clear error.
+	wo := WorkerOptions{ID: "ext-worker", Workers: 1, Games: 3, Seed: 5}
+	err = RunRemoteWorker(context.Background(), RemoteOptions{WorkerOptions: wo, URL: srv.URL(), Token: "wrong", Run: "ext"})
+	if err == nil || !strings.Contains(err.Error(), "wrong token") {
+		t.Fatalf("worker with a wrong token: %v", err)
+	}
+	if err := RunRemoteWorker(context.Background(), RemoteOptions{WorkerOptions: wo, URL: srv.URL(), Token: "s3cret", Run: "ext"}); err != nil {
+		t.Fatal(err)
+	}
+	tr, err = New(smoke(t, dir, append(sets, "iterations=2")...), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tr.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	tr.Close()
+	inReplay, workerOf, _, err := ledgerIDs(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for id, c := range inReplay {
+		if c != 1 {
+			t.Errorf("game %s stored %d times", id, c)
+		}
+		if workerOf[id] == "ext-worker" {
+			n++
+		}
+	}
+	if n != 3 {
+		t.Fatalf("%d games of the worker stored, want 3", n)
+	}
+	m := readMetrics(t, dir)
+	w, ok := m[len(m)-1]["workers"].(map[string]any)["ext-worker"].(map[string]any)
+	if !ok || w["games"].(float64) != 3 {
+		t.Errorf("metrics of the last iteration: workers %v", m[len(m)-1]["workers"])
+	}
+}
+
+// BenchmarkIngest measures the trainer's side of the bus per game: decode,
+// one replay chunk per batch of 10 games (ledger line synced, chunk written
+// atomically), acknowledgement (a no-op here: the bus's own cost is measured
+// in package bus). Connect Four games of about 20 positions.
+//
+//	go test ./pipeline -run '^$' -bench Ingest -benchtime 2000x
+func BenchmarkIngest(b *testing.B) {
+	g, _ := games.New("connect4")
+	pool := testGames(b, g, "w", 0, 64)
+	dir := b.TempDir()
+	buf, err := replay.Open(dir, g, replay.Config{Window: 100_000}, "train", quietLog())
+	if err != nil {
+		b.Fatal(err)
+	}
+	in, err := openIngest(filepath.Join(dir, ingestLedger), dir, g, buf, 10, 2, func() int { return 0 }, quietLog())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer in.close()
+	feed := &fakeFeed{acked: map[string]int{}}
+	queue := make([]busGame, b.N)
+	positions := 0
+	for i := range queue {
+		gm := pool[i%len(pool)]
+		gm.ID = newGameID()
+		queue[i] = gm
+	}
+	b.ResetTimer()
+	feed.queue = queue
+	for {
+		n, _, err := in.step(context.Background(), feed, time.Millisecond)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if n == 0 {
+			break
+		}
+	}
+	b.StopTimer()
+	tot := in.total()
+	positions = tot.Positions
+	if tot.Games != b.N {
+		b.Fatalf("%d games stored of %d", tot.Games, b.N)
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "games/s")
+	b.ReportMetric(float64(positions)/b.Elapsed().Seconds(), "positions/s")
+}
+
+// BenchmarkBusIngest measures a game's whole trip through the embedded bus
+// in one process, as the trainer's machine pays for it: publishing (client
+// and server: the server runs in the trainer), then the trainer's ingest
+// (fetch, decode, chunk and ledger written and synced, ack). It reports
+// games/s and CPU-ms per game of each half. Connect Four games of about 20
+// positions.
+//
+//	go test ./pipeline -run '^$' -bench BusIngest -benchtime 2000x
+func BenchmarkBusIngest(b *testing.B) {
+	g, _ := games.New("connect4")
+	pool := testGames(b, g, "w", 0, 64)
+	dir := b.TempDir()
+	srv, err := bus.StartServer(bus.ServerConfig{Dir: filepath.Join(dir, "bus")})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer srv.Shutdown()
+	ctx := context.Background()
+	bb, err := bus.Connect(ctx, bus.Options{URL: srv.URL(), Name: "trainer", Run: "bench"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer bb.Close()
+	cons, err := bb.Consumer(ctx, trainerName)
+	if err != nil {
+		b.Fatal(err)
+	}
+	rdir := filepath.Join(dir, replayDir)
+	buf, err := replay.Open(rdir, g, replay.Config{Window: 100_000}, "train", quietLog())
+	if err != nil {
+		b.Fatal(err)
+	}
+	in, err := openIngest(filepath.Join(dir, ingestLedger), rdir, g, buf, 10, 2, func() int { return 0 }, quietLog())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer in.close()
+	pub := busPublisher{bb}
+	b.ResetTimer()
+	c0, t0 := cpuTime(unix.CLOCK_PROCESS_CPUTIME_ID), time.Now()
+	for i := 0; i < b.N; i++ {
+		gm := pool[i%len(pool)]
+		gm.ID = newGameID()
+		if err := pub.publish(ctx, gm); err != nil {
+			b.Fatal(err)
+		}
+	}
+	c1, t1 := cpuTime(unix.CLOCK_PROCESS_CPUTIME_ID), time.Now()
+	for in.total().Games < b.N {
+		if _, _, err := in.step(ctx, busFeed{cons}, 100*time.Millisecond); err != nil {
+			b.Fatal(err)
+		}
+	}
+	c2, t2 := cpuTime(unix.CLOCK_PROCESS_CPUTIME_ID), time.Now()
+	b.StopTimer()
+	n := float64(b.N)
+	b.ReportMetric(n/t1.Sub(t0).Seconds(), "publish-games/s")
+	b.ReportMetric(float64((c1-c0).Microseconds())/1000/n, "publish-cpu-ms/game")
+	b.ReportMetric(n/t2.Sub(t1).Seconds(), "ingest-games/s")
+	b.ReportMetric(float64((c2-c1).Microseconds())/1000/n, "ingest-cpu-ms/game")
+	b.ReportMetric(float64(in.total().Positions)/n, "positions/game")
 }

@@ -247,7 +247,7 @@ func (t *Trainer) openBus() error {
 		return err
 	}
 	t.feed = busFeed{cons}
-	t.in, err = openIngest(t.dir.path(replayDir), t.g, t.buf, t.cfg.SelfPlay.ChunkGames, t.cfg.Bus.MaxStaleGenerations, t.currentGen, t.log)
+	t.in, err = openIngest(t.dir.path(ingestLedger), t.dir.path(replayDir), t.g, t.buf, t.cfg.SelfPlay.ChunkGames, t.cfg.Bus.MaxStaleGenerations, t.currentGen, t.log)
 	if err != nil {
 		return err
 	}

@@ -194,7 +194,8 @@ func TestKillAndRestart(t *testing.T) {
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(time.Duration(800+rng.IntN(2500)) * time.Millisecond)
+		// (From 2.5 s: the trainer starts its bus server before self-play.)
+		time.Sleep(time.Duration(2500+rng.IntN(3000)) * time.Millisecond)
 		cmd.Process.Signal(syscall.SIGKILL)
 		cmd.Wait()
 

@@ -32,6 +32,8 @@ import (
 //	                   network without optimiser state)
 //	replay/            replay chunk files from every self-play process
 //	gating/            iter-NNNNNN.jsonl: each iteration's gating games, for the watch page
+//	ingest.log         the games the trainer took from the bus, by replay chunk
+//	bus/               the embedded NATS server's storage, and its address
 //	metrics.jsonl      one JSON object per iteration
 const (
 	configFile    = "config.yaml"
