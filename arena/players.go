@@ -178,6 +178,8 @@ func buildNet(g games.Game, spec Spec) (*Factory, error) {
 	cfg.Solver = spec.Int("solver", 1) == 1
 	cfg.BatchSize = spec.Int("batch", cfg.BatchSize)
 	cfg.FPUReduction = spec.Float("fpu", cfg.FPUReduction)
+	cfg.Search = spec.Str("search", cfg.Search)
+	cfg.GumbelM = spec.Int("gumbel_m", cfg.GumbelM)
 	if err := cfg.Validate(); err != nil {
 		_ = eval.Close()
 		return nil, fmt.Errorf("player %s: %w", name, err)
