@@ -28,11 +28,12 @@ type selfPlayStats struct {
 
 // recordExamples turns a finished game into replay examples: the state's
 // observation, the search's policy (positions with a full search only), the
-// legal moves, and the result for the mover. When the game's states are
-// games.Outcomer and the game was played to its end (not resigned), every
-// example also gets the final ownership map and score, turned to the
-// mover's point of view (aux targets).
-func recordExamples(g games.Game, rec mcts.GameRecord) ([]replay.Example, error) {
+// legal moves, and the value target for the mover: the result, mixed with
+// the root's search value by mix (selfplay.value_target_mix). When the
+// game's states are games.Outcomer and the game was played to its end (not
+// resigned), every example also gets the final ownership map and score,
+// turned to the mover's point of view (aux targets).
+func recordExamples(g games.Game, rec mcts.GameRecord, mix float64) ([]replay.Example, error) {
 	p, h, w := g.ObservationShape()
 	own, score, err := finalOutcome(g, rec)
 	if err != nil {
@@ -40,7 +41,7 @@ func recordExamples(g games.Game, rec mcts.GameRecord) ([]replay.Example, error)
 	}
 	var out []replay.Example
 	var buf []int
-	err = rec.Examples(g, func(s games.State, pi []float32, z float32) error {
+	err = rec.MixedExamples(g, mix, func(s games.State, pi []float32, z float32) error {
 		e := replay.Example{
 			Obs:    make([]float32, p*h*w),
 			Policy: append([]float32(nil), pi...),
@@ -118,7 +119,7 @@ func generate(parent context.Context, g games.Game, cfg SelfPlayConfig, workers,
 		return nil
 	}
 	emit := func(rec mcts.GameRecord) error {
-		ex, err := recordExamples(g, rec)
+		ex, err := recordExamples(g, rec, cfg.ValueTargetMix)
 		if err != nil {
 			return fmt.Errorf("self-play record: %w", err)
 		}
@@ -261,6 +262,7 @@ func directEvaluators(cfg nn.EvaluatorConfig, batchSize, workers int, w *nn.Weig
 			sum.Batches += s.Batches
 			sum.CacheHits += s.CacheHits
 			sum.CacheMisses += s.CacheMisses
+			sum.Merged += s.Merged
 		}
 		return sum
 	}
