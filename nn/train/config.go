@@ -1,15 +1,21 @@
-// Package train trains an nn.Weights network with gorgonia: it builds the
-// AlphaZero loss over a fixed-size batch, differentiates it, and applies SGD
-// with momentum or Adam, writing the updated parameters and batch-norm
-// running statistics back into the nn.Weights it was given.
+// Package train trains an nn.Weights network: it computes the AlphaZero
+// loss over a fixed-size batch and its gradient, and applies SGD with
+// momentum or Adam, writing the updated parameters and batch-norm running
+// statistics back into the nn.Weights it was given.
 //
-// Call UseBLAS(BLASTabula) once at start-up so that gorgonia multiplies
-// matrices with our SGEMM. Trainer.Checkpoint and Resume carry the
-// optimiser state through nn checkpoints, so that a run resumes exactly.
+// Two engines compute the loss and gradient (Config.Engine). "direct", the
+// default, is a hand-written pass over nn/gemm's SGEMM with the activations
+// kept channels-last, allocating nothing per step. "gorgonia" builds the
+// network as a gorgonia graph (with convolution, batch-norm, residual and
+// policy-loss ops of our own) and lets gorgonia differentiate it; it is the
+// reference the direct engine is tested against, and it multiplies matrices
+// with the BLAS set by UseBLAS (call UseBLAS(BLASTabula) once at start-up).
+// Trainer.Checkpoint and Resume carry the optimiser state through nn
+// checkpoints, so that a run resumes exactly, with either engine.
 //
-// The gorgonia graph of a Trainer is fixed to one batch size and is not safe
-// for concurrent use; inference workers take Trainer.Weights snapshots and
-// run package nn's own forward pass.
+// A Trainer is fixed to one batch size and is not safe for concurrent use;
+// inference workers take Trainer.Weights snapshots and run package nn's own
+// forward pass.
 package train
 
 import (
@@ -51,7 +57,19 @@ type Config struct {
 	// running averages: running = BNMomentum*batch + (1-BNMomentum)*running
 	// (PyTorch's convention; the variance folded in is the unbiased one).
 	BNMomentum float64 `yaml:"bn_momentum"`
+	// Engine computes the loss and its gradient: "direct" (a hand-written
+	// pass over our SGEMM, channels-last, no graph) or "gorgonia" (the
+	// network as a gorgonia graph with our ops, differentiated by
+	// gorgonia). Both compute the same function; "direct" is about 3x
+	// cheaper (docs/benchmarks.md, Trainer).
+	Engine string `yaml:"engine"`
 }
+
+// Engine names accepted in Config.Engine.
+const (
+	EngineDirect   = "direct"
+	EngineGorgonia = "gorgonia"
+)
 
 // DefaultConfig is Adam at 1e-3, batch 256, weight decay 1e-4, constant
 // learning rate, batch-norm momentum 0.1.
@@ -71,6 +89,7 @@ func DefaultConfig() Config {
 		TotalSteps:      100000,
 		MinLearningRate: 1e-5,
 		BNMomentum:      0.1,
+		Engine:          EngineDirect,
 	}
 }
 
@@ -109,6 +128,8 @@ func (c Config) Validate() error {
 		return bad("min_learning_rate", c.MinLearningRate, fmt.Sprintf("in [0, learning_rate=%v] with schedule cosine", c.LearningRate))
 	case !finite(c.BNMomentum) || c.BNMomentum <= 0 || c.BNMomentum > 1:
 		return bad("bn_momentum", c.BNMomentum, "in (0, 1]")
+	case c.Engine != EngineDirect && c.Engine != EngineGorgonia:
+		return bad("engine", fmt.Sprintf("%q", c.Engine), fmt.Sprintf("%q or %q", EngineDirect, EngineGorgonia))
 	}
 	return nil
 }
