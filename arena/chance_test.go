@@ -2,8 +2,10 @@ package arena
 
 import (
 	"context"
+	"math"
 	"math/rand/v2"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -31,23 +33,26 @@ func TestBuildRefusesChance(t *testing.T) {
 }
 
 // TestMatchSamplesChance plays random players at a game of chance: the
-// match rolls the dice itself, and the two games of a pair (colours
-// swapped) meet the same rolls.
+// match rolls the dice itself, and the two games of each mirrored pair (the
+// same two players, colours swapped) meet the same rolls, also when a
+// pairing plays an odd number of games and three players make three
+// pairings (the pairs must not straddle two pairings).
 func TestMatchSamplesChance(t *testing.T) {
 	g := gamestest.DiceRace()
 	sp, _ := ParseSpec("random")
-	fs, err := BuildAll(g, []Spec{sp, sp})
+	fs, err := BuildAll(g, []Spec{sp, sp, sp})
 	if err != nil {
 		t.Fatal(err)
 	}
+	const per = 5
 	var recs []GameRecord
-	cfg := MatchConfig{Games: 20, Parallel: 2, Seed: 3, Record: func(r GameRecord) error { recs = append(recs, r); return nil }}
+	cfg := MatchConfig{Games: per, Parallel: 2, Seed: 3, Record: func(r GameRecord) error { recs = append(recs, r); return nil }}
 	res, err := Match(context.Background(), cfg, g, fs)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := res.Total(0).Games(); n != 20 {
-		t.Fatalf("%d games counted, want 20", n)
+	if n := res.Total(0).Games(); n != 2*per {
+		t.Fatalf("%d games counted for player 0, want %d", n, 2*per)
 	}
 	rolls := func(r GameRecord) []int {
 		var out []int
@@ -66,14 +71,96 @@ func TestMatchSamplesChance(t *testing.T) {
 		}
 		return out
 	}
-	for k := 0; k+1 < len(recs); k += 2 {
-		a, b := rolls(recs[k]), rolls(recs[k+1])
-		n := min(len(a), len(b))
-		for i := 0; i < n; i++ {
-			if a[i] != b[i] {
-				t.Fatalf("games %d and %d: roll %d is %d and %d, want the same dice", k, k+1, i, a[i], b[i])
+	differ := 0
+	for first := 0; first < len(recs); first += per {
+		for k := first; k+1 < first+per; k += 2 {
+			x, y := recs[k], recs[k+1]
+			if x.Seats != [2]int{y.Seats[1], y.Seats[0]} {
+				t.Fatalf("games %d and %d: seats %v and %v, want the same players with colours swapped", k, k+1, x.Seats, y.Seats)
+			}
+			a, b := rolls(x), rolls(y)
+			for i := 0; i < min(len(a), len(b)); i++ {
+				if a[i] != b[i] {
+					t.Fatalf("games %d and %d: roll %d is %d and %d, want the same dice", k, k+1, i, a[i], b[i])
+				}
 			}
 		}
+		if a, b := rolls(recs[first]), rolls(recs[first+2]); !slices.Equal(a, b) {
+			differ++
+		}
+	}
+	if differ == 0 {
+		t.Error("every pairing's first two pairs rolled the same dice: the pairs do not get their own dice")
+	}
+	for i := range 3 {
+		for j := i + 1; j < 3; j++ {
+			if n := res.Pairs[i][j].N; n != per/2 {
+				t.Errorf("players %d and %d: %d mirrored pairs counted, want %d", i, j, n, per/2)
+			}
+		}
+	}
+	if res.WinPoints != nil {
+		t.Error("dicerace scores no gammons, but the match counted win points")
+	}
+}
+
+// TestPairStats checks the paired interval on known pair scores.
+func TestPairStats(t *testing.T) {
+	var p PairStats
+	if m, lo, hi := p.Interval(); m != 0.5 || lo != 0.5 || hi != 0.5 {
+		t.Errorf("no pairs: %v [%v, %v], want 0.5", m, lo, hi)
+	}
+	for _, s := range []float64{1, 0.5, 0.5, 0} {
+		p.Add(s)
+	}
+	// Mean 0.5, sample variance (0.25+0+0+0.25)/3 = 1/6, half width
+	// 1.96*sqrt(1/6/4).
+	m, lo, hi := p.Interval()
+	want := 1.959963984540054 * math.Sqrt(1.0/24)
+	if math.Abs(m-0.5) > 1e-12 || math.Abs(hi-m-want) > 1e-12 || math.Abs(m-lo-want) > 1e-12 {
+		t.Errorf("interval %v [%v, %v], want 0.5 +- %v", m, lo, hi, want)
+	}
+}
+
+// TestMatchScoresGammons plays backgammon: every record says what its win
+// was worth (the state's Points), and the match's WinPoints add up to the
+// wins.
+func TestMatchScoresGammons(t *testing.T) {
+	g := mustGame(t, "backgammon")
+	pub, _ := ParseSpec("pubeval")
+	rnd, _ := ParseSpec("random")
+	fs, err := BuildAll(g, []Spec{pub, rnd})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var recs []GameRecord
+	res, err := Match(context.Background(), MatchConfig{Games: 10, Parallel: 2, Seed: 2,
+		Record: func(r GameRecord) error { recs = append(recs, r); return nil }}, g, fs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range recs {
+		acts, err := g.(games.Notation).ParseActions(r.Moves)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := g.NewInitialState()
+		for _, a := range acts {
+			s.ApplyAction(a)
+		}
+		w, pts := s.(Pointer).Points()
+		if w != r.Winner || pts != r.Points || pts < 1 {
+			t.Errorf("game %d: record says seat %d won %d points, the position %d won %d", r.Index, r.Winner, r.Points, w, pts)
+		}
+	}
+	for i := range 2 {
+		wp, wdl := res.WinPoints[i][1-i], res.WDL[i][1-i]
+		if wp.Single+wp.Gammon+wp.Backgammon != wdl.Wins {
+			t.Errorf("player %d: win points %+v do not add up to its %d wins", i, wp, wdl.Wins)
+		}
+	}
+	if wp := res.WinPoints[0][1]; wp.Gammon+wp.Backgammon == 0 {
+		t.Errorf("pubeval won no gammon in 10 games against random (%+v)", wp)
 	}
 }
 

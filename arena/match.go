@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"math/rand/v2"
 	"runtime"
 	"strconv"
@@ -45,10 +46,21 @@ type GameRecord struct {
 	Moves   string     `json:"moves"`   // in the game's notation
 	Result  [2]float64 `json:"result"`  // returns of the first and second mover
 	Winner  int        `json:"winner"`  // 0 or 1 (seat), -1 for a draw
+	// Points is what the win was worth in a game that scores more than
+	// win or loss (backgammon: 1 single, 2 gammon, 3 backgammon; see
+	// Pointer); 0 for other games, draws and forfeits.
+	Points int `json:"points,omitempty"`
 	// Forfeit is set when the game ended because a player failed (an
 	// outside engine that crashed, hung or played an illegal move); the
 	// other player is the winner.
 	Forfeit *ForfeitRecord `json:"forfeit,omitempty"`
+}
+
+// Pointer is implemented by the states of games whose wins are worth
+// different amounts (backgammon's gammons and backgammons): Points returns
+// the winner and what the win is worth, or -1, 0 before the end.
+type Pointer interface {
+	Points() (winner, points int)
 }
 
 // ForfeitRecord says who forfeited a game and why.
@@ -68,11 +80,59 @@ func (w WDL) Games() int { return w.Wins + w.Draws + w.Losses }
 // Score is the fraction of points scored (0.5 with no games).
 func (w WDL) Score() float64 { return elo.Score(w.Wins, w.Draws, w.Losses) }
 
+// WinPoints counts a player's wins against one opponent by what they were
+// worth, in a game that scores gammons (see Pointer).
+type WinPoints struct{ Single, Gammon, Backgammon int }
+
+// Points is the points won in all (1, 2 and 3 a win).
+func (w WinPoints) Points() int { return w.Single + 2*w.Gammon + 3*w.Backgammon }
+
+// PairStats summarises the mirrored pairs of games between two players in a
+// game of chance: the two games of a pair replay the same dice with the
+// colours swapped, and a pair's score is the mean of its two games' scores
+// (0, 0.5 or 1). The pairs are independent; the games of a pair are not
+// (the dice that favour one seat favour it in both), so the spread of the
+// pair scores gives an honest and tighter interval than counting the games
+// as independent.
+type PairStats struct {
+	N          int     // pairs with both games played
+	Sum, SumSq float64 // of the pair scores
+}
+
+// Add counts a pair whose score is s.
+func (p *PairStats) Add(s float64) {
+	p.N++
+	p.Sum += s
+	p.SumSq += s * s
+}
+
+// Interval returns the mean pair score and its 95% interval (normal
+// approximation over the pairs; lo = hi = mean with fewer than 2 pairs).
+func (p PairStats) Interval() (mean, lo, hi float64) {
+	if p.N == 0 {
+		return 0.5, 0.5, 0.5
+	}
+	n := float64(p.N)
+	mean = p.Sum / n
+	if p.N < 2 {
+		return mean, mean, mean
+	}
+	v := max(0, (p.SumSq-n*mean*mean)/(n-1))
+	h := elo.Z95 * math.Sqrt(v/n)
+	return mean, max(0, mean-h), min(1, mean+h)
+}
+
 // MatchResult holds the results of a match.
 type MatchResult struct {
 	Players []string
 	// WDL[i][j] is player i's record against player j.
 	WDL [][]WDL
+	// WinPoints[i][j] counts player i's wins against player j by what they
+	// were worth; nil unless the game scores gammons (Pointer).
+	WinPoints [][]WinPoints
+	// Pairs[i][j] (i < j) summarises the mirrored pairs of i against j,
+	// scored for i; nil unless the game has chance nodes.
+	Pairs [][]PairStats
 	// Forfeits holds the games that ended by a player's failure, in the
 	// order they finished.
 	Forfeits []GameRecord
@@ -119,6 +179,12 @@ func (r *MatchResult) Ratings(cfg elo.Config) (elo.Ratings, error) {
 type job struct {
 	index int
 	seats [2]int
+	// dice is the index of the game whose dice this game replays (the
+	// first game of its mirrored pair: in a game of chance the games 2m and
+	// 2m+1 of each pairing roll the same dice with colours swapped).
+	dice int
+	// paired is set when the game has a mirror (an odd last game has none).
+	paired bool
 }
 
 type outcome struct {
@@ -145,12 +211,13 @@ func Match(ctx context.Context, cfg MatchConfig, g games.Game, players []*Factor
 	var jobs []job
 	for i := range players {
 		for j := i + 1; j < len(players); j++ {
+			first := len(jobs)
 			for k := 0; k < cfg.Games; k++ {
 				seats := [2]int{i, j}
 				if k%2 == 1 {
 					seats = [2]int{j, i}
 				}
-				jobs = append(jobs, job{index: len(jobs), seats: seats})
+				jobs = append(jobs, job{index: len(jobs), seats: seats, dice: first + k/2*2, paired: k/2*2+1 < cfg.Games})
 			}
 		}
 	}
@@ -190,10 +257,12 @@ func Match(ctx context.Context, cfg MatchConfig, g games.Game, players []*Factor
 		}
 	}()
 
-	res := &MatchResult{Players: names, WDL: make([][]WDL, len(players))}
-	for i := range res.WDL {
-		res.WDL[i] = make([]WDL, len(players))
+	res := &MatchResult{Players: names, WDL: square[WDL](len(players))}
+	chance := games.HasChance(g)
+	if chance {
+		res.Pairs = square[PairStats](len(players))
 	}
+	halves := make(map[int]float64) // dice index -> first-played game's score for the lower player
 	pending := make(map[int]GameRecord)
 	next := 0
 	var firstErr error
@@ -224,6 +293,37 @@ func Match(ctx context.Context, cfg MatchConfig, g games.Game, players []*Factor
 			res.WDL[a][b].Draws++
 			res.WDL[b][a].Draws++
 		}
+		if o.rec.Points > 0 && o.rec.Winner >= 0 {
+			if res.WinPoints == nil {
+				res.WinPoints = square[WinPoints](len(players))
+			}
+			w, l := o.rec.Seats[o.rec.Winner], o.rec.Seats[1-o.rec.Winner]
+			switch wp := &res.WinPoints[w][l]; o.rec.Points {
+			case 1:
+				wp.Single++
+			case 2:
+				wp.Gammon++
+			default:
+				wp.Backgammon++
+			}
+		}
+		if jb := jobs[o.rec.Index]; chance && jb.paired {
+			lo, hi := min(a, b), max(a, b)
+			s := 0.5
+			switch {
+			case o.rec.Winner < 0:
+			case o.rec.Seats[o.rec.Winner] == lo:
+				s = 1
+			default:
+				s = 0
+			}
+			if first, ok := halves[jb.dice]; ok {
+				delete(halves, jb.dice)
+				res.Pairs[lo][hi].Add((first + s) / 2)
+			} else {
+				halves[jb.dice] = s
+			}
+		}
 		pending[o.rec.Index] = o.rec
 		for {
 			rec, ok := pending[next]
@@ -249,6 +349,15 @@ func Match(ctx context.Context, cfg MatchConfig, g games.Game, players []*Factor
 		return res, firstErr
 	}
 	return res, nil
+}
+
+// square returns an n x n table of zero values.
+func square[T any](n int) [][]T {
+	t := make([][]T, n)
+	for i := range t {
+		t[i] = make([]T, n)
+	}
+	return t
 }
 
 // uniqueNames returns the players' names, numbering repeats ("random#2").
@@ -292,7 +401,7 @@ func playGame(ctx context.Context, cfg MatchConfig, g games.Game, players []*Fac
 	// the two games of a pair (index 2m and 2m+1, colours swapped): each
 	// player meets the same rolls as the other did, which cancels much of
 	// the luck (variance reduction).
-	dice := gameRNG(cfg.Seed, jb.index/2*2, 3)
+	dice := gameRNG(cfg.Seed, jb.dice, 3)
 	for !s.IsTerminal() {
 		if err := ctx.Err(); err != nil {
 			return rec, fmt.Errorf("arena: game %d: %w", jb.index, err)
@@ -340,6 +449,11 @@ func playGame(ctx context.Context, cfg MatchConfig, g games.Game, players []*Fac
 		rec.Winner = 1
 	default:
 		rec.Winner = -1
+	}
+	if p, ok := s.(Pointer); ok && rec.Winner >= 0 {
+		if w, pts := p.Points(); w == rec.Winner {
+			rec.Points = pts
+		}
 	}
 	return rec, nil
 }

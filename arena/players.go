@@ -167,9 +167,7 @@ func buildNet(g games.Game, spec Spec) (*Factory, error) {
 	if err := ck.CheckGame(g); err != nil {
 		return nil, fmt.Errorf("player %s: %s: %w", name, path, err)
 	}
-	ecfg := nn.DefaultEvaluatorConfig()
-	ecfg.Precision = spec.Str("precision", "")
-	eval, err := nn.NewEvaluator(ecfg, ck.Weights, g)
+	eval, err := nn.NewEvaluator(netEvaluatorConfig(spec), ck.Weights, g)
 	if err != nil {
 		return nil, fmt.Errorf("player %s: %w", name, err)
 	}
@@ -180,6 +178,8 @@ func buildNet(g games.Game, spec Spec) (*Factory, error) {
 	cfg.Solver = spec.Int("solver", 1) == 1
 	cfg.BatchSize = spec.Int("batch", cfg.BatchSize)
 	cfg.FPUReduction = spec.Float("fpu", cfg.FPUReduction)
+	cfg.Search = spec.Str("search", cfg.Search)
+	cfg.GumbelM = spec.Int("gumbel_m", cfg.GumbelM)
 	if err := cfg.Validate(); err != nil {
 		_ = eval.Close()
 		return nil, fmt.Errorf("player %s: %w", name, err)
@@ -187,6 +187,15 @@ func buildNet(g games.Game, spec Spec) (*Factory, error) {
 	f := PUCTFactory(name, cfg, eval)
 	f.Cleanup = eval.Close
 	return f, nil
+}
+
+// netEvaluatorConfig is the evaluator of a net player: the defaults with
+// the spec's precision and cache size.
+func netEvaluatorConfig(spec Spec) nn.EvaluatorConfig {
+	ecfg := nn.DefaultEvaluatorConfig()
+	ecfg.Precision = spec.Str("precision", "")
+	ecfg.CacheSize = spec.Int("cache", ecfg.CacheSize)
+	return ecfg
 }
 
 type chooser interface {

@@ -65,6 +65,9 @@ var kinds = []kindDef{
 		{"batch", intParam, 1, 1024, "leaves per network batch within one search, 1..1024 (default 16)"},
 		{"fpu", floatParam, 0, 2, "first-play urgency reduction, 0..2 (default 0.2)"},
 		{"precision", stringParam, 0, 0, "network arithmetic: fp32 (default), bf16, int8 or auto (fastest passing the accuracy check)"},
+		{"cache", intParam, 0, 1 << 26, "evaluation cache entries (keyed by position) shared by the player's games, 0 = none (default 65536)"},
+		{"search", stringParam, 0, 0, "puct (default) or gumbel: Gumbel AlphaZero's Sequential Halving at the root, no noise, the survivor played"},
+		{"gumbel_m", intParam, 1, 65536, "with search=gumbel, root moves considered, 1..65536 (default 16)"},
 	}},
 	{name: "gtp", doc: "an outside engine over the Go Text Protocol (go; othello in GRhino's dialect)", params: []paramDef{
 		{"cmd", stringParam, 0, 0, "the engine's program, on PATH, in /usr/games or a path (required)"},

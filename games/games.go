@@ -261,3 +261,23 @@ func SampleChance(s State, rng *rand.Rand) (int, error) {
 	var buf [64]ChanceOutcome
 	return SampleOutcome(cs.ChanceOutcomes(buf[:0]), rng), nil
 }
+
+// Outcomer is implemented by the states of board games whose end says more
+// than who won: who owns each point of the board and by how much the game
+// was won. Self-play records both as auxiliary training targets (KataGo's
+// ownership and score targets), which teach the network where and how much
+// it is winning, not only whether.
+//
+// Both are from player 0's point of view and use the game's own scoring,
+// the one Returns decides by. At a terminal state they are the result; at
+// any other state they are what the scoring rule reads off the board as it
+// stands.
+type Outcomer interface {
+	// FinalOwnership writes into dst, whose length is height*width of
+	// Game().ObservationShape(), row-major, the owner of every point: +1
+	// player 0, -1 player 1, 0 neither (an empty square, a neutral point).
+	FinalOwnership(dst []float32)
+	// FinalScore is player 0's margin in the game's unit (points, komi
+	// included, in Go; discs in Othello): positive when player 0 wins.
+	FinalScore() float64
+}

@@ -11,8 +11,9 @@ import (
 
 // benchSearch measures full searches of sims playouts from the initial
 // position of g with a fresh tree each time (storage reused).
-func benchSearch(b *testing.B, g games.Game, batch, sims int, solver bool) {
+func benchSearch(b *testing.B, g games.Game, batch, sims int, solver bool, search string) {
 	cfg := DefaultConfig()
+	cfg.Search = search
 	cfg.Simulations = sims
 	cfg.BatchSize = batch
 	cfg.Solver = solver
@@ -55,14 +56,17 @@ func BenchmarkSearchUniform(b *testing.B) {
 		g      games.Game
 		batch  int
 		solver bool
+		search string
 	}{
-		{"clone/batch=1", connect4Game(b), 1, true},
-		{"clone/batch=16", connect4Game(b), 16, true},
-		{"copier/batch=1", copierGame{}, 1, true},
-		{"copier/batch=16", copierGame{}, 16, true},
-		{"copier/batch=16/solver=off", copierGame{}, 16, false},
+		{"clone/batch=1", connect4Game(b), 1, true, SearchPUCT},
+		{"clone/batch=16", connect4Game(b), 16, true, SearchPUCT},
+		{"copier/batch=1", copierGame{}, 1, true, SearchPUCT},
+		{"copier/batch=16", copierGame{}, 16, true, SearchPUCT},
+		{"copier/batch=16/solver=off", copierGame{}, 16, false, SearchPUCT},
+		{"copier/batch=16/gumbel", copierGame{}, 16, true, SearchGumbel},
+		{"copier/batch=16/solver=off/gumbel", copierGame{}, 16, false, SearchGumbel},
 	} {
-		b.Run(tc.name, func(b *testing.B) { benchSearch(b, tc.g, tc.batch, 1000, tc.solver) })
+		b.Run(tc.name, func(b *testing.B) { benchSearch(b, tc.g, tc.batch, 1000, tc.solver, tc.search) })
 	}
 }
 

@@ -1,6 +1,7 @@
 package mcts
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"time"
@@ -11,6 +12,22 @@ import (
 // Config holds the parameters of PUCT search and of self-play. The zero value
 // is not valid: start from DefaultConfig and override fields.
 type Config struct {
+	// Search is the search algorithm: "puct" (AlphaZero's PUCT, the
+	// default; "" means puct) or "gumbel" (Gumbel AlphaZero, Danihelka et
+	// al. 2022: Gumbel-top-k sampling and Sequential Halving at the root,
+	// deterministic selection by the completed-Q policy below it, and the
+	// completed-Q policy as the search's policy). See gumbel.go for what
+	// the other settings mean under gumbel.
+	Search string `yaml:"search"`
+	// GumbelM is the number of root actions Gumbel search considers (m of
+	// Gumbel-top-k; fewer when fewer moves are legal).
+	GumbelM int `yaml:"gumbel_m"`
+	// GumbelCVisit is c_visit of Gumbel search's sigma(q) = (c_visit +
+	// max_b N(b)) c_scale q, with q mapped from [-1, 1] to [0, 1].
+	GumbelCVisit float64 `yaml:"gumbel_c_visit"`
+	// GumbelCScale is c_scale of sigma(q).
+	GumbelCScale float64 `yaml:"gumbel_c_scale"`
+
 	// Simulations is the number of playouts of a full search per move.
 	Simulations int `yaml:"simulations"`
 	// MoveTime, when positive, also stops a search after this much time
@@ -102,6 +119,10 @@ type Config struct {
 // DefaultConfig returns settings suited to self-play of small board games.
 func DefaultConfig() Config {
 	return Config{
+		Search:             SearchPUCT,
+		GumbelM:            16,
+		GumbelCVisit:       50,
+		GumbelCScale:       1,
 		Simulations:        200,
 		CPuct:              1.5,
 		DirichletAlpha:     0,
@@ -132,6 +153,16 @@ func DefaultConfig() Config {
 func (c Config) Validate() error {
 	finite := func(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
 	switch {
+	case c.Search != "" && c.Search != SearchPUCT && c.Search != SearchGumbel:
+		return fmt.Errorf("mcts: search = %q, want %s or %s", c.Search, SearchPUCT, SearchGumbel)
+	case c.Search == SearchGumbel && (c.GumbelM < 1 || c.GumbelM > 1<<16):
+		return fmt.Errorf("mcts: gumbel_m = %d, want in [1, 65536]", c.GumbelM)
+	case c.Search == SearchGumbel && (!finite(c.GumbelCVisit) || c.GumbelCVisit < 0 || c.GumbelCVisit > 1e6):
+		return fmt.Errorf("mcts: gumbel_c_visit = %v, want in [0, 1e6]", c.GumbelCVisit)
+	case c.Search == SearchGumbel && (!finite(c.GumbelCScale) || c.GumbelCScale <= 0 || c.GumbelCScale > 1e3):
+		return fmt.Errorf("mcts: gumbel_c_scale = %v, want in (0, 1000]", c.GumbelCScale)
+	case c.Search == SearchGumbel && c.ForcedPlayouts:
+		return errors.New("mcts: forced_playouts = true, want false with search = gumbel (a PUCT setting: Sequential Halving allots the root's visits)")
 	case c.Simulations < 1:
 		return fmt.Errorf("mcts: simulations = %d, want >= 1", c.Simulations)
 	case c.MoveTime < 0:

@@ -92,6 +92,18 @@ type searcher struct {
 	noise    bool // Dirichlet noise at the root
 	forced   bool // forced playouts and policy target pruning
 
+	// Gumbel search (gumbel.go).
+	gumbel      bool      // cfg.Search is gumbel
+	explore     bool      // Gumbel noise at the root of full searches (self-play)
+	gExplore    bool      // Gumbel noise at the root of this search
+	gScore      []float32 // per root edge: g(a) + logit(a)
+	gConsidered []bool    // per root edge: among the m actions considered
+	gStarted    []int32   // per root edge: descents started in this search
+	gSched      []int32   // Sequential Halving: visits the action of simulation i has before it
+	gNext       int       // root descents started in this search
+	gM          int       // actions considered
+	gq          []float32 // scratch per child: completed Q, then pi'
+
 	rootPrior []float32 // root priors used by selection (noised), by edge
 	pathBuf   []step
 	scratch   games.State // proveChildren's copy of a position
@@ -126,8 +138,10 @@ func (sr *searcher) startMove(target int, full bool) {
 	sr.target = target
 	sr.done = 0
 	sr.inflight = 0
-	sr.noise = full && sr.cfg.DirichletEpsilon > 0
-	sr.forced = full && sr.cfg.ForcedPlayouts
+	sr.gumbel = sr.cfg.Search == SearchGumbel
+	sr.noise = full && sr.cfg.DirichletEpsilon > 0 && !sr.gumbel
+	sr.forced = full && sr.cfg.ForcedPlayouts && !sr.gumbel
+	sr.gExplore = full && sr.explore
 	if sr.t.nodes[0].status == nodeExpanded {
 		sr.prepareRoot()
 	}
@@ -153,6 +167,10 @@ func (sr *searcher) prepareRoot() {
 	sr.rootPrior = sr.rootPrior[:0]
 	for _, e := range es {
 		sr.rootPrior = append(sr.rootPrior, e.p)
+	}
+	if sr.gumbel {
+		sr.prepareGumbel()
+		return
 	}
 	if !sr.noise || len(es) < 2 {
 		return
@@ -184,6 +202,7 @@ func (sr *searcher) collect(b *batch, max int) {
 			continue
 		}
 		if nd.status == nodePending {
+			sr.unstartRoot(path)
 			return
 		}
 		st := copyState(b.states[b.n], sr.root)
@@ -266,6 +285,7 @@ func (sr *searcher) sampleEdge(i int32) int32 {
 // the leaf's exact value when the solver proves it from its children.
 func (sr *searcher) complete(it *batchItem, st games.State, policy []float32, value float32) {
 	sr.t.expand(it.leaf, st, policy)
+	sr.t.nodes[it.leaf].v = value
 	proved := sr.cfg.Solver && sr.proveChildren(it.leaf, st)
 	lf := &sr.t.nodes[it.leaf] // after proveChildren, which may grow the nodes
 	if proved {
@@ -329,6 +349,7 @@ func (sr *searcher) rollback(it *batchItem) {
 	sr.t.addVirtual(it.path, -int32(sr.cfg.VirtualLoss))
 	sr.t.nodes[it.leaf].status = nodeUnexpanded
 	sr.inflight--
+	sr.unstartRoot(it.path)
 }
 
 // descend follows PUCT from the root to a node that is not expanded, or
@@ -339,9 +360,14 @@ func (sr *searcher) descend() ([]step, int32) {
 	cur := int32(0)
 	for sr.t.nodes[cur].status == nodeExpanded && (cur == 0 || !sr.t.nodes[cur].solved) {
 		var ei int32
-		if sr.t.nodes[cur].chance {
+		switch {
+		case sr.t.nodes[cur].chance:
 			ei = sr.sampleEdge(cur)
-		} else {
+		case sr.gumbel && cur == 0:
+			ei = sr.gumbelRootEdge()
+		case sr.gumbel:
+			ei = sr.gumbelSelect(cur)
+		default:
 			ei = sr.selectEdge(cur)
 		}
 		c := sr.t.edges[ei].child
@@ -478,6 +504,9 @@ func (sr *searcher) solverCounts(es []edge, counts []float64) {
 // temperature temp (0: most visited, ties broken at random). pi is owned by
 // sr until the next call.
 func (sr *searcher) finish(temp float64) (pi []float32, value float32, action int) {
+	if sr.gumbel {
+		return sr.gumbelFinish()
+	}
 	r := sr.t.nodes[0]
 	es := sr.t.edges[r.first : r.first+r.count]
 	counts := sr.counts[:0]

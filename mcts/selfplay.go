@@ -53,8 +53,22 @@ func (r GameRecord) FalseResign() bool {
 // position with a policy target: the state (valid only during the call), its
 // policy, and the game result z for the player to move.
 func (r GameRecord) Examples(g games.Game, fn func(s games.State, pi []float32, z float32) error) error {
+	return r.MixedExamples(g, 0, fn)
+}
+
+// MixedExamples is Examples with the value target mixed from the game
+// result and the search: (1-mix)*z + mix*q, where q is the root value of the
+// move's search (RootValues) and, like z, is for the player to move. mix 0
+// gives z, as Examples; 1 the search's value alone. mix must be in [0, 1].
+func (r GameRecord) MixedExamples(g games.Game, mix float64, fn func(s games.State, pi []float32, v float32) error) error {
 	if len(r.Policies) != len(r.Actions) {
 		return fmt.Errorf("mcts: record: %d policies for %d actions", len(r.Policies), len(r.Actions))
+	}
+	if !(mix >= 0 && mix <= 1) {
+		return fmt.Errorf("mcts: record: value target mix %v, want 0..1", mix)
+	}
+	if mix > 0 && len(r.RootValues) != len(r.Actions) {
+		return fmt.Errorf("mcts: record: %d root values for %d actions", len(r.RootValues), len(r.Actions))
 	}
 	s := g.NewInitialState()
 	for i, a := range r.Actions {
@@ -65,7 +79,15 @@ func (r GameRecord) Examples(g games.Game, fn func(s games.State, pi []float32, 
 			if len(pi) != g.NumActions() {
 				return fmt.Errorf("mcts: record: move %d: policy of length %d, want %d", i+1, len(pi), g.NumActions())
 			}
-			if err := fn(s, pi, float32(r.Returns[s.CurrentPlayer()])); err != nil {
+			v := r.Returns[s.CurrentPlayer()]
+			if mix > 0 {
+				q := float64(r.RootValues[i])
+				if !(q >= -1 && q <= 1) {
+					return fmt.Errorf("mcts: record: move %d: root value %v outside [-1, 1]", i+1, q)
+				}
+				v = (1-mix)*v + mix*q
+			}
+			if err := fn(s, pi, float32(v)); err != nil {
 				return err
 			}
 		}
@@ -118,6 +140,7 @@ func NewSelfPlay(cfg Config, g games.Game, eval Evaluator, rng *rand.Rand) (*Sel
 		sl := &slot{}
 		sl.sr.cfg = &p.cfg
 		sl.sr.rng = rng
+		sl.sr.explore = true
 		p.slots[i] = sl
 	}
 	p.b = newBatch(cfg.BatchSize, g.NumActions())

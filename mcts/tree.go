@@ -43,6 +43,7 @@ type node struct {
 	vl     int32   // virtual visits of descents in flight
 	w      float32 // sum of backed-up values from the point of view of player (at a terminal: Returns()[0])
 	sv     float32 // with solved: the exact value of the position for player 0
+	v      float32 // the evaluator's value of the position for player (Gumbel search's v_mix)
 	player int8    // player to move (at a chance node: the player who moves after it)
 	chance bool    // a chance node: its edges are the outcomes, their priors the probabilities
 	status uint8

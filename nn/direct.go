@@ -15,8 +15,9 @@ import (
 // for the others), one worker per core. It is not safe for concurrent use.
 //
 // Its optional cache works as the Evaluator's (keyed by State.Hash, verified
-// by a hash of the observation and the legal actions); NetEvaluators made by
-// Worker share it and their counters.
+// by a hash of the observation and the legal actions; a position that occurs
+// twice in one call is evaluated once); NetEvaluators made by Worker share it
+// and their counters.
 type NetEvaluator struct {
 	e      *Evaluator // never started: holds the shape, the cache and the counters
 	net    *Net
@@ -110,5 +111,6 @@ func (n *NetEvaluator) Evaluate(states []games.State, policies [][]float32, valu
 			}
 		}
 	}
+	r.fillDups()
 	return nil
 }

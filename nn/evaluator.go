@@ -76,6 +76,10 @@ type EvaluatorStats struct {
 	Batches     int64 // forward passes
 	CacheHits   int64 // positions answered from the cache
 	CacheMisses int64 // positions looked up in the cache and not found
+	// Merged counts positions answered by an identical position of the
+	// same Evaluate call (with the cache on): each distinct position of a
+	// call is run through the network once.
+	Merged int64
 }
 
 // Evaluator implements mcts.Evaluator with the network: Evaluate is safe for
@@ -95,7 +99,9 @@ type EvaluatorStats struct {
 //
 // The cache is keyed by State.Hash and verified by a second 64-bit hash of the
 // observation and the legal actions, so a wrong result is returned only if two
-// positions collide in both hashes at once.
+// positions collide in both hashes at once. With the cache on, positions that
+// occur more than once in one Evaluate call (transpositions reached by the
+// games or descents of one batch) are run through the network once.
 type Evaluator struct {
 	cfg        EvaluatorConfig
 	game       games.Game
@@ -117,7 +123,7 @@ type Evaluator struct {
 
 	cache *evalCache
 
-	requests, positions, evaluated, batches atomic.Int64
+	requests, positions, evaluated, batches, merged atomic.Int64
 }
 
 const (
@@ -141,7 +147,9 @@ type request struct {
 	scratch  []int     // one position's legal actions
 	hash     []uint64
 	check    []uint64
-	missing  []int // positions to evaluate
+	missing  []int   // positions to evaluate
+	dups     []dup   // positions answered by an identical earlier one
+	seen     []int32 // open-addressing table of missing positions by hash: index+1, 0 empty
 	policies [][]float32
 	values   []float32
 	pending  atomic.Int32
@@ -149,6 +157,9 @@ type request struct {
 	errMu    sync.Mutex    // guards err
 	done     chan struct{} // receives once when pending reaches zero
 }
+
+// dup says that position i of a request is the same as position of.
+type dup struct{ i, of int }
 
 // job is one position of a request.
 type job struct {
@@ -226,6 +237,7 @@ func (e *Evaluator) Stats() EvaluatorStats {
 		Positions: e.positions.Load(),
 		Evaluated: e.evaluated.Load(),
 		Batches:   e.batches.Load(),
+		Merged:    e.merged.Load(),
 	}
 	if e.cache != nil {
 		s.CacheHits, s.CacheMisses = e.cache.hits.Load(), e.cache.misses.Load()
@@ -353,8 +365,20 @@ func (e *Evaluator) Evaluate(states []games.State, policies [][]float32, values 
 	r.errMu.Lock()
 	err := r.err
 	r.errMu.Unlock()
+	if err == nil {
+		r.fillDups()
+	}
 	e.release(r)
 	return err
+}
+
+// fillDups copies the results of the evaluated positions to their
+// duplicates.
+func (r *request) fillDups() {
+	for _, d := range r.dups {
+		copy(r.policies[d.i], r.policies[d.of])
+		r.values[d.i] = r.values[d.of]
+	}
 }
 
 // release returns r to the pool without references to the caller's data.
@@ -371,10 +395,16 @@ func (e *Evaluator) prepare(r *request, states []games.State, policies [][]float
 	r.obs = grow(r.obs, n*e.obsLen)
 	r.hash, r.check = grow(r.hash, n), grow(r.check, n)
 	r.legalOff = grow(r.legalOff, n+1)
-	r.legal, r.missing = r.legal[:0], r.missing[:0]
+	r.legal, r.missing, r.dups = r.legal[:0], r.missing[:0], r.dups[:0]
 	var gen uint64
 	if e.cache != nil {
 		gen = e.snap.Load().gen
+		size := 16
+		for size < 2*n {
+			size *= 2
+		}
+		r.seen = grow(r.seen, size)
+		clear(r.seen)
 	}
 	asked := 0
 	for i, s := range states {
@@ -409,12 +439,34 @@ func (e *Evaluator) prepare(r *request, states []games.State, policies [][]float
 			if e.cache.get(r.hash[i], r.check[i], gen, policies[i], &values[i]) {
 				continue
 			}
+			if j := r.firstSeen(i); j >= 0 {
+				r.dups = append(r.dups, dup{i: i, of: j})
+				continue
+			}
 		}
 		r.missing = append(r.missing, i)
 	}
 	r.legalOff[n] = len(r.legal)
 	e.positions.Add(int64(asked))
+	e.merged.Add(int64(len(r.dups)))
 	return nil
+}
+
+// firstSeen returns the earlier position of r still to evaluate that equals
+// position i (same hash and check), or -1 after recording i as the first of
+// its kind.
+func (r *request) firstSeen(i int) int {
+	mask := uint64(len(r.seen) - 1)
+	for k := r.hash[i] & mask; ; k = (k + 1) & mask {
+		j := int(r.seen[k]) - 1
+		if j < 0 {
+			r.seen[k] = int32(i + 1)
+			return -1
+		}
+		if r.hash[j] == r.hash[i] && r.check[j] == r.check[i] {
+			return j
+		}
+	}
 }
 
 func grow[T any](s []T, n int) []T {

@@ -69,6 +69,10 @@ type SelfPlayConfig struct {
 	ChunkGames int `yaml:"chunk_games"`
 	// MCTS configures the search of self-play games.
 	MCTS mcts.Config `yaml:"mcts"`
+	// ValueTargetMix is the weight of the search in the value target:
+	// (1-mix)*z + mix*q, z the game's result and q the root value of the
+	// position's search, both for the player to move. 0 trains on z alone.
+	ValueTargetMix float64 `yaml:"value_target_mix"`
 }
 
 // TrainConfig sets the trainer and how much it trains per iteration.
@@ -197,6 +201,8 @@ func (c *Config) Validate() error {
 		return bad("selfplay.games_per_round", "selfplay.games_per_round = %d, want >= 1", sp.GamesPerRound)
 	case sp.ChunkGames < 1:
 		return bad("selfplay.chunk_games", "selfplay.chunk_games = %d, want >= 1", sp.ChunkGames)
+	case !(sp.ValueTargetMix >= 0 && sp.ValueTargetMix <= 1):
+		return bad("selfplay.value_target_mix", "selfplay.value_target_mix = %v, want 0..1 (0: the game result, 1: the root's search value)", sp.ValueTargetMix)
 	}
 	if err := sp.MCTS.Validate(); err != nil {
 		return inSection("selfplay.mcts", err)

@@ -51,6 +51,8 @@ func TestBadConfigsNameTheProblem(t *testing.T) {
 		{"out of range, top level", g + "\niterations: -3\n", nil, "line 3: iterations = -3, want >= 0"},
 		{"out of range, network", g + "network:\n  filters: 0\n", nil, "line 3: network.filters = 0, want 1..1024"},
 		{"out of range, evaluator", g + "evaluator:\n  max_batch: 0\n", nil, "line 3: evaluator.max_batch = 0, want 1..4096"},
+		{"value target mix above 1", g + "selfplay:\n  value_target_mix: 1.5\n", nil, "line 3: selfplay.value_target_mix = 1.5, want 0..1"},
+		{"-set value target mix below 0", g, []string{"selfplay.value_target_mix=-0.2"}, "-set: selfplay.value_target_mix = -0.2, want 0..1"},
 		{"out of range, sprt", g + "gate:\n  sprt:\n    alpha: 0.7\n", nil, "line 4: gate.sprt.alpha = 0.7, want (0, 0.5)"},
 		{"unknown game", "game: chess\n", nil, `line 1: game: unknown game "chess"`},
 		{"bad game parameter", "game: \"othello:size=7\"\n", nil, "size"},

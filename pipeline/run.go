@@ -418,12 +418,14 @@ func (t *Trainer) selfPlayRound(ctx context.Context, bestPath string, seed uint6
 	if err != nil {
 		return err
 	}
-	newEval, _, err := directEvaluators(t.cfg.Evaluator, t.cfg.SelfPlay.MCTS.BatchSize, t.workers, best.Weights, t.g, true)
+	newEval, evalStats, err := directEvaluators(t.cfg.Evaluator, t.cfg.SelfPlay.MCTS.BatchSize, t.workers, best.Weights, t.g, true)
 	if err != nil {
 		return err
 	}
 	t0 := time.Now()
 	st, err := generate(ctx, t.g, t.cfg.SelfPlay, t.workers, t.cfg.SelfPlay.GamesPerRound, seed, newEval, t.buf, nil)
+	es := evalStats()
+	st.Leaves, st.NetEvals = es.Positions, es.Evaluated
 	t.mu.Lock()
 	t.spStats.add(st)
 	t.spTime += time.Since(t0)
@@ -460,6 +462,10 @@ func (t *Trainer) iteration(ctx context.Context, start time.Time) error {
 	rec["train"] = map[string]any{"steps": steps, "total_steps": t.trainer.Steps(),
 		"loss_value": losses.Value, "loss_policy": losses.Policy, "loss_l2": losses.L2, "loss_total": losses.Total,
 		"policy_entropy": entropy, "learning_rate": t.cfg.Train.LearningRateAt(t.trainer.Steps())}
+	if nc := t.cfg.Network; nc.Ownership || nc.Score {
+		tr := rec["train"].(map[string]any)
+		tr["loss_ownership"], tr["loss_score"] = losses.Ownership, losses.Score
+	}
 	t.iter = n
 	path := t.dir.checkpointPath(n)
 	if err := t.save(path); err != nil {
@@ -505,6 +511,10 @@ func (t *Trainer) iteration(ctx context.Context, start time.Time) error {
 		"first_wins": st.Wins[0], "draws": st.Wins[1], "second_wins": st.Wins[2],
 		"resigned": st.Resigned, "no_resign_games": st.NoResign, "false_resigns": st.False,
 		"mean_length": float64(st.Moves) / math.Max(1, float64(st.Games)),
+		// Network calls per position (move), and the evaluator requests
+		// they answer (the rest: cache hits and merged transpositions).
+		"net_evals_per_position": float64(st.NetEvals) / math.Max(1, float64(st.Moves)),
+		"leaves_per_position":    float64(st.Leaves) / math.Max(1, float64(st.Moves)),
 	}
 	rec["replay"] = map[string]any{"window": t.buf.Len(), "added": t.buf.Added()}
 	rec["wall_seconds"] = time.Since(start).Seconds()
@@ -613,7 +623,8 @@ func (t *Trainer) trainPhase(ctx context.Context, n int) (train.Losses, int, flo
 			}
 			continue
 		}
-		l, err := t.trainer.Step(train.Batch{Obs: batch.Obs, Policy: batch.Policy, Value: batch.Value, Legal: batch.Legal})
+		l, err := t.trainer.Step(train.Batch{Obs: batch.Obs, Policy: batch.Policy, Value: batch.Value, Legal: batch.Legal,
+			Ownership: batch.Ownership, Score: batch.Score, AuxWeight: batch.AuxWeight})
 		if err != nil {
 			return sum, steps, 0, err
 		}
@@ -621,12 +632,15 @@ func (t *Trainer) trainPhase(ctx context.Context, n int) (train.Losses, int, flo
 		sum.Policy += l.Policy
 		sum.L2 += l.L2
 		sum.Total += l.Total
+		sum.Ownership += l.Ownership
+		sum.Score += l.Score
 		steps++
 		bar.Add(1)
 	}
 	if steps > 0 {
 		k := float64(steps)
-		sum = train.Losses{Value: sum.Value / k, Policy: sum.Policy / k, L2: sum.L2 / k, Total: sum.Total / k}
+		sum = train.Losses{Value: sum.Value / k, Policy: sum.Policy / k, L2: sum.L2 / k, Total: sum.Total / k,
+			Ownership: sum.Ownership / k, Score: sum.Score / k}
 	}
 	entropy, err := t.policyEntropy(batch)
 	if err != nil {
@@ -904,6 +918,8 @@ func (s *selfPlayStats) add(o selfPlayStats) {
 	s.NoResign += o.NoResign
 	s.False += o.False
 	s.Moves += o.Moves
+	s.Leaves += o.Leaves
+	s.NetEvals += o.NetEvals
 }
 
 // Summary describes where the run stands, for the end of cmd/train: the

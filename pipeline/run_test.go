@@ -101,6 +101,12 @@ func TestSmokeRunThenResume(t *testing.T) {
 			t.Fatalf("iteration %d has no gating result: %v", i+1, rec)
 		}
 		examples += int(sp["examples"].(float64))
+		// Every position costs network calls; the cache (smoke config:
+		// 4096 entries) answers some of the searches' requests.
+		net, leaves := sp["net_evals_per_position"].(float64), sp["leaves_per_position"].(float64)
+		if !(net > 0 && net <= leaves) {
+			t.Errorf("iteration %d: %v network calls per position for %v requests", i+1, net, leaves)
+		}
 	}
 	if _, ok := m[1]["ladder"]; !ok {
 		t.Error("no ladder result at iteration 2 (ladder.every = 2)")

@@ -20,16 +20,28 @@ type selfPlayStats struct {
 	Wins                       [3]int // first player wins, draws, second player wins
 	Resigned, NoResign, False  int
 	Moves                      int
+	// Leaves counts the non-terminal positions the searches asked the
+	// evaluator for, NetEvals those run through the network (the rest
+	// were answered by the cache or merged with an identical position).
+	Leaves, NetEvals int64
 }
 
 // recordExamples turns a finished game into replay examples: the state's
 // observation, the search's policy (positions with a full search only), the
-// legal moves, and the result for the mover.
-func recordExamples(g games.Game, rec mcts.GameRecord) ([]replay.Example, error) {
+// legal moves, and the value target for the mover: the result, mixed with
+// the root's search value by mix (selfplay.value_target_mix). When the
+// game's states are games.Outcomer and the game was played to its end (not
+// resigned), every example also gets the final ownership map and score,
+// turned to the mover's point of view (aux targets).
+func recordExamples(g games.Game, rec mcts.GameRecord, mix float64) ([]replay.Example, error) {
 	p, h, w := g.ObservationShape()
+	own, score, err := finalOutcome(g, rec)
+	if err != nil {
+		return nil, err
+	}
 	var out []replay.Example
 	var buf []int
-	err := rec.Examples(g, func(s games.State, pi []float32, z float32) error {
+	err = rec.MixedExamples(g, mix, func(s games.State, pi []float32, z float32) error {
 		e := replay.Example{
 			Obs:    make([]float32, p*h*w),
 			Policy: append([]float32(nil), pi...),
@@ -41,10 +53,45 @@ func recordExamples(g games.Game, rec mcts.GameRecord) ([]replay.Example, error)
 		for _, a := range buf {
 			e.Legal[a] = true
 		}
+		if own != nil {
+			sign := float32(1)
+			if s.CurrentPlayer() == 1 {
+				sign = -1
+			}
+			e.Ownership = make([]float32, len(own))
+			for i, o := range own {
+				e.Ownership[i] = sign * o
+			}
+			e.Score = sign * score
+		}
 		out = append(out, e)
 		return nil
 	})
 	return out, err
+}
+
+// finalOutcome replays rec to its last position and returns the final
+// ownership map and score from player 0's point of view, or nil when the
+// game has no games.Outcomer states or did not reach a terminal position
+// (resigned, or cut at its length cap without the rules ending it).
+func finalOutcome(g games.Game, rec mcts.GameRecord) ([]float32, float32, error) {
+	if _, ok := g.NewInitialState().(games.Outcomer); !ok || rec.Resigned {
+		return nil, 0, nil
+	}
+	s := g.NewInitialState()
+	for i, a := range rec.Actions {
+		if err := games.Play(s, a); err != nil {
+			return nil, 0, fmt.Errorf("mcts: record: move %d: %w", i+1, err)
+		}
+	}
+	if !s.IsTerminal() {
+		return nil, 0, nil
+	}
+	_, h, w := g.ObservationShape()
+	own := make([]float32, h*w)
+	o := s.(games.Outcomer)
+	o.FinalOwnership(own)
+	return own, float32(o.FinalScore()), nil
 }
 
 // generate plays n games of g with workers goroutines, each with its own
@@ -72,7 +119,7 @@ func generate(parent context.Context, g games.Game, cfg SelfPlayConfig, workers,
 		return nil
 	}
 	emit := func(rec mcts.GameRecord) error {
-		ex, err := recordExamples(g, rec)
+		ex, err := recordExamples(g, rec, cfg.ValueTargetMix)
 		if err != nil {
 			return fmt.Errorf("self-play record: %w", err)
 		}
@@ -215,6 +262,7 @@ func directEvaluators(cfg nn.EvaluatorConfig, batchSize, workers int, w *nn.Weig
 			sum.Batches += s.Batches
 			sum.CacheHits += s.CacheHits
 			sum.CacheMisses += s.CacheMisses
+			sum.Merged += s.Merged
 		}
 		return sum
 	}

@@ -10,26 +10,40 @@ import (
 	"math"
 )
 
-// Chunk file format, version 1 or 2, little-endian:
+// Chunk file format, version 1, 2 or 3, little-endian:
 //
 //	magic "TBRC" | version u32 | game name: u16 length + bytes |
 //	obs length u32 | actions u32 | count u32 |
+//	version 3 only: flags u32 (bit 0: float observations, bit 1: auxiliary
+//	                targets) | points u32 (length of an ownership map) |
 //	count records of: observation |
 //	                  legal bits (ceil(actions/8) bytes) |
 //	                  policy float32 x actions | value float32 |
+//	                  with bit 1 only: present u8 (0 or 1) |
+//	                                   ownership int8 x points (x/127) |
+//	                                   score float32
 //	CRC-32C (Castagnoli) of every byte before it, u32
 //
 // The observation is stored as bits (ceil(obs/8) bytes, LSB first) in
 // version 1, which is written whenever every observation of the chunk is
 // binary (the board games' input planes), and as obs float32 values in
 // version 2, written for games whose planes hold other values (backgammon's
-// checker counts). Readers take both.
+// checker counts). Version 3 is written only when an example of the chunk
+// carries auxiliary targets (Example.Ownership): its flags say how the
+// observations are stored, and every record says whether its targets are
+// present (a resigned game has none) and holds them (zeros when absent).
+// Readers take all three versions, so replay folders written before the
+// auxiliary targets existed still load.
 const (
 	chunkMagic   = "TBRC"
 	chunkVersion = 1       // binary observations
 	chunkFloats  = 2       // float32 observations
+	chunkFlagged = 3       // flags and optional auxiliary targets
 	maxChunkLen  = 1 << 20 // examples per chunk, a sanity bound for readers
 	maxNameLen   = 256
+
+	flagFloats = 1 << 0
+	flagAux    = 1 << 1
 )
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
@@ -40,7 +54,9 @@ type chunkHeader struct {
 	obsLen  int
 	actions int
 	count   int
-	floats  bool // observations stored as float32 (version 2)
+	floats  bool // observations stored as float32 (version 2, or 3 with flagFloats)
+	aux     bool // records carry auxiliary targets (version 3 with flagAux)
+	points  int  // length of an ownership map (version 3)
 }
 
 func (h chunkHeader) obsBytes() int {
@@ -51,7 +67,21 @@ func (h chunkHeader) obsBytes() int {
 }
 
 func (h chunkHeader) recordLen() int {
-	return h.obsBytes() + (h.actions+7)/8 + 4*h.actions + 4
+	n := h.obsBytes() + (h.actions+7)/8 + 4*h.actions + 4
+	if h.aux {
+		n += 1 + h.points + 4
+	}
+	return n
+}
+
+// anyAux reports whether an example carries auxiliary targets.
+func anyAux(examples []Example) bool {
+	for _, e := range examples {
+		if e.Ownership != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // binaryObs reports whether every observation entry of examples is 0 or 1.
@@ -66,16 +96,21 @@ func binaryObs(examples []Example) bool {
 	return true
 }
 
-// encodeChunk serialises examples. It returns an error naming the example
-// and field when one is out of range.
-func encodeChunk(game string, obsLen, actions int, examples []Example) ([]byte, error) {
-	h := chunkHeader{game, obsLen, actions, len(examples), !binaryObs(examples)}
+// encodeChunk serialises examples, whose ownership maps (where present)
+// have points entries. It returns an error naming the example and field
+// when one is out of range.
+func encodeChunk(game string, obsLen, actions, points int, examples []Example) ([]byte, error) {
+	h := chunkHeader{game: game, obsLen: obsLen, actions: actions, count: len(examples),
+		floats: !binaryObs(examples), aux: anyAux(examples), points: points}
 	var buf bytes.Buffer
 	buf.Grow(32 + len(game) + len(examples)*h.recordLen())
 	buf.WriteString(chunkMagic)
 	le := binary.LittleEndian
 	version := uint32(chunkVersion)
-	if h.floats {
+	switch {
+	case h.aux:
+		version = chunkFlagged
+	case h.floats:
 		version = chunkFloats
 	}
 	buf.Write(le.AppendUint32(nil, version))
@@ -84,9 +119,17 @@ func encodeChunk(game string, obsLen, actions int, examples []Example) ([]byte, 
 	for _, v := range []int{obsLen, actions, len(examples)} {
 		buf.Write(le.AppendUint32(nil, uint32(v)))
 	}
+	if version == chunkFlagged {
+		flags := uint32(flagAux)
+		if h.floats {
+			flags |= flagFloats
+		}
+		buf.Write(le.AppendUint32(nil, flags))
+		buf.Write(le.AppendUint32(nil, uint32(points)))
+	}
 	rec := make([]byte, h.recordLen())
 	for i, e := range examples {
-		if err := e.check(obsLen, actions); err != nil {
+		if err := e.check(obsLen, actions, points); err != nil {
 			return nil, fmt.Errorf("example %d: %w", i, err)
 		}
 		clear(rec)
@@ -110,6 +153,14 @@ func encodeChunk(game string, obsLen, actions int, examples []Example) ([]byte, 
 			off += 4
 		}
 		le.PutUint32(rec[off:], math.Float32bits(e.Value))
+		off += 4
+		if h.aux && e.Ownership != nil {
+			rec[off] = 1
+			for j, o := range e.Ownership {
+				rec[off+1+j] = byte(int8(math.Round(float64(o) * 127)))
+			}
+			le.PutUint32(rec[off+1+points:], math.Float32bits(e.Score))
+		}
 		buf.Write(rec)
 	}
 	buf.Write(le.AppendUint32(nil, crc32.Checksum(buf.Bytes(), castagnoli)))
@@ -134,8 +185,8 @@ func decodeChunk(data []byte) (chunkHeader, []Example, error) {
 	le := binary.LittleEndian
 	body, sum := data[:len(data)-4], le.Uint32(data[len(data)-4:])
 	v := le.Uint32(data[4:])
-	if v != chunkVersion && v != chunkFloats {
-		return fail("format version %d, this program reads versions %d and %d", v, chunkVersion, chunkFloats)
+	if v != chunkVersion && v != chunkFloats && v != chunkFlagged {
+		return fail("format version %d, this program reads versions %d to %d", v, chunkVersion, chunkFlagged)
 	}
 	if got := crc32.Checksum(body, castagnoli); got != sum {
 		return fail("checksum %08x does not match the stored %08x (truncated or damaged file)", got, sum)
@@ -152,9 +203,22 @@ func decodeChunk(data []byte) (chunkHeader, []Example, error) {
 	if err := binary.Read(r, le, &dims); err != nil {
 		return fail("header cut short")
 	}
-	h = chunkHeader{string(name), int(dims[0]), int(dims[1]), int(dims[2]), v == chunkFloats}
+	h = chunkHeader{game: string(name), obsLen: int(dims[0]), actions: int(dims[1]), count: int(dims[2]), floats: v == chunkFloats}
 	if h.obsLen < 1 || h.obsLen > 1<<16 || h.actions < 1 || h.actions > 1<<16 || h.count > maxChunkLen {
 		return fail("header sizes obs=%d actions=%d count=%d out of range", h.obsLen, h.actions, h.count)
+	}
+	if v == chunkFlagged {
+		var fl [2]uint32
+		if err := binary.Read(r, le, &fl); err != nil {
+			return fail("version 3 header cut short")
+		}
+		if fl[0]&^(flagFloats|flagAux) != 0 {
+			return fail("unknown flags %#x", fl[0])
+		}
+		h.floats, h.aux, h.points = fl[0]&flagFloats != 0, fl[0]&flagAux != 0, int(fl[1])
+		if h.points < 1 || h.points > h.obsLen {
+			return fail("ownership map of %d points, want 1..%d (the observation's length)", h.points, h.obsLen)
+		}
 	}
 	if r.Len() != h.count*h.recordLen() {
 		return fail("%d bytes of records, want %d for %d examples", r.Len(), h.count*h.recordLen(), h.count)
@@ -181,7 +245,21 @@ func decodeChunk(data []byte) (chunkHeader, []Example, error) {
 			off += 4
 		}
 		e.Value = math.Float32frombits(le.Uint32(rec[off:]))
-		if err := e.check(h.obsLen, h.actions); err != nil {
+		off += 4
+		if h.aux {
+			switch rec[off] {
+			case 0:
+			case 1:
+				e.Ownership = make([]float32, h.points)
+				for j := range e.Ownership {
+					e.Ownership[j] = float32(int8(rec[off+1+j])) / 127
+				}
+				e.Score = math.Float32frombits(le.Uint32(rec[off+1+h.points:]))
+			default:
+				return fail("example %d: auxiliary flag %d, want 0 or 1", i, rec[off])
+			}
+		}
+		if err := e.check(h.obsLen, h.actions, h.points); err != nil {
 			return fail("example %d: %v", i, err)
 		}
 		examples[i] = e

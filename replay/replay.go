@@ -28,19 +28,34 @@ import (
 
 // Example is one training example: the observation of a position from the
 // mover's point of view, the search's visit distribution, the legal moves
-// (for the masked softmax), and the final result z for the mover.
+// (for the masked softmax), and the final result z for the mover; and,
+// optionally, auxiliary targets read off the end of the game (see
+// games.Outcomer), also from the mover's point of view.
 type Example struct {
 	Obs    []float32 // planes*height*width, finite, within [-maxObs, maxObs]
 	Policy []float32 // one per action, non-negative, summing to 1
 	Legal  []bool    // one per action
 	Value  float32   // z in [-1, 1]
+
+	// Ownership is nil when the example has no auxiliary targets (a game
+	// without them, or one that ended by resignation); else height*width
+	// entries in [-1, 1], row-major: +1 the mover owns the point at the end
+	// of the game, -1 the opponent does, 0 neither. It is stored to 1/127.
+	Ownership []float32
+	// Score is the final margin for the mover, in the game's unit (points,
+	// komi included, in Go; discs in Othello); meaningful only with
+	// Ownership.
+	Score float32
 }
+
+// maxScore bounds the magnitude of a score target.
+const maxScore = 1e6
 
 // maxObs bounds the magnitude of an observation entry: input planes hold
 // 0/1 or small counts (backgammon: at most 7.5), never more.
 const maxObs = 1e6
 
-func (e Example) check(obsLen, actions int) error {
+func (e Example) check(obsLen, actions, points int) error {
 	if len(e.Obs) != obsLen || len(e.Policy) != actions || len(e.Legal) != actions {
 		return fmt.Errorf("sizes obs=%d policy=%d legal=%d, want %d, %d, %d",
 			len(e.Obs), len(e.Policy), len(e.Legal), obsLen, actions, actions)
@@ -65,6 +80,19 @@ func (e Example) check(obsLen, actions int) error {
 	}
 	if !(e.Value >= -1 && e.Value <= 1) {
 		return fmt.Errorf("value %v outside [-1, 1]", e.Value)
+	}
+	if e.Ownership != nil {
+		if len(e.Ownership) != points {
+			return fmt.Errorf("ownership of %d points, want %d", len(e.Ownership), points)
+		}
+		for i, o := range e.Ownership {
+			if !(o >= -1 && o <= 1) {
+				return fmt.Errorf("ownership entry %d = %v, want [-1, 1]", i, o)
+			}
+		}
+		if !(e.Score >= -maxScore && e.Score <= maxScore) {
+			return fmt.Errorf("score %v, want a finite value within +-%v", e.Score, maxScore)
+		}
 	}
 	return nil
 }
@@ -112,7 +140,9 @@ type Buffer struct {
 	log    *slog.Logger
 	obsLen int
 	na     int
+	points int             // height*width: the length of an ownership map
 	sym    games.Symmetric // nil when the game has none or Augment is off
+	perm   [][]int32       // per symmetry, the source point of every point (auxiliary targets)
 	writer string          // unique per process, part of chunk names
 	seq    atomic.Uint64
 
@@ -128,6 +158,12 @@ type Buffer struct {
 	legal   []bool          // Window x na
 	value   []float32       // Window
 	scratch []float32       // one observation, for augmentation
+	// Auxiliary targets, allocated when the first example with them
+	// arrives: whether each example has them, its ownership map (x127)
+	// and score.
+	hasAux []bool
+	own    []int8
+	score  []float32
 }
 
 // Open opens (creating if needed) the replay folder dir for game g, removes
@@ -151,7 +187,7 @@ func Open(dir string, g games.Game, cfg Config, writerID string, log *slog.Logge
 	}
 	p, h, w := g.ObservationShape()
 	b := &Buffer{
-		dir: dir, game: g, cfg: cfg, log: log, obsLen: p * h * w, na: g.NumActions(), writer: writerID,
+		dir: dir, game: g, cfg: cfg, log: log, obsLen: p * h * w, na: g.NumActions(), points: h * w, writer: writerID,
 		loaded: map[string]bool{},
 		obs:    make([]uint8, cfg.Window*p*h*w),
 		policy: make([]float32, cfg.Window*g.NumActions()),
@@ -160,6 +196,7 @@ func Open(dir string, g games.Game, cfg Config, writerID string, log *slog.Logge
 	}
 	if s, ok := g.(games.Symmetric); ok && cfg.Augment {
 		b.sym = s
+		b.perm = pointPerms(s, b.obsLen, b.points)
 	}
 	if _, err := b.Refresh(); err != nil {
 		return nil, err
@@ -173,7 +210,7 @@ func (b *Buffer) Write(examples []Example) (string, error) {
 	if len(examples) == 0 {
 		return "", nil
 	}
-	data, err := encodeChunk(b.game.Name(), b.obsLen, b.na, examples)
+	data, err := encodeChunk(b.game.Name(), b.obsLen, b.na, b.points, examples)
 	if err != nil {
 		return "", fmt.Errorf("replay: %w", err)
 	}
@@ -261,7 +298,7 @@ func (b *Buffer) readChunk(path string) ([]Example, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	if h.game != b.game.Name() || h.obsLen != b.obsLen || h.actions != b.na {
+	if h.game != b.game.Name() || h.obsLen != b.obsLen || h.actions != b.na || (h.aux && h.points != b.points) {
 		return nil, fmt.Errorf("%s: %w: written for game %q (obs %d, actions %d), this run plays %q (obs %d, actions %d)",
 			path, errCorrupt, h.game, h.obsLen, h.actions, b.game.Name(), b.obsLen, b.na)
 	}
@@ -305,6 +342,20 @@ func (b *Buffer) addLocked(examples []Example) {
 		copy(b.policy[i*b.na:(i+1)*b.na], e.Policy)
 		copy(b.legal[i*b.na:(i+1)*b.na], e.Legal)
 		b.value[i] = e.Value
+		if e.Ownership != nil && b.hasAux == nil {
+			b.hasAux = make([]bool, b.cfg.Window)
+			b.own = make([]int8, b.cfg.Window*b.points)
+			b.score = make([]float32, b.cfg.Window)
+		}
+		if b.hasAux != nil {
+			b.hasAux[i] = e.Ownership != nil
+			o := b.own[i*b.points : (i+1)*b.points]
+			clear(o)
+			for j, x := range e.Ownership {
+				o[j] = int8(math.Round(float64(x) * 127))
+			}
+			b.score[i] = e.Score
+		}
 		b.next = (b.next + 1) % b.cfg.Window
 		if b.size < b.cfg.Window {
 			b.size++
@@ -349,15 +400,24 @@ type Batch struct {
 	Policy []float32 // n x actions
 	Legal  []float32 // n x actions, 1 legal, 0 illegal
 	Value  []float32 // n
+
+	// The auxiliary targets: AuxWeight is 1 for an example that has them
+	// and 0 for one that does not (whose Ownership and Score are zeros).
+	Ownership []float32 // n x height*width, from the mover's point of view
+	Score     []float32 // n, the final margin for the mover
+	AuxWeight []float32 // n
 }
 
 // NewBatch allocates a Batch of n examples for this buffer's game.
 func (b *Buffer) NewBatch(n int) *Batch {
 	return &Batch{
-		Obs:    make([]float32, n*b.obsLen),
-		Policy: make([]float32, n*b.na),
-		Legal:  make([]float32, n*b.na),
-		Value:  make([]float32, n),
+		Obs:       make([]float32, n*b.obsLen),
+		Policy:    make([]float32, n*b.na),
+		Legal:     make([]float32, n*b.na),
+		Value:     make([]float32, n),
+		Ownership: make([]float32, n*b.points),
+		Score:     make([]float32, n),
+		AuxWeight: make([]float32, n),
 	}
 }
 
@@ -400,8 +460,52 @@ func (b *Buffer) Sample(rng *rand.Rand, batch *Batch) error {
 			}
 		}
 		batch.Value[k] = b.value[i]
+		if batch.AuxWeight != nil {
+			b.auxAt(i, sym, batch.Ownership[k*b.points:(k+1)*b.points], &batch.Score[k], &batch.AuxWeight[k])
+		}
 	}
 	return nil
+}
+
+// auxAt writes the auxiliary targets of example i, mapped through symmetry
+// sym, or zeros and a zero weight when it has none.
+func (b *Buffer) auxAt(i, sym int, own []float32, score, weight *float32) {
+	if b.hasAux == nil || !b.hasAux[i] {
+		clear(own)
+		*score, *weight = 0, 0
+		return
+	}
+	src := b.own[i*b.points : (i+1)*b.points]
+	if sym == 0 {
+		for j, x := range src {
+			own[j] = float32(x) / 127
+		}
+	} else {
+		for j, from := range b.perm[sym] {
+			own[j] = float32(src[from]) / 127
+		}
+	}
+	*score, *weight = b.score[i], 1
+}
+
+// pointPerms returns, for every symmetry k of g, the point each point of a
+// transformed board comes from, found by pushing an observation whose first
+// plane numbers its points through TransformObservation (which maps every
+// plane like the board).
+func pointPerms(g games.Symmetric, obsLen, points int) [][]int32 {
+	perms := make([][]int32, g.NumSymmetries())
+	src, dst := make([]float32, obsLen), make([]float32, obsLen)
+	for p := 0; p < points; p++ {
+		src[p] = float32(p)
+	}
+	for k := range perms {
+		g.TransformObservation(k, dst, src)
+		perms[k] = make([]int32, points)
+		for p := range perms[k] {
+			perms[k][p] = int32(dst[p])
+		}
+	}
+	return perms
 }
 
 // obsAt writes the stored observation of example i into dst.

@@ -262,7 +262,7 @@ func TestWriteRejectsBadExamples(t *testing.T) {
 func TestChunkNeverLoadsTruncatedOrFlipped(t *testing.T) {
 	g := connect4(t)
 	p, h, w := g.ObservationShape()
-	data, err := encodeChunk(g.Name(), p*h*w, g.NumActions(), examples(g, 3, 12))
+	data, err := encodeChunk(g.Name(), p*h*w, g.NumActions(), h*w, examples(g, 3, 12))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -322,7 +322,7 @@ func FuzzDecodeChunk(f *testing.F) {
 		f.Fatal(err)
 	}
 	p, h, w := g.ObservationShape()
-	data, _ := encodeChunk(g.Name(), p*h*w, g.NumActions(), examples(g, 2, 14))
+	data, _ := encodeChunk(g.Name(), p*h*w, g.NumActions(), h*w, examples(g, 2, 14))
 	f.Add(data)
 	f.Add([]byte("TBRC"))
 	f.Fuzz(func(t *testing.T, data []byte) {

@@ -6,6 +6,7 @@
 //	arena bench -game connect4 -player SPEC -positions FILE [-out FILE]
 //	arena bench -game othello[:size=6] -player SPEC -positions FILE[,FILE...] [-out FILE]
 //	arena solve -game connect4 [-positions FILE] [-all]
+//	arena rate -game backgammon -players "SPEC SPEC" [-games N] [-plies P] | -in FILE
 //
 // A player spec is kind or kind:key=value,...; "arena help" lists the kinds.
 package main
@@ -82,6 +83,12 @@ var commands = []command{
 			"22 minus the number of stones the winner has played when four are connected (1: a win with the\n" +
 			"last stone, 18: a win with the fourth); a negative score is the same for a loss.\n" +
 			"A finished game (won, or a full board) is an error: it has no move to score.", defineSolve},
+	{"rate", `-players "SPEC SPEC" [-games N] | -in FILE [flags]`,
+		"The gnubg referee (backgammon): GNU Backgammon rates every turn of the players by the cubeless\n" +
+			"equity lost against its own best move, the error rate backgammon players read. Plays the two\n" +
+			"players' match (each dice sequence twice, colours swapped) or reads games written by\n" +
+			"\"arena match -out\", and prints each player's mean loss per unforced turn in millipoints.\n" +
+			"Needs gnubg (apt-get install gnubg).", defineRate},
 }
 
 func commandNames() string {
@@ -374,6 +381,42 @@ func printMatch(w io.Writer, g games.Game, res *arena.MatchResult, anchor int) {
 			note = "  (all wins or all losses: bounded by the prior)"
 		}
 		fmt.Fprintf(w, "[%d] %-*s %7.0f  [%6.0f, %6.0f]  score %5.1f%%%s\n", i, width, p, r.Elo[i], r.Low[i], r.High[i], 100*t.Score(), note)
+	}
+	printChance(w, res)
+}
+
+// printChance writes, for a game of chance, each pairing's score over its
+// mirrored pairs of games (same dice, colours swapped) with the interval
+// from the pairs' spread, and for a game with gammons the wins by what
+// they were worth.
+func printChance(w io.Writer, res *arena.MatchResult) {
+	if res.Pairs != nil {
+		fmt.Fprintln(w, "\nmirrored pairs (each dice sequence played twice, colours swapped): score of the first player, 95% interval over the pairs")
+		for i := range res.Players {
+			for j := i + 1; j < len(res.Players); j++ {
+				ps := res.Pairs[i][j]
+				if ps.N == 0 {
+					continue
+				}
+				m, lo, hi := ps.Interval()
+				fmt.Fprintf(w, "[%d] vs [%d]: %d pairs, score %.1f%% [%.1f%%, %.1f%%], Elo %+.0f [%+.0f, %+.0f]\n",
+					i, j, ps.N, 100*m, 100*lo, 100*hi, elo.FromScore(m), elo.FromScore(lo), elo.FromScore(hi))
+			}
+		}
+	}
+	if res.WinPoints != nil {
+		fmt.Fprintln(w, "\nwins by points (single-gammon-backgammon) and net points a game (cubeless, no doubling)")
+		for i := range res.Players {
+			for j := i + 1; j < len(res.Players); j++ {
+				a, b := res.WinPoints[i][j], res.WinPoints[j][i]
+				n := res.WDL[i][j].Games()
+				if n == 0 {
+					continue
+				}
+				fmt.Fprintf(w, "[%d] vs [%d]: [%d] won %d-%d-%d, [%d] won %d-%d-%d; [%d] nets %+.3f points a game\n",
+					i, j, i, a.Single, a.Gammon, a.Backgammon, j, b.Single, b.Gammon, b.Backgammon, i, float64(a.Points()-b.Points())/float64(n))
+			}
+		}
 	}
 }
 

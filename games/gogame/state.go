@@ -50,7 +50,10 @@ type setup struct {
 	toMove int
 }
 
-var _ games.State = (*State)(nil)
+var (
+	_ games.State    = (*State)(nil)
+	_ games.Outcomer = (*State)(nil)
+)
 
 func (g *Game) newState() *State {
 	s := &State{g: g}
@@ -544,3 +547,64 @@ func (s *State) Playout(rng *rand.Rand) float64 {
 	}
 	return s.Score()
 }
+
+// FinalOwnership writes the owner of every point by the area scoring of
+// Score: +1 a black stone or an empty region that reaches only black, -1 the
+// same for white, 0 an empty region that reaches both colours or none. The
+// sum of dst minus komi is Score. It makes State a games.Outcomer.
+func (s *State) FinalOwnership(dst []float32) {
+	g := s.g
+	dst = dst[:g.n]
+	var visited [(MaxSize*MaxSize + 63) / 64]uint64
+	var stack, region [MaxSize * MaxSize]int16
+	for p := 0; p < g.n; p++ {
+		switch s.board[p] {
+		case Black:
+			dst[p] = 1
+			continue
+		case White:
+			dst[p] = -1
+			continue
+		}
+		if visited[p>>6]&(1<<(uint(p)&63)) != 0 {
+			continue
+		}
+		// Flood the empty region of p, noting its points and the colours
+		// it touches.
+		visited[p>>6] |= 1 << (uint(p) & 63)
+		stack[0] = int16(p)
+		sp, size := 1, 0
+		var touch int8
+		for sp > 0 {
+			sp--
+			q := int(stack[sp])
+			region[size] = int16(q)
+			size++
+			for _, r := range g.adj[4*q : 4*q+int(g.deg[q])] {
+				switch c := s.board[r]; c {
+				case Empty:
+					if visited[r>>6]&(1<<(uint(r)&63)) == 0 {
+						visited[r>>6] |= 1 << (uint(r) & 63)
+						stack[sp] = r
+						sp++
+					}
+				default:
+					touch |= c
+				}
+			}
+		}
+		var own float32
+		switch touch {
+		case Black:
+			own = 1
+		case White:
+			own = -1
+		}
+		for _, q := range region[:size] {
+			dst[q] = own
+		}
+	}
+}
+
+// FinalScore returns Score: black's area minus white's, minus komi.
+func (s *State) FinalScore() float64 { return s.Score() }

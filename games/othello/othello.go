@@ -279,6 +279,23 @@ func (s *State) DiscDifference() int {
 	return bits.OnesCount64(b) - bits.OnesCount64(w)
 }
 
+// FinalOwnership writes the owner of every square, row-major: +1 a black
+// disc, -1 a white disc, 0 an empty square. Its sum is DiscDifference. It
+// makes State a games.Outcomer.
+func (s *State) FinalOwnership(dst []float32) {
+	n := s.g.size * s.g.size
+	dst = dst[:n]
+	black, white := s.Discs()
+	for a := 0; a < n; a++ {
+		b := uint64(1) << uint(s.g.sqOf[a])
+		dst[a] = bitValue(black&b) - bitValue(white&b)
+	}
+}
+
+// FinalScore returns DiscDifference, black's discs minus white's: the
+// margin Returns decides by.
+func (s *State) FinalScore() float64 { return float64(s.DiscDifference()) }
+
 // Observation writes the planes [mover's discs, opponent's discs, mover's
 // legal moves], each size x size, row-major, into dst.
 func (s *State) Observation(dst []float32) {

@@ -58,15 +58,26 @@ type Config struct {
 	// (PyTorch's convention; the variance folded in is the unbiased one).
 	BNMomentum float64 `yaml:"bn_momentum"`
 	// Engine computes the loss and its gradient: "direct" (a hand-written
-	// pass over our SGEMM, channels-last, no graph) or "gorgonia" (the
-	// network as a gorgonia graph with our ops, differentiated by
-	// gorgonia). Both compute the same function; "direct" is about 3x
-	// cheaper (docs/benchmarks.md, Trainer).
+	// pass over our SGEMM, channels-last, no graph; networks without the
+	// auxiliary heads and global pooling), "gorgonia" (the network as a
+	// gorgonia graph with our ops, differentiated by gorgonia; every
+	// network) or "auto" (direct where it applies, else gorgonia). Both
+	// compute the same function; direct takes 2.4-2.6x fewer CPU-seconds
+	// per sample (docs/benchmarks.md, Trainer).
 	Engine string `yaml:"engine"`
+	// OwnershipWeight and ScoreWeight weigh the auxiliary heads' losses
+	// (network.ownership, network.score) in the total: the ownership loss
+	// is the binary cross-entropy averaged over the board's points, so
+	// 1.5 is KataGo's 1.5/N on a sum over the points; the score loss is
+	// the squared error of margin/(board points). A network without the
+	// head ignores its weight.
+	OwnershipWeight float64 `yaml:"ownership_weight"`
+	ScoreWeight     float64 `yaml:"score_weight"`
 }
 
 // Engine names accepted in Config.Engine.
 const (
+	EngineAuto     = "auto"
 	EngineDirect   = "direct"
 	EngineGorgonia = "gorgonia"
 )
@@ -89,7 +100,9 @@ func DefaultConfig() Config {
 		TotalSteps:      100000,
 		MinLearningRate: 1e-5,
 		BNMomentum:      0.1,
-		Engine:          EngineDirect,
+		Engine:          EngineAuto,
+		OwnershipWeight: 1.5,
+		ScoreWeight:     0.5,
 	}
 }
 
@@ -128,8 +141,12 @@ func (c Config) Validate() error {
 		return bad("min_learning_rate", c.MinLearningRate, fmt.Sprintf("in [0, learning_rate=%v] with schedule cosine", c.LearningRate))
 	case !finite(c.BNMomentum) || c.BNMomentum <= 0 || c.BNMomentum > 1:
 		return bad("bn_momentum", c.BNMomentum, "in (0, 1]")
-	case c.Engine != EngineDirect && c.Engine != EngineGorgonia:
-		return bad("engine", fmt.Sprintf("%q", c.Engine), fmt.Sprintf("%q or %q", EngineDirect, EngineGorgonia))
+	case c.Engine != EngineAuto && c.Engine != EngineDirect && c.Engine != EngineGorgonia:
+		return bad("engine", fmt.Sprintf("%q", c.Engine), fmt.Sprintf("%q, %q or %q", EngineAuto, EngineDirect, EngineGorgonia))
+	case !finite(c.OwnershipWeight) || c.OwnershipWeight < 0 || c.OwnershipWeight > 100:
+		return bad("ownership_weight", c.OwnershipWeight, "in [0, 100]")
+	case !finite(c.ScoreWeight) || c.ScoreWeight < 0 || c.ScoreWeight > 100:
+		return bad("score_weight", c.ScoreWeight, "in [0, 100]")
 	}
 	return nil
 }

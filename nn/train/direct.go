@@ -307,20 +307,33 @@ type directEngine struct {
 	ws  gemm.Workspace
 }
 
+// directUnsupported says why the direct engine cannot train w, or returns
+// "" if it can: it knows the plain AlphaZero network (3x3 stem and tower,
+// 1x1 heads) without the auxiliary heads or global pooling.
+func directUnsupported(w *nn.Weights) string {
+	if w.Config.HasAux() || w.Ownership != nil || w.ScoreFC != nil {
+		return "the network has auxiliary heads or global pooling"
+	}
+	if w.Stem.K != 3 {
+		return fmt.Sprintf("stem kernel %d, want 3", w.Stem.K)
+	}
+	for i, b := range w.Blocks {
+		if b.Conv1.K != 3 || b.Conv2.K != 3 || b.Pool != nil {
+			return fmt.Sprintf("block %d: kernels %d and %d (want 3) or global pooling", i, b.Conv1.K, b.Conv2.K)
+		}
+	}
+	if w.PolicyConv.K != 1 || w.ValueConv.K != 1 {
+		return fmt.Sprintf("head kernels %d and %d, want 1", w.PolicyConv.K, w.ValueConv.K)
+	}
+	return ""
+}
+
 // newDirectEngine lays out w for batches of batch positions; grads holds
 // one gradient array per parameter, in the order of paramsOf.
 func newDirectEngine(w *nn.Weights, batch int, bnMomentum float64, grads [][]float32) (*directEngine, error) {
 	cfg, s := w.Config, w.Shape
-	if w.Stem.K != 3 {
-		return nil, fmt.Errorf("train: stem kernel %d, the direct engine wants 3", w.Stem.K)
-	}
-	for i, b := range w.Blocks {
-		if b.Conv1.K != 3 || b.Conv2.K != 3 {
-			return nil, fmt.Errorf("train: block %d kernels %d and %d, the direct engine wants 3", i, b.Conv1.K, b.Conv2.K)
-		}
-	}
-	if w.PolicyConv.K != 1 || w.ValueConv.K != 1 {
-		return nil, fmt.Errorf("train: head kernels %d and %d, the direct engine wants 1", w.PolicyConv.K, w.ValueConv.K)
+	if why := directUnsupported(w); why != "" {
+		return nil, fmt.Errorf("train: direct engine: %s", why)
 	}
 	hw := s.Height * s.Width
 	e := &directEngine{w: w, batch: batch, hw: hw, rows: batch * hw, planes: s.Planes, f: cfg.Filters,

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"tabula/nn"
@@ -254,5 +255,27 @@ func TestEnginesTrainAlike(t *testing.T) {
 	}
 	if !(x[steps-1] < 0.8*x[0]) {
 		t.Errorf("direct engine: loss %v -> %v, want it to fall", x[0], x[steps-1])
+	}
+}
+
+// TestEngineChoice: "auto" trains a plain network with the direct engine
+// and one with auxiliary heads or global pooling with gorgonia; "direct"
+// refuses the latter with an error that says why.
+func TestEngineChoice(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.BatchSize = 4
+	if tr := newTrainer(t, cfg, tinyWeights(t, 1)); tr.direct == nil {
+		t.Error("auto: a plain network is not on the direct engine")
+	}
+	if tr := newTrainer(t, cfg, auxWeights(t, 2)); tr.graph == nil {
+		t.Error("auto: a network with auxiliary heads is not on the gorgonia engine")
+	}
+	cfg.Engine = EngineDirect
+	if _, err := New(cfg, auxWeights(t, 3), rand.New(rand.NewPCG(1, 1))); err == nil || !strings.Contains(err.Error(), "auxiliary heads") {
+		t.Errorf("direct engine on an auxiliary-head network: error %v", err)
+	}
+	cfg.Engine = "tape"
+	if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), "engine") {
+		t.Errorf("engine %q: Validate %v", cfg.Engine, err)
 	}
 }

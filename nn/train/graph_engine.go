@@ -24,17 +24,25 @@ type graphEngine struct {
 	maskAll                      bool // maskBuf (legality, 1 or 0) holds all ones
 
 	logits G.Value // the last run's logits
+
+	// The auxiliary heads' targets and losses (nil without them).
+	own, score, auxW          *tensor.Dense
+	ownN, scoreN, auxWN       *G.Node
+	ownLoss, scoreLoss        *G.Node
+	ownBuf, scoreBuf, auxWBuf []float32
+	scoreScale                float32
 }
 
-// newGraphEngine builds the training graph of w for batches of B examples.
-func newGraphEngine(w *nn.Weights, B int, bnMomentum float64) (*graphEngine, error) {
-	s := w.Shape
-	net, err := buildNetwork(w, B, bnMomentum)
+// newGraphEngine builds the training graph of w for batches of
+// cfg.BatchSize examples.
+func newGraphEngine(w *nn.Weights, cfg Config) (*graphEngine, error) {
+	s, B := w.Shape, cfg.BatchSize
+	net, err := buildNetwork(w, B, cfg.BNMomentum)
 	if err != nil {
 		return nil, err
 	}
 	g := net.g
-	t := &graphEngine{net: net}
+	t := &graphEngine{net: net, scoreScale: float32(1 / s.ScoreScale())}
 	t.obsBuf = make([]float32, B*s.Planes*s.Height*s.Width)
 	t.piBuf = make([]float32, B*s.Actions)
 	t.zBuf = make([]float32, B)
@@ -75,6 +83,58 @@ func newGraphEngine(w *nn.Weights, B int, bnMomentum float64) (*graphEngine, err
 	if t.cost, err = G.Add(t.valueLoss, t.policyLoss); err != nil {
 		return nil, wrap("total", err)
 	}
+	lets := []struct {
+		n *G.Node
+		v *tensor.Dense
+	}{{t.obsN, t.obs}, {t.piN, t.pi}, {t.zN, t.z}, {t.maskN, t.mask}}
+	if net.ownership != nil || net.score != nil {
+		t.auxWBuf = make([]float32, B)
+		t.auxW = tensor.New(tensor.WithShape(B), tensor.WithBacking(t.auxWBuf))
+		t.auxWN = G.NewVector(g, tensor.Float32, G.WithShape(B), G.WithName("aux_weight"))
+		lets = append(lets, struct {
+			n *G.Node
+			v *tensor.Dense
+		}{t.auxWN, t.auxW})
+	}
+	// addAux adds coef * an auxiliary loss of pred against a target fed
+	// through buf to the cost.
+	addAux := func(what string, kind auxKind, pred *G.Node, n int, coef float64, buf *[]float32, val **tensor.Dense, node, loss **G.Node) error {
+		*buf = make([]float32, B*n)
+		shape := tensor.Shape{B, n}
+		if kind == auxScore {
+			shape = tensor.Shape{B}
+		}
+		*val = tensor.New(tensor.WithShape(shape...), tensor.WithBacking(*buf))
+		*node = G.NewTensor(g, tensor.Float32, len(shape), G.WithShape(shape...), G.WithName(what+"_target"))
+		lets = append(lets, struct {
+			n *G.Node
+			v *tensor.Dense
+		}{*node, *val})
+		var err error
+		if *loss, err = G.ApplyOp(&auxLossOp{kind: kind, b: B, n: n}, pred, *node, t.auxWN); err != nil {
+			return wrap(what, err)
+		}
+		weighted, err := G.Mul(*loss, G.NewConstant(float32(coef)))
+		if err != nil {
+			return wrap(what, err)
+		}
+		if t.cost, err = G.Add(t.cost, weighted); err != nil {
+			return wrap(what, err)
+		}
+		return nil
+	}
+	if net.ownership != nil {
+		if err := addAux("ownership", auxOwnership, net.ownership, s.Height*s.Width, cfg.OwnershipWeight,
+			&t.ownBuf, &t.own, &t.ownN, &t.ownLoss); err != nil {
+			return nil, err
+		}
+	}
+	if net.score != nil {
+		if err := addAux("score", auxScore, net.score, 1, cfg.ScoreWeight,
+			&t.scoreBuf, &t.score, &t.scoreN, &t.scoreLoss); err != nil {
+			return nil, err
+		}
+	}
 	learnables := make(G.Nodes, len(net.params))
 	for i, p := range net.params {
 		learnables[i] = p.node
@@ -82,10 +142,7 @@ func newGraphEngine(w *nn.Weights, B int, bnMomentum float64) (*graphEngine, err
 	if _, err := G.Grad(t.cost, learnables...); err != nil {
 		return nil, fmt.Errorf("train: gradient: %w", err)
 	}
-	for _, pair := range []struct {
-		n *G.Node
-		v *tensor.Dense
-	}{{t.obsN, t.obs}, {t.piN, t.pi}, {t.zN, t.z}, {t.maskN, t.mask}} {
+	for _, pair := range lets {
 		if err := G.Let(pair.n, pair.v); err != nil {
 			return nil, fmt.Errorf("train: bind %s: %w", pair.n.Name(), err)
 		}
@@ -100,6 +157,17 @@ func (t *graphEngine) load(b Batch) {
 	copy(t.obsBuf, b.Obs)
 	copy(t.piBuf, b.Policy)
 	copy(t.zBuf, b.Value)
+	if t.auxWBuf != nil {
+		if b.AuxWeight == nil {
+			clear(t.auxWBuf) // no targets: the auxiliary losses are zero
+		} else {
+			copy(t.auxWBuf, b.AuxWeight)
+			copy(t.ownBuf, b.Ownership)
+			for i := range t.scoreBuf {
+				t.scoreBuf[i] = b.Score[i] * t.scoreScale
+			}
+		}
+	}
 	switch {
 	case b.Legal != nil:
 		copy(t.maskBuf, b.Legal)
@@ -130,6 +198,16 @@ func (t *graphEngine) losses() (Losses, error) {
 	}
 	if l.Policy, err = scalar(t.policyLoss); err != nil {
 		return Losses{}, err
+	}
+	if t.ownLoss != nil {
+		if l.Ownership, err = scalar(t.ownLoss); err != nil {
+			return Losses{}, err
+		}
+	}
+	if t.scoreLoss != nil {
+		if l.Score, err = scalar(t.scoreLoss); err != nil {
+			return Losses{}, err
+		}
 	}
 	return l, nil
 }

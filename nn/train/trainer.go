@@ -18,13 +18,24 @@ type Batch struct {
 	Policy []float32 // [B][actions]: target pi, a distribution over the legal moves
 	Value  []float32 // [B]: target z in [-1, 1], from the mover's point of view
 	Legal  []float32 // [B][actions]: 1 legal, 0 illegal; nil means all legal
+
+	// The auxiliary targets, read by a network with the matching heads
+	// and ignored otherwise. AuxWeight is 1 for an example that has them,
+	// 0 for one that does not; nil means none has.
+	Ownership []float32 // [B][H*W]: final owner of each point, in [-1, 1], for the mover
+	Score     []float32 // [B]: the final margin for the mover, in the game's unit
+	AuxWeight []float32 // [B]: 0 or 1
 }
 
 // Losses are the batch means of the terms of the loss
-// l = (z - v)^2 - pi^T log p + c ||theta||^2, measured on the parameters the
-// step started from.
+// l = (z - v)^2 - pi^T log p + c ||theta||^2
+// (+ OwnershipWeight * ownership + ScoreWeight * score with the auxiliary
+// heads), measured on the parameters the step started from. Ownership and
+// Score are unweighted (see OwnershipLoss and ScoreLoss); Total includes
+// their weighted sum.
 type Losses struct {
 	Value, Policy, L2, Total float64
+	Ownership, Score         float64
 }
 
 // Trainer trains one nn.Weights in place. It is not safe for concurrent use;
@@ -34,8 +45,8 @@ type Trainer struct {
 	w      *nn.Weights
 	params []param // the trainable arrays, in the order of nn.Weights.Tensors
 
-	graph  *graphEngine  // Engine "gorgonia"
-	direct *directEngine // Engine "direct"
+	graph  *graphEngine  // the gorgonia engine, or
+	direct *directEngine // the direct engine
 
 	step int64
 	// Optimiser slots, one per param: SGD uses slot1 (velocity); Adam uses
@@ -79,15 +90,21 @@ func New(cfg Config, w *nn.Weights, rng *rand.Rand) (*Trainer, error) {
 		return nil, fmt.Errorf("train: weights: %w", err)
 	}
 	t := &Trainer{cfg: cfg, w: w}
-	switch cfg.Engine {
-	case EngineGorgonia:
-		g, err := newGraphEngine(w, cfg.BatchSize, cfg.BNMomentum)
+	engine := cfg.Engine
+	if why := directUnsupported(w); why != "" {
+		if engine == EngineDirect {
+			return nil, fmt.Errorf("train: engine %q: %s (use %q or %q)", EngineDirect, why, EngineGorgonia, EngineAuto)
+		}
+		engine = EngineGorgonia
+	}
+	if engine == EngineGorgonia {
+		g, err := newGraphEngine(w, cfg)
 		if err != nil {
 			return nil, err
 		}
 		t.graph, t.params = g, g.net.params
 		t.grads = make([][]float32, len(t.params))
-	default:
+	} else {
 		t.params = paramsOf(w)
 		t.grads = make([][]float32, len(t.params))
 		for i, p := range t.params {
@@ -166,6 +183,9 @@ func (t *Trainer) checkBatch(b Batch) error {
 			}
 		}
 	}
+	if err := t.checkAux(b); err != nil {
+		return err
+	}
 	for i, z := range b.Value {
 		if !(z >= -1 && z <= 1) {
 			return fmt.Errorf("train: batch Value[%d] = %v, want [-1, 1]", i, z)
@@ -177,6 +197,43 @@ func (t *Trainer) checkBatch(b Batch) error {
 		}
 		if p != 0 && b.Legal != nil && b.Legal[i] == 0 {
 			return fmt.Errorf("train: batch Policy[%d] = %v on an illegal move", i, p)
+		}
+	}
+	return nil
+}
+
+// checkAux checks the auxiliary targets of b that the network reads.
+func (t *Trainer) checkAux(b Batch) error {
+	if t.graph == nil || t.graph.auxWBuf == nil || b.AuxWeight == nil {
+		return nil
+	}
+	B, s := t.cfg.BatchSize, t.w.Shape
+	if len(b.AuxWeight) != B {
+		return fmt.Errorf("train: batch AuxWeight has %d values, want %d (batch %d)", len(b.AuxWeight), B, B)
+	}
+	for i, a := range b.AuxWeight {
+		if a != 0 && a != 1 {
+			return fmt.Errorf("train: batch AuxWeight[%d] = %v, want 0 or 1", i, a)
+		}
+	}
+	if t.graph.ownBuf != nil {
+		if len(b.Ownership) != B*s.Height*s.Width {
+			return fmt.Errorf("train: batch Ownership has %d values, want %d (batch %d of %dx%d)", len(b.Ownership), B*s.Height*s.Width, B, s.Height, s.Width)
+		}
+		for i, o := range b.Ownership {
+			if !(o >= -1 && o <= 1) {
+				return fmt.Errorf("train: batch Ownership[%d] = %v, want [-1, 1]", i, o)
+			}
+		}
+	}
+	if t.graph.scoreBuf != nil {
+		if len(b.Score) != B {
+			return fmt.Errorf("train: batch Score has %d values, want %d", len(b.Score), B)
+		}
+		for i, v := range b.Score {
+			if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
+				return fmt.Errorf("train: batch Score[%d] = %v, want a finite margin", i, v)
+			}
 		}
 	}
 	return nil
@@ -233,11 +290,11 @@ func (t *Trainer) graphStep(b Batch) (Losses, error) {
 	return l, nil
 }
 
-// finish adds the L2 term and the total to l and checks that the loss is
-// finite.
+// finish adds the L2 term and the total (with the weighted auxiliary
+// losses) to l and checks that the loss is finite.
 func (t *Trainer) finish(l *Losses) error {
 	l.L2 = t.cfg.WeightDecay * t.sumSquares()
-	l.Total = l.Value + l.Policy + l.L2
+	l.Total = l.Value + l.Policy + l.L2 + t.cfg.OwnershipWeight*l.Ownership + t.cfg.ScoreWeight*l.Score
 	if math.IsNaN(l.Total) || math.IsInf(l.Total, 0) {
 		return fmt.Errorf("train: step %d: loss is %v (value %v, policy %v)", t.step, l.Total, l.Value, l.Policy)
 	}

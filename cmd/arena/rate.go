@@ -1,0 +1,189 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+
+	"tabula/arena"
+	"tabula/games"
+)
+
+func defineRate(fs *flag.FlagSet) func(context.Context, io.Reader, io.Writer, io.Writer) error {
+	gameSpec := fs.String("game", "backgammon", "game: backgammon (or backgammon:scoring=money)")
+	playerList := fs.String("players", "", "two player specs to play -games games and rate (or -in)")
+	in := fs.String("in", "", "rate the games of this file (JSON lines of \"arena match -out\") instead of playing")
+	n := fs.Int("games", 100, "games to play (with -in: the first N of the file; 0: all)")
+	parallel := fs.Int("parallel", 0, "games played and gnubg processes run at once (0: one per core)")
+	seed := fs.Uint64("seed", 1, "seed of the match")
+	randomPlies := fs.Int("random-plies", 0, "opening plies played at random (not rated); with -in, what the match used")
+	plies := fs.Int("plies", 0, "gnubg's depth: 0 (its net on every legal move) to 3 (the best moves and the one played, deeper)")
+	gnubg := fs.String("gnubg", "", "gnubg program (default: gnubg on PATH or in /usr/games)")
+	out := fs.String("out", "", "write gnubg's verdict on every turn as a JSON line to this file")
+	quiet := fs.Bool("quiet", false, "no progress bar")
+	return func(ctx context.Context, _ io.Reader, stdout, stderr io.Writer) (err error) {
+		g, err := games.New(*gameSpec)
+		if err != nil {
+			return err
+		}
+		switch {
+		case *n < 0:
+			return fmt.Errorf("-games %d, want >= 0", *n)
+		case *parallel < 0:
+			return fmt.Errorf("-parallel %d, want >= 0", *parallel)
+		case *randomPlies < 0:
+			return fmt.Errorf("-random-plies %d, want >= 0", *randomPlies)
+		case (*in == "") == (*playerList == ""):
+			return errors.New("give either -players (play and rate) or -in FILE (rate recorded games)")
+		}
+		cfg := arena.GnubgConfig{Program: *gnubg, Plies: *plies, Parallel: *parallel}
+		if cfg.Parallel == 0 {
+			cfg.Parallel = runtime.GOMAXPROCS(0)
+		}
+		if err := cfg.Validate(); err != nil {
+			return fmt.Errorf("-plies: %w", err)
+		}
+		var recs []arena.GameRecord
+		if *in != "" {
+			if recs, err = readRecords(*in, g, *n); err != nil {
+				return err
+			}
+		} else {
+			if *n == 0 {
+				return errors.New("-games 0: nothing to play")
+			}
+			if recs, err = playForRating(ctx, g, *playerList, *n, *parallel, *seed, *randomPlies, stdout, stderr, *quiet); err != nil {
+				return err
+			}
+		}
+		var turns []arena.BackgammonTurn
+		for _, r := range recs {
+			ts, err := arena.BackgammonTurns(g, r, *randomPlies)
+			if err != nil {
+				return err
+			}
+			turns = append(turns, ts...)
+		}
+		if len(turns) == 0 {
+			return errors.New("no turns to rate")
+		}
+		bar := newBar(len(turns), "gnubg", stderr, *quiet)
+		cfg.Progress = func(done, total int) { _ = bar.Set(done) }
+		rs, err := arena.RateWithGnubg(ctx, cfg, turns)
+		_ = bar.Finish()
+		if err != nil {
+			return err
+		}
+		if *out != "" {
+			jl, err := createJSONLines(*out)
+			if err != nil {
+				return err
+			}
+			for _, r := range rs {
+				if err := jl.write(r); err != nil {
+					jl.close()
+					return fmt.Errorf("output %s: %w", *out, err)
+				}
+			}
+			if err := jl.close(); err != nil {
+				return err
+			}
+		}
+		printRatings(stdout, g, len(recs), *plies, arena.SummariseGnubg(rs))
+		return nil
+	}
+}
+
+// readRecords reads the first n (0: all) game records of a file written by
+// "arena match -out".
+func readRecords(path string, g games.Game, n int) ([]arena.GameRecord, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("-in: %w", err)
+	}
+	defer f.Close()
+	var recs []arena.GameRecord
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<16), 1<<24)
+	for line := 1; sc.Scan() && (n == 0 || len(recs) < n); line++ {
+		if len(sc.Bytes()) == 0 {
+			continue
+		}
+		var r arena.GameRecord
+		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
+			return nil, fmt.Errorf("%s:%d: not a game record: %w", path, line, err)
+		}
+		if r.Game != g.Name() {
+			return nil, fmt.Errorf("%s:%d: a game of %q, want %s", path, line, r.Game, g.Name())
+		}
+		recs = append(recs, r)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if len(recs) == 0 {
+		return nil, fmt.Errorf("%s: no game records", path)
+	}
+	return recs, nil
+}
+
+// playForRating plays the two players' match (mirrored dice) and prints its
+// result.
+func playForRating(ctx context.Context, g games.Game, list string, n, parallel int, seed uint64, randomPlies int, stdout, stderr io.Writer, quiet bool) (recs []arena.GameRecord, err error) {
+	specs, err := arena.ParseSpecs(list)
+	if err != nil {
+		return nil, fmt.Errorf("-players: %w", err)
+	}
+	if len(specs) != 2 {
+		return nil, fmt.Errorf("-players %q names %d players, want 2", list, len(specs))
+	}
+	players, err := arena.BuildAll(g, specs)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		for _, p := range players {
+			if cerr := p.Close(); cerr != nil && err == nil {
+				err = cerr
+			}
+		}
+	}()
+	bar := newBar(n, "games", stderr, quiet)
+	res, err := arena.Match(ctx, arena.MatchConfig{Games: n, Parallel: parallel, Seed: seed, RandomPlies: randomPlies,
+		Record:   func(r arena.GameRecord) error { recs = append(recs, r); return nil },
+		Progress: func(done, total int) { _ = bar.Set(done) },
+	}, g, players)
+	_ = bar.Finish()
+	if err != nil {
+		return nil, err
+	}
+	printMatch(stdout, g, res, 0)
+	fmt.Fprintln(stdout)
+	return recs, nil
+}
+
+// printRatings writes the error rates.
+func printRatings(w io.Writer, g games.Game, nGames, plies int, sums []arena.GnubgSummary) {
+	width := 6
+	for _, s := range sums {
+		width = max(width, len(s.Player))
+	}
+	fmt.Fprintf(w, "gnubg %d-ply referee, %s, %d games: equity lost per decision against gnubg's choice\n", plies, g.Name(), nGames)
+	fmt.Fprintln(w, "(cubeless money equity, in millipoints; unforced: turns with two or more legal moves; 95% interval over games)")
+	fmt.Fprintf(w, "%-*s %6s %8s %22s %9s %8s %8s %11s\n", width, "player", "turns", "unforced", "loss/unforced [95%]", "loss/turn", "best", "bad", "P(win)lost")
+	for _, s := range sums {
+		m, ci := 1000*s.PerUnforced(), 1000*s.Interval95()
+		u := float64(max(1, s.Unforced))
+		fmt.Fprintf(w, "%-*s %6d %8d %22s %9.1f %7.1f%% %7.1f%% %10.2f%%\n", width, s.Player, s.Turns, s.Unforced,
+			fmt.Sprintf("%.1f [%.1f, %.1f]", m, max(0, m-ci), m+ci), 1000*s.PerTurn(),
+			100*float64(s.Best)/u, 100*float64(s.Bad)/u, 100*s.WinLoss/u)
+	}
+	fmt.Fprintln(w, "best: unforced turns where the move was gnubg's choice; bad: unforced turns losing 60 or more (gnubg's")
+	fmt.Fprintln(w, "default \"bad\" threshold); P(win)lost: winning chance lost per unforced turn.")
+}

@@ -1,0 +1,118 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"tabula/arena"
+	"tabula/internal/refdata"
+)
+
+// TestRateCommand rates recorded games and freshly played ones with gnubg:
+// both players get a line, random loses more equity a turn than pubeval,
+// and -out holds one verdict a turn.
+func TestRateCommand(t *testing.T) {
+	gnubg := refdata.Program(t, "gnubg", "apt-get install gnubg")
+	dir := t.TempDir()
+	games := filepath.Join(dir, "games.jsonl")
+	if _, _, err := runCmd(t, "", "match", "-game", "backgammon", "-players", "pubeval random", "-games", "3", "-seed", "4", "-out", games, "-quiet"); err != nil {
+		t.Fatal(err)
+	}
+	verdicts := filepath.Join(dir, "rated.jsonl")
+	line := regexp.MustCompile(`(?m)^(pubeval|random)\s+(\d+)\s+(\d+)\s+([0-9.]+) \[`)
+	loss := func(stdout string) map[string]float64 {
+		t.Helper()
+		got := map[string]float64{}
+		for _, m := range line.FindAllStringSubmatch(stdout, -1) {
+			v, err := strconv.ParseFloat(m[4], 64)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got[m[1]] = v
+		}
+		if len(got) != 2 || got["random"] <= got["pubeval"] {
+			t.Errorf("losses per unforced turn %v, want both players and random's the larger:\n%s", got, stdout)
+		}
+		return got
+	}
+	stdout, _, err := runCmd(t, "", "rate", "-in", games, "-games", "2", "-gnubg", gnubg, "-out", verdicts, "-quiet")
+	if err != nil {
+		t.Fatal(err)
+	}
+	loss(stdout)
+	if !strings.Contains(stdout, "gnubg 0-ply referee, backgammon, 2 games") {
+		t.Errorf("output:\n%s", stdout)
+	}
+	f, err := os.Open(verdicts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	n, turns := 0, 0
+	for sc.Scan() {
+		var r arena.TurnRating
+		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
+			t.Fatal(err)
+		}
+		if r.Game > 1 || r.Before == "" || r.After == "" || r.Loss < -1e-9 {
+			t.Fatalf("verdict %+v", r)
+		}
+		n++
+	}
+	for _, m := range line.FindAllStringSubmatch(stdout, -1) {
+		k, _ := strconv.Atoi(m[2])
+		turns += k
+	}
+	if n != turns || n == 0 {
+		t.Errorf("%d verdicts written, the table counts %d turns", n, turns)
+	}
+	stdout, _, err = runCmd(t, "", "rate", "-players", "pubeval random", "-games", "2", "-seed", "4", "-gnubg", gnubg, "-quiet")
+	if err != nil {
+		t.Fatal(err)
+	}
+	loss(stdout)
+	for _, want := range []string{"mirrored pairs", "wins by points", "[0] pubeval"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("output lacks %q:\n%s", want, stdout)
+		}
+	}
+}
+
+// TestRateBadInput checks rate's errors (no gnubg needed).
+func TestRateBadInput(t *testing.T) {
+	dir := t.TempDir()
+	c4 := filepath.Join(dir, "c4.jsonl")
+	if _, _, err := runCmd(t, "", "match", "-game", "connect4", "-players", "random random", "-games", "2", "-out", c4, "-quiet"); err != nil {
+		t.Fatal(err)
+	}
+	junk := filepath.Join(dir, "junk.jsonl")
+	if err := os.WriteFile(junk, []byte("{\"game\":\"backgammon\"}\nnot json\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"rate"}, "either -players"},
+		{[]string{"rate", "-players", "pubeval random", "-in", c4}, "either -players"},
+		{[]string{"rate", "-players", "pubeval random", "-plies", "9"}, "plies = 9"},
+		{[]string{"rate", "-players", "pubeval"}, "want 2"},
+		{[]string{"rate", "-in", c4}, `a game of "connect4", want backgammon`},
+		{[]string{"rate", "-in", junk}, "junk.jsonl:2: not a game record"},
+		{[]string{"rate", "-in", filepath.Join(dir, "missing.jsonl")}, "missing.jsonl"},
+		{[]string{"rate", "-game", "connect4", "-players", "random random", "-games", "1"}, "gnubg rates backgammon"},
+		{[]string{"rate", "-players", "pubeval random", "-games", "-1"}, "-games -1"},
+	} {
+		_, _, err := runCmd(t, "", tc.args...)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: error %v, want one containing %q", tc.args, err, tc.want)
+		}
+	}
+}
