@@ -210,8 +210,8 @@ type Net struct {
 	x, h     []float32 // tower activations [point][filters]
 	hd       []float32 // head conv output of the whole batch [point][heads]
 	vh       []float32 // value hidden layer of the whole batch [position][hidden]
-	pooled   []float32 // global pooling of one position: means, then maxima
-	pbias    []float32 // the channel biases global pooling makes of them
+	pooled   []float32 // global pooling of a chunk [position][means, then maxima]
+	pbias    []float32 // the channel biases global pooling makes of them [position][filters]
 
 	ws gemm.Workspace // SGEMM scratch, reserved for every product of Forward
 
@@ -262,8 +262,8 @@ func (m *Model) newNet(maxBatch, chunk int) *Net {
 		h:        make([]float32, rows*f),
 		hd:       make([]float32, maxBatch*m.hw*m.heads),
 		vh:       make([]float32, maxBatch*m.cfg.ValueHidden),
-		pooled:   make([]float32, 2*m.cfg.Pooled()),
-		pbias:    make([]float32, f),
+		pooled:   make([]float32, chunk*2*m.cfg.Pooled()),
+		pbias:    make([]float32, chunk*f),
 	}
 	for _, l := range []layer{m.stem, m.head, m.policy, m.value1} {
 		n.ws.Reserve(l.n, l.k)
@@ -271,6 +271,9 @@ func (m *Model) newNet(maxBatch, chunk int) *Net {
 	for _, b := range m.blocks {
 		n.ws.Reserve(b.conv1.n, b.conv1.k)
 		n.ws.Reserve(b.conv2.n, b.conv2.k)
+		if b.pool.k > 0 {
+			n.ws.Reserve(b.pool.n, b.pool.k)
+		}
 	}
 	if len(m.low) > 0 {
 		kp := m.low[0].kPad()
@@ -437,14 +440,15 @@ func (n *Net) tower(obs []float32, nb int, hd []float32) {
 // output h (after batch norm, before ReLU) of nb positions, channels-last
 // [point][filters]: per position, the mean and the maximum over the board
 // of ReLU(h) in each of the first pooled channels go through the dense
-// layer pl, whose outputs are added to every point's channels; then ReLU.
+// layer pl (one matrix product for the nb positions), whose outputs are
+// added to every point's channels; then ReLU.
 func (n *Net) globalPool(nb int, pl layer, h []float32) {
 	hw, f := n.m.hw, n.m.cfg.Filters
 	g := pl.k / 2
-	mean, mx := n.pooled[:g], n.pooled[g:2*g]
 	inv := 1 / float32(hw)
 	for b := 0; b < nb; b++ {
 		pos := h[b*hw*f : (b+1)*hw*f]
+		mean, mx := n.pooled[b*pl.k:b*pl.k+g], n.pooled[b*pl.k+g:(b+1)*pl.k]
 		clear(mean)
 		clear(mx)
 		for p := 0; p < hw; p++ {
@@ -458,10 +462,10 @@ func (n *Net) globalPool(nb int, pl layer, h []float32) {
 		for c := range mean {
 			mean[c] *= inv
 		}
-		for o := 0; o < f; o++ {
-			n.pbias[o] = pl.bias[o] + dot(n.pooled, pl.w[o*pl.k:(o+1)*pl.k])
-		}
-		biasReLU(pos, n.pbias)
+	}
+	n.dense(nb, pl, n.pooled[:nb*pl.k], n.pbias[:nb*f], false)
+	for b := 0; b < nb; b++ {
+		biasReLU(h[b*hw*f:(b+1)*hw*f], n.pbias[b*f:(b+1)*f])
 	}
 }
 
