@@ -36,9 +36,15 @@ const (
 // c_scale q, with q mapped from the game's value range [-1, 1] to [0, 1].
 //
 // The search's policy (Result.Policy, the policy target of self-play) is
-// pi' at the root, not the visit distribution. Temperatures, Dirichlet noise
-// and forced playouts do not apply (Validate refuses forced playouts): the
-// Gumbel noise is the exploration and the survivor is the move. Tree reuse
+// pi' at the root, not the visit distribution. Dirichlet noise and forced
+// playouts do not apply (Validate refuses forced playouts): the Gumbel noise
+// is the exploration and the survivor is the move. One addition to the
+// paper: where the move's temperature is above 0 (self-play's
+// temperature_moves opening moves), the move is drawn from the root visits
+// raised to 1/temperature, as PUCT's is, so that self-play's openings vary
+// as much as PUCT's (Sequential Halving's visits are spread: with 100
+// simulations over 7 moves, 32/32/12/12/4/4/4); the policy target stays pi'.
+// temperature_moves: 0 gives the paper's self-play (always the survivor). Tree reuse
 // keeps the subtree as with PUCT; the q values at the root include the kept
 // visits, while the schedule counts the visits of this search only. With the
 // solver, a proven child counts at its exact value, children proven lost are
@@ -300,9 +306,10 @@ func (sr *searcher) gumbelSelect(i int32) int32 {
 
 // gumbelFinish computes the root's completed-Q policy pi' (kept to the
 // moves that achieve a proven value, with the solver), the root value and
-// the survivor of Sequential Halving as the action. pi is owned by sr until
-// the next call.
-func (sr *searcher) gumbelFinish() (pi []float32, value float32, action int) {
+// the action: the survivor of Sequential Halving, or with temp > 0 (the
+// opening moves of self-play) a move drawn from the root visits^(1/temp).
+// pi is owned by sr until the next call.
+func (sr *searcher) gumbelFinish(temp float64) (pi []float32, value float32, action int) {
 	r := &sr.t.nodes[0]
 	es := sr.t.edges[r.first : r.first+r.count]
 	q := sr.qBuf(len(es))
@@ -350,6 +357,24 @@ func (sr *searcher) gumbelFinish() (pi []float32, value float32, action int) {
 	if surv < 0 || counts[surv] == 0 {
 		// No survivor (no considered move), or the solver rules it out.
 		surv = sr.pick(counts, 0)
+	}
+	if temp > 0 {
+		// An opening move: drawn from the root visits^(1/temp), as PUCT's,
+		// for the variety of openings (the target stays pi').
+		var visits float64
+		for j := range es {
+			counts[j] = float64(es[j].n)
+			visits += counts[j]
+		}
+		if visits == 0 {
+			for j, e := range es {
+				counts[j] = float64(sr.pi[e.action])
+			}
+		}
+		if sr.cfg.Solver {
+			sr.solverCounts(es, counts)
+		}
+		surv = sr.pick(counts, temp)
 	}
 	return sr.pi, sr.t.rootValue(), int(es[surv].action)
 }

@@ -120,6 +120,7 @@ func gumbelConfig(sims int) Config {
 	cfg.TreeReuse = false
 	cfg.Solver = false
 	cfg.BatchSize = 1
+	cfg.TemperatureMoves = 0 // the survivor is played (the paper's search)
 	return cfg
 }
 
@@ -597,5 +598,44 @@ func TestGumbelSelectFormula(t *testing.T) {
 	}
 	if len(picked) < 3 {
 		t.Errorf("the random nodes picked only children %v: the test does not vary enough", picked)
+	}
+}
+
+// TestGumbelOpeningTemperature: a move searched with a temperature is drawn
+// from the root visits (varied openings), one without is the survivor.
+func TestGumbelOpeningTemperature(t *testing.T) {
+	q := []float32{0.1, -0.2, 0.5, 0.3, -0.5, 0.0, 0.2}
+	for _, tempMoves := range []int{0, 4} {
+		counts := map[int]int{}
+		const runs = 200
+		for seed := range uint64(runs) {
+			cfg := gumbelConfig(101)
+			cfg.TemperatureMoves = tempMoves
+			cfg.Temperature = 1
+			s, err := NewSearch(cfg, banditEval{q: q, prior: uniform7()}, newRNG(seed))
+			if err != nil {
+				t.Fatal(err)
+			}
+			s.sr.explore = true
+			r, err := s.Run(context.Background(), banditGame{}.NewInitialState())
+			if err != nil {
+				t.Fatal(err)
+			}
+			counts[r.Action]++
+			if argmax(r.Policy) != 2 {
+				t.Fatalf("temperature_moves %d: target %v does not peak at the best move 2", tempMoves, r.Policy)
+			}
+		}
+		if tempMoves == 0 {
+			if counts[2] != runs {
+				t.Errorf("no temperature: moves %v, want the survivor 2 every time", counts)
+			}
+			continue
+		}
+		// Visits 32/32/12/12/4/4/4 of 100: move 2 about 32% of the time,
+		// the four least visited about 24% together.
+		if f := float64(counts[2]) / runs; f < 0.2 || f > 0.45 || len(counts) < 6 {
+			t.Errorf("temperature 1: moves %v, want move 2 about 32%% of the time and most moves played", counts)
+		}
 	}
 }

@@ -505,7 +505,7 @@ func (sr *searcher) solverCounts(es []edge, counts []float64) {
 // sr until the next call.
 func (sr *searcher) finish(temp float64) (pi []float32, value float32, action int) {
 	if sr.gumbel {
-		return sr.gumbelFinish()
+		return sr.gumbelFinish(temp)
 	}
 	r := sr.t.nodes[0]
 	es := sr.t.edges[r.first : r.first+r.count]

@@ -267,3 +267,37 @@ func BenchmarkEvaluator(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkForwardPooling runs the go7 network (configs/go7.yaml: 64 filters,
+// 5 blocks, 7x7 Go input) at batch 32 without and with global pooling
+// (blocks 1 and 3, 16 channels pooled) at each precision: the cost of
+// pooling at inference. The auxiliary heads are skipped by Forward, so they
+// cost nothing here.
+func BenchmarkForwardPooling(b *testing.B) {
+	sh := Shape{Planes: 9, Height: 7, Width: 7, Actions: 50}
+	obs := randomObs(sh, 256, rand.New(rand.NewPCG(1, 2)))
+	const batch = 32
+	for _, pool := range []bool{false, true} {
+		cfg := Config{Filters: 64, Blocks: 5, PolicyFilters: 2, ValueFilters: 1, ValueHidden: 64,
+			Ownership: pool, Score: pool, GlobalPooling: pool}
+		m, err := NewModel(randomWeights(b, cfg, sh, 1))
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, p := range []Precision{FP32, BF16, Int8} {
+			mp := m
+			if p != FP32 {
+				if mp, err = m.WithPrecision(p, obs, 256); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.Run(fmt.Sprintf("pool=%v/%s", pool, p), func(b *testing.B) {
+				net, err := mp.NewNet(batch)
+				if err != nil {
+					b.Fatal(err)
+				}
+				timeForward(b, net, obs, batch, make([]float32, batch*sh.Actions), make([]float32, batch))
+			})
+		}
+	}
+}

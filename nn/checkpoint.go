@@ -15,9 +15,21 @@ import (
 	"tabula/internal/atomicfile"
 )
 
-// CheckpointVersion is the format version SaveCheckpoint writes and
-// LoadCheckpoint accepts.
-const CheckpointVersion = 1
+// CheckpointVersion is the newest format version: SaveCheckpoint writes it
+// for a network with auxiliary heads or global pooling (Config.HasAux) and
+// version 1, the format from before they existed, for any other, so that
+// older programs still read those. LoadCheckpoint reads both.
+const CheckpointVersion = 2
+
+// checkpointVersionPlain is the format of networks without auxiliary parts.
+const checkpointVersionPlain = 1
+
+// Bits of the version 2 config flags.
+const (
+	ckOwnership = 1 << iota
+	ckScore
+	ckGlobalPooling
+)
 
 // checkpointMagic opens every checkpoint file.
 var checkpointMagic = [8]byte{'T', 'A', 'B', 'U', 'L', 'A', 'N', 'N'}
@@ -111,6 +123,8 @@ func LoadCheckpoint(path string) (*Checkpoint, error) {
 //
 //	game string (uint32 length + bytes)
 //	config: filters, blocks, policy_filters, value_filters, value_hidden (uint32 each)
+//	version 2 only: flags uint32 (bit 0 ownership, bit 1 score, bit 2
+//	  global_pooling), pool_channels uint32
 //	shape: planes, height, width, actions (uint32 each)
 //	step int64
 //	tensors: uint32 count, then each tensor (below), in Weights.Tensors order
@@ -135,8 +149,22 @@ func WriteCheckpoint(out io.Writer, c *Checkpoint) error {
 	var e encoder
 	e.str(c.Game)
 	cf := w.Config
-	for _, v := range []int{cf.Filters, cf.Blocks, cf.PolicyFilters, cf.ValueFilters, cf.ValueHidden,
-		w.Shape.Planes, w.Shape.Height, w.Shape.Width, w.Shape.Actions} {
+	for _, v := range []int{cf.Filters, cf.Blocks, cf.PolicyFilters, cf.ValueFilters, cf.ValueHidden} {
+		e.u32(uint32(v))
+	}
+	version := uint32(checkpointVersionPlain)
+	if cf.HasAux() {
+		version = CheckpointVersion
+		var flags uint32
+		for bit, on := range map[uint32]bool{ckOwnership: cf.Ownership, ckScore: cf.Score, ckGlobalPooling: cf.GlobalPooling} {
+			if on {
+				flags |= bit
+			}
+		}
+		e.u32(flags)
+		e.u32(uint32(cf.PoolChannels))
+	}
+	for _, v := range []int{w.Shape.Planes, w.Shape.Height, w.Shape.Width, w.Shape.Actions} {
 		e.u32(uint32(v))
 	}
 	e.u64(uint64(c.Step))
@@ -176,7 +204,7 @@ func WriteCheckpoint(out io.Writer, c *Checkpoint) error {
 	}
 	head := make([]byte, 0, 20)
 	head = append(head, checkpointMagic[:]...)
-	head = binary.LittleEndian.AppendUint32(head, CheckpointVersion)
+	head = binary.LittleEndian.AppendUint32(head, version)
 	head = binary.LittleEndian.AppendUint64(head, uint64(len(e.buf)))
 	sum := crc32.Update(crcChecksum(head), castagnoli, e.buf)
 	for _, b := range [][]byte{head, e.buf, binary.LittleEndian.AppendUint32(nil, sum)} {
@@ -232,8 +260,9 @@ func ReadCheckpoint(r io.Reader) (*Checkpoint, error) {
 	if !bytes.Equal(head[:8], checkpointMagic[:]) {
 		return nil, fmt.Errorf("not a tabula checkpoint: it begins with %q, not %q", head[:8], checkpointMagic[:])
 	}
-	if v := binary.LittleEndian.Uint32(head[8:]); v != CheckpointVersion {
-		return nil, fmt.Errorf("format version %d, want %d", v, CheckpointVersion)
+	version := binary.LittleEndian.Uint32(head[8:])
+	if version != checkpointVersionPlain && version != CheckpointVersion {
+		return nil, fmt.Errorf("format version %d, want %d or %d", version, checkpointVersionPlain, CheckpointVersion)
 	}
 	n := binary.LittleEndian.Uint64(head[12:])
 	if n > maxCheckpointBody {
@@ -256,7 +285,7 @@ func ReadCheckpoint(r io.Reader) (*Checkpoint, error) {
 	if got := crc32.Update(crcChecksum(head[:]), castagnoli, body); got != want {
 		return nil, fmt.Errorf("checksum %08x, stored %08x: file is corrupt", got, want)
 	}
-	return decodeBody(body)
+	return decodeBody(body, version)
 }
 
 // decoder reads the body; the first error sticks and later reads return
@@ -364,17 +393,39 @@ func expectedFloats(c Config, s Shape) int64 {
 	n += int64(c.Blocks) * 2 * (f*f*9 + bn(f))
 	n += pf*f + bn(pf) + int64(s.Actions)*pf*hw + int64(s.Actions)
 	n += vf*f + bn(vf) + vh*vf*hw + vh + vh + 1
+	for i := 0; i < c.Blocks; i++ {
+		if c.PoolBlock(i) {
+			n += f*2*int64(c.Pooled()) + f
+		}
+	}
+	if c.Ownership {
+		n += f
+	}
+	if c.Score {
+		n += vh + 1
+	}
 	return n
 }
 
-func decodeBody(body []byte) (*Checkpoint, error) {
+func decodeBody(body []byte, version uint32) (*Checkpoint, error) {
 	d := &decoder{buf: body}
 	c := &Checkpoint{}
 	c.Game = d.str("game", maxNameLen)
 	var v [9]int
 	fields := [9]string{"config.filters", "config.blocks", "config.policy_filters", "config.value_filters",
 		"config.value_hidden", "shape.planes", "shape.height", "shape.width", "shape.actions"}
+	var flags, poolChannels uint32
 	for i := range v {
+		if i == 5 && version >= 2 {
+			flags = d.u32("config.flags")
+			poolChannels = d.u32("config.pool_channels")
+			if d.err == nil && flags&^(ckOwnership|ckScore|ckGlobalPooling) != 0 {
+				d.fail("config.flags = %#x: unknown bits", flags)
+			}
+			if d.err == nil && poolChannels > maxDim {
+				d.fail("config.pool_channels = %d exceeds %d", poolChannels, maxDim)
+			}
+		}
 		v[i] = int(d.u32(fields[i]))
 		if d.err == nil && i >= 5 && v[i] > maxDim {
 			d.fail("%s = %d exceeds %d", fields[i], v[i], maxDim)
@@ -384,7 +435,12 @@ func decodeBody(body []byte) (*Checkpoint, error) {
 	if d.err != nil {
 		return nil, d.err
 	}
-	cfg := Config{Filters: v[0], Blocks: v[1], PolicyFilters: v[2], ValueFilters: v[3], ValueHidden: v[4]}
+	cfg := Config{Filters: v[0], Blocks: v[1], PolicyFilters: v[2], ValueFilters: v[3], ValueHidden: v[4],
+		Ownership: flags&ckOwnership != 0, Score: flags&ckScore != 0, GlobalPooling: flags&ckGlobalPooling != 0,
+		PoolChannels: int(poolChannels)}
+	if version >= 2 && !cfg.HasAux() {
+		return nil, errors.New("format version 2 without auxiliary heads or global pooling, which is written as version 1")
+	}
 	shape := Shape{Planes: v[5], Height: v[6], Width: v[7], Actions: v[8]}
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("config: %w", err)

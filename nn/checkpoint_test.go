@@ -115,8 +115,12 @@ func TestExpectedFloatsMatchesTensors(t *testing.T) {
 		shape Shape
 	}{
 		{DefaultConfig(), Shape{2, 6, 7, 7}},
-		{Config{3, 0, 1, 2, 5}, Shape{1, 1, 1, 1}},
-		{Config{16, 3, 4, 3, 32}, Shape{17, 9, 9, 82}},
+		{Config{Filters: 3, Blocks: 0, PolicyFilters: 1, ValueFilters: 2, ValueHidden: 5}, Shape{1, 1, 1, 1}},
+		{Config{Filters: 16, Blocks: 3, PolicyFilters: 4, ValueFilters: 3, ValueHidden: 32}, Shape{17, 9, 9, 82}},
+		{Config{Filters: 16, Blocks: 5, PolicyFilters: 4, ValueFilters: 3, ValueHidden: 32, Ownership: true, Score: true,
+			GlobalPooling: true, PoolChannels: 5}, Shape{17, 9, 9, 82}},
+		{Config{Filters: 12, Blocks: 2, PolicyFilters: 2, ValueFilters: 1, ValueHidden: 8, GlobalPooling: true}, Shape{3, 6, 6, 37}},
+		{Config{Filters: 12, Blocks: 2, PolicyFilters: 2, ValueFilters: 1, ValueHidden: 8, Score: true}, Shape{3, 6, 6, 37}},
 	} {
 		w := allocate(tc.cfg, tc.shape)
 		var n int64
@@ -260,13 +264,24 @@ func FuzzReadCheckpoint(f *testing.F) {
 // almost never pass, to the structural checks behind it.
 func FuzzDecodeCheckpointBody(f *testing.F) {
 	data := encode(f, smallCheckpoint(f, 7))
-	f.Add(data[20 : len(data)-4])
+	f.Add(data[20:len(data)-4], false)
 	c := smallCheckpoint(f, 8)
 	c.Optimizer, c.Meta = nil, nil
 	data = encode(f, c)
-	f.Add(data[20 : len(data)-4])
-	f.Fuzz(func(t *testing.T, body []byte) {
-		c, err := decodeBody(body)
+	f.Add(data[20:len(data)-4], false)
+	w, err := NewWeights(Config{Filters: 2, Blocks: 2, PolicyFilters: 1, ValueFilters: 1, ValueHidden: 2,
+		Ownership: true, Score: true, GlobalPooling: true}, Shape{Planes: 2, Height: 2, Width: 3, Actions: 3}, rand.New(rand.NewPCG(1, 1)))
+	if err != nil {
+		f.Fatal(err)
+	}
+	data = encode(f, &Checkpoint{Game: "tiny", Weights: w})
+	f.Add(data[20:len(data)-4], true)
+	f.Fuzz(func(t *testing.T, body []byte, v2 bool) {
+		version := uint32(1)
+		if v2 {
+			version = 2
+		}
+		c, err := decodeBody(body, version)
 		if err != nil {
 			return
 		}

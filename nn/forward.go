@@ -59,7 +59,10 @@ type layer struct {
 	bias []float32
 }
 
-type blockLayers struct{ conv1, conv2 layer }
+// blockLayers is one residual block; pool is the global pooling's dense
+// layer, stored [filters][2*pooled] (transposed), with k = 0 when the block
+// has none.
+type blockLayers struct{ conv1, conv2, pool layer }
 
 // NewModel checks w and folds it into an inference Model. w is only read
 // during the call.
@@ -75,7 +78,11 @@ func NewModel(w *Weights) (*Model, error) {
 	m := &Model{cfg: cfg, shape: sh, hw: hw, heads: cfg.PolicyFilters + cfg.ValueFilters}
 	m.stem = foldConv(w.Stem, w.StemBN)
 	for _, b := range w.Blocks {
-		m.blocks = append(m.blocks, blockLayers{foldConv(b.Conv1, b.BN1), foldConv(b.Conv2, b.BN2)})
+		bl := blockLayers{conv1: foldConv(b.Conv1, b.BN1), conv2: foldConv(b.Conv2, b.BN2)}
+		if b.Pool != nil {
+			bl.pool = layer{k: b.Pool.In, n: b.Pool.Out, w: append([]float32(nil), b.Pool.W...), bias: append([]float32(nil), b.Pool.B...)}
+		}
+		m.blocks = append(m.blocks, bl)
 	}
 	// The two heads' 1x1 convs as one layer with weights stored [out][in].
 	pc, vc := foldConv(w.PolicyConv, w.PolicyBN), foldConv(w.ValueConv, w.ValueBN)
@@ -95,6 +102,9 @@ func NewModel(w *Weights) (*Model, error) {
 		2*int64(hw)*f*int64(m.heads) +
 		2*int64(w.PolicyFC.In)*int64(sh.Actions) +
 		2*int64(w.ValueFC1.In)*int64(cfg.ValueHidden) + 2*int64(cfg.ValueHidden)
+	for _, b := range m.blocks {
+		m.flops += 2 * int64(b.pool.k) * int64(b.pool.n)
+	}
 	return m, nil
 }
 
@@ -200,6 +210,8 @@ type Net struct {
 	x, h     []float32 // tower activations [point][filters]
 	hd       []float32 // head conv output of the whole batch [point][heads]
 	vh       []float32 // value hidden layer of the whole batch [position][hidden]
+	pooled   []float32 // global pooling of a chunk [position][means, then maxima]
+	pbias    []float32 // the channel biases global pooling makes of them [position][filters]
 
 	ws gemm.Workspace // SGEMM scratch, reserved for every product of Forward
 
@@ -250,6 +262,8 @@ func (m *Model) newNet(maxBatch, chunk int) *Net {
 		h:        make([]float32, rows*f),
 		hd:       make([]float32, maxBatch*m.hw*m.heads),
 		vh:       make([]float32, maxBatch*m.cfg.ValueHidden),
+		pooled:   make([]float32, chunk*2*m.cfg.Pooled()),
+		pbias:    make([]float32, chunk*f),
 	}
 	for _, l := range []layer{m.stem, m.head, m.policy, m.value1} {
 		n.ws.Reserve(l.n, l.k)
@@ -257,6 +271,9 @@ func (m *Model) newNet(maxBatch, chunk int) *Net {
 	for _, b := range m.blocks {
 		n.ws.Reserve(b.conv1.n, b.conv1.k)
 		n.ws.Reserve(b.conv2.n, b.conv2.k)
+		if b.pool.k > 0 {
+			n.ws.Reserve(b.pool.n, b.pool.k)
+		}
 	}
 	if len(m.low) > 0 {
 		kp := m.low[0].kPad()
@@ -391,13 +408,22 @@ func (n *Net) tower(obs []float32, nb int, hd []float32) {
 		if n.record != nil {
 			n.record[2*i].add(x)
 		}
+		pool := b.pool.k > 0
 		if m.prec != FP32 {
-			n.lowConv(rows, nb, m.low[2*i], b.conv1, x, h, false)
-			n.lowConv(rows, nb, m.low[2*i+1], b.conv2, h, x, true)
+			n.lowConv(rows, nb, m.low[2*i], b.conv1, x, h, false, !pool)
+			if pool {
+				n.globalPool(nb, b.pool, h)
+			}
+			n.lowConv(rows, nb, m.low[2*i+1], b.conv2, h, x, true, true)
 			continue
 		}
 		im2col(n.colTower, x, nb, m.towerCopies, hw*9*f, hw*f, m.towerAligned)
-		n.conv(rows, b.conv1, n.colTower, h)
+		if pool {
+			n.ws.SgemmBiasReLU(rows, f, b.conv1.k, n.colTower, b.conv1.k, b.conv1.w, f, b.conv1.bias, false, h, f)
+			n.globalPool(nb, b.pool, h)
+		} else {
+			n.conv(rows, b.conv1, n.colTower, h)
+		}
 		if n.record != nil {
 			n.record[2*i+1].add(h)
 		}
@@ -410,11 +436,44 @@ func (n *Net) tower(obs []float32, nb int, hd []float32) {
 	n.dense(rows, m.head, x, hd, true)
 }
 
-// lowConv computes out = ReLU(conv(in) + l.bias (+ out if acc)) for rows
-// rows (nb positions) in the model's reduced precision: in is converted to
-// bf16 or quantised to uint8, spread into the im2col matrix, and multiplied
-// by the packed weights of lc.
-func (n *Net) lowConv(rows, nb int, lc lowConv, l layer, in, out []float32, acc bool) {
+// globalPool applies a block's global pooling to the first convolution's
+// output h (after batch norm, before ReLU) of nb positions, channels-last
+// [point][filters]: per position, the mean and the maximum over the board
+// of ReLU(h) in each of the first pooled channels go through the dense
+// layer pl (one matrix product for the nb positions), whose outputs are
+// added to every point's channels; then ReLU.
+func (n *Net) globalPool(nb int, pl layer, h []float32) {
+	hw, f := n.m.hw, n.m.cfg.Filters
+	g := pl.k / 2
+	inv := 1 / float32(hw)
+	for b := 0; b < nb; b++ {
+		pos := h[b*hw*f : (b+1)*hw*f]
+		mean, mx := n.pooled[b*pl.k:b*pl.k+g], n.pooled[b*pl.k+g:(b+1)*pl.k]
+		clear(mean)
+		clear(mx)
+		for p := 0; p < hw; p++ {
+			row := pos[p*f : p*f+g]
+			for c, v := range row {
+				v = max(v, 0)
+				mean[c] += v
+				mx[c] = max(mx[c], v)
+			}
+		}
+		for c := range mean {
+			mean[c] *= inv
+		}
+	}
+	n.dense(nb, pl, n.pooled[:nb*pl.k], n.pbias[:nb*f], false)
+	for b := 0; b < nb; b++ {
+		biasReLU(h[b*hw*f:(b+1)*hw*f], n.pbias[b*f:(b+1)*f])
+	}
+}
+
+// lowConv computes out = conv(in) + l.bias (+ out if acc), then ReLU if
+// relu, for rows rows (nb positions) in the model's reduced precision: in
+// is converted to bf16 or quantised to uint8, spread into the im2col
+// matrix, and multiplied by the packed weights of lc.
+func (n *Net) lowConv(rows, nb int, lc lowConv, l layer, in, out []float32, acc, relu bool) {
 	m := n.m
 	hw, f := m.hw, m.cfg.Filters
 	kp := lc.kPad()
@@ -422,13 +481,13 @@ func (n *Net) lowConv(rows, nb int, lc lowConv, l layer, in, out []float32, acc 
 		bin := n.inB[:rows*f]
 		gemm.ConvertBF16(bin, in)
 		im2col(n.colB, bin, nb, m.lowCopies, hw*kp, hw*f, m.lowAligned)
-		n.ws.GemmBF16(rows, n.colB, kp, lc.bf, acc, l.bias, true, out, f)
+		n.ws.GemmBF16(rows, n.colB, kp, lc.bf, acc, l.bias, relu, out, f)
 		return
 	}
 	q := n.inQ[:rows*f]
 	gemm.QuantizeU8(q, in, lc.inScale)
 	im2col(n.colQ, q, nb, m.lowCopies, hw*kp, hw*f, m.lowAligned)
-	n.ws.GemmInt8(rows, n.colQ, kp, lc.inScale, lc.q, acc, l.bias, true, out, f)
+	n.ws.GemmInt8(rows, n.colQ, kp, lc.inScale, lc.q, acc, l.bias, relu, out, f)
 }
 
 // heads runs the fully connected layers of both heads over the whole batch.

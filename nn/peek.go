@@ -25,8 +25,8 @@ func PeekCheckpointGame(path string) (string, error) {
 	if !bytes.Equal(head[:8], checkpointMagic[:]) {
 		return "", fmt.Errorf("checkpoint %s: not a tabula checkpoint", path)
 	}
-	if v := binary.LittleEndian.Uint32(head[8:]); v != CheckpointVersion {
-		return "", fmt.Errorf("checkpoint %s: format version %d, want %d", path, v, CheckpointVersion)
+	if v := binary.LittleEndian.Uint32(head[8:]); v != checkpointVersionPlain && v != CheckpointVersion {
+		return "", fmt.Errorf("checkpoint %s: format version %d, want %d or %d", path, v, checkpointVersionPlain, CheckpointVersion)
 	}
 	n := binary.LittleEndian.Uint32(head[20:])
 	if n > maxNameLen {

@@ -55,6 +55,9 @@ func TestLowPrecisionParity(t *testing.T) {
 		DefaultConfig(),
 		{Filters: 15, Blocks: 2, PolicyFilters: 2, ValueFilters: 1, ValueHidden: 8},
 		{Filters: 22, Blocks: 1, PolicyFilters: 2, ValueFilters: 1, ValueHidden: 8},
+		// Global pooling in block 1: its first convolution runs in low
+		// precision without ReLU, the pooling in FP32.
+		{Filters: 32, Blocks: 2, PolicyFilters: 2, ValueFilters: 1, ValueHidden: 8, GlobalPooling: true, Ownership: true},
 	} {
 		m, err := NewModel(randomWeights(t, cfg, connect4Shape, 7))
 		if err != nil {

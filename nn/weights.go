@@ -22,7 +22,41 @@ type Config struct {
 	PolicyFilters int `yaml:"policy_filters"` // channels of the policy head's 1x1 conv
 	ValueFilters  int `yaml:"value_filters"`  // channels of the value head's 1x1 conv
 	ValueHidden   int `yaml:"value_hidden"`   // units of the value head's hidden layer
+
+	// Auxiliary heads (KataGo's), trained on the final ownership of every
+	// point and the final score margin, and used by training only: search
+	// reads policy and value, and Forward skips them.
+	Ownership bool `yaml:"ownership"` // a 1x1 conv of the tower to one plane, tanh
+	Score     bool `yaml:"score"`     // a dense layer from the value head's hidden layer
+	// GlobalPooling adds KataGo's global pooling to every second residual
+	// block (blocks 1, 3, 5, ...): after the block's first convolution and
+	// batch norm, the mean and the maximum over the board of the first
+	// PoolChannels channels (after ReLU) go through a dense layer that adds a
+	// bias to every channel, before the ReLU. It is part of the tower, so
+	// inference runs it too.
+	GlobalPooling bool `yaml:"global_pooling"`
+	// PoolChannels is how many channels are pooled; 0 means Filters/4.
+	PoolChannels int `yaml:"pool_channels"`
 }
+
+// Pooled returns the number of channels the pooling blocks pool, 0 without
+// global pooling.
+func (c Config) Pooled() int {
+	switch {
+	case !c.GlobalPooling:
+		return 0
+	case c.PoolChannels > 0:
+		return c.PoolChannels
+	}
+	return max(1, c.Filters/4)
+}
+
+// PoolBlock reports whether residual block i has global pooling.
+func (c Config) PoolBlock(i int) bool { return c.GlobalPooling && i%2 == 1 }
+
+// HasAux reports whether the network has an auxiliary head or global
+// pooling, the parts that need checkpoint format 2.
+func (c Config) HasAux() bool { return c.Ownership || c.Score || c.GlobalPooling }
 
 // DefaultConfig is a 64-filter, 5-block tower, the size used for Connect Four.
 func DefaultConfig() Config {
@@ -42,6 +76,12 @@ func (c Config) Validate() error {
 		return fmt.Errorf("nn: value_filters = %d, want 1..64", c.ValueFilters)
 	case c.ValueHidden < 1 || c.ValueHidden > 4096:
 		return fmt.Errorf("nn: value_hidden = %d, want 1..4096", c.ValueHidden)
+	case c.PoolChannels < 0 || c.PoolChannels > c.Filters:
+		return fmt.Errorf("nn: pool_channels = %d, want 0..filters (%d); 0 means filters/4", c.PoolChannels, c.Filters)
+	case c.PoolChannels > 0 && !c.GlobalPooling:
+		return fmt.Errorf("nn: pool_channels = %d without global_pooling: set global_pooling: true, or drop pool_channels", c.PoolChannels)
+	case c.GlobalPooling && c.Blocks < 2:
+		return fmt.Errorf("nn: global_pooling with blocks = %d: pooling goes in blocks 1, 3, 5, ..., want blocks >= 2", c.Blocks)
 	}
 	return nil
 }
@@ -81,11 +121,15 @@ type Dense struct {
 }
 
 // Residual is one block: conv-BN-ReLU-conv-BN, plus the input, then ReLU.
+// A block with global pooling has Pool: between BN1 and its ReLU, every
+// channel gets the bias Pool(mean, max of the first Config.Pooled()
+// channels after ReLU, over the board).
 type Residual struct {
 	Conv1 Conv
 	BN1   BatchNorm
 	Conv2 Conv
 	BN2   BatchNorm
+	Pool  *Dense // [Filters][2*Pooled]: means first, then maxima; nil without pooling
 }
 
 // Weights is a whole network.
@@ -94,11 +138,17 @@ type Residual struct {
 //
 //	x = ReLU(StemBN(Stem(obs)))                              3x3 conv
 //	for each block: x = ReLU(x + BN2(Conv2(ReLU(BN1(Conv1(x))))))
+//	  (a pooling block: ReLU(BN1(Conv1(x)) + Pool(pool(ReLU(BN1(Conv1(x)))))))
 //	policy logits = PolicyFC(flatten(ReLU(PolicyBN(PolicyConv(x)))))  1x1 conv
-//	value = tanh(ValueFC2(ReLU(ValueFC1(flatten(ReLU(ValueBN(ValueConv(x))))))))
+//	hidden = ReLU(ValueFC1(flatten(ReLU(ValueBN(ValueConv(x))))))
+//	value = tanh(ValueFC2(hidden))
+//	ownership = tanh(Ownership(x))                            1x1 conv, optional
+//	score = ScoreFC(hidden)                                   optional
 //
 // flatten keeps the [channel][row][col] order. The policy is the softmax of the
-// logits over the legal actions; the value is from the mover's point of view.
+// logits over the legal actions; the value is from the mover's point of view,
+// and so are the ownership of every point (+1 the mover's at the end of the
+// game) and the score (the final margin divided by ScoreScale).
 type Weights struct {
 	Config Config
 	Shape  Shape
@@ -115,7 +165,15 @@ type Weights struct {
 	ValueBN   BatchNorm
 	ValueFC1  Dense
 	ValueFC2  Dense
+
+	Ownership *Conv  // [1][Filters][1][1], nil without the ownership head
+	ScoreFC   *Dense // [1][ValueHidden], nil without the score head
 }
+
+// ScoreScale is what the score head's output is multiplied by to give the
+// margin in the game's unit: the number of board points, so that the
+// training target, margin/ScoreScale, lies within about [-1, 1].
+func (s Shape) ScoreScale() float32 { return float32(s.Height * s.Width) }
 
 // Tensor is one named array of a network, in a stable order (see Tensors).
 type Tensor struct {
@@ -163,11 +221,24 @@ func allocate(cfg Config, shape Shape) *Weights {
 		ValueFC1:   newDense(cfg.ValueFilters*hw, cfg.ValueHidden),
 		ValueFC2:   newDense(cfg.ValueHidden, 1),
 	}
-	for range cfg.Blocks {
-		w.Blocks = append(w.Blocks, Residual{
+	for i := range cfg.Blocks {
+		r := Residual{
 			Conv1: newConv(f, f, 3), BN1: newBN(f),
 			Conv2: newConv(f, f, 3), BN2: newBN(f),
-		})
+		}
+		if cfg.PoolBlock(i) {
+			d := newDense(2*cfg.Pooled(), f)
+			r.Pool = &d
+		}
+		w.Blocks = append(w.Blocks, r)
+	}
+	if cfg.Ownership {
+		c := newConv(1, f, 1)
+		w.Ownership = &c
+	}
+	if cfg.Score {
+		d := newDense(cfg.ValueHidden, 1)
+		w.ScoreFC = &d
 	}
 	return w
 }
@@ -203,7 +274,10 @@ func newDense(in, out int) Dense {
 
 // Tensors lists every array of the network in a stable order, sharing
 // memory with w. Names look like "stem.w", "stem.bn.gamma",
-// "block3.conv2.w", "policy.fc.b", "value.fc1.w". Checkpoints and the
+// "block3.conv2.w", "policy.fc.b", "value.fc1.w" (and, where present,
+// "block1.pool.fc.w", "ownership.conv.w", "score.fc.b", placed so that a
+// network without them lists exactly what it did before they existed).
+// Checkpoints and the
 // training graph both bind weights through it.
 func (w *Weights) Tensors() []Tensor {
 	var ts []Tensor
@@ -228,6 +302,9 @@ func (w *Weights) Tensors() []Tensor {
 		p := fmt.Sprintf("block%d", i)
 		conv(p+".conv1", b.Conv1)
 		bn(p+".bn1", b.BN1)
+		if b.Pool != nil {
+			dense(p+".pool.fc", *b.Pool)
+		}
 		conv(p+".conv2", b.Conv2)
 		bn(p+".bn2", b.BN2)
 	}
@@ -238,6 +315,12 @@ func (w *Weights) Tensors() []Tensor {
 	bn("value.bn", w.ValueBN)
 	dense("value.fc1", w.ValueFC1)
 	dense("value.fc2", w.ValueFC2)
+	if w.Ownership != nil {
+		conv("ownership.conv", *w.Ownership)
+	}
+	if w.ScoreFC != nil {
+		dense("score.fc", *w.ScoreFC)
+	}
 	return ts
 }
 

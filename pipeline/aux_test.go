@@ -1,10 +1,13 @@
 package pipeline
 
 import (
+	"path/filepath"
 	"testing"
 
 	"tabula/games"
 	"tabula/mcts"
+	"tabula/nn"
+	"tabula/replay"
 )
 
 // TestRecordExamplesAuxTargets checks the ownership and score targets of a
@@ -93,5 +96,62 @@ func TestRecordExamplesAuxTargets(t *testing.T) {
 			t.Fatalf("othello example %d: ownership sums to %v, score %v", i, sum, e.Score)
 		}
 		replayed.ApplyAction(actions[i])
+	}
+}
+
+// TestAuxSmoke runs the Go 7x7 and Othello 6x6 smoke configs with global
+// pooling and both auxiliary heads through the pipeline: self-play writes
+// the targets, training reports their losses, the checkpoints carry the new
+// layers and the pooled tower plays the gating and ladder games.
+func TestAuxSmoke(t *testing.T) {
+	for _, name := range []string{"go7-smoke", "othello6-smoke"} {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			cfg, err := Load("../configs/"+name+".yaml", []string{"run_dir=" + dir,
+				"network.blocks=2", "network.ownership=true", "network.score=true", "network.global_pooling=true"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			runOnce(t, cfg)
+			m := readMetrics(t, dir)
+			if len(m) != 2 {
+				t.Fatalf("%d metrics lines, want 2", len(m))
+			}
+			for i, rec := range m {
+				tr := rec["train"].(map[string]any)
+				own, ok1 := tr["loss_ownership"].(float64)
+				sc, ok2 := tr["loss_score"].(float64)
+				if !ok1 || !ok2 || !(own > 0) || !(sc > 0) {
+					t.Fatalf("iteration %d: train %v, want positive ownership and score losses", i+1, tr)
+				}
+			}
+			files, _ := filepath.Glob(filepath.Join(dir, replayDir, "*"+replay.ChunkSuffix))
+			with := 0
+			for _, f := range files {
+				_, ex, err := replay.ReadChunkFile(f)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, e := range ex {
+					if e.Ownership != nil {
+						with++
+					}
+				}
+			}
+			if with == 0 {
+				t.Fatal("no example with auxiliary targets in the replay folder")
+			}
+			cks, _ := filepath.Glob(filepath.Join(dir, "checkpoints", "*.tbn"))
+			if len(cks) == 0 {
+				t.Fatal("no checkpoint")
+			}
+			ck, err := nn.LoadCheckpoint(cks[len(cks)-1])
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c := ck.Weights.Config; !c.Ownership || !c.Score || !c.GlobalPooling || ck.Weights.Blocks[1].Pool == nil {
+				t.Fatalf("checkpoint %s: config %+v", cks[len(cks)-1], c)
+			}
+		})
 	}
 }

@@ -462,6 +462,10 @@ func (t *Trainer) iteration(ctx context.Context, start time.Time) error {
 	rec["train"] = map[string]any{"steps": steps, "total_steps": t.trainer.Steps(),
 		"loss_value": losses.Value, "loss_policy": losses.Policy, "loss_l2": losses.L2, "loss_total": losses.Total,
 		"policy_entropy": entropy, "learning_rate": t.cfg.Train.LearningRateAt(t.trainer.Steps())}
+	if nc := t.cfg.Network; nc.Ownership || nc.Score {
+		tr := rec["train"].(map[string]any)
+		tr["loss_ownership"], tr["loss_score"] = losses.Ownership, losses.Score
+	}
 	t.iter = n
 	path := t.dir.checkpointPath(n)
 	if err := t.save(path); err != nil {
@@ -619,7 +623,8 @@ func (t *Trainer) trainPhase(ctx context.Context, n int) (train.Losses, int, flo
 			}
 			continue
 		}
-		l, err := t.trainer.Step(train.Batch{Obs: batch.Obs, Policy: batch.Policy, Value: batch.Value, Legal: batch.Legal})
+		l, err := t.trainer.Step(train.Batch{Obs: batch.Obs, Policy: batch.Policy, Value: batch.Value, Legal: batch.Legal,
+			Ownership: batch.Ownership, Score: batch.Score, AuxWeight: batch.AuxWeight})
 		if err != nil {
 			return sum, steps, 0, err
 		}
@@ -627,12 +632,15 @@ func (t *Trainer) trainPhase(ctx context.Context, n int) (train.Losses, int, flo
 		sum.Policy += l.Policy
 		sum.L2 += l.L2
 		sum.Total += l.Total
+		sum.Ownership += l.Ownership
+		sum.Score += l.Score
 		steps++
 		bar.Add(1)
 	}
 	if steps > 0 {
 		k := float64(steps)
-		sum = train.Losses{Value: sum.Value / k, Policy: sum.Policy / k, L2: sum.L2 / k, Total: sum.Total / k}
+		sum = train.Losses{Value: sum.Value / k, Policy: sum.Policy / k, L2: sum.L2 / k, Total: sum.Total / k,
+			Ownership: sum.Ownership / k, Score: sum.Score / k}
 	}
 	entropy, err := t.policyEntropy(batch)
 	if err != nil {

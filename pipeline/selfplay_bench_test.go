@@ -141,6 +141,26 @@ func BenchmarkSelfPlayPrecision(b *testing.B) {
 	}
 }
 
+// BenchmarkSelfPlayGumbel compares PUCT and Gumbel AlphaZero self-play at
+// the simulations of configs/connect4.yaml (direct/W=1, random initial
+// weights): net-evals/pos is the network's cost of a position.
+//
+//	go test ./pipeline -run '^$' -bench SelfPlayGumbel -benchtime 32x -cpu 1
+func BenchmarkSelfPlayGumbel(b *testing.B) {
+	gumbel := func(name string, set ...string) selfPlayBench {
+		return selfPlayBench{name: name, workers: 1, direct: true, set: append([]string{"selfplay.mcts.search=gumbel"}, set...)}
+	}
+	for _, v := range []selfPlayBench{
+		{name: "puct", workers: 1, direct: true},
+		gumbel("gumbel"),
+		gumbel("gumbel/count_reused=false", "selfplay.mcts.count_reused=false"),
+		gumbel("gumbel/sims=50,fast=16", "selfplay.mcts.simulations=50", "selfplay.mcts.fast_simulations=16"),
+		gumbel("gumbel/sims=32,no-cap", "selfplay.mcts.simulations=32", "selfplay.mcts.playout_cap=false"),
+	} {
+		b.Run(v.name, func(b *testing.B) { benchSelfPlay(b, v) })
+	}
+}
+
 // BenchmarkSelfPlayBackgammon plays backgammon self-play games with the
 // network and search settings of configs/backgammon.yaml and random initial
 // weights, as BenchmarkSelfPlayNet's direct variants; positions count the

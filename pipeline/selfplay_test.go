@@ -14,14 +14,15 @@ import (
 
 // playDirect plays n self-play games on each of two workers with
 // evaluators from directEvaluators and returns every worker's records in the
-// order it finished them.
-func playDirect(t *testing.T, sharedCache bool, n int) ([][]mcts.GameRecord, nn.EvaluatorStats) {
+// order it finished them. set overrides the config after the test's own
+// settings.
+func playDirect(t *testing.T, sharedCache bool, n int, set ...string) ([][]mcts.GameRecord, nn.EvaluatorStats) {
 	t.Helper()
-	cfg, err := Load("../configs/connect4-smoke.yaml", []string{
+	cfg, err := Load("../configs/connect4-smoke.yaml", append([]string{
 		"network.filters=8", "network.blocks=1", "selfplay.mcts.simulations=16",
 		"selfplay.mcts.fast_simulations=4", "selfplay.mcts.games_in_flight=4", "selfplay.mcts.batch_size=8",
 		"evaluator.cache_size=4096",
-	})
+	}, set...))
 	if err != nil {
 		t.Fatal(err)
 	}

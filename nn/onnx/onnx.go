@@ -80,6 +80,9 @@ func Export(c *nn.Checkpoint, g games.Game, opts Options) ([]byte, error) {
 		return nil, fmt.Errorf("onnx: %w", err)
 	}
 	w := c.Weights
+	if w.Config.GlobalPooling {
+		return nil, errors.New("onnx: networks with global pooling (network.global_pooling) cannot be exported yet; the export writes the plain residual tower")
+	}
 	// NewModel runs every check on the arrays (shapes, variances).
 	if _, err := nn.NewModel(w); err != nil {
 		return nil, fmt.Errorf("onnx: %w", err)

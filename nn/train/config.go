@@ -51,6 +51,14 @@ type Config struct {
 	// running averages: running = BNMomentum*batch + (1-BNMomentum)*running
 	// (PyTorch's convention; the variance folded in is the unbiased one).
 	BNMomentum float64 `yaml:"bn_momentum"`
+	// OwnershipWeight and ScoreWeight weigh the auxiliary heads' losses
+	// (network.ownership, network.score) in the total: the ownership loss
+	// is the binary cross-entropy averaged over the board's points, so
+	// 1.5 is KataGo's 1.5/N on a sum over the points; the score loss is
+	// the squared error of margin/(board points). A network without the
+	// head ignores its weight.
+	OwnershipWeight float64 `yaml:"ownership_weight"`
+	ScoreWeight     float64 `yaml:"score_weight"`
 }
 
 // DefaultConfig is Adam at 1e-3, batch 256, weight decay 1e-4, constant
@@ -71,6 +79,8 @@ func DefaultConfig() Config {
 		TotalSteps:      100000,
 		MinLearningRate: 1e-5,
 		BNMomentum:      0.1,
+		OwnershipWeight: 1.5,
+		ScoreWeight:     0.5,
 	}
 }
 
@@ -109,6 +119,10 @@ func (c Config) Validate() error {
 		return bad("min_learning_rate", c.MinLearningRate, fmt.Sprintf("in [0, learning_rate=%v] with schedule cosine", c.LearningRate))
 	case !finite(c.BNMomentum) || c.BNMomentum <= 0 || c.BNMomentum > 1:
 		return bad("bn_momentum", c.BNMomentum, "in (0, 1]")
+	case !finite(c.OwnershipWeight) || c.OwnershipWeight < 0 || c.OwnershipWeight > 100:
+		return bad("ownership_weight", c.OwnershipWeight, "in [0, 100]")
+	case !finite(c.ScoreWeight) || c.ScoreWeight < 0 || c.ScoreWeight > 100:
+		return bad("score_weight", c.ScoreWeight, "in [0, 100]")
 	}
 	return nil
 }

@@ -33,8 +33,12 @@ type network struct {
 	obs    *G.Node // (B, planes, H, W)
 	logits *G.Node // (B, actions)
 	value  *G.Node // (B), after tanh
-	params []param
-	bns    []bnBinding
+	// The auxiliary heads, nil when the network has none: the ownership
+	// head's raw outputs (before tanh) and the score head's outputs.
+	ownership *G.Node // (B, H*W)
+	score     *G.Node // (B)
+	params    []param
+	bns       []bnBinding
 }
 
 // buildNetwork lays out w as a gorgonia graph for batches of exactly batch
@@ -113,8 +117,27 @@ func buildNetwork(w *nn.Weights, batch int, bnMomentum float64) (*network, error
 		if err != nil {
 			return nil, err
 		}
-		if h, err = bn(p+".bn1", h, blk.BN1, true); err != nil {
-			return nil, err
+		if blk.Pool == nil {
+			if h, err = bn(p+".bn1", h, blk.BN1, true); err != nil {
+				return nil, err
+			}
+		} else {
+			// Global pooling: the pooled channels' mean and maximum make a
+			// bias per channel, added before the ReLU.
+			if h, err = bn(p+".bn1", h, blk.BN1, false); err != nil {
+				return nil, err
+			}
+			pooled, err := globalPool(h, w.Config.Pooled())
+			if err != nil {
+				return nil, fmt.Errorf("train: %s: %w", p, err)
+			}
+			pb, err := dense(p+".pool.fc", pooled, *blk.Pool)
+			if err != nil {
+				return nil, err
+			}
+			if h, err = biasReLU(h, pb); err != nil {
+				return nil, fmt.Errorf("train: %s: %w", p, err)
+			}
 		}
 		if h, err = conv(p+".conv2", h, blk.Conv2); err != nil {
 			return nil, err
@@ -154,6 +177,7 @@ func buildNetwork(w *nn.Weights, batch int, bnMomentum float64) (*network, error
 	if vh, err = G.Rectify(vh); err != nil {
 		return nil, fmt.Errorf("train: value relu: %w", err)
 	}
+	hidden := vh
 	if vh, err = dense("value.fc2", vh, w.ValueFC2); err != nil {
 		return nil, err
 	}
@@ -162,6 +186,24 @@ func buildNetwork(w *nn.Weights, batch int, bnMomentum float64) (*network, error
 	}
 	if n.value, err = G.Tanh(vh); err != nil {
 		return nil, fmt.Errorf("train: value tanh: %w", err)
+	}
+	if w.Ownership != nil {
+		o, err := conv("ownership.conv", x, *w.Ownership)
+		if err != nil {
+			return nil, err
+		}
+		if n.ownership, err = G.Reshape(o, tensor.Shape{batch, hw}); err != nil {
+			return nil, fmt.Errorf("train: ownership flatten: %w", err)
+		}
+	}
+	if w.ScoreFC != nil {
+		sc, err := dense("score.fc", hidden, *w.ScoreFC)
+		if err != nil {
+			return nil, err
+		}
+		if n.score, err = G.Reshape(sc, tensor.Shape{batch}); err != nil {
+			return nil, fmt.Errorf("train: score reshape: %w", err)
+		}
 	}
 	return n, nil
 }

@@ -40,9 +40,15 @@ func TestForwardParity(t *testing.T) {
 		{nn.Config{Filters: 8, Blocks: 1, PolicyFilters: 2, ValueFilters: 1, ValueHidden: 16}, nn.Shape{Planes: 2, Height: 6, Width: 7, Actions: 7}},
 		{nn.Config{Filters: 16, Blocks: 2, PolicyFilters: 2, ValueFilters: 2, ValueHidden: 8}, nn.Shape{Planes: 3, Height: 6, Width: 6, Actions: 37}},
 		{nn.DefaultConfig(), nn.Shape{Planes: 2, Height: 6, Width: 7, Actions: 7}},
+		// Global pooling in blocks 1 and 3, and the auxiliary heads (which
+		// the fast pass skips).
+		{nn.Config{Filters: 16, Blocks: 4, PolicyFilters: 2, ValueFilters: 1, ValueHidden: 8,
+			Ownership: true, Score: true, GlobalPooling: true, PoolChannels: 6}, nn.Shape{Planes: 9, Height: 7, Width: 7, Actions: 50}},
+		{nn.Config{Filters: 8, Blocks: 2, PolicyFilters: 2, ValueFilters: 1, ValueHidden: 16, GlobalPooling: true},
+			nn.Shape{Planes: 3, Height: 6, Width: 6, Actions: 37}},
 	} {
 		for _, batch := range []int{1, 8} {
-			t.Run(fmt.Sprintf("%dx%d/batch%d", tc.cfg.Filters, tc.cfg.Blocks, batch), func(t *testing.T) {
+			t.Run(fmt.Sprintf("%dx%d/pool%d/batch%d", tc.cfg.Filters, tc.cfg.Blocks, tc.cfg.Pooled(), batch), func(t *testing.T) {
 				rng := rand.New(rand.NewPCG(uint64(batch), 21))
 				w, err := nn.NewWeights(tc.cfg, tc.shape, rng)
 				if err != nil {

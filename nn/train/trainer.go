@@ -18,13 +18,24 @@ type Batch struct {
 	Policy []float32 // [B][actions]: target pi, a distribution over the legal moves
 	Value  []float32 // [B]: target z in [-1, 1], from the mover's point of view
 	Legal  []float32 // [B][actions]: 1 legal, 0 illegal; nil means all legal
+
+	// The auxiliary targets, read by a network with the matching heads
+	// and ignored otherwise. AuxWeight is 1 for an example that has them,
+	// 0 for one that does not; nil means none has.
+	Ownership []float32 // [B][H*W]: final owner of each point, in [-1, 1], for the mover
+	Score     []float32 // [B]: the final margin for the mover, in the game's unit
+	AuxWeight []float32 // [B]: 0 or 1
 }
 
 // Losses are the batch means of the terms of the loss
-// l = (z - v)^2 - pi^T log p + c ||theta||^2, measured on the parameters the
-// step started from.
+// l = (z - v)^2 - pi^T log p + c ||theta||^2
+// (+ OwnershipWeight * ownership + ScoreWeight * score with the auxiliary
+// heads), measured on the parameters the step started from. Ownership and
+// Score are unweighted (see OwnershipLoss and ScoreLoss); Total includes
+// their weighted sum.
 type Losses struct {
 	Value, Policy, L2, Total float64
+	Ownership, Score         float64
 }
 
 // Trainer trains one nn.Weights in place. It is not safe for concurrent use;
@@ -42,6 +53,12 @@ type Trainer struct {
 	maskAll                      bool // maskBuf (legality, 1 or 0) holds all ones
 
 	logits G.Value // the last Step's logits
+
+	// The auxiliary heads' targets and losses (nil nodes without them).
+	own, score, auxW          *tensor.Dense
+	ownN, scoreN, auxWN       *G.Node
+	ownLoss, scoreLoss        *G.Node
+	ownBuf, scoreBuf, auxWBuf []float32
 
 	step int64
 	// Optimiser slots, one per param: SGD uses slot1 (velocity); Adam uses
@@ -117,6 +134,58 @@ func New(cfg Config, w *nn.Weights, rng *rand.Rand) (*Trainer, error) {
 	if t.cost, err = G.Add(t.valueLoss, t.policyLoss); err != nil {
 		return nil, wrap("total", err)
 	}
+	lets := []struct {
+		n *G.Node
+		v *tensor.Dense
+	}{{t.obsN, t.obs}, {t.piN, t.pi}, {t.zN, t.z}, {t.maskN, t.mask}}
+	if net.ownership != nil || net.score != nil {
+		t.auxWBuf = make([]float32, B)
+		t.auxW = tensor.New(tensor.WithShape(B), tensor.WithBacking(t.auxWBuf))
+		t.auxWN = G.NewVector(g, tensor.Float32, G.WithShape(B), G.WithName("aux_weight"))
+		lets = append(lets, struct {
+			n *G.Node
+			v *tensor.Dense
+		}{t.auxWN, t.auxW})
+	}
+	// addAux adds coef * an auxiliary loss of pred against a target fed
+	// through buf to the cost.
+	addAux := func(what string, kind auxKind, pred *G.Node, n int, coef float64, buf *[]float32, val **tensor.Dense, node, loss **G.Node) error {
+		*buf = make([]float32, B*n)
+		shape := tensor.Shape{B, n}
+		if kind == auxScore {
+			shape = tensor.Shape{B}
+		}
+		*val = tensor.New(tensor.WithShape(shape...), tensor.WithBacking(*buf))
+		*node = G.NewTensor(g, tensor.Float32, len(shape), G.WithShape(shape...), G.WithName(what+"_target"))
+		lets = append(lets, struct {
+			n *G.Node
+			v *tensor.Dense
+		}{*node, *val})
+		var err error
+		if *loss, err = G.ApplyOp(&auxLossOp{kind: kind, b: B, n: n}, pred, *node, t.auxWN); err != nil {
+			return wrap(what, err)
+		}
+		weighted, err := G.Mul(*loss, G.NewConstant(float32(coef)))
+		if err != nil {
+			return wrap(what, err)
+		}
+		if t.cost, err = G.Add(t.cost, weighted); err != nil {
+			return wrap(what, err)
+		}
+		return nil
+	}
+	if net.ownership != nil {
+		if err := addAux("ownership", auxOwnership, net.ownership, s.Height*s.Width, cfg.OwnershipWeight,
+			&t.ownBuf, &t.own, &t.ownN, &t.ownLoss); err != nil {
+			return nil, err
+		}
+	}
+	if net.score != nil {
+		if err := addAux("score", auxScore, net.score, 1, cfg.ScoreWeight,
+			&t.scoreBuf, &t.score, &t.scoreN, &t.scoreLoss); err != nil {
+			return nil, err
+		}
+	}
 	learnables := make(G.Nodes, len(net.params))
 	for i, p := range net.params {
 		learnables[i] = p.node
@@ -124,10 +193,7 @@ func New(cfg Config, w *nn.Weights, rng *rand.Rand) (*Trainer, error) {
 	if _, err := G.Grad(t.cost, learnables...); err != nil {
 		return nil, fmt.Errorf("train: gradient: %w", err)
 	}
-	for _, pair := range []struct {
-		n *G.Node
-		v *tensor.Dense
-	}{{t.obsN, t.obs}, {t.piN, t.pi}, {t.zN, t.z}, {t.maskN, t.mask}} {
+	for _, pair := range lets {
 		if err := G.Let(pair.n, pair.v); err != nil {
 			return nil, fmt.Errorf("train: bind %s: %w", pair.n.Name(), err)
 		}
@@ -189,6 +255,9 @@ func (t *Trainer) checkBatch(b Batch) error {
 			}
 		}
 	}
+	if err := t.checkAux(b); err != nil {
+		return err
+	}
 	for i, z := range b.Value {
 		if !(z >= -1 && z <= 1) {
 			return fmt.Errorf("train: batch Value[%d] = %v, want [-1, 1]", i, z)
@@ -200,6 +269,43 @@ func (t *Trainer) checkBatch(b Batch) error {
 		}
 		if p != 0 && b.Legal != nil && b.Legal[i] == 0 {
 			return fmt.Errorf("train: batch Policy[%d] = %v on an illegal move", i, p)
+		}
+	}
+	return nil
+}
+
+// checkAux checks the auxiliary targets of b that the network reads.
+func (t *Trainer) checkAux(b Batch) error {
+	if t.auxWBuf == nil || b.AuxWeight == nil {
+		return nil
+	}
+	B, s := t.cfg.BatchSize, t.w.Shape
+	if len(b.AuxWeight) != B {
+		return fmt.Errorf("train: batch AuxWeight has %d values, want %d (batch %d)", len(b.AuxWeight), B, B)
+	}
+	for i, a := range b.AuxWeight {
+		if a != 0 && a != 1 {
+			return fmt.Errorf("train: batch AuxWeight[%d] = %v, want 0 or 1", i, a)
+		}
+	}
+	if t.ownBuf != nil {
+		if len(b.Ownership) != B*s.Height*s.Width {
+			return fmt.Errorf("train: batch Ownership has %d values, want %d (batch %d of %dx%d)", len(b.Ownership), B*s.Height*s.Width, B, s.Height, s.Width)
+		}
+		for i, o := range b.Ownership {
+			if !(o >= -1 && o <= 1) {
+				return fmt.Errorf("train: batch Ownership[%d] = %v, want [-1, 1]", i, o)
+			}
+		}
+	}
+	if t.scoreBuf != nil {
+		if len(b.Score) != B {
+			return fmt.Errorf("train: batch Score has %d values, want %d", len(b.Score), B)
+		}
+		for i, v := range b.Score {
+			if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
+				return fmt.Errorf("train: batch Score[%d] = %v, want a finite margin", i, v)
+			}
 		}
 	}
 	return nil
@@ -217,6 +323,18 @@ func (t *Trainer) Step(b Batch) (Losses, error) {
 	copy(t.obsBuf, b.Obs)
 	copy(t.piBuf, b.Policy)
 	copy(t.zBuf, b.Value)
+	if t.auxWBuf != nil {
+		if b.AuxWeight == nil {
+			clear(t.auxWBuf) // no targets: the auxiliary losses are zero
+		} else {
+			copy(t.auxWBuf, b.AuxWeight)
+			copy(t.ownBuf, b.Ownership)
+			scale := 1 / t.w.Shape.ScoreScale()
+			for i := range t.scoreBuf {
+				t.scoreBuf[i] = b.Score[i] * scale
+			}
+		}
+	}
 	switch {
 	case b.Legal != nil:
 		copy(t.maskBuf, b.Legal)
@@ -257,6 +375,18 @@ func (t *Trainer) forwardBackward() (Losses, error) {
 	}
 	l.L2 = t.cfg.WeightDecay * t.sumSquares()
 	l.Total = l.Value + l.Policy + l.L2
+	if t.ownLoss != nil {
+		if l.Ownership, err = scalar(t.ownLoss); err != nil {
+			return Losses{}, err
+		}
+		l.Total += t.cfg.OwnershipWeight * l.Ownership
+	}
+	if t.scoreLoss != nil {
+		if l.Score, err = scalar(t.scoreLoss); err != nil {
+			return Losses{}, err
+		}
+		l.Total += t.cfg.ScoreWeight * l.Score
+	}
 	if math.IsNaN(l.Total) || math.IsInf(l.Total, 0) {
 		return l, fmt.Errorf("train: step %d: loss is %v (value %v, policy %v)", t.step, l.Total, l.Value, l.Policy)
 	}
