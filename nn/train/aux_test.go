@@ -138,34 +138,35 @@ func TestAuxGradientMatchesFiniteDifferences(t *testing.T) {
 	cfg.BatchSize = 8
 	cfg.BNMomentum = 1e-9 // keep running statistics (unused in training) still
 	tr := newTrainer(t, cfg, w)
+	g := tr.graph
 	b := auxBatch(8, rand.New(rand.NewPCG(10, 11)))
-	copy(tr.obsBuf, b.Obs)
-	copy(tr.piBuf, b.Policy)
-	copy(tr.zBuf, b.Value)
-	copy(tr.maskBuf, b.Legal)
-	copy(tr.auxWBuf, b.AuxWeight)
-	copy(tr.ownBuf, b.Ownership)
-	for i := range tr.scoreBuf {
-		tr.scoreBuf[i] = b.Score[i] / 25
+	copy(g.obsBuf, b.Obs)
+	copy(g.piBuf, b.Policy)
+	copy(g.zBuf, b.Value)
+	copy(g.maskBuf, b.Legal)
+	copy(g.auxWBuf, b.AuxWeight)
+	copy(g.ownBuf, b.Ownership)
+	for i := range g.scoreBuf {
+		g.scoreBuf[i] = b.Score[i] / 25
 	}
 	run := func() float64 {
 		t.Helper()
-		if err := tr.vm.RunAll(); err != nil {
+		if err := g.vm.RunAll(); err != nil {
 			t.Fatal(err)
 		}
-		c, err := scalar(tr.cost)
+		c, err := scalar(g.cost)
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, p := range tr.net.params {
+		for _, p := range tr.params {
 			gv, _ := p.node.Grad()
 			clear(gv.Data().([]float32))
 		}
-		tr.vm.Reset()
+		g.vm.Reset()
 		return c
 	}
 	checked := 0
-	for _, p := range tr.net.params {
+	for _, p := range tr.params {
 		switch p.name {
 		case "block1.pool.fc.w", "block1.pool.fc.b", "block1.bn1.gamma", "block1.bn1.beta", "block1.conv1.w",
 			"ownership.conv.w", "score.fc.w", "score.fc.b":
@@ -173,7 +174,7 @@ func TestAuxGradientMatchesFiniteDifferences(t *testing.T) {
 			continue
 		}
 		for _, j := range []int{0, len(p.data) / 2, len(p.data) - 1} {
-			if err := tr.vm.RunAll(); err != nil {
+			if err := g.vm.RunAll(); err != nil {
 				t.Fatal(err)
 			}
 			gv, _ := p.node.Grad()
@@ -206,7 +207,7 @@ func TestAuxParamsFollowTensorNames(t *testing.T) {
 		}
 	}
 	var got []string
-	for _, p := range tr.net.params {
+	for _, p := range tr.params {
 		got = append(got, p.name)
 	}
 	if strings.Join(got, " ") != strings.Join(want, " ") {

@@ -1,51 +1,119 @@
 package train
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"testing"
 
 	"tabula/nn"
 )
 
-// BenchmarkTrainStep measures training samples per second at batch 256 for
-// the Connect Four 64x5 network with Adam, with each BLAS.
+// benchNet is the Connect Four net of configs/connect4.yaml: 64 filters, 4
+// residual blocks, on 2x6x7 inputs with 7 actions.
+var (
+	benchShape = nn.Shape{Planes: 2, Height: 6, Width: 7, Actions: 7}
+	benchNet   = nn.Config{Filters: 64, Blocks: 4, PolicyFilters: 2, ValueFilters: 1, ValueHidden: 64}
+)
+
+// benchTrainer returns a trainer of the benchmark net with Adam at batch
+// size batch on engine, and a batch of random examples (with legality
+// masks) for it.
+func benchTrainer(b *testing.B, engine string, batch int) (*Trainer, Batch) {
+	b.Helper()
+	w, err := nn.NewWeights(benchNet, benchShape, rand.New(rand.NewPCG(1, 2)))
+	if err != nil {
+		b.Fatal(err)
+	}
+	cfg := DefaultConfig()
+	cfg.BatchSize, cfg.Engine = batch, engine
+	tr, err := New(cfg, w, rand.New(rand.NewPCG(3, 4)))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { tr.Close() })
+	d := newDataset(benchShape, batch, rand.New(rand.NewPCG(5, 6)), true)
+	return tr, d.batch(benchShape, 0, batch)
+}
+
+// BenchmarkTrainStep measures training samples per second (wall clock) and
+// per CPU-second of the process for the Connect Four net of
+// configs/connect4.yaml with Adam at batch 256: the gorgonia engine with
+// each BLAS, and the direct engine at batch 128, 256 and 512.
 func BenchmarkTrainStep(b *testing.B) {
-	shape := nn.Shape{Planes: 2, Height: 6, Width: 7, Actions: 7}
-	for _, blas := range []string{BLASGonum, BLASTabula} {
-		b.Run("blas="+blas, func(b *testing.B) {
-			if err := UseBLAS(blas); err != nil {
-				b.Fatal(err)
+	type run struct{ engine, blas string }
+	for _, r := range []run{{EngineGorgonia, BLASGonum}, {EngineGorgonia, BLASTabula}, {EngineDirect, ""}} {
+		batches := []int{256}
+		if r.engine == EngineDirect {
+			batches = []int{128, 256, 512}
+		}
+		for _, batch := range batches {
+			name := fmt.Sprintf("engine=%s/batch=%d", r.engine, batch)
+			if r.blas != "" {
+				name = fmt.Sprintf("engine=%s/blas=%s/batch=%d", r.engine, r.blas, batch)
 			}
-			defer UseBLAS(BLASGonum)
-			w, err := nn.NewWeights(nn.DefaultConfig(), shape, rand.New(rand.NewPCG(1, 2)))
-			if err != nil {
-				b.Fatal(err)
-			}
-			cfg := DefaultConfig()
-			tr, err := New(cfg, w, rand.New(rand.NewPCG(3, 4)))
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer tr.Close()
-			d := newDataset(shape, cfg.BatchSize, rand.New(rand.NewPCG(5, 6)), true)
-			batch := d.batch(shape, 0, cfg.BatchSize)
-			if _, err := tr.Step(batch); err != nil { // warm up
-				b.Fatal(err)
-			}
-			b.ReportAllocs()
-			cpu0 := processCPUSeconds()
-			b.ResetTimer()
-			for b.Loop() {
-				if _, err := tr.Step(batch); err != nil {
+			b.Run(name, func(b *testing.B) {
+				if r.blas != "" {
+					if err := UseBLAS(r.blas); err != nil {
+						b.Fatal(err)
+					}
+					defer UseBLAS(BLASGonum)
+				}
+				tr, batch := benchTrainer(b, r.engine, batch)
+				if _, err := tr.Step(batch); err != nil { // warm up
 					b.Fatal(err)
 				}
-			}
-			samples := float64(b.N * cfg.BatchSize)
-			b.ReportMetric(samples/b.Elapsed().Seconds(), "samples/s")
-			if cpu := processCPUSeconds() - cpu0; cpu > 0 {
-				b.ReportMetric(samples/cpu, "samples/cpu-s")
-			}
-		})
+				b.ReportAllocs()
+				cpu0 := processCPUSeconds()
+				b.ResetTimer()
+				for b.Loop() {
+					if _, err := tr.Step(batch); err != nil {
+						b.Fatal(err)
+					}
+				}
+				samples := float64(b.N * len(batch.Value))
+				b.ReportMetric(samples/b.Elapsed().Seconds(), "samples/s")
+				if cpu := processCPUSeconds() - cpu0; cpu > 0 {
+					b.ReportMetric(samples/cpu, "samples/cpu-s")
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkTrainEngines alternates steps of the gorgonia engine (our SGEMM)
+// and the direct engine on the same batch, and reports each engine's samples
+// per CPU-second of the process (measured around each step; gorgonia runs
+// parts of its work on other goroutines, so per-thread time would miss it)
+// and their ratio: on a shared machine both see the same conditions, so the
+// ratio is steadier than two separate runs.
+func BenchmarkTrainEngines(b *testing.B) {
+	if err := UseBLAS(BLASTabula); err != nil {
+		b.Fatal(err)
+	}
+	defer UseBLAS(BLASGonum)
+	const batch = 256
+	graph, bt := benchTrainer(b, EngineGorgonia, batch)
+	direct, _ := benchTrainer(b, EngineDirect, batch)
+	var cpu [2]float64
+	step := func(i int, tr *Trainer) {
+		c0 := processCPUSeconds()
+		if _, err := tr.Step(bt); err != nil {
+			b.Fatal(err)
+		}
+		cpu[i] += processCPUSeconds() - c0
+	}
+	step(0, graph) // warm up
+	step(1, direct)
+	cpu = [2]float64{}
+	for b.Loop() {
+		step(0, graph)
+		step(1, direct)
+	}
+	samples := float64(b.N * batch)
+	if cpu[0] > 0 && cpu[1] > 0 {
+		b.ReportMetric(samples/cpu[0], "gorgonia-samples/cpu-s")
+		b.ReportMetric(samples/cpu[1], "direct-samples/cpu-s")
+		b.ReportMetric(cpu[0]/cpu[1], "x-direct")
 	}
 }
 

@@ -6,8 +6,9 @@ import (
 	"testing"
 )
 
-// TestBLASChoicesAgree trains the same network from the same start with
-// gonum's BLAS and with ours: losses and weights agree up to rounding.
+// TestBLASChoicesAgree trains the same network from the same start on the
+// gorgonia engine with gonum's BLAS and with ours: losses and weights agree
+// up to rounding.
 func TestBLASChoicesAgree(t *testing.T) {
 	defer UseBLAS(BLASGonum)
 	d := newDataset(tinyShape, 16, rand.New(rand.NewPCG(31, 32)), true)
@@ -19,7 +20,7 @@ func TestBLASChoicesAgree(t *testing.T) {
 		}
 		w := tinyWeights(t, 33)
 		cfg := DefaultConfig()
-		cfg.BatchSize = 16
+		cfg.BatchSize, cfg.Engine = 16, EngineGorgonia
 		tr := newTrainer(t, cfg, w)
 		for range 10 {
 			l, err := tr.Step(d.batch(tinyShape, 0, 16))

@@ -104,25 +104,37 @@ func (op *policyLossOp) Do(inputs ...G.Value) (G.Value, error) {
 		}
 	}
 	logits, pi, legal := in[0], in[1], in[2]
-	var out *tensor.Dense
-	var dl []float32
-	scale := 1 / float64(op.b)
-	if op.grad {
-		g, err := scalarOf(inputs[3])
-		if err != nil {
-			return nil, err
-		}
-		scale *= g
-		out = outputOf(&op.out, tensor.Shape{op.b, op.a})
-		dl = out.Data().([]float32)
-		clear(dl) // illegal moves keep 0
+	if !op.grad {
+		return G.NewF32(float32(policyLoss(logits, pi, legal, op.b, op.a, nil, 0))), nil
+	}
+	g, err := scalarOf(inputs[3])
+	if err != nil {
+		return nil, err
+	}
+	out := outputOf(&op.out, tensor.Shape{op.b, op.a})
+	policyLoss(logits, pi, legal, op.b, op.a, out.Data().([]float32), g/float64(op.b))
+	return out, nil
+}
+
+// policyLoss returns the policy loss of b rows of a logits, targets pi and
+// legality legal (1 or 0; nil: every move legal), and, if dl is not nil,
+// writes scale times the gradient of b times the loss with respect to the
+// logits into dl (scale = 1/b: the loss's own gradient; 0 on illegal moves).
+func policyLoss(logits, pi, legal []float32, b, a int, dl []float32, scale float64) float64 {
+	if dl != nil {
+		clear(dl[:b*a]) // illegal moves keep 0
 	}
 	var loss float64
-	for i := range op.b {
-		l, p, m := logits[i*op.a:][:op.a], pi[i*op.a:][:op.a], legal[i*op.a:][:op.a]
+	for i := range b {
+		l, p := logits[i*a:][:a], pi[i*a:][:a]
+		var m []float32
+		if legal != nil {
+			m = legal[i*a:][:a]
+		}
+		ok := func(j int) bool { return m == nil || m[j] != 0 }
 		mx := math.Inf(-1)
 		for j, v := range l {
-			if m[j] != 0 {
+			if ok(j) {
 				mx = math.Max(mx, float64(v))
 			}
 		}
@@ -131,26 +143,22 @@ func (op *policyLossOp) Do(inputs ...G.Value) (G.Value, error) {
 		}
 		var sum, piSum float64
 		for j, v := range l {
-			if m[j] != 0 {
+			if ok(j) {
 				sum += math.Exp(float64(v) - mx)
 				piSum += float64(p[j])
 			}
 		}
 		lse := mx + math.Log(sum)
 		for j, v := range l {
-			if m[j] == 0 {
+			if !ok(j) {
 				continue
 			}
 			logp := float64(v) - lse
-			if op.grad {
-				dl[i*op.a+j] = float32(scale * (math.Exp(logp)*piSum - float64(p[j])))
-			} else {
-				loss -= float64(p[j]) * logp
+			if dl != nil {
+				dl[i*a+j] = float32(scale * (math.Exp(logp)*piSum - float64(p[j])))
 			}
+			loss -= float64(p[j]) * logp
 		}
 	}
-	if op.grad {
-		return out, nil
-	}
-	return G.NewF32(float32(loss * scale)), nil
+	return loss / float64(b)
 }

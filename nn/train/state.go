@@ -24,7 +24,7 @@ func (t *Trainer) State() *nn.OptimizerState {
 	o := &nn.OptimizerState{Kind: t.cfg.Optimizer, Scalars: map[string]float64{"step": float64(t.step)}}
 	slots := [][][]float32{t.slot1, t.slot2}
 	for k, name := range t.slotNames() {
-		for i, p := range t.net.params {
+		for i, p := range t.params {
 			o.Arrays = append(o.Arrays, nn.Tensor{
 				Name:  name + "/" + p.name,
 				Shape: []int{len(p.data)},
@@ -50,21 +50,21 @@ func (t *Trainer) Restore(o *nn.OptimizerState) error {
 		return fmt.Errorf("train: restore: scalar step = %v (present %v), want a whole number >= 0", step, ok)
 	}
 	names := t.slotNames()
-	if want := len(names) * len(t.net.params); len(o.Arrays) != want {
+	if want := len(names) * len(t.params); len(o.Arrays) != want {
 		return fmt.Errorf("train: restore: %d arrays, want %d", len(o.Arrays), want)
 	}
 	slots := [][][]float32{t.slot1, t.slot2}
 	for k, name := range names {
-		for i, p := range t.net.params {
-			a := o.Arrays[k*len(t.net.params)+i]
+		for i, p := range t.params {
+			a := o.Arrays[k*len(t.params)+i]
 			if want := name + "/" + p.name; a.Name != want || len(a.Data) != len(p.data) {
 				return fmt.Errorf("train: restore: array %q of %d values, want %q of %d", a.Name, len(a.Data), want, len(p.data))
 			}
 		}
 	}
 	for k := range names {
-		for i := range t.net.params {
-			copy(slots[k][i], o.Arrays[k*len(t.net.params)+i].Data)
+		for i := range t.params {
+			copy(slots[k][i], o.Arrays[k*len(t.params)+i].Data)
 		}
 	}
 	t.step = int64(step)

@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 
 	G "gorgonia.org/gorgonia"
-	"gorgonia.org/tensor"
 
 	"tabula/nn"
 )
@@ -41,36 +41,38 @@ type Losses struct {
 // Trainer trains one nn.Weights in place. It is not safe for concurrent use;
 // take snapshots for inference with Weights.
 type Trainer struct {
-	cfg Config
-	w   *nn.Weights
-	net *network
-	vm  G.VM
+	cfg    Config
+	w      *nn.Weights
+	params []param // the trainable arrays, in the order of nn.Weights.Tensors
 
-	obs, pi, z, mask             *tensor.Dense
-	obsN, piN, zN, maskN         *G.Node
-	valueLoss, policyLoss, cost  *G.Node
-	obsBuf, piBuf, zBuf, maskBuf []float32
-	maskAll                      bool // maskBuf (legality, 1 or 0) holds all ones
-
-	logits G.Value // the last Step's logits
-
-	// The auxiliary heads' targets and losses (nil nodes without them).
-	own, score, auxW          *tensor.Dense
-	ownN, scoreN, auxWN       *G.Node
-	ownLoss, scoreLoss        *G.Node
-	ownBuf, scoreBuf, auxWBuf []float32
+	graph  *graphEngine  // the gorgonia engine, or
+	direct *directEngine // the direct engine
 
 	step int64
 	// Optimiser slots, one per param: SGD uses slot1 (velocity); Adam uses
 	// slot1 (first moment) and slot2 (second moment).
 	slot1, slot2 [][]float32
-	grads        [][]float32 // the machine's gradient arrays, one per param
+	grads        [][]float32 // one gradient array per param
 }
 
-// New builds the training graph of w for cfg.BatchSize examples per step.
-// The trainer keeps w and updates it in place: after each Step w holds the
-// current parameters and running statistics. rng is reserved for stochastic
-// parts of training; the graph itself uses none.
+// paramsOf lists the trainable arrays of w (nn.Weights.Tensors without the
+// running statistics), each decayed if it is a convolution or dense weight
+// matrix.
+func paramsOf(w *nn.Weights) []param {
+	var ps []param
+	for _, t := range w.Tensors() {
+		if strings.HasSuffix(t.Name, ".mean") || strings.HasSuffix(t.Name, ".var") {
+			continue
+		}
+		ps = append(ps, param{name: t.Name, data: t.Data, decay: len(t.Shape) >= 2})
+	}
+	return ps
+}
+
+// New builds the trainer of w for cfg.BatchSize examples per step, with the
+// engine cfg.Engine. The trainer keeps w and updates it in place: after each
+// Step w holds the current parameters and running statistics. rng is
+// reserved for stochastic parts of training; the engines use none.
 func New(cfg Config, w *nn.Weights, rng *rand.Rand) (*Trainer, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -87,125 +89,38 @@ func New(cfg Config, w *nn.Weights, rng *rand.Rand) (*Trainer, error) {
 	if err := w.Shape.Validate(); err != nil {
 		return nil, fmt.Errorf("train: weights: %w", err)
 	}
-	B, s := cfg.BatchSize, w.Shape
-	net, err := buildNetwork(w, B, cfg.BNMomentum)
-	if err != nil {
-		return nil, err
-	}
-	g := net.g
-	t := &Trainer{cfg: cfg, w: w, net: net}
-	t.obsBuf = make([]float32, B*s.Planes*s.Height*s.Width)
-	t.piBuf = make([]float32, B*s.Actions)
-	t.zBuf = make([]float32, B)
-	t.maskBuf = make([]float32, B*s.Actions)
-	for i := range t.maskBuf {
-		t.maskBuf[i] = 1
-	}
-	t.maskAll = true
-	t.obs = tensor.New(tensor.WithShape(B, s.Planes, s.Height, s.Width), tensor.WithBacking(t.obsBuf))
-	t.pi = tensor.New(tensor.WithShape(B, s.Actions), tensor.WithBacking(t.piBuf))
-	t.z = tensor.New(tensor.WithShape(B), tensor.WithBacking(t.zBuf))
-	t.mask = tensor.New(tensor.WithShape(B, s.Actions), tensor.WithBacking(t.maskBuf))
-	t.obsN = net.obs
-	t.piN = G.NewMatrix(g, tensor.Float32, G.WithShape(B, s.Actions), G.WithName("pi"))
-	t.zN = G.NewVector(g, tensor.Float32, G.WithShape(B), G.WithName("z"))
-	t.maskN = G.NewMatrix(g, tensor.Float32, G.WithShape(B, s.Actions), G.WithName("mask"))
-
-	wrap := func(what string, err error) error { return fmt.Errorf("train: loss %s: %w", what, err) }
-	// Value loss: mean (z - v)^2.
-	diff, err := G.Sub(t.zN, net.value)
-	if err != nil {
-		return nil, wrap("value", err)
-	}
-	sq, err := G.Square(diff)
-	if err != nil {
-		return nil, wrap("value", err)
-	}
-	if t.valueLoss, err = G.Mean(sq); err != nil {
-		return nil, wrap("value", err)
-	}
-	// Policy loss: -mean over the batch of sum_a pi_a log p_a, with p the
-	// softmax over legal moves (policyLossOp). The logits are kept for
-	// tests, which recompute the loss from them.
-	G.Read(net.logits, &t.logits)
-	if t.policyLoss, err = G.ApplyOp(&policyLossOp{b: B, a: s.Actions}, net.logits, t.piN, t.maskN); err != nil {
-		return nil, wrap("policy", err)
-	}
-	if t.cost, err = G.Add(t.valueLoss, t.policyLoss); err != nil {
-		return nil, wrap("total", err)
-	}
-	lets := []struct {
-		n *G.Node
-		v *tensor.Dense
-	}{{t.obsN, t.obs}, {t.piN, t.pi}, {t.zN, t.z}, {t.maskN, t.mask}}
-	if net.ownership != nil || net.score != nil {
-		t.auxWBuf = make([]float32, B)
-		t.auxW = tensor.New(tensor.WithShape(B), tensor.WithBacking(t.auxWBuf))
-		t.auxWN = G.NewVector(g, tensor.Float32, G.WithShape(B), G.WithName("aux_weight"))
-		lets = append(lets, struct {
-			n *G.Node
-			v *tensor.Dense
-		}{t.auxWN, t.auxW})
-	}
-	// addAux adds coef * an auxiliary loss of pred against a target fed
-	// through buf to the cost.
-	addAux := func(what string, kind auxKind, pred *G.Node, n int, coef float64, buf *[]float32, val **tensor.Dense, node, loss **G.Node) error {
-		*buf = make([]float32, B*n)
-		shape := tensor.Shape{B, n}
-		if kind == auxScore {
-			shape = tensor.Shape{B}
+	t := &Trainer{cfg: cfg, w: w}
+	engine := cfg.Engine
+	if why := directUnsupported(w); why != "" {
+		if engine == EngineDirect {
+			return nil, fmt.Errorf("train: engine %q: %s (use %q or %q)", EngineDirect, why, EngineGorgonia, EngineAuto)
 		}
-		*val = tensor.New(tensor.WithShape(shape...), tensor.WithBacking(*buf))
-		*node = G.NewTensor(g, tensor.Float32, len(shape), G.WithShape(shape...), G.WithName(what+"_target"))
-		lets = append(lets, struct {
-			n *G.Node
-			v *tensor.Dense
-		}{*node, *val})
-		var err error
-		if *loss, err = G.ApplyOp(&auxLossOp{kind: kind, b: B, n: n}, pred, *node, t.auxWN); err != nil {
-			return wrap(what, err)
-		}
-		weighted, err := G.Mul(*loss, G.NewConstant(float32(coef)))
+		engine = EngineGorgonia
+	}
+	if engine == EngineGorgonia {
+		g, err := newGraphEngine(w, cfg)
 		if err != nil {
-			return wrap(what, err)
-		}
-		if t.cost, err = G.Add(t.cost, weighted); err != nil {
-			return wrap(what, err)
-		}
-		return nil
-	}
-	if net.ownership != nil {
-		if err := addAux("ownership", auxOwnership, net.ownership, s.Height*s.Width, cfg.OwnershipWeight,
-			&t.ownBuf, &t.own, &t.ownN, &t.ownLoss); err != nil {
 			return nil, err
 		}
-	}
-	if net.score != nil {
-		if err := addAux("score", auxScore, net.score, 1, cfg.ScoreWeight,
-			&t.scoreBuf, &t.score, &t.scoreN, &t.scoreLoss); err != nil {
+		t.graph, t.params = g, g.net.params
+		t.grads = make([][]float32, len(t.params))
+	} else {
+		t.params = paramsOf(w)
+		t.grads = make([][]float32, len(t.params))
+		for i, p := range t.params {
+			t.grads[i] = make([]float32, len(p.data))
+		}
+		d, err := newDirectEngine(w, cfg.BatchSize, cfg.BNMomentum, t.grads)
+		if err != nil {
 			return nil, err
 		}
+		t.direct = d
 	}
-	learnables := make(G.Nodes, len(net.params))
-	for i, p := range net.params {
-		learnables[i] = p.node
-	}
-	if _, err := G.Grad(t.cost, learnables...); err != nil {
-		return nil, fmt.Errorf("train: gradient: %w", err)
-	}
-	for _, pair := range lets {
-		if err := G.Let(pair.n, pair.v); err != nil {
-			return nil, fmt.Errorf("train: bind %s: %w", pair.n.Name(), err)
-		}
-	}
-	t.vm = G.NewTapeMachine(g, G.BindDualValues(learnables...))
-	net.loadStats() // the batch-norm ops start from the weights' running statistics
-	t.grads = make([][]float32, len(net.params))
-	t.slot1 = make([][]float32, len(net.params))
+	t.slot1 = make([][]float32, len(t.params))
 	if cfg.Optimizer == "adam" {
-		t.slot2 = make([][]float32, len(net.params))
+		t.slot2 = make([][]float32, len(t.params))
 	}
-	for i, p := range net.params {
+	for i, p := range t.params {
 		t.slot1[i] = make([]float32, len(p.data))
 		if t.slot2 != nil {
 			t.slot2[i] = make([]float32, len(p.data))
@@ -224,8 +139,21 @@ func (t *Trainer) Steps() int64 { return t.step }
 // statistics: an immutable snapshot for inference workers.
 func (t *Trainer) Weights() *nn.Weights { return t.w.Clone() }
 
-// Close releases the gorgonia machine.
-func (t *Trainer) Close() error { return t.vm.Close() }
+// Close releases the gorgonia machine, if the trainer has one.
+func (t *Trainer) Close() error {
+	if t.graph != nil {
+		return t.graph.vm.Close()
+	}
+	return nil
+}
+
+// lastLogits returns the policy logits of the last Step's forward pass.
+func (t *Trainer) lastLogits() []float32 {
+	if t.graph != nil {
+		return t.graph.logits.Data().([]float32)
+	}
+	return t.direct.logitsBuf
+}
 
 // checkBatch returns an error naming the first field of b that does not fit.
 func (t *Trainer) checkBatch(b Batch) error {
@@ -276,7 +204,7 @@ func (t *Trainer) checkBatch(b Batch) error {
 
 // checkAux checks the auxiliary targets of b that the network reads.
 func (t *Trainer) checkAux(b Batch) error {
-	if t.auxWBuf == nil || b.AuxWeight == nil {
+	if t.graph == nil || t.graph.auxWBuf == nil || b.AuxWeight == nil {
 		return nil
 	}
 	B, s := t.cfg.BatchSize, t.w.Shape
@@ -288,7 +216,7 @@ func (t *Trainer) checkAux(b Batch) error {
 			return fmt.Errorf("train: batch AuxWeight[%d] = %v, want 0 or 1", i, a)
 		}
 	}
-	if t.ownBuf != nil {
+	if t.graph.ownBuf != nil {
 		if len(b.Ownership) != B*s.Height*s.Width {
 			return fmt.Errorf("train: batch Ownership has %d values, want %d (batch %d of %dx%d)", len(b.Ownership), B*s.Height*s.Width, B, s.Height, s.Width)
 		}
@@ -298,7 +226,7 @@ func (t *Trainer) checkAux(b Batch) error {
 			}
 		}
 	}
-	if t.scoreBuf != nil {
+	if t.graph.scoreBuf != nil {
 		if len(b.Score) != B {
 			return fmt.Errorf("train: batch Score has %d values, want %d", len(b.Score), B)
 		}
@@ -320,107 +248,57 @@ func (t *Trainer) Step(b Batch) (Losses, error) {
 	if err := t.checkBatch(b); err != nil {
 		return Losses{}, err
 	}
-	copy(t.obsBuf, b.Obs)
-	copy(t.piBuf, b.Policy)
-	copy(t.zBuf, b.Value)
-	if t.auxWBuf != nil {
-		if b.AuxWeight == nil {
-			clear(t.auxWBuf) // no targets: the auxiliary losses are zero
-		} else {
-			copy(t.auxWBuf, b.AuxWeight)
-			copy(t.ownBuf, b.Ownership)
-			scale := 1 / t.w.Shape.ScoreScale()
-			for i := range t.scoreBuf {
-				t.scoreBuf[i] = b.Score[i] * scale
-			}
-		}
+	if t.graph != nil {
+		return t.graphStep(b)
 	}
-	switch {
-	case b.Legal != nil:
-		copy(t.maskBuf, b.Legal)
-		t.maskAll = false
-	case !t.maskAll:
-		for i := range t.maskBuf {
-			t.maskBuf[i] = 1
-		}
-		t.maskAll = true
-	}
-	defer t.vm.Reset()
-	l, err := t.forwardBackward()
-	if err == nil {
-		err = t.gradients()
-	}
-	if err != nil {
-		t.discard()
+	var l Losses
+	l.Value, l.Policy = t.direct.forward(b)
+	if err := t.finish(&l); err != nil {
 		return l, err
 	}
+	t.direct.backward()
 	t.update()
-	t.net.saveStats()
+	t.direct.commit()
 	t.step++
 	return l, nil
 }
 
-// forwardBackward runs the machine and reads the losses.
-func (t *Trainer) forwardBackward() (Losses, error) {
-	if err := t.vm.RunAll(); err != nil {
-		return Losses{}, fmt.Errorf("train: step %d: %w", t.step, err)
-	}
+// graphStep is Step on the gorgonia engine.
+func (t *Trainer) graphStep(b Batch) (Losses, error) {
+	g := t.graph
+	defer g.vm.Reset()
 	var l Losses
-	var err error
-	if l.Value, err = scalar(t.valueLoss); err != nil {
-		return Losses{}, err
-	}
-	if l.Policy, err = scalar(t.policyLoss); err != nil {
-		return Losses{}, err
-	}
-	l.L2 = t.cfg.WeightDecay * t.sumSquares()
-	l.Total = l.Value + l.Policy + l.L2
-	if t.ownLoss != nil {
-		if l.Ownership, err = scalar(t.ownLoss); err != nil {
-			return Losses{}, err
+	err := g.run(b, t.step)
+	if err == nil {
+		if l, err = g.losses(); err == nil {
+			err = t.finish(&l)
 		}
-		l.Total += t.cfg.OwnershipWeight * l.Ownership
 	}
-	if t.scoreLoss != nil {
-		if l.Score, err = scalar(t.scoreLoss); err != nil {
-			return Losses{}, err
-		}
-		l.Total += t.cfg.ScoreWeight * l.Score
+	if err == nil {
+		err = g.gradients(t.grads, t.params)
 	}
-	if math.IsNaN(l.Total) || math.IsInf(l.Total, 0) {
-		return l, fmt.Errorf("train: step %d: loss is %v (value %v, policy %v)", t.step, l.Total, l.Value, l.Policy)
+	if err != nil {
+		g.discard(t.params)
+		return l, err
 	}
+	t.update()
+	for _, gr := range t.grads {
+		clear(gr) // the machine adds into its gradients on every run
+	}
+	g.net.saveStats()
+	t.step++
 	return l, nil
 }
 
-// gradients collects every parameter's gradient into t.grads.
-func (t *Trainer) gradients() error {
-	for i, p := range t.net.params {
-		gv, err := p.node.Grad()
-		if err != nil {
-			return fmt.Errorf("train: gradient of %s: %w", p.name, err)
-		}
-		g, ok := gv.Data().([]float32)
-		if !ok || len(g) != len(p.data) {
-			return fmt.Errorf("train: gradient of %s: got %T of %d values, want %d float32", p.name, gv.Data(), len(g), len(p.data))
-		}
-		t.grads[i] = g
+// finish adds the L2 term and the total (with the weighted auxiliary
+// losses) to l and checks that the loss is finite.
+func (t *Trainer) finish(l *Losses) error {
+	l.L2 = t.cfg.WeightDecay * t.sumSquares()
+	l.Total = l.Value + l.Policy + l.L2 + t.cfg.OwnershipWeight*l.Ownership + t.cfg.ScoreWeight*l.Score
+	if math.IsNaN(l.Total) || math.IsInf(l.Total, 0) {
+		return fmt.Errorf("train: step %d: loss is %v (value %v, policy %v)", t.step, l.Total, l.Value, l.Policy)
 	}
 	return nil
-}
-
-// discard undoes what a failed step left behind: the machine adds into the
-// bound gradients on every run, and the batch-norm ops have already folded
-// the batch into their running statistics.
-func (t *Trainer) discard() {
-	for _, p := range t.net.params {
-		if gv, err := p.node.Grad(); err == nil {
-			if g, ok := gv.Data().([]float32); ok {
-				clear(g)
-			}
-		}
-	}
-	t.net.loadStats()
 }
 
 // scalar reads a scalar node's value after a run.
@@ -441,7 +319,7 @@ func scalar(n *G.Node) (float64, error) {
 // sumSquares is ||theta||^2 over the decayed parameters.
 func (t *Trainer) sumSquares() float64 {
 	var s float64
-	for _, p := range t.net.params {
+	for _, p := range t.params {
 		if p.decay {
 			for _, x := range p.data {
 				s += float64(x) * float64(x)
@@ -452,7 +330,7 @@ func (t *Trainer) sumSquares() float64 {
 }
 
 // update applies one optimiser step to every parameter, in place, from
-// the gradients collected by gradients, and zeroes them for the next run.
+// the gradients in t.grads.
 func (t *Trainer) update() {
 	lr := t.cfg.LearningRateAt(t.step)
 	c2 := 2 * t.cfg.WeightDecay
@@ -463,7 +341,7 @@ func (t *Trainer) update() {
 		bc1 = 1 - math.Pow(t.cfg.Beta1, n)
 		bc2 = 1 - math.Pow(t.cfg.Beta2, n)
 	}
-	for i, p := range t.net.params {
+	for i, p := range t.params {
 		g := t.grads[i]
 		decay := float32(0)
 		if p.decay {
@@ -474,7 +352,6 @@ func (t *Trainer) update() {
 		} else {
 			sgdUpdate(p.data, g, t.slot1[i], decay, float32(lr), float32(t.cfg.Momentum))
 		}
-		clear(g)
 	}
 }
 

@@ -209,7 +209,7 @@ func TestLossFormula(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		logits := tr.logits.Data().([]float32)
+		logits := tr.lastLogits()
 		var vl, pl float64
 		A := tinyShape.Actions
 		for i := range 16 {
@@ -294,7 +294,7 @@ func TestMaskedMoveGetsNoProbability(t *testing.T) {
 		}
 		if masked {
 			// And the probability the loss gives it is exactly 0.
-			logits := tr.logits.Data().([]float32)
+			logits := tr.lastLogits()
 			for i := range 16 {
 				row := make([]float64, A)
 				for a := range A {
@@ -534,40 +534,42 @@ func TestGradientMatchesFiniteDifferences(t *testing.T) {
 	w := tinyWeights(t, 18)
 	cfg := DefaultConfig()
 	cfg.BatchSize = 8
+	cfg.Engine = EngineGorgonia
 	tr := newTrainer(t, cfg, w)
+	g := tr.graph
 	d := newDataset(tinyShape, 8, rand.New(rand.NewPCG(15, 16)), true)
 	b := d.batch(tinyShape, 0, 8)
-	copy(tr.obsBuf, b.Obs)
-	copy(tr.piBuf, b.Policy)
-	copy(tr.zBuf, b.Value)
+	copy(g.obsBuf, b.Obs)
+	copy(g.piBuf, b.Policy)
+	copy(g.zBuf, b.Value)
 	for i, l := range b.Legal {
-		tr.maskBuf[i] = l
+		g.maskBuf[i] = l
 	}
 	run := func() float64 {
 		t.Helper()
-		if err := tr.vm.RunAll(); err != nil {
+		if err := g.vm.RunAll(); err != nil {
 			t.Fatal(err)
 		}
-		c, err := scalar(tr.cost)
+		c, err := scalar(g.cost)
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, p := range tr.net.params {
+		for _, p := range tr.params {
 			gv, _ := p.node.Grad()
 			clear(gv.Data().([]float32))
 		}
-		tr.vm.Reset()
+		g.vm.Reset()
 		return c
 	}
 	checked := 0
-	for _, p := range tr.net.params {
+	for _, p := range tr.params {
 		switch p.name {
 		case "policy.fc.w", "policy.fc.b", "value.fc2.w", "value.fc2.b", "value.bn.gamma", "value.bn.beta", "policy.bn.gamma":
 		default:
 			continue
 		}
 		for _, j := range []int{0, len(p.data) / 2, len(p.data) - 1} {
-			if err := tr.vm.RunAll(); err != nil {
+			if err := g.vm.RunAll(); err != nil {
 				t.Fatal(err)
 			}
 			gv, _ := p.node.Grad()
@@ -593,6 +595,7 @@ func TestParamsFollowTensorNames(t *testing.T) {
 	w := tinyWeights(t, 19)
 	cfg := DefaultConfig()
 	cfg.BatchSize = 2
+	cfg.Engine = EngineGorgonia
 	tr := newTrainer(t, cfg, w)
 	var want []string
 	for _, ts := range w.Tensors() {
@@ -600,10 +603,10 @@ func TestParamsFollowTensorNames(t *testing.T) {
 			want = append(want, ts.Name)
 		}
 	}
-	if len(tr.net.params) != len(want) {
-		t.Fatalf("%d params, want %d", len(tr.net.params), len(want))
+	if len(tr.params) != len(want) {
+		t.Fatalf("%d params, want %d", len(tr.params), len(want))
 	}
-	for i, p := range tr.net.params {
+	for i, p := range tr.params {
 		if p.name != want[i] {
 			t.Errorf("param %d is %q, want %q", i, p.name, want[i])
 		}

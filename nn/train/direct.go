@@ -1,0 +1,623 @@
+package train
+
+import (
+	"fmt"
+	"math"
+
+	"tabula/nn"
+	"tabula/nn/gemm"
+)
+
+// The direct engine: one training step written out by hand, with the
+// activations kept channels-last ([position][row][col][channel], one row per
+// board point) as in nn's inference pass, so that every convolution is a
+// product with the weights as the B matrix, which nn/gemm reads in place:
+//
+//	forward   Y[points][out]  = im2col(X)[points][9*in]   * Wm[9*in][out]
+//	weights   dWm[9*in][out]  = im2col(X)^T[9*in][points] * dY[points][out]
+//	input     dX[points][in]  = im2col(dY)[points][9*out] * Wf[9*out][in]
+//
+// where Wm is W laid out [tap][in][out] and Wf the filters rotated by 180
+// degrees with in and out swapped (the adjoint of a "same" stride-1
+// convolution is the convolution by the rotated filters), so no col2im
+// scatter is needed. The batch is walked in chunks of a few positions so
+// that the im2col matrix stays in the core's caches. Batch normalisation
+// needs the statistics of the whole batch, so the pass goes layer by layer
+// over the batch; normalisation, scale, shift, the residual addition and ReLU
+// are one pass forward and two (sums, then the gradient) backward.
+//
+// The graph engine (gorgonia) computes the same function and gradient; the
+// tests compare the two on the same batches.
+
+// directChunkRows is the number of board points per chunk of the
+// convolutions (BenchmarkTrainStep's chunk sub-benchmarks tune it).
+var directChunkRows = 336
+
+// im2colOp is one contiguous run of a position's im2col matrix: dst and src
+// offsets relative to the position's im2col rows and activations.
+type im2colOp struct{ dst, src, n int }
+
+// im2colPlan lists the runs that build one position's im2col matrix for a 3x3
+// "same" convolution over h x w points of c channels, rows laid out
+// [dy][dx][channel]. Runs never cover the zero padding, so a buffer that
+// only ever receives this plan's runs keeps its padding zero.
+func im2colPlan(h, w, c int) []im2colOp {
+	var ops []im2colOp
+	for r := range h {
+		for col := range w {
+			base := (r*w + col) * 9 * c
+			for dy := -1; dy <= 1; dy++ {
+				rr := r + dy
+				if rr < 0 || rr >= h {
+					continue
+				}
+				c0, c1 := max(col-1, 0), min(col+1, w-1)
+				ops = append(ops, im2colOp{dst: base + ((dy+1)*3+(c0-col+1))*c, src: (rr*w + c0) * c, n: (c1 - c0 + 1) * c})
+			}
+		}
+	}
+	return ops
+}
+
+// im2col fills the im2col rows of nb positions from channels-last
+// activations x; per is one position's im2col size, stride its activations'.
+func im2col(col, x []float32, nb int, plan []im2colOp, per, stride int) {
+	for b := range nb {
+		d, s := col[b*per:(b+1)*per], x[b*stride:(b+1)*stride]
+		for _, op := range plan {
+			copy(d[op.dst:op.dst+op.n], s[op.src:op.src+op.n])
+		}
+	}
+}
+
+// dconv is one convolution of the direct engine.
+type dconv struct {
+	cin, cout, k int
+	w, grad      []float32 // [out][in][k][k]: nn.Weights' array and its gradient
+	wm           []float32 // [k*k*in][out]
+	wf           []float32 // [9*out][in], rotated; nil when no input gradient is needed
+	dwm          []float32 // [k*k*in][out]
+}
+
+func newDconv(c nn.Conv, grad []float32, inputGrad bool) *dconv {
+	kk := c.K * c.K
+	d := &dconv{cin: c.In, cout: c.Out, k: c.K, w: c.W, grad: grad,
+		wm: make([]float32, kk*c.In*c.Out), dwm: make([]float32, kk*c.In*c.Out)}
+	if inputGrad {
+		d.wf = make([]float32, kk*c.In*c.Out)
+	}
+	return d
+}
+
+// pack lays the current weights out as wm (and wf).
+func (c *dconv) pack() {
+	kk := c.k * c.k
+	for o := range c.cout {
+		for i := range c.cin {
+			src := c.w[(o*c.cin+i)*kk:][:kk]
+			for t, v := range src {
+				c.wm[(t*c.cin+i)*c.cout+o] = v
+				if c.wf != nil {
+					c.wf[((kk-1-t)*c.cout+o)*c.cin+i] = v
+				}
+			}
+		}
+	}
+}
+
+// unpackGrad writes dwm into grad in nn's layout.
+func (c *dconv) unpackGrad() {
+	kk := c.k * c.k
+	for o := range c.cout {
+		for i := range c.cin {
+			dst := c.grad[(o*c.cin+i)*kk:][:kk]
+			for t := range dst {
+				dst[t] = c.dwm[(t*c.cin+i)*c.cout+o]
+			}
+		}
+	}
+}
+
+// dbn is one batch normalisation of the direct engine, over channels
+// [off, off+c) of rows ld floats wide.
+type dbn struct {
+	c, off, ld       int
+	gamma, beta      []float32 // nn.Weights' arrays
+	mean, vr         []float32 // running statistics in nn.Weights
+	dgamma, dbeta    []float32 // gradients
+	momentum         float64
+	bmean, bunbiased []float64 // the batch's statistics, folded in by commit
+	mu, inv          []float32 // batch mean and 1/sqrt(var+eps)
+	scale, shift     []float32 // y*scale + shift = gamma*xhat + beta
+	s1, s2           []float64 // sums
+	ga, gb, gc       []float32 // backward coefficients
+}
+
+func newDbn(b nn.BatchNorm, dgamma, dbeta []float32, off, ld int, momentum float64) *dbn {
+	c := b.C
+	f32 := func() []float32 { return make([]float32, c) }
+	f64 := func() []float64 { return make([]float64, c) }
+	return &dbn{c: c, off: off, ld: ld, gamma: b.Gamma, beta: b.Beta, mean: b.Mean, vr: b.Var,
+		dgamma: dgamma, dbeta: dbeta, momentum: momentum,
+		bmean: f64(), bunbiased: f64(), mu: f32(), inv: f32(), scale: f32(), shift: f32(),
+		s1: f64(), s2: f64(), ga: f32(), gb: f32(), gc: f32()}
+}
+
+// stats computes the batch statistics of y (rows rows) and the affine
+// coefficients of the forward pass, in one pass: sums of y - y[0] and of its
+// square in float64 (the shift by the first row keeps the variance exact
+// when the mean is large).
+func (b *dbn) stats(y []float32, rows int) {
+	s1, s2 := b.s1, b.s2
+	clear(s1)
+	clear(s2)
+	k := b.mu[:b.c]
+	copy(k, y[b.off:b.off+b.c])
+	for r := range rows {
+		row := y[r*b.ld+b.off:][:b.c]
+		for c, v := range row {
+			d := float64(v - k[c])
+			s1[c] += d
+			s2[c] += d * d
+		}
+	}
+	n := float64(rows)
+	for c := range b.c {
+		m := s1[c] / n
+		vr := max(0, s2[c]/n-m*m)
+		mean := m + float64(k[c])
+		inv := 1 / math.Sqrt(vr+nn.BatchNormEps)
+		b.bmean[c] = mean
+		b.bunbiased[c] = vr
+		if n > 1 {
+			b.bunbiased[c] = vr * n / (n - 1)
+		}
+		b.mu[c] = float32(mean)
+		b.inv[c] = float32(inv)
+		sc := float64(b.gamma[c]) * inv
+		b.scale[c] = float32(sc)
+		b.shift[c] = float32(float64(b.beta[c]) - mean*sc)
+	}
+}
+
+// apply writes out = y*scale + shift (then ReLU if relu), plus res if res is
+// not nil (ReLU(res + ...), the end of a residual block).
+func (b *dbn) apply(y, res, out []float32, rows int, relu bool) {
+	sc, sh := b.scale[:b.c], b.shift[:b.c]
+	for r := range rows {
+		at := r*b.ld + b.off
+		yr, or := y[at:][:b.c], out[at:][:b.c]
+		switch {
+		case res != nil:
+			rr := res[at:][:b.c]
+			for c, v := range yr {
+				or[c] = max(rr[c]+v*sc[c]+sh[c], 0)
+			}
+		case relu:
+			for c, v := range yr {
+				or[c] = max(v*sc[c]+sh[c], 0)
+			}
+		default:
+			for c, v := range yr {
+				or[c] = v*sc[c] + sh[c]
+			}
+		}
+	}
+}
+
+// backward takes g, the gradient of the normalisation's affine output
+// before ReLU's, multiplies it in place by ReLU's derivative read from the
+// output out (if out is not nil), and writes dy, the gradient of the input
+// y, and the gradients of gamma and beta.
+func (b *dbn) backward(y, out, g, dy []float32, rows int) {
+	s1, s2 := b.s1, b.s2
+	clear(s1)
+	clear(s2)
+	mu, inv := b.mu[:b.c], b.inv[:b.c]
+	for r := range rows {
+		at := r*b.ld + b.off
+		yr, gr := y[at:][:b.c], g[at:][:b.c]
+		if out != nil {
+			or := out[at:][:b.c]
+			for c, v := range or {
+				gr[c] *= positive(v)
+			}
+		}
+		for c, d := range gr {
+			s1[c] += float64(d)
+			s2[c] += float64(d * (yr[c] - mu[c]) * inv[c])
+		}
+	}
+	// dy = gamma*inv*(g - s1/n - xhat*s2/n), xhat = (y - mu)*inv:
+	// dy = ga*g + gb*y + gc.
+	n := float64(rows)
+	for c := range b.c {
+		b.dbeta[c] = float32(s1[c])
+		b.dgamma[c] = float32(s2[c])
+		k := float64(b.gamma[c]) * float64(inv[c])
+		m2 := s2[c] / n
+		b.ga[c] = float32(k)
+		b.gb[c] = float32(-k * float64(inv[c]) * m2)
+		b.gc[c] = float32(-k*s1[c]/n + k*float64(inv[c])*float64(mu[c])*m2)
+	}
+	ga, gb, gc := b.ga[:b.c], b.gb[:b.c], b.gc[:b.c]
+	for r := range rows {
+		at := r*b.ld + b.off
+		yr, gr, dr := y[at:][:b.c], g[at:][:b.c], dy[at:][:b.c]
+		for c, d := range gr {
+			dr[c] = ga[c]*d + gb[c]*yr[c] + gc[c]
+		}
+	}
+}
+
+// commit folds the batch statistics into the running ones.
+func (b *dbn) commit() {
+	m := b.momentum
+	for c := range b.c {
+		b.mean[c] = float32(m*b.bmean[c] + (1-m)*float64(b.mean[c]))
+		b.vr[c] = float32(m*b.bunbiased[c] + (1-m)*float64(b.vr[c]))
+	}
+}
+
+// dblock is one residual block: its layers and saved activations.
+type dblock struct {
+	conv1, conv2 *dconv
+	bn1, bn2     *dbn
+	y1, h, y2    []float32 // conv1 output, ReLU(BN1), conv2 output
+}
+
+// directEngine is the hand-written training pass of one network at one
+// batch size.
+type directEngine struct {
+	w                     *nn.Weights
+	batch, hw, rows       int
+	planes, f, nh, pf, vf int
+	chunk                 int // positions per convolution chunk
+
+	stem   *dconv
+	stemBN *dbn
+	blocks []dblock
+	head   *dconv // both heads' 1x1 convs, [pf+vf][f]
+	pbn    *dbn   // over channels [0, pf) of the head output
+	vbn    *dbn   // over channels [pf, pf+vf)
+
+	planF, planIn []im2colOp
+	colF, colIn   []float32
+
+	in    []float32   // the batch channels-last [point][plane]
+	ystem []float32   // stem conv output
+	x     [][]float32 // x[0]: stem output; x[i+1]: block i's output
+	d, t1 []float32   // gradient buffers [point][f]
+	t2    []float32
+
+	hd, hdo, dhd []float32 // head conv output, after BN+ReLU, gradient [point][nh]
+	pin, vin     []float32 // flattened head outputs [position][pf*hw], [position][vf*hw]
+	dpin, dvin   []float32
+	logitsBuf    []float32 // [position][actions]
+	dlogits      []float32
+	v1, dv1      []float32 // value hidden layer [position][hidden]
+	v, du        []float32 // value (after tanh) and the gradient before tanh [position]
+	z            []float32 // the batch's value targets
+
+	policyGrads struct{ fcW, fcB []float32 }
+	valueGrads  struct{ fc1W, fc1B, fc2W, fc2B []float32 }
+	headGrads   [2][]float32 // policy.conv.w and value.conv.w gradients
+
+	bns []*dbn
+	ws  gemm.Workspace
+}
+
+// directUnsupported says why the direct engine cannot train w, or returns
+// "" if it can: it knows the plain AlphaZero network (3x3 stem and tower,
+// 1x1 heads) without the auxiliary heads or global pooling.
+func directUnsupported(w *nn.Weights) string {
+	if w.Config.HasAux() || w.Ownership != nil || w.ScoreFC != nil {
+		return "the network has auxiliary heads or global pooling"
+	}
+	if w.Stem.K != 3 {
+		return fmt.Sprintf("stem kernel %d, want 3", w.Stem.K)
+	}
+	for i, b := range w.Blocks {
+		if b.Conv1.K != 3 || b.Conv2.K != 3 || b.Pool != nil {
+			return fmt.Sprintf("block %d: kernels %d and %d (want 3) or global pooling", i, b.Conv1.K, b.Conv2.K)
+		}
+	}
+	if w.PolicyConv.K != 1 || w.ValueConv.K != 1 {
+		return fmt.Sprintf("head kernels %d and %d, want 1", w.PolicyConv.K, w.ValueConv.K)
+	}
+	return ""
+}
+
+// newDirectEngine lays out w for batches of batch positions; grads holds
+// one gradient array per parameter, in the order of paramsOf.
+func newDirectEngine(w *nn.Weights, batch int, bnMomentum float64, grads [][]float32) (*directEngine, error) {
+	cfg, s := w.Config, w.Shape
+	if why := directUnsupported(w); why != "" {
+		return nil, fmt.Errorf("train: direct engine: %s", why)
+	}
+	hw := s.Height * s.Width
+	e := &directEngine{w: w, batch: batch, hw: hw, rows: batch * hw, planes: s.Planes, f: cfg.Filters,
+		pf: cfg.PolicyFilters, vf: cfg.ValueFilters, nh: cfg.PolicyFilters + cfg.ValueFilters}
+	e.chunk = max(1, min(batch, directChunkRows/hw))
+	rows, f := e.rows, e.f
+	buf := func() []float32 { return make([]float32, rows*f) }
+	g := 0
+	next := func() []float32 { g++; return grads[g-1] }
+	bn := func(b nn.BatchNorm, off, ld int) *dbn {
+		gg := next()
+		gb := next()
+		d := newDbn(b, gg, gb, off, ld, bnMomentum)
+		e.bns = append(e.bns, d)
+		return d
+	}
+	e.stem = newDconv(w.Stem, next(), false)
+	e.stemBN = bn(w.StemBN, 0, f)
+	for _, b := range w.Blocks {
+		var blk dblock
+		blk.conv1 = newDconv(b.Conv1, next(), true)
+		blk.bn1 = bn(b.BN1, 0, f)
+		blk.conv2 = newDconv(b.Conv2, next(), true)
+		blk.bn2 = bn(b.BN2, 0, f)
+		blk.y1, blk.h, blk.y2 = buf(), buf(), buf()
+		e.blocks = append(e.blocks, blk)
+	}
+	// Heads: policy.conv.w, policy.bn.*, policy.fc.*, value.conv.w,
+	// value.bn.*, value.fc1.*, value.fc2.*.
+	e.head = &dconv{cin: f, cout: e.nh, k: 1, wm: make([]float32, e.nh*f), dwm: make([]float32, e.nh*f)}
+	e.headGrads[0] = next()
+	e.pbn = bn(w.PolicyBN, 0, e.nh)
+	e.policyGrads.fcW, e.policyGrads.fcB = next(), next()
+	e.headGrads[1] = next()
+	e.vbn = bn(w.ValueBN, e.pf, e.nh)
+	e.valueGrads.fc1W, e.valueGrads.fc1B = next(), next()
+	e.valueGrads.fc2W, e.valueGrads.fc2B = next(), next()
+	if g != len(grads) {
+		return nil, fmt.Errorf("train: direct engine bound %d gradients of %d", g, len(grads))
+	}
+
+	e.planF = im2colPlan(s.Height, s.Width, f)
+	e.planIn = im2colPlan(s.Height, s.Width, s.Planes)
+	crow := e.chunk * hw
+	e.colF = make([]float32, crow*9*f)
+	e.colIn = make([]float32, crow*9*s.Planes)
+	e.in = make([]float32, rows*s.Planes)
+	e.ystem = buf()
+	for range len(w.Blocks) + 1 {
+		e.x = append(e.x, buf())
+	}
+	e.d, e.t1, e.t2 = buf(), buf(), buf()
+	nhr := rows * e.nh
+	e.hd, e.hdo, e.dhd = make([]float32, nhr), make([]float32, nhr), make([]float32, nhr)
+	e.pin, e.dpin = make([]float32, batch*e.pf*hw), make([]float32, batch*e.pf*hw)
+	e.vin, e.dvin = make([]float32, batch*e.vf*hw), make([]float32, batch*e.vf*hw)
+	e.logitsBuf, e.dlogits = make([]float32, batch*s.Actions), make([]float32, batch*s.Actions)
+	e.v1, e.dv1 = make([]float32, batch*cfg.ValueHidden), make([]float32, batch*cfg.ValueHidden)
+	e.v, e.du, e.z = make([]float32, batch), make([]float32, batch), make([]float32, batch)
+
+	// Reserve the SGEMM scratch of every product (op(B) is k x n).
+	ws := &e.ws
+	ws.Reserve(f, 9*f)        // forward
+	ws.Reserve(f, crow)       // weight gradients
+	ws.Reserve(f, 9*s.Planes) // stem forward
+	ws.Reserve(e.nh, f)       // head conv forward
+	ws.Reserve(f, rows)       // head conv weight gradient
+	ws.Reserve(f, e.nh)       // head conv input gradient
+	ws.Reserve(s.Actions, e.pf*hw)
+	ws.Reserve(e.pf*hw, batch)
+	ws.Reserve(e.pf*hw, s.Actions)
+	ws.Reserve(cfg.ValueHidden, e.vf*hw)
+	ws.Reserve(e.vf*hw, batch)
+	ws.Reserve(e.vf*hw, cfg.ValueHidden)
+	return e, nil
+}
+
+// convForward computes y = conv(x) over the batch, chunk by chunk.
+func (e *directEngine) convForward(c *dconv, x, y []float32) {
+	hw := e.hw
+	col, plan := e.colF, e.planF
+	if c == e.stem {
+		col, plan = e.colIn, e.planIn
+	}
+	k9 := 9 * c.cin
+	for e0 := 0; e0 < e.batch; e0 += e.chunk {
+		nb := min(e.chunk, e.batch-e0)
+		rows := nb * hw
+		im2col(col, x[e0*hw*c.cin:], nb, plan, hw*k9, hw*c.cin)
+		e.ws.Sgemm(false, false, rows, c.cout, k9, 1, col, k9, c.wm, c.cout, 0, y[e0*hw*c.cout:], c.cout)
+	}
+}
+
+// convBackward computes the weight gradient of c from its input x and
+// output gradient dy, and, if dx is not nil, the input gradient, added to
+// dx if acc.
+func (e *directEngine) convBackward(c *dconv, x, dy, dx []float32, acc bool) {
+	hw := e.hw
+	col, plan := e.colF, e.planF
+	if c == e.stem {
+		col, plan = e.colIn, e.planIn
+	}
+	k9 := 9 * c.cin
+	var beta float32
+	if acc {
+		beta = 1
+	}
+	for e0 := 0; e0 < e.batch; e0 += e.chunk {
+		nb := min(e.chunk, e.batch-e0)
+		rows := nb * hw
+		im2col(col, x[e0*hw*c.cin:], nb, plan, hw*k9, hw*c.cin)
+		var wb float32 = 1
+		if e0 == 0 {
+			wb = 0
+		}
+		dyc := dy[e0*hw*c.cout:]
+		e.ws.Sgemm(true, false, k9, c.cout, rows, 1, col, k9, dyc, c.cout, wb, c.dwm, c.cout)
+		if dx != nil {
+			k9o := 9 * c.cout
+			im2col(e.colF, dyc, nb, e.planF, hw*k9o, hw*c.cout)
+			e.ws.Sgemm(false, false, rows, c.cin, k9o, 1, e.colF, k9o, c.wf, c.cin, beta, dx[e0*hw*c.cin:], c.cin)
+		}
+	}
+	c.unpackGrad()
+}
+
+// forward runs the batch through the network and returns the two losses;
+// it changes nothing outside the engine.
+func (e *directEngine) forward(b Batch) (value, policy float64) {
+	w := e.w
+	hw, p, B := e.hw, e.planes, e.batch
+	for i := range B {
+		o, d := b.Obs[i*p*hw:(i+1)*p*hw], e.in[i*hw*p:(i+1)*hw*p]
+		for c := range p {
+			for j, v := range o[c*hw : (c+1)*hw] {
+				d[j*p+c] = v
+			}
+		}
+	}
+	copy(e.z, b.Value)
+
+	e.stem.pack()
+	e.convForward(e.stem, e.in, e.ystem)
+	e.stemBN.stats(e.ystem, e.rows)
+	e.stemBN.apply(e.ystem, nil, e.x[0], e.rows, true)
+	for i := range e.blocks {
+		blk := &e.blocks[i]
+		blk.conv1.pack()
+		blk.conv2.pack()
+		e.convForward(blk.conv1, e.x[i], blk.y1)
+		blk.bn1.stats(blk.y1, e.rows)
+		blk.bn1.apply(blk.y1, nil, blk.h, e.rows, true)
+		e.convForward(blk.conv2, blk.h, blk.y2)
+		blk.bn2.stats(blk.y2, e.rows)
+		blk.bn2.apply(blk.y2, e.x[i], e.x[i+1], e.rows, true)
+	}
+	x := e.x[len(e.blocks)]
+
+	// Heads: both 1x1 convolutions at once, weights [pf+vf][f].
+	copy(e.head.wm, w.PolicyConv.W)
+	copy(e.head.wm[e.pf*e.f:], w.ValueConv.W)
+	e.ws.Sgemm(false, true, e.rows, e.nh, e.f, 1, x, e.f, e.head.wm, e.f, 0, e.hd, e.nh)
+	e.pbn.stats(e.hd, e.rows)
+	e.pbn.apply(e.hd, nil, e.hdo, e.rows, true)
+	e.vbn.stats(e.hd, e.rows)
+	e.vbn.apply(e.hd, nil, e.hdo, e.rows, true)
+	// Flatten [point][channel] to [channel][point] per position.
+	for i := range B {
+		for j := range hw {
+			r := e.hdo[(i*hw+j)*e.nh:][:e.nh]
+			for c := range e.pf {
+				e.pin[(i*e.pf+c)*hw+j] = r[c]
+			}
+			for c := range e.vf {
+				e.vin[(i*e.vf+c)*hw+j] = r[e.pf+c]
+			}
+		}
+	}
+	A := w.Shape.Actions
+	e.ws.SgemmNTBiasReLU(B, A, e.pf*hw, e.pin, e.pf*hw, w.PolicyFC.W, e.pf*hw, w.PolicyFC.B, false, e.logitsBuf, A)
+	vh := w.Config.ValueHidden
+	e.ws.SgemmNTBiasReLU(B, vh, e.vf*hw, e.vin, e.vf*hw, w.ValueFC1.W, e.vf*hw, w.ValueFC1.B, true, e.v1, vh)
+	for i := range B {
+		e.v[i] = float32(math.Tanh(float64(dot(e.v1[i*vh:(i+1)*vh], w.ValueFC2.W) + w.ValueFC2.B[0])))
+	}
+
+	// Losses, and the gradients of the logits and of the value before tanh.
+	for i, z := range e.z {
+		d := float64(z) - float64(e.v[i])
+		value += d * d
+		e.du[i] = float32(-2 * d / float64(B) * (1 - float64(e.v[i])*float64(e.v[i])))
+	}
+	value /= float64(B)
+	policy = policyLoss(e.logitsBuf, b.Policy, b.Legal, B, A, e.dlogits, 1/float64(B))
+	return value, policy
+}
+
+// backward computes every gradient of the last forward pass.
+func (e *directEngine) backward() {
+	w := e.w
+	hw, B, f, nh := e.hw, e.batch, e.f, e.nh
+	A, vh := w.Shape.Actions, w.Config.ValueHidden
+	vg, pg := &e.valueGrads, &e.policyGrads
+
+	// Value head.
+	clear(vg.fc2W)
+	var db2 float32
+	for i, d := range e.du {
+		db2 += d
+		row := e.v1[i*vh : (i+1)*vh]
+		for j, v := range row {
+			vg.fc2W[j] += d * v
+		}
+		drow := e.dv1[i*vh : (i+1)*vh]
+		for j, v := range row {
+			drow[j] = d * w.ValueFC2.W[j] * positive(v)
+		}
+	}
+	vg.fc2B[0] = db2
+	e.ws.Sgemm(true, false, vh, e.vf*hw, B, 1, e.dv1, vh, e.vin, e.vf*hw, 0, vg.fc1W, e.vf*hw)
+	colSums(vg.fc1B, e.dv1, B, vh)
+	e.ws.Sgemm(false, false, B, e.vf*hw, vh, 1, e.dv1, vh, w.ValueFC1.W, e.vf*hw, 0, e.dvin, e.vf*hw)
+
+	// Policy head.
+	e.ws.Sgemm(true, false, A, e.pf*hw, B, 1, e.dlogits, A, e.pin, e.pf*hw, 0, pg.fcW, e.pf*hw)
+	colSums(pg.fcB, e.dlogits, B, A)
+	e.ws.Sgemm(false, false, B, e.pf*hw, A, 1, e.dlogits, A, w.PolicyFC.W, e.pf*hw, 0, e.dpin, e.pf*hw)
+
+	// Back to [point][channel], through ReLU and the heads' batch norms.
+	for i := range B {
+		for j := range hw {
+			r := e.dhd[(i*hw+j)*nh:][:nh]
+			for c := range e.pf {
+				r[c] = e.dpin[(i*e.pf+c)*hw+j]
+			}
+			for c := range e.vf {
+				r[e.pf+c] = e.dvin[(i*e.vf+c)*hw+j]
+			}
+		}
+	}
+	e.pbn.backward(e.hd, e.hdo, e.dhd, e.dhd, e.rows)
+	e.vbn.backward(e.hd, e.hdo, e.dhd, e.dhd, e.rows)
+	x := e.x[len(e.blocks)]
+	e.ws.Sgemm(true, false, nh, f, e.rows, 1, e.dhd, nh, x, f, 0, e.head.dwm, f)
+	copy(e.headGrads[0], e.head.dwm[:e.pf*f])
+	copy(e.headGrads[1], e.head.dwm[e.pf*f:])
+	d := e.d
+	e.ws.Sgemm(false, false, e.rows, f, nh, 1, e.dhd, nh, e.head.wm, f, 0, d, f)
+
+	// The tower, last block first; d is the gradient of the block's output.
+	for i := len(e.blocks) - 1; i >= 0; i-- {
+		blk := &e.blocks[i]
+		// d becomes the gradient of the skip and of BN2's output.
+		blk.bn2.backward(blk.y2, e.x[i+1], d, e.t1, e.rows)
+		e.convBackward(blk.conv2, blk.h, e.t1, e.t2, false)
+		blk.bn1.backward(blk.y1, blk.h, e.t2, e.t1, e.rows)
+		e.convBackward(blk.conv1, e.x[i], e.t1, d, true) // d += conv1's input gradient
+	}
+	e.stemBN.backward(e.ystem, e.x[0], d, e.t1, e.rows)
+	e.convBackward(e.stem, e.in, e.t1, nil, false)
+}
+
+// commit folds the last batch's statistics into the running ones.
+func (e *directEngine) commit() {
+	for _, b := range e.bns {
+		b.commit()
+	}
+}
+
+// colSums writes the column sums of x (rows x n) into dst.
+func colSums(dst, x []float32, rows, n int) {
+	clear(dst)
+	for r := range rows {
+		for j, v := range x[r*n : (r+1)*n] {
+			dst[j] += v
+		}
+	}
+}
+
+func dot(a, b []float32) float32 {
+	var s float32
+	b = b[:len(a)]
+	for i, v := range a {
+		s += v * b[i]
+	}
+	return s
+}
