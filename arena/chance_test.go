@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -102,6 +103,13 @@ func TestMatchSamplesChance(t *testing.T) {
 	if res.WinPoints != nil {
 		t.Error("dicerace scores no gammons, but the match counted win points")
 	}
+	tl, err := Tally(g, recs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(tl.Pairs, res.Pairs) || !reflect.DeepEqual(tl.WDL, res.WDL) {
+		t.Errorf("tally of the records: pairs %v, wdl %v; the match: %v, %v", tl.Pairs, tl.WDL, res.Pairs, res.WDL)
+	}
 }
 
 // TestPairStats checks the paired interval on known pair scores.
@@ -161,6 +169,32 @@ func TestMatchScoresGammons(t *testing.T) {
 	}
 	if wp := res.WinPoints[0][1]; wp.Gammon+wp.Backgammon == 0 {
 		t.Errorf("pubeval won no gammon in 10 games against random (%+v)", wp)
+	}
+	// Tally gives back the match's result from its records, also from
+	// records without points (they are replayed).
+	for _, strip := range []bool{false, true} {
+		rs := slices.Clone(recs)
+		if strip {
+			for i := range rs {
+				rs[i].Points = 0
+			}
+		}
+		tl, err := Tally(g, rs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(tl.WDL, res.WDL) || !reflect.DeepEqual(tl.WinPoints, res.WinPoints) || !reflect.DeepEqual(tl.Pairs, res.Pairs) || !slices.Equal(tl.Players, res.Players) {
+			t.Errorf("tally (points stripped: %v) %+v, the match %+v", strip, tl, res)
+		}
+	}
+	bad := slices.Clone(recs)
+	bad[3].Winner = 1 - bad[3].Winner
+	bad[3].Points = 0
+	if _, err := Tally(g, bad); err == nil || !strings.Contains(err.Error(), "game 3") {
+		t.Errorf("a record whose winner contradicts its moves: error %v", err)
+	}
+	if _, err := Tally(mustGame(t, "connect4"), recs); err == nil {
+		t.Error("backgammon records tallied as connect4")
 	}
 }
 

@@ -183,8 +183,6 @@ type job struct {
 	// first game of its mirrored pair: in a game of chance the games 2m and
 	// 2m+1 of each pairing roll the same dice with colours swapped).
 	dice int
-	// paired is set when the game has a mirror (an odd last game has none).
-	paired bool
 }
 
 type outcome struct {
@@ -217,7 +215,7 @@ func Match(ctx context.Context, cfg MatchConfig, g games.Game, players []*Factor
 				if k%2 == 1 {
 					seats = [2]int{j, i}
 				}
-				jobs = append(jobs, job{index: len(jobs), seats: seats, dice: first + k/2*2, paired: k/2*2+1 < cfg.Games})
+				jobs = append(jobs, job{index: len(jobs), seats: seats, dice: first + k/2*2})
 			}
 		}
 	}
@@ -257,12 +255,8 @@ func Match(ctx context.Context, cfg MatchConfig, g games.Game, players []*Factor
 		}
 	}()
 
-	res := &MatchResult{Players: names, WDL: square[WDL](len(players))}
-	chance := games.HasChance(g)
-	if chance {
-		res.Pairs = square[PairStats](len(players))
-	}
-	halves := make(map[int]float64) // dice index -> first-played game's score for the lower player
+	tl := newTally(g, names)
+	res := tl.res
 	pending := make(map[int]GameRecord)
 	next := 0
 	var firstErr error
@@ -278,52 +272,7 @@ func Match(ctx context.Context, cfg MatchConfig, g games.Game, players []*Factor
 			firstErr = o.err
 			continue
 		}
-		if o.rec.Forfeit != nil {
-			res.Forfeits = append(res.Forfeits, o.rec)
-		}
-		a, b := o.rec.Seats[0], o.rec.Seats[1]
-		switch o.rec.Winner {
-		case 0:
-			res.WDL[a][b].Wins++
-			res.WDL[b][a].Losses++
-		case 1:
-			res.WDL[a][b].Losses++
-			res.WDL[b][a].Wins++
-		default:
-			res.WDL[a][b].Draws++
-			res.WDL[b][a].Draws++
-		}
-		if o.rec.Points > 0 && o.rec.Winner >= 0 {
-			if res.WinPoints == nil {
-				res.WinPoints = square[WinPoints](len(players))
-			}
-			w, l := o.rec.Seats[o.rec.Winner], o.rec.Seats[1-o.rec.Winner]
-			switch wp := &res.WinPoints[w][l]; o.rec.Points {
-			case 1:
-				wp.Single++
-			case 2:
-				wp.Gammon++
-			default:
-				wp.Backgammon++
-			}
-		}
-		if jb := jobs[o.rec.Index]; chance && jb.paired {
-			lo, hi := min(a, b), max(a, b)
-			s := 0.5
-			switch {
-			case o.rec.Winner < 0:
-			case o.rec.Seats[o.rec.Winner] == lo:
-				s = 1
-			default:
-				s = 0
-			}
-			if first, ok := halves[jb.dice]; ok {
-				delete(halves, jb.dice)
-				res.Pairs[lo][hi].Add((first + s) / 2)
-			} else {
-				halves[jb.dice] = s
-			}
-		}
+		tl.add(o.rec, jobs[o.rec.Index].dice)
 		pending[o.rec.Index] = o.rec
 		for {
 			rec, ok := pending[next]
@@ -349,6 +298,152 @@ func Match(ctx context.Context, cfg MatchConfig, g games.Game, players []*Factor
 		return res, firstErr
 	}
 	return res, nil
+}
+
+// tally adds up finished games into a MatchResult.
+type tally struct {
+	res    *MatchResult
+	chance bool
+	halves map[int]float64 // dice key -> the score of the lower player in the pair's first finished game
+}
+
+func newTally(g games.Game, names []string) *tally {
+	t := &tally{res: &MatchResult{Players: names, WDL: square[WDL](len(names))}, chance: games.HasChance(g), halves: map[int]float64{}}
+	if t.chance {
+		t.res.Pairs = square[PairStats](len(names))
+	}
+	return t
+}
+
+// add counts a finished game; dice names the dice it rolled, shared with its
+// mirror (the game of the same pair with colours swapped), if any.
+func (t *tally) add(rec GameRecord, dice int) {
+	res := t.res
+	if rec.Forfeit != nil {
+		res.Forfeits = append(res.Forfeits, rec)
+	}
+	a, b := rec.Seats[0], rec.Seats[1]
+	switch rec.Winner {
+	case 0:
+		res.WDL[a][b].Wins++
+		res.WDL[b][a].Losses++
+	case 1:
+		res.WDL[a][b].Losses++
+		res.WDL[b][a].Wins++
+	default:
+		res.WDL[a][b].Draws++
+		res.WDL[b][a].Draws++
+	}
+	if rec.Points > 0 && rec.Winner >= 0 {
+		if res.WinPoints == nil {
+			res.WinPoints = square[WinPoints](len(res.Players))
+		}
+		w, l := rec.Seats[rec.Winner], rec.Seats[1-rec.Winner]
+		switch wp := &res.WinPoints[w][l]; rec.Points {
+		case 1:
+			wp.Single++
+		case 2:
+			wp.Gammon++
+		default:
+			wp.Backgammon++
+		}
+	}
+	if !t.chance {
+		return
+	}
+	lo, hi := min(a, b), max(a, b)
+	s := 0.5
+	switch {
+	case rec.Winner < 0:
+	case rec.Seats[rec.Winner] == lo:
+		s = 1
+	default:
+		s = 0
+	}
+	if first, ok := t.halves[dice]; ok {
+		delete(t.halves, dice)
+		res.Pairs[lo][hi].Add((first + s) / 2)
+	} else {
+		t.halves[dice] = s // an odd last game stays here, uncounted
+	}
+}
+
+// Tally adds up recorded games of game g (the records of one Match, in game
+// order, e.g. read back from "arena match -out") into the result that Match
+// returned: the players are named by the records, the mirrored pairs of a
+// game of chance are the games 2m and 2m+1 of each pairing, as Match plays
+// them, and a record without Points (written before they were recorded) has
+// them computed by replaying its moves.
+func Tally(g games.Game, recs []GameRecord) (*MatchResult, error) {
+	var names []string
+	for _, r := range recs {
+		for side, seat := range r.Seats {
+			if seat < 0 || seat > 1000 {
+				return nil, fmt.Errorf("arena: game %d: seat %d out of range", r.Index, seat)
+			}
+			for len(names) <= seat {
+				names = append(names, "")
+			}
+			switch names[seat] {
+			case "":
+				names[seat] = r.Players[side]
+			case r.Players[side]:
+			default:
+				return nil, fmt.Errorf("arena: game %d: player %d is %q, earlier %q", r.Index, seat, r.Players[side], names[seat])
+			}
+		}
+	}
+	for i, n := range names {
+		if n == "" {
+			return nil, fmt.Errorf("arena: no game of player %d", i)
+		}
+	}
+	if len(names) < 2 {
+		return nil, fmt.Errorf("arena: no games to tally")
+	}
+	tl := newTally(g, names)
+	played := map[[2]int]int{} // games played so far by each pairing
+	var pointsOf func(GameRecord) (int, error)
+	if _, ok := g.NewInitialState().(Pointer); ok {
+		nt, ok := g.(games.Notation)
+		if !ok {
+			return nil, fmt.Errorf("arena: game %s has no notation to replay records with", g.Name())
+		}
+		pointsOf = func(r GameRecord) (int, error) {
+			acts, err := nt.ParseActions(r.Moves)
+			if err != nil {
+				return 0, err
+			}
+			s := g.NewInitialState()
+			for i, a := range acts {
+				if err := games.Play(s, a); err != nil {
+					return 0, fmt.Errorf("move %d: %w", i+1, err)
+				}
+			}
+			w, pts := s.(Pointer).Points()
+			if w != r.Winner {
+				return 0, fmt.Errorf("the moves end in a win of seat %d, the record says %d", w, r.Winner)
+			}
+			return pts, nil
+		}
+	}
+	for _, r := range recs {
+		if r.Game != g.Name() {
+			return nil, fmt.Errorf("arena: game %d is a game of %q, want %s", r.Index, r.Game, g.Name())
+		}
+		if r.Points == 0 && r.Winner >= 0 && r.Forfeit == nil && pointsOf != nil {
+			pts, err := pointsOf(r)
+			if err != nil {
+				return nil, fmt.Errorf("arena: game %d: %w", r.Index, err)
+			}
+			r.Points = pts
+		}
+		key := [2]int{min(r.Seats[0], r.Seats[1]), max(r.Seats[0], r.Seats[1])}
+		k := played[key]
+		played[key]++
+		tl.add(r, (key[0]*(len(names)+1)+key[1])<<32|k/2)
+	}
+	return tl.res, nil
 }
 
 // square returns an n x n table of zero values.

@@ -6,6 +6,7 @@
 //	arena bench -game connect4 -player SPEC -positions FILE [-out FILE]
 //	arena bench -game othello[:size=6] -player SPEC -positions FILE[,FILE...] [-out FILE]
 //	arena solve -game connect4 [-positions FILE] [-all]
+//	arena tally -in FILE
 //	arena rate -game backgammon -players "SPEC SPEC" [-games N] [-plies P] | -in FILE
 //
 // A player spec is kind or kind:key=value,...; "arena help" lists the kinds.
@@ -89,6 +90,9 @@ var commands = []command{
 			"players' match (each dice sequence twice, colours swapped) or reads games written by\n" +
 			"\"arena match -out\", and prints each player's mean loss per unforced turn in millipoints.\n" +
 			"Needs gnubg (apt-get install gnubg).", defineRate},
+	{"tally", "-in FILE [flags]",
+		"Adds up games written by \"arena match -out\" and prints what the match printed: the table, Elo,\n" +
+			"and for a game of chance the mirrored pairs' scores and the wins by points (gammons).", defineTally},
 }
 
 func commandNames() string {

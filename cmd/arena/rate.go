@@ -101,7 +101,7 @@ func defineRate(fs *flag.FlagSet) func(context.Context, io.Reader, io.Writer, io
 }
 
 // readRecords reads the first n (0: all) game records of a file written by
-// "arena match -out".
+// "arena match -out"; they must be games of g (with g nil: all of one game).
 func readRecords(path string, g games.Game, n int) ([]arena.GameRecord, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -119,8 +119,11 @@ func readRecords(path string, g games.Game, n int) ([]arena.GameRecord, error) {
 		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
 			return nil, fmt.Errorf("%s:%d: not a game record: %w", path, line, err)
 		}
-		if r.Game != g.Name() {
+		switch {
+		case g != nil && r.Game != g.Name():
 			return nil, fmt.Errorf("%s:%d: a game of %q, want %s", path, line, r.Game, g.Name())
+		case g == nil && len(recs) > 0 && r.Game != recs[0].Game:
+			return nil, fmt.Errorf("%s:%d: a game of %q, the first record's is %q", path, line, r.Game, recs[0].Game)
 		}
 		recs = append(recs, r)
 	}

@@ -116,3 +116,32 @@ func TestRateBadInput(t *testing.T) {
 		}
 	}
 }
+
+// TestTallyCommand checks that tally prints what the match printed, from
+// its records alone.
+func TestTallyCommand(t *testing.T) {
+	games := filepath.Join(t.TempDir(), "games.jsonl")
+	match, _, err := runCmd(t, "", "match", "-game", "backgammon", "-players", "pubeval random greedy", "-games", "3", "-seed", "2", "-out", games, "-quiet")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tally, _, err := runCmd(t, "", "tally", "-in", games)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tally != match || !strings.Contains(tally, "mirrored pairs") || !strings.Contains(tally, "wins by points") {
+		t.Errorf("tally printed\n%s\nthe match\n%s", tally, match)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"tally"}, "-in FILE is required"},
+		{[]string{"tally", "-in", games, "-anchor", "3"}, "-anchor 3"},
+		{[]string{"tally", "-in", games, "-game", "connect4"}, `a game of "backgammon", want connect4`},
+	} {
+		if _, _, err := runCmd(t, "", tc.args...); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: error %v, want one containing %q", tc.args, err, tc.want)
+		}
+	}
+}
