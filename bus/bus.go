@@ -85,6 +85,10 @@ const (
 	DefaultHeartbeatTTL    = 2 * time.Minute
 )
 
+// APITimeout bounds a JetStream request whose context has no deadline
+// (nats.go's default is 5 s, short for a loaded machine).
+const APITimeout = 30 * time.Second
+
 // Bus is one client connection to a run's data plane. It is safe for
 // concurrent use. It reconnects forever after the server goes away.
 type Bus struct {
@@ -214,7 +218,7 @@ func Connect(ctx context.Context, opt Options) (*Bus, error) {
 		case <-time.After(wait):
 		}
 	}
-	js, err := jetstream.New(b.nc)
+	js, err := jetstream.New(b.nc, jetstream.WithDefaultTimeout(APITimeout))
 	if err != nil {
 		b.nc.Close()
 		return nil, fmt.Errorf("bus: %w", err)

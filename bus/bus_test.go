@@ -431,7 +431,10 @@ func TestPublisherRidesThroughServerRestart(t *testing.T) {
 
 func TestCheckpointObjectStore(t *testing.T) {
 	srv := startServer(t, ServerConfig{Dir: t.TempDir()})
-	ctx := testCtx(t)
+	// 10 MB under -race on a loaded machine took 40 s: more time than
+	// testCtx's minute for the whole test.
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
 	b := connect(t, Options{URL: srv.URL()})
 	other := connect(t, Options{URL: srv.URL(), Name: "w1"})
 	blob := make([]byte, 10<<20)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -103,8 +104,12 @@ func (b *Bus) PublishGame(ctx context.Context, g Game) error {
 	}
 	wait := 50 * time.Millisecond
 	for attempt := 1; ; attempt++ {
+		// An attempt ends at its ack, after 5 s, or at a reconnect (the
+		// request may have been lost with the old connection: send again).
 		actx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		stop := onSignal(b.reconnectSignal(), cancel)
 		_, err := b.js.PublishMsg(actx, msg)
+		stop()
 		cancel()
 		if err == nil {
 			return nil
@@ -129,10 +134,25 @@ func (b *Bus) PublishGame(ctx context.Context, g Game) error {
 		select {
 		case <-ctx.Done():
 			return fmt.Errorf("bus: publish game %s: %w (last error: %v)", g.ID, ctx.Err(), err)
+		case <-b.reconnectSignal():
+			wait = 50 * time.Millisecond
 		case <-time.After(wait):
+			wait = min(2*wait, 2*time.Second)
 		}
-		wait = min(2*wait, 2*time.Second)
 	}
+}
+
+// onSignal calls f when sig closes, until stop is called.
+func onSignal(sig <-chan struct{}, f func()) (stop func()) {
+	done := make(chan struct{})
+	go func() {
+		select {
+		case <-sig:
+			f()
+		case <-done:
+		}
+	}()
+	return func() { close(done) }
 }
 
 // Consumer is a durable pull consumer of the run's games.
@@ -303,4 +323,24 @@ func decodeDelivery(m jetstream.Msg) (*Delivery, error) {
 		return fail("%d bytes after decompressing, the header says %d", len(d.Game.Data), size)
 	}
 	return d, nil
+}
+
+// AckAll acknowledges deliveries with their acks in flight together (up
+// to 64 at a time), each confirmed by the server as with Delivery.Ack. It
+// tries them all and returns their errors joined.
+func AckAll(ctx context.Context, ds []*Delivery) error {
+	const inFlight = 64
+	errs := make([]error, len(ds))
+	sem := make(chan struct{}, inFlight)
+	var wg sync.WaitGroup
+	for i, d := range ds {
+		sem <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			errs[i] = d.Ack(ctx)
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
 }

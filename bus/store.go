@@ -26,6 +26,18 @@ func validCheckpointName(name string) error {
 	return nil
 }
 
+// CheckpointTimeout bounds PutCheckpoint and GetCheckpoint when their
+// context has no deadline (nats.go's own default, 5 s for the whole
+// object, was seen to cut a 10 MB get short on a loaded machine).
+const CheckpointTimeout = 5 * time.Minute
+
+func checkpointContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	if _, ok := ctx.Deadline(); ok {
+		return ctx, func() {}
+	}
+	return context.WithTimeout(ctx, CheckpointTimeout)
+}
+
 // PutCheckpoint stores data under name in the run's object store, replacing
 // an object of that name. The store keeps a SHA-256 digest that
 // GetCheckpoint verifies.
@@ -36,6 +48,8 @@ func (b *Bus) PutCheckpoint(ctx context.Context, name string, data []byte) error
 	if len(data) == 0 {
 		return fmt.Errorf("bus: put checkpoint %s: no data", name)
 	}
+	ctx, cancel := checkpointContext(ctx)
+	defer cancel()
 	if _, err := b.objects.PutBytes(ctx, name, data); err != nil {
 		return fmt.Errorf("bus: put checkpoint %s: %w", name, err)
 	}
@@ -52,6 +66,8 @@ func (b *Bus) GetCheckpoint(ctx context.Context, name string) ([]byte, error) {
 	if err := validCheckpointName(name); err != nil {
 		return nil, fmt.Errorf("bus: get checkpoint: %w", err)
 	}
+	ctx, cancel := checkpointContext(ctx)
+	defer cancel()
 	data, err := b.objects.GetBytes(ctx, name)
 	if errors.Is(err, jetstream.ErrObjectNotFound) {
 		return nil, fmt.Errorf("bus: checkpoint %s of run %s: %w", name, b.opt.Run, ErrNotFound)
@@ -156,7 +172,8 @@ func decodeBest(data []byte) (Best, error) {
 }
 
 // WatchBest returns a channel that receives the current best checkpoint
-// (when one is set) and then every change, until ctx ends, when it closes.
+// (when one is set) and then every change, until ctx ends or the Bus is
+// closed, when it closes.
 // A receiver that falls behind gets the latest value, never a stale one
 // after a newer. After a reconnect it reads the best again, so a change
 // made while the connection was down is not missed. Equal consecutive
@@ -191,6 +208,12 @@ func (b *Bus) watchBest(ctx context.Context, w jetstream.KeyWatcher, out chan Be
 		}
 	}
 	for {
+		if b.nc.IsClosed() {
+			if w != nil {
+				_ = w.Stop()
+			}
+			return
+		}
 		reconnected := b.reconnectSignal()
 		var updates <-chan jetstream.KeyValueEntry
 		if w != nil {
