@@ -335,6 +335,11 @@ func TestExportRefuses(t *testing.T) {
 	if _, err := Export(nil, c4, Options{}); err == nil {
 		t.Error("export of nil: no error")
 	}
+	pooled := cfg
+	pooled.Blocks, pooled.GlobalPooling = 2, true
+	if _, err := Export(randomCheckpoint(t, c4, pooled, 3), c4, Options{}); err == nil || !strings.Contains(err.Error(), "global pooling") {
+		t.Errorf("export of a network with global pooling: err = %v", err)
+	}
 }
 
 // BenchmarkExport measures encoding the Connect Four headline network.
