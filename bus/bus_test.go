@@ -678,3 +678,60 @@ func TestConnectWaitsForTheServer(t *testing.T) {
 		t.Fatalf("connect to nothing: %v, want the context's deadline", err)
 	}
 }
+
+func TestMalformedMessageIsDropped(t *testing.T) {
+	srv := startServer(t, ServerConfig{Dir: t.TempDir()})
+	ctx := testCtx(t)
+	b := connect(t, Options{URL: srv.URL()})
+	// Raw messages on the games subject that are not games of ours.
+	for _, h := range []map[string]string{
+		{"Nats-Msg-Id": "x1"}, // no headers of ours
+		{"Nats-Msg-Id": "x2", hdrWorker: "w", hdrGeneration: "0", hdrEncoding: "gzip", hdrSize: "3"},
+		{"Nats-Msg-Id": "x3", hdrWorker: "w", hdrGeneration: "0", hdrEncoding: encodingZstd, hdrSize: "3"}, // not zstd
+	} {
+		m := &natsMsg{subject: b.subject, header: h, data: []byte("abc")}
+		if err := m.publish(ctx, b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := b.PublishGame(ctx, Game{ID: "good", Data: []byte("game")}); err != nil {
+		t.Fatal(err)
+	}
+	c, err := b.Consumer(ctx, "trainer")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := fetchAll(t, c, true, 200*time.Millisecond)
+	if len(got) != 1 || got[0].Game.ID != "good" || c.Corrupt() != 3 {
+		t.Fatalf("fetched %d games (want only 'good'), %d dropped as malformed (want 3)", len(got), c.Corrupt())
+	}
+	time.Sleep(100 * time.Millisecond)
+	if again := fetchAll(t, c, true, 200*time.Millisecond); len(again) != 0 || c.Corrupt() != 3 {
+		t.Fatalf("malformed messages came again: %d games, %d dropped", len(again), c.Corrupt())
+	}
+}
+
+func TestStreamLimitsAreUpdated(t *testing.T) {
+	srv := startServer(t, ServerConfig{Dir: t.TempDir()})
+	ctx := testCtx(t)
+	info := func(b *Bus) (int64, time.Duration) {
+		s, err := b.js.Stream(ctx, b.stream)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg := s.CachedInfo().Config
+		return cfg.MaxBytes, cfg.MaxAge
+	}
+	b := connect(t, Options{URL: srv.URL()})
+	if mb, ma := info(b); mb != DefaultMaxBytes || ma != DefaultMaxAge {
+		t.Fatalf("new stream limits %d bytes %v, want the defaults", mb, ma)
+	}
+	connect(t, Options{URL: srv.URL(), MaxBytes: 1 << 20, MaxAge: time.Hour})
+	if mb, ma := info(b); mb != 1<<20 || ma != time.Hour {
+		t.Fatalf("limits %d bytes %v after a client set 1 MiB and 1h", mb, ma)
+	}
+	connect(t, Options{URL: srv.URL(), Name: "w1"}) // a worker with no limits leaves them
+	if mb, ma := info(b); mb != 1<<20 || ma != time.Hour {
+		t.Fatalf("limits %d bytes %v after a client without limits, want them kept", mb, ma)
+	}
+}

@@ -2,6 +2,7 @@ package bus
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -9,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/nats-io/nats.go"
 )
 
 // The test binary doubles as a server process, so that a test can kill
@@ -130,4 +133,21 @@ func TestServerKilledLosesNoAcknowledgedGame(t *testing.T) {
 		t.Errorf("stream holds %d games after the kill, want %d", msgs, n)
 	}
 	t.Logf("killed after %d acknowledged publishes; %d games delivered again after the restart", ackedBefore, again)
+}
+
+// natsMsg publishes a raw message to the stream, for malformed input.
+type natsMsg struct {
+	subject string
+	header  map[string]string
+	data    []byte
+}
+
+func (m *natsMsg) publish(ctx context.Context, b *Bus) error {
+	msg := nats.NewMsg(m.subject)
+	for k, v := range m.header {
+		msg.Header.Set(k, v)
+	}
+	msg.Data = m.data
+	_, err := b.js.PublishMsg(ctx, msg)
+	return err
 }
