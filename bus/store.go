@@ -68,7 +68,37 @@ func (b *Bus) GetCheckpoint(ctx context.Context, name string) ([]byte, error) {
 	}
 	ctx, cancel := checkpointContext(ctx)
 	defer cancel()
-	data, err := b.objects.GetBytes(ctx, name)
+	// nats.go's object reader sets its read deadline from ctx's deadline and
+	// notices a cancelled ctx only when a chunk arrives or that deadline
+	// passes. A get whose chunk subscription died with the connection (the
+	// server restarted mid-get) would so stall for the whole
+	// CheckpointTimeout, and hold a stopping worker as long. So each attempt
+	// runs on its own: a reconnect starts the get again, and a cancelled ctx
+	// returns at once (the attempt's context is cancelled with it).
+	type got struct {
+		data []byte
+		err  error
+	}
+	var data []byte
+	var err error
+	for attempt := true; attempt; {
+		reconnected := b.reconnectSignal()
+		actx, acancel := context.WithCancel(ctx)
+		done := make(chan got, 1)
+		go func() {
+			data, err := b.objects.GetBytes(actx, name)
+			done <- got{data, err}
+		}()
+		select {
+		case r := <-done:
+			data, err, attempt = r.data, r.err, false
+		case <-ctx.Done():
+			err, attempt = ctx.Err(), false
+		case <-reconnected:
+			b.log.Info("bus: reconnected during a checkpoint get; getting it again", "name", name)
+		}
+		acancel()
+	}
 	if errors.Is(err, jetstream.ErrObjectNotFound) {
 		return nil, fmt.Errorf("bus: checkpoint %s of run %s: %w", name, b.opt.Run, ErrNotFound)
 	}

@@ -161,9 +161,16 @@ func (p *proc) wait(t *testing.T, limit time.Duration) int {
 	case <-p.done:
 		return p.code
 	case <-time.After(limit):
-		p.cmd.Process.Kill()
-		<-p.done
-		t.Fatalf("%s still running after %v; output:\n%s", p.name, limit, p.out.String())
+		// SIGQUIT makes a Go program print every goroutine's stack: the
+		// output then shows where it hangs.
+		p.cmd.Process.Signal(syscall.SIGQUIT)
+		select {
+		case <-p.done:
+		case <-time.After(5 * time.Second):
+			p.cmd.Process.Kill()
+			<-p.done
+		}
+		t.Fatalf("%s still running after %v; output (with its goroutines' stacks):\n%s", p.name, limit, p.out.String())
 	}
 	return 0
 }
