@@ -29,6 +29,7 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -104,6 +105,10 @@ type Bus struct {
 
 	mu          sync.Mutex
 	reconnected chan struct{} // closed and replaced on every reconnect
+	// closing is set by Close: the disconnect that Close itself causes is
+	// not news, and nats.go reports it on its own goroutine after Close has
+	// returned, when the caller's log may be gone.
+	closing atomic.Bool
 }
 
 // validName reports whether s is 1..max letters, digits, '-' or '_'.
@@ -186,6 +191,9 @@ func Connect(ctx context.Context, opt Options) (*Bus, error) {
 		nats.ReconnectJitter(100*time.Millisecond, time.Second),
 		nats.Timeout(5 * time.Second),
 		nats.DisconnectErrHandler(func(_ *nats.Conn, err error) {
+			if b.closing.Load() {
+				return
+			}
 			log.Warn("bus: disconnected", "url", opt.URL, "err", err)
 		}),
 		nats.ReconnectHandler(func(nc *nats.Conn) {
@@ -327,6 +335,7 @@ func jsHint(err error) error {
 // Close drains nothing and closes the connection; calls after the first
 // are no-ops. Watch channels close once their contexts end.
 func (b *Bus) Close() error {
+	b.closing.Store(true)
 	b.nc.Close()
 	return nil
 }
