@@ -343,17 +343,7 @@ func (sr *searcher) gumbelFinish(temp float64) (pi []float32, value float32, act
 			counts[j] = 1
 		}
 	}
-	if sr.cfg.Solver {
-		sr.solverCounts(es, counts)
-	}
-	sum = 0
-	for _, x := range counts {
-		sum += x
-	}
-	clear(sr.pi)
-	for j, e := range es {
-		sr.pi[e.action] = float32(counts[j] / sum)
-	}
+	sr.setPolicy(es, counts)
 	if surv < 0 || counts[surv] == 0 {
 		// No survivor (no considered move), or the solver rules it out.
 		surv = sr.pick(counts, 0)

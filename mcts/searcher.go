@@ -499,6 +499,23 @@ func (sr *searcher) solverCounts(es []edge, counts []float64) {
 	}
 }
 
+// setPolicy writes the root's policy target into sr.pi: counts (one weight
+// per root edge of es) adjusted by the solver's proofs when it is on, then
+// normalised. Both searches end with it.
+func (sr *searcher) setPolicy(es []edge, counts []float64) {
+	if sr.cfg.Solver {
+		sr.solverCounts(es, counts)
+	}
+	var sum float64
+	for _, x := range counts {
+		sum += x
+	}
+	clear(sr.pi)
+	for j, e := range es {
+		sr.pi[e.action] = float32(counts[j] / sum)
+	}
+}
+
 // finish turns the root visits into the policy target pi (pruned of forced
 // playouts when they are on), the root value and an action chosen with
 // temperature temp (0: most visited, ties broken at random). pi is owned by
@@ -524,17 +541,7 @@ func (sr *searcher) finish(temp float64) (pi []float32, value float32, action in
 	} else if sr.forced {
 		sr.prune(es, counts, sum)
 	}
-	if sr.cfg.Solver {
-		sr.solverCounts(es, counts)
-	}
-	sum = 0
-	for _, x := range counts {
-		sum += x
-	}
-	clear(sr.pi)
-	for j, e := range es {
-		sr.pi[e.action] = float32(counts[j] / sum)
-	}
+	sr.setPolicy(es, counts)
 	j := sr.pick(counts, temp)
 	return sr.pi, sr.t.rootValue(), int(es[j].action)
 }
