@@ -379,14 +379,43 @@ func (s *State) addEmpty(p int) {
 	s.empt = append(s.empt, int16(p))
 }
 
+// pointSet is a bit per point of the largest board.
+type pointSet [(MaxSize*MaxSize + 63) / 64]uint64
+
+// floodEmpty marks in visited the empty region of the empty, unvisited point
+// p, puts its points in region[:size] and returns the colours it touches:
+// the area count that Score and FinalOwnership share.
+func (s *State) floodEmpty(p int, visited *pointSet, region *[MaxSize * MaxSize]int16) (size int, touch int8) {
+	g := s.g
+	visited[p>>6] |= 1 << (uint(p) & 63)
+	region[0] = int16(p)
+	size = 1
+	for head := 0; head < size; head++ {
+		q := int(region[head])
+		for _, r := range g.adj[4*q : 4*q+int(g.deg[q])] {
+			switch c := s.board[r]; c {
+			case Empty:
+				if visited[r>>6]&(1<<(uint(r)&63)) == 0 {
+					visited[r>>6] |= 1 << (uint(r) & 63)
+					region[size] = r
+					size++
+				}
+			default:
+				touch |= c
+			}
+		}
+	}
+	return size, touch
+}
+
 // Score returns the Tromp-Taylor area score: black's points (stones plus
 // empty regions that reach only black) minus white's, minus komi. Positive
 // means black is ahead. It is the final result at a terminal state and an
 // estimate (dead stones count as alive) before.
 func (s *State) Score() float64 {
 	g := s.g
-	var visited [(MaxSize*MaxSize + 63) / 64]uint64
-	var stack [MaxSize * MaxSize]int16
+	var visited pointSet
+	var region [MaxSize * MaxSize]int16
 	score := 0
 	for p := 0; p < g.n; p++ {
 		switch s.board[p] {
@@ -400,28 +429,7 @@ func (s *State) Score() float64 {
 		if visited[p>>6]&(1<<(uint(p)&63)) != 0 {
 			continue
 		}
-		// Flood the empty region of p, noting the colours it touches.
-		visited[p>>6] |= 1 << (uint(p) & 63)
-		stack[0] = int16(p)
-		sp, size := 1, 0
-		var touch int8
-		for sp > 0 {
-			sp--
-			q := int(stack[sp])
-			size++
-			for _, r := range g.adj[4*q : 4*q+int(g.deg[q])] {
-				switch c := s.board[r]; c {
-				case Empty:
-					if visited[r>>6]&(1<<(uint(r)&63)) == 0 {
-						visited[r>>6] |= 1 << (uint(r) & 63)
-						stack[sp] = r
-						sp++
-					}
-				default:
-					touch |= c
-				}
-			}
-		}
+		size, touch := s.floodEmpty(p, &visited, &region)
 		switch touch {
 		case Black:
 			score += size
@@ -555,8 +563,8 @@ func (s *State) Playout(rng *rand.Rand) float64 {
 func (s *State) FinalOwnership(dst []float32) {
 	g := s.g
 	dst = dst[:g.n]
-	var visited [(MaxSize*MaxSize + 63) / 64]uint64
-	var stack, region [MaxSize * MaxSize]int16
+	var visited pointSet
+	var region [MaxSize * MaxSize]int16
 	for p := 0; p < g.n; p++ {
 		switch s.board[p] {
 		case Black:
@@ -569,30 +577,7 @@ func (s *State) FinalOwnership(dst []float32) {
 		if visited[p>>6]&(1<<(uint(p)&63)) != 0 {
 			continue
 		}
-		// Flood the empty region of p, noting its points and the colours
-		// it touches.
-		visited[p>>6] |= 1 << (uint(p) & 63)
-		stack[0] = int16(p)
-		sp, size := 1, 0
-		var touch int8
-		for sp > 0 {
-			sp--
-			q := int(stack[sp])
-			region[size] = int16(q)
-			size++
-			for _, r := range g.adj[4*q : 4*q+int(g.deg[q])] {
-				switch c := s.board[r]; c {
-				case Empty:
-					if visited[r>>6]&(1<<(uint(r)&63)) == 0 {
-						visited[r>>6] |= 1 << (uint(r) & 63)
-						stack[sp] = r
-						sp++
-					}
-				default:
-					touch |= c
-				}
-			}
-		}
+		size, touch := s.floodEmpty(p, &visited, &region)
 		var own float32
 		switch touch {
 		case Black:
