@@ -239,6 +239,8 @@ func (c *Config) Validate() error {
 	switch {
 	case c.Train.BLAS != train.BLASTabula && c.Train.BLAS != train.BLASGonum:
 		return bad("train.blas", "train.blas = %q, want %q or %q", c.Train.BLAS, train.BLASTabula, train.BLASGonum)
+	case c.Train.Schedule == "timed" && c.Duration == 0:
+		return bad("train.schedule|duration", "train.schedule = timed drops the learning rate at train.drop_at (%v) of the duration: set duration (it is 0: no limit)", c.Train.DropAt)
 	case c.Train.StepsPerIteration < 1:
 		return bad("train.steps_per_iteration", "train.steps_per_iteration = %d, want >= 1", c.Train.StepsPerIteration)
 	case c.Train.MinExamples < c.Train.BatchSize:

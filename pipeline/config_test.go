@@ -58,6 +58,8 @@ func TestBadConfigsNameTheProblem(t *testing.T) {
 		{"bad game parameter", "game: \"othello:size=7\"\n", nil, "size"},
 		{"bad optimizer", g + "train:\n  optimizer: rmsprop\n", nil, `line 3: train.optimizer = "rmsprop"`},
 		{"window below min_examples", g + "replay:\n  window: 10\n", nil, "line 3: train.min_examples = 2000, want <= replay.window (10)"},
+		{"timed schedule without duration", g + "train:\n  schedule: timed\n", nil, "train.schedule = timed drops the learning rate at train.drop_at (0.75) of the duration: set duration"},
+		{"drop_at out of range", g + "duration: 1m\ntrain:\n  schedule: timed\n  drop_at: 1.5\n", nil, "drop_at = 1.5, want in (0, 1) with schedule timed"},
 		{"bad gate method", g + "gate:\n  method: vibes\n", nil, `line 3: gate.method = "vibes"`},
 		{"random plies past the game", g + "gate:\n  random_plies: 42\n", nil, "line 3: gate.random_plies = 42, want 0..41"},
 		{"bad ladder spec", g + "ladder:\n  players: [wizard]\n", nil, "line 3: ladder.players[0]"},

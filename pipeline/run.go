@@ -56,8 +56,9 @@ type Trainer struct {
 	trainer     *train.Trainer
 	weights     *nn.Weights // trained in place by trainer
 	rng         *rand.Rand
-	iter        int // iterations completed
-	iterSteps   int // training steps of iteration iter+1 already taken (saved by an interrupted run)
+	iter        int       // iterations completed
+	started     time.Time // when Run began: schedule timed counts from it
+	iterSteps   int       // training steps of iteration iter+1 already taken (saved by an interrupted run)
 	workers     int
 	lastRefresh time.Time // when the replay folder was last scanned for other writers' chunks
 	lastMetrics time.Time // when the last metrics line was written (or the run started)
@@ -481,6 +482,7 @@ func (t *Trainer) Run(ctx context.Context) error {
 		ctx, cancel = context.WithTimeout(ctx, t.cfg.Duration)
 		defer cancel()
 	}
+	t.started = start
 	// Self-play failing for good cancels the iterations with its error.
 	iterCtx, failRun := context.WithCancelCause(ctx)
 	defer failRun(nil)
@@ -694,7 +696,7 @@ func (t *Trainer) iteration(ctx context.Context, start time.Time) error {
 	t.iterSteps = 0
 	rec["train"] = map[string]any{"steps": steps, "total_steps": t.trainer.Steps(),
 		"loss_value": losses.Value, "loss_policy": losses.Policy, "loss_l2": losses.L2, "loss_total": losses.Total,
-		"policy_entropy": entropy, "learning_rate": t.cfg.Train.LearningRateAt(t.trainer.Steps())}
+		"policy_entropy": entropy, "learning_rate": t.trainer.LearningRate()}
 	if nc := t.cfg.Network; nc.Ownership || nc.Score {
 		tr := rec["train"].(map[string]any)
 		tr["loss_ownership"], tr["loss_score"] = losses.Ownership, losses.Score
@@ -879,6 +881,21 @@ func (t *Trainer) waitForData(ctx context.Context) error {
 	}
 }
 
+// dropLearningRate drops the learning rate of schedule "timed" once this
+// process has run train.drop_at of its duration. Duration counts per
+// process, so a resumed run trains at the full rate again, then drops at
+// the same share of its own duration.
+func (t *Trainer) dropLearningRate() {
+	tc := t.cfg.Train
+	if tc.Schedule != "timed" || t.cfg.Duration <= 0 {
+		return
+	}
+	if time.Since(t.started) >= time.Duration(tc.DropAt*float64(t.cfg.Duration)) && t.trainer.DropLearningRate() {
+		t.log.Info("learning rate dropped (train.schedule timed)", "learning_rate", t.trainer.LearningRate(),
+			"after", time.Since(t.started).Round(time.Second), "steps", t.trainer.Steps())
+	}
+}
+
 // trainPhase takes up to StepsPerIteration steps while the replay window is
 // big enough and its reuse cap allows.
 func (t *Trainer) trainPhase(ctx context.Context, n int) (train.Losses, int, float64, error) {
@@ -895,6 +912,7 @@ func (t *Trainer) trainPhase(ctx context.Context, n int) (train.Losses, int, flo
 		fill.Set(t.cfg.Train.MinExamples)
 		fill.Finish()
 	}
+	t.dropLearningRate()
 	bs := t.cfg.Train.BatchSize
 	batch := t.buf.NewBatch(bs)
 	todo := max(0, t.cfg.Train.StepsPerIteration-t.iterSteps)

@@ -46,13 +46,19 @@ type Config struct {
 	// restrain the function the network computes, it only shifts it).
 	WeightDecay float64 `yaml:"weight_decay"`
 	// Schedule is "constant", "step" (multiply by Gamma every StepSize
-	// steps) or "cosine" (from LearningRate down to MinLearningRate over
-	// TotalSteps steps, then MinLearningRate).
+	// steps), "cosine" (from LearningRate down to MinLearningRate over
+	// TotalSteps steps, then MinLearningRate) or "timed" (LearningRate
+	// until the caller drops it to LearningRate*Gamma with
+	// Trainer.DropLearningRate: the pipeline does at DropAt of the run's
+	// duration, so the drop needs no estimate of the steps a machine makes).
 	Schedule        string  `yaml:"schedule"`
 	StepSize        int     `yaml:"step_size"`
 	Gamma           float64 `yaml:"gamma"`
 	TotalSteps      int     `yaml:"total_steps"`
 	MinLearningRate float64 `yaml:"min_learning_rate"`
+	// DropAt is the share of the run's duration after which schedule
+	// "timed" drops the learning rate to LearningRate*Gamma.
+	DropAt float64 `yaml:"drop_at"`
 	// BNMomentum is the weight of the current batch in the batch-norm
 	// running averages: running = BNMomentum*batch + (1-BNMomentum)*running
 	// (PyTorch's convention; the variance folded in is the unbiased one).
@@ -99,6 +105,7 @@ func DefaultConfig() Config {
 		Gamma:           0.1,
 		TotalSteps:      100000,
 		MinLearningRate: 1e-5,
+		DropAt:          0.75,
 		BNMomentum:      0.1,
 		Engine:          EngineAuto,
 		OwnershipWeight: 1.5,
@@ -129,12 +136,14 @@ func (c Config) Validate() error {
 		return bad("adam_epsilon", c.Epsilon, "in (0, 1]")
 	case !finite(c.WeightDecay) || c.WeightDecay < 0 || c.WeightDecay > 1:
 		return bad("weight_decay", c.WeightDecay, "in [0, 1]")
-	case c.Schedule != "constant" && c.Schedule != "step" && c.Schedule != "cosine":
-		return bad("schedule", fmt.Sprintf("%q", c.Schedule), `"constant", "step" or "cosine"`)
+	case c.Schedule != "constant" && c.Schedule != "step" && c.Schedule != "cosine" && c.Schedule != "timed":
+		return bad("schedule", fmt.Sprintf("%q", c.Schedule), `"constant", "step", "cosine" or "timed"`)
 	case c.Schedule == "step" && c.StepSize < 1:
 		return bad("step_size", c.StepSize, "at least 1 with schedule step")
-	case c.Schedule == "step" && (!finite(c.Gamma) || c.Gamma <= 0 || c.Gamma > 1):
-		return bad("gamma", c.Gamma, "in (0, 1] with schedule step")
+	case (c.Schedule == "step" || c.Schedule == "timed") && (!finite(c.Gamma) || c.Gamma <= 0 || c.Gamma > 1):
+		return bad("gamma", c.Gamma, fmt.Sprintf("in (0, 1] with schedule %s", c.Schedule))
+	case c.Schedule == "timed" && (!finite(c.DropAt) || c.DropAt <= 0 || c.DropAt >= 1):
+		return bad("drop_at", c.DropAt, "in (0, 1) with schedule timed (the share of the duration before the drop)")
 	case c.Schedule == "cosine" && c.TotalSteps < 1:
 		return bad("total_steps", c.TotalSteps, "at least 1 with schedule cosine")
 	case c.Schedule == "cosine" && (!finite(c.MinLearningRate) || c.MinLearningRate < 0 || c.MinLearningRate > c.LearningRate):
@@ -152,7 +161,8 @@ func (c Config) Validate() error {
 }
 
 // LearningRateAt is the learning rate used by the step that follows step
-// completed steps (the first Step uses LearningRateAt(0)).
+// completed steps (the first Step uses LearningRateAt(0)), before a drop of
+// schedule "timed" (Trainer.LearningRate includes it).
 func (c Config) LearningRateAt(step int64) float64 {
 	switch c.Schedule {
 	case "step":

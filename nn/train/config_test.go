@@ -28,6 +28,10 @@ func TestValidate(t *testing.T) {
 		{"gamma", func(c *Config) { c.Schedule, c.Gamma = "step", 1.5 }},
 		{"total_steps", func(c *Config) { c.Schedule, c.TotalSteps = "cosine", 0 }},
 		{"min_learning_rate", func(c *Config) { c.Schedule, c.MinLearningRate = "cosine", 1 }},
+		{"gamma", func(c *Config) { c.Schedule, c.Gamma = "timed", 0 }},
+		{"drop_at", func(c *Config) { c.Schedule, c.DropAt = "timed", 1 }},
+		{"drop_at", func(c *Config) { c.Schedule, c.DropAt = "timed", 0 }},
+		{"drop_at", func(c *Config) { c.Schedule, c.DropAt = "timed", math.NaN() }},
 		{"bn_momentum", func(c *Config) { c.BNMomentum = 0 }},
 	} {
 		c := DefaultConfig()

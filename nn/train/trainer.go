@@ -49,6 +49,8 @@ type Trainer struct {
 	direct *directEngine // the direct engine
 
 	step int64
+	// dropped: schedule "timed" has dropped the rate (DropLearningRate).
+	dropped bool
 	// Optimiser slots, one per param: SGD uses slot1 (velocity); Adam uses
 	// slot1 (first moment) and slot2 (second moment).
 	slot1, slot2 [][]float32
@@ -127,6 +129,27 @@ func New(cfg Config, w *nn.Weights, rng *rand.Rand) (*Trainer, error) {
 		}
 	}
 	return t, nil
+}
+
+// DropLearningRate drops the learning rate of schedule "timed" to
+// LearningRate*Gamma for every later step; it reports whether this call
+// dropped it (false when already dropped, or with another schedule).
+func (t *Trainer) DropLearningRate() bool {
+	if t.cfg.Schedule != "timed" || t.dropped {
+		return false
+	}
+	t.dropped = true
+	return true
+}
+
+// LearningRate is the rate of the next step: the schedule's, after a drop
+// of schedule "timed".
+func (t *Trainer) LearningRate() float64 {
+	lr := t.cfg.LearningRateAt(t.step)
+	if t.dropped {
+		lr *= t.cfg.Gamma
+	}
+	return lr
 }
 
 // Config returns the trainer's configuration.
@@ -332,7 +355,7 @@ func (t *Trainer) sumSquares() float64 {
 // update applies one optimiser step to every parameter, in place, from
 // the gradients in t.grads.
 func (t *Trainer) update() {
-	lr := t.cfg.LearningRateAt(t.step)
+	lr := t.LearningRate()
 	c2 := 2 * t.cfg.WeightDecay
 	adam := t.cfg.Optimizer == "adam"
 	var bc1, bc2 float64

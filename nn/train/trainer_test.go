@@ -528,6 +528,40 @@ func TestScheduleDrivesUpdates(t *testing.T) {
 	}
 }
 
+// TestTimedDropDrivesUpdates: under schedule "timed" the rate is constant
+// until DropLearningRate, which multiplies every later update by gamma, once;
+// with another schedule DropLearningRate does nothing.
+func TestTimedDropDrivesUpdates(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.BatchSize, cfg.Optimizer, cfg.Momentum, cfg.WeightDecay, cfg.LearningRate = 8, "sgd", 0, 0, 0.05
+	timed := cfg
+	timed.Schedule, timed.Gamma = "timed", 0.3
+	d := newDataset(tinyShape, 8, rand.New(rand.NewPCG(13, 14)), false)
+	deltas := map[string]float64{}
+	for name, c := range map[string]Config{"constant": cfg, "timed": timed} {
+		w := tinyWeights(t, 17)
+		tr := newTrainer(t, c, w)
+		if _, err := tr.Step(d.batch(tinyShape, 0, 8)); err != nil {
+			t.Fatal(err)
+		}
+		if got := tr.LearningRate(); got != 0.05 {
+			t.Errorf("%s: rate before the drop %v, want 0.05", name, got)
+		}
+		dropped := tr.DropLearningRate()
+		if dropped != (name == "timed") || tr.DropLearningRate() {
+			t.Errorf("%s: DropLearningRate reported %v, then a second drop", name, dropped)
+		}
+		before := w.PolicyFC.B[0]
+		if _, err := tr.Step(d.batch(tinyShape, 0, 8)); err != nil {
+			t.Fatal(err)
+		}
+		deltas[name] = float64(w.PolicyFC.B[0] - before)
+	}
+	if r := deltas["timed"] / deltas["constant"]; math.Abs(r-0.3) > 1e-3 {
+		t.Errorf("update ratio timed/constant after the drop = %v, want 0.3", r)
+	}
+}
+
 // TestGradientMatchesFiniteDifferences checks gorgonia's gradients of the
 // head parameters against central differences of the loss.
 func TestGradientMatchesFiniteDifferences(t *testing.T) {
