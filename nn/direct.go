@@ -21,6 +21,7 @@ import (
 type NetEvaluator struct {
 	e      *Evaluator // never started: holds the shape, the cache and the counters
 	net    *Net
+	prec   Precision // of the model
 	r      request
 	obs    []float32
 	logits []float32
@@ -56,6 +57,7 @@ func newNetEvaluator(e *Evaluator, m *Model) *NetEvaluator {
 	return &NetEvaluator{
 		e:      e,
 		net:    m.newNet(mb, defaultChunk(mb, m.hw)),
+		prec:   m.prec,
 		obs:    make([]float32, mb*e.obsLen),
 		logits: make([]float32, mb*e.numActions),
 		values: make([]float32, mb),
@@ -68,7 +70,11 @@ func (n *NetEvaluator) Worker() *NetEvaluator { return newNetEvaluator(n.e, n.ne
 
 // Stats returns the counters so far, of n and every NetEvaluator sharing its
 // cache (see Worker).
-func (n *NetEvaluator) Stats() EvaluatorStats { return n.e.Stats() }
+func (n *NetEvaluator) Stats() EvaluatorStats {
+	s := n.e.Stats()
+	s.Precision = n.prec.String()
+	return s
+}
 
 // Evaluate implements mcts.Evaluator, with the same results as
 // Evaluator.Evaluate on the same network. It allocates nothing once its

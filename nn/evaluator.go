@@ -80,6 +80,9 @@ type EvaluatorStats struct {
 	// same Evaluate call (with the cache on): each distinct position of a
 	// call is run through the network once.
 	Merged int64
+	// Precision is the arithmetic of the network evaluated (fp32, bf16 or
+	// int8: the choice of precision "auto"), where the evaluator knows it.
+	Precision string
 }
 
 // Evaluator implements mcts.Evaluator with the network: Evaluate is safe for

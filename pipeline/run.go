@@ -58,6 +58,7 @@ type Trainer struct {
 	rng         *rand.Rand
 	iter        int       // iterations completed
 	started     time.Time // when Run began: schedule timed counts from it
+	precision   string    // of the latest self-play round's network (logged when it changes); under mu
 	iterSteps   int       // training steps of iteration iter+1 already taken (saved by an interrupted run)
 	workers     int
 	lastRefresh time.Time // when the replay folder was last scanned for other writers' chunks
@@ -657,6 +658,10 @@ func (t *Trainer) selfPlayRound(ctx context.Context, bestPath string, gen int, s
 	es := evalStats()
 	st.Leaves, st.NetEvals = es.Positions, es.Evaluated
 	t.mu.Lock()
+	if es.Precision != t.precision {
+		t.log.Info("self-play precision", "precision", es.Precision, "evaluator.precision", t.cfg.Evaluator.Precision, "generation", gen)
+		t.precision = es.Precision
+	}
 	t.spStats.add(st)
 	t.spTime += time.Since(t0)
 	t.mu.Unlock()
@@ -736,7 +741,7 @@ func (t *Trainer) iteration(ctx context.Context, start time.Time) error {
 		rec["bench"] = bench
 	}
 	t.mu.Lock()
-	st, spTime := t.spStats, t.spTime
+	st, spTime, precision := t.spStats, t.spTime, t.precision
 	t.spStats, t.spTime = selfPlayStats{}, 0
 	t.mu.Unlock()
 	secs := math.Max(spTime.Seconds(), 1e-9)
@@ -750,6 +755,7 @@ func (t *Trainer) iteration(ctx context.Context, start time.Time) error {
 		// they answer (the rest: cache hits and merged transpositions).
 		"net_evals_per_position": float64(st.NetEvals) / math.Max(1, float64(st.Moves)),
 		"leaves_per_position":    float64(st.Leaves) / math.Max(1, float64(st.Moves)),
+		"precision":              precision, // of the network, the latest round's
 	}
 	rec["replay"] = map[string]any{"window": t.buf.Len(), "added": t.buf.Added()}
 	workers, workersLine := t.workerMetrics(ctx)
