@@ -59,7 +59,9 @@ type Trainer struct {
 	iter        int       // iterations completed
 	started     time.Time // when Run began: schedule timed counts from it
 	precision   string    // of the latest self-play round's network (logged when it changes); under mu
-	iterSteps   int       // training steps of iteration iter+1 already taken (saved by an interrupted run)
+	spModel     *nn.Model // the self-play loop's network, built from the checkpoint spModelPath
+	spModelPath string
+	iterSteps   int // training steps of iteration iter+1 already taken (saved by an interrupted run)
 	workers     int
 	lastRefresh time.Time // when the replay folder was last scanned for other writers' chunks
 	lastMetrics time.Time // when the last metrics line was written (or the run started)
@@ -641,11 +643,20 @@ func (t *Trainer) selfPlayLoop(ctx context.Context, seed uint64) error {
 // selfPlayRound plays GamesPerRound games with the network in bestPath, of
 // generation gen, and publishes them on the bus.
 func (t *Trainer) selfPlayRound(ctx context.Context, bestPath string, gen int, seed uint64) error {
-	best, err := nn.LoadCheckpoint(bestPath)
-	if err != nil {
-		return err
+	// The network is loaded, folded and (precision auto) checked once per
+	// best checkpoint, not once per round.
+	if bestPath != t.spModelPath {
+		best, err := nn.LoadCheckpoint(bestPath)
+		if err != nil {
+			return err
+		}
+		m, err := nn.NewModelFor(best.Weights, t.g, t.cfg.Evaluator.Precision)
+		if err != nil {
+			return err
+		}
+		t.spModel, t.spModelPath = m, bestPath
 	}
-	newEval, evalStats, err := directEvaluators(t.cfg.Evaluator, t.cfg.SelfPlay.MCTS.BatchSize, t.workers, best.Weights, t.g, true)
+	newEval, evalStats, err := modelEvaluators(t.cfg.Evaluator, t.cfg.SelfPlay.MCTS.BatchSize, t.workers, t.spModel, t.g, true)
 	if err != nil {
 		return err
 	}

@@ -269,6 +269,17 @@ func directEvaluators(cfg nn.EvaluatorConfig, batchSize, workers int, w *nn.Weig
 	if err != nil {
 		return nil, nil, err
 	}
+	return modelEvaluators(cfg, batchSize, workers, m, g, sharedCache)
+}
+
+// modelEvaluators is directEvaluators over a model already built (at
+// cfg.Precision): a caller that plays many rounds with one network builds
+// it, and runs precision auto's check, once.
+func modelEvaluators(cfg nn.EvaluatorConfig, batchSize, workers int, m *nn.Model, g games.Game,
+	sharedCache bool) (newEval func(worker int) (mcts.Evaluator, error), stats func() nn.EvaluatorStats, err error) {
+	if workers < 1 {
+		return nil, nil, fmt.Errorf("self-play: %d workers, want at least 1", workers)
+	}
 	evals := make([]*nn.NetEvaluator, workers)
 	for i := range evals {
 		if sharedCache && i > 0 {
