@@ -23,6 +23,7 @@ import (
 	"testing"
 	"time"
 
+	"tabula/bus"
 	"tabula/internal/atomicfile"
 	"tabula/nn"
 	"tabula/replay"
@@ -36,7 +37,22 @@ var faultBin struct {
 	err             error
 }
 
+// The test binary doubles as a standalone NATS server process (the
+// embedded server on its own), so that a test can kill the server alone
+// with SIGKILL under a running trainer and its workers.
+const natsProcessEnv = "TABULA_PIPELINE_TEST_NATS_DIR"
+
 func TestMain(m *testing.M) {
+	if dir := os.Getenv(natsProcessEnv); dir != "" {
+		s, err := bus.StartServer(bus.ServerConfig{Dir: dir, Listen: os.Getenv("TABULA_PIPELINE_TEST_NATS_LISTEN"),
+			Token: os.Getenv("TABULA_PIPELINE_TEST_NATS_TOKEN")})
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(2)
+		}
+		fmt.Println(s.URL())
+		select {}
+	}
 	code := m.Run()
 	if faultBin.dir != "" {
 		os.RemoveAll(faultBin.dir)
