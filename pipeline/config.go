@@ -406,7 +406,7 @@ func (c *Config) CheckPlayers() error {
 		}
 		f, err := arena.Build(g, spec)
 		if err != nil {
-			return fmt.Errorf("ladder.players[%d]: %w", i, err)
+			return fmt.Errorf("ladder.players[%d]: %w (or leave the player out of the ladder: -set 'ladder.players=[...]')", i, err)
 		}
 		if err := f.Close(); err != nil {
 			return fmt.Errorf("ladder.players[%d]: %w", i, err)

