@@ -403,7 +403,7 @@ func argmaxLegal(logits []float32, legal []int) int {
 // The accuracy check of PrecisionAuto: a reduced precision is chosen only if,
 // on checkPositions positions from random play (seed checkSeed, not those of
 // calibration), it picks the same argmax move as FP32 on at least
-// checkMinArgmax of them and its values are within checkMaxDV of FP32's
+// checkMinArgmax of those whose best move leads by ClearMargin and its values are within checkMaxDV of FP32's
 // (mean within checkMeanDV). Int8 calibrates on calibPositions positions
 // (seed calibSeed).
 const (
@@ -458,7 +458,11 @@ func NewModelFor(w *Weights, g games.Game, prec string) (*Model, error) {
 		if err != nil {
 			return nil, err
 		}
-		if a.ArgmaxSame >= checkMinArgmax && a.MaxDV <= checkMaxDV && a.MeanDV <= checkMeanDV {
+		// Near-ties (the best move ahead by less than ClearMargin in
+		// logit) do not count: either move is as good to the network, and
+		// an untrained network is all near-ties (7x7 Go's initial one kept
+		// FP32 for that alone).
+		if (a.Clear == 0 || a.ClearSame >= checkMinArgmax) && a.MaxDV <= checkMaxDV && a.MeanDV <= checkMeanDV {
 			return low, nil
 		}
 	}
