@@ -151,7 +151,7 @@ func BenchmarkSelfPlayGumbel(b *testing.B) {
 		return selfPlayBench{name: name, workers: 1, direct: true, set: append([]string{"selfplay.mcts.search=gumbel"}, set...)}
 	}
 	for _, v := range []selfPlayBench{
-		{name: "puct", workers: 1, direct: true},
+		{name: "puct", workers: 1, direct: true, set: []string{"selfplay.mcts.search=puct"}},
 		gumbel("gumbel"),
 		gumbel("gumbel/count_reused=false", "selfplay.mcts.count_reused=false"),
 		gumbel("gumbel/sims=50,fast=16", "selfplay.mcts.simulations=50", "selfplay.mcts.fast_simulations=16"),
