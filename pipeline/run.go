@@ -61,10 +61,13 @@ type Trainer struct {
 	precision   string    // of the latest self-play round's network (logged when it changes); under mu
 	spModel     *nn.Model // the self-play loop's network, built from the checkpoint spModelPath
 	spModelPath string
-	iterSteps   int // training steps of iteration iter+1 already taken (saved by an interrupted run)
-	workers     int
-	lastRefresh time.Time // when the replay folder was last scanned for other writers' chunks
-	lastMetrics time.Time // when the last metrics line was written (or the run started)
+	// bestUnpublished: the best network's publication to the bus failed
+	// (retryPublishBest tries again each iteration).
+	bestUnpublished bool
+	iterSteps       int // training steps of iteration iter+1 already taken (saved by an interrupted run)
+	workers         int
+	lastRefresh     time.Time // when the replay folder was last scanned for other writers' chunks
+	lastMetrics     time.Time // when the last metrics line was written (or the run started)
 
 	server *bus.Server // the embedded NATS server; nil with Options.Bus.URL
 	bus    *bus.Bus
@@ -218,11 +221,11 @@ func (t *Trainer) resume() error {
 		fallback := t.fallbackBest(best, loaded)
 		t.log.Error("best checkpoint unreadable; falling back to the newest readable promoted checkpoint",
 			"best", best, "err", err, "fallback", fallback)
-		if err := t.setBest(fallback); err != nil {
+		if err := t.setBest(context.Background(), fallback); err != nil {
 			return err
 		}
 	case best == "":
-		if err := t.setBest(t.dir.checkpointPath(t.iter)); err != nil {
+		if err := t.setBest(context.Background(), t.dir.checkpointPath(t.iter)); err != nil {
 			return err
 		}
 	default:
@@ -374,7 +377,7 @@ func (t *Trainer) fallbackBest(broken, latest string) string {
 
 // setBest makes path the best checkpoint: the pointer, the weights-only
 // copy, and the network self-play loads next.
-func (t *Trainer) setBest(path string) error {
+func (t *Trainer) setBest(ctx context.Context, path string) error {
 	if err := t.dir.setBest(path); err != nil {
 		return err
 	}
@@ -389,9 +392,32 @@ func (t *Trainer) setBest(path string) error {
 	if t.bus == nil { // at New, before the bus: openBus publishes it
 		return nil
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	t.bestUnpublished = true
+	t.retryPublishBest(ctx)
+	return nil
+}
+
+// retryPublishBest publishes the best network to the bus if the last
+// promotion's publication has not gone through. The promotion itself is
+// durable on disk (the pointer and best-weights.tbn), so a bus that does not
+// answer within a minute, or Ctrl-C, does not stop the run: workers keep the
+// previous network until a later try (each iteration, and every start)
+// succeeds.
+func (t *Trainer) retryPublishBest(ctx context.Context) {
+	if !t.bestUnpublished || t.bus == nil {
+		return
+	}
+	pctx, cancel := context.WithTimeout(ctx, 60*time.Second)
 	defer cancel()
-	return t.publishBest(ctx)
+	if err := t.publishBest(pctx); err != nil {
+		if ctx.Err() != nil {
+			t.log.Info("the best network was not published to the bus before stopping; the next start publishes it", "err", err)
+			return
+		}
+		t.log.Warn("publishing the best network to the bus failed; workers keep the previous one until the next iteration tries again", "err", err)
+		return
+	}
+	t.bestUnpublished = false
 }
 
 // ensureBestWeights writes checkpoints/best-weights.tbn, the best network
@@ -692,6 +718,7 @@ func (t *Trainer) selfPlayRound(ctx context.Context, bestPath string, gen int, s
 func (t *Trainer) iteration(ctx context.Context, start time.Time) error {
 	n := t.iter + 1
 	rec := map[string]any{"iteration": n}
+	t.retryPublishBest(ctx)
 
 	// Training, on whatever self-play has written so far.
 	losses, steps, entropy, err := t.trainPhase(ctx, n)
@@ -730,7 +757,7 @@ func (t *Trainer) iteration(ctx context.Context, start time.Time) error {
 	}
 	rec["gate"] = gate
 	if promoted {
-		if err := t.setBest(path); err != nil {
+		if err := t.setBest(ctx, path); err != nil {
 			return err
 		}
 	} else {
