@@ -518,6 +518,10 @@ func (t *Trainer) Run(ctx context.Context) error {
 	t.lastMetrics = start
 	// Games reach the replay folder from the bus: this process's own
 	// self-play and cmd/selfplay workers publish them, ingest writes them.
+	// The games that waited in the stream for this process (workers play on
+	// while the trainer is away) are taken first, so that the first
+	// iteration trains on them and its metrics count them.
+	t.drainIngest(5 * time.Second)
 	inCtx, stopIngest := context.WithCancel(ctx)
 	inDone := make(chan struct{})
 	go func() {
