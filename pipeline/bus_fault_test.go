@@ -116,6 +116,12 @@ func TestFaultBusWorkers(t *testing.T) {
 		return true
 	})
 	t.Logf("%5.1fs all stored", time.Since(start).Seconds())
+	// An iteration's line names the workers (it comes after the games that
+	// waited for the restarted trainer are taken).
+	waitFor(t, 30*time.Second, "the restarted trainer's line of workers", func() bool {
+		out := tr2.out.String()
+		return strings.Contains(out, "wa ") && strings.Contains(out, "alive)")
+	})
 	tr2.cmd.Process.Signal(syscall.SIGINT)
 	if code := tr2.wait(t, 30*time.Second); code != 0 {
 		t.Fatalf("restarted trainer after Ctrl-C: exit %d:\n%s", code, tr2.out.String())

@@ -521,7 +521,7 @@ func (t *Trainer) Run(ctx context.Context) error {
 	// The games that waited in the stream for this process (workers play on
 	// while the trainer is away) are taken first, so that the first
 	// iteration trains on them and its metrics count them.
-	t.drainIngest(5 * time.Second)
+	t.drainIngest(2 * time.Second)
 	inCtx, stopIngest := context.WithCancel(ctx)
 	inDone := make(chan struct{})
 	go func() {
