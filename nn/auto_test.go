@@ -2,6 +2,7 @@ package nn
 
 import (
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"tabula/games"
@@ -52,6 +53,13 @@ func TestAutoIgnoresNearTies(t *testing.T) {
 	}
 	if a.ArgmaxSame >= checkMinArgmax {
 		t.Errorf("bf16 agrees on %.2f%% of all positions: the case this test is about (under 99%%) is gone", 100*a.ArgmaxSame)
+	}
+	t.Logf("auto: %s", m.AutoCheck())
+	if c := m.AutoCheck(); !strings.Contains(c, m.Precision().String()+" passes") {
+		t.Errorf("AutoCheck %q does not say that %v passed", c, m.Precision())
+	}
+	if c := m.AutoCheck(); m.Precision() == BF16 && !strings.Contains(c, "int8 fails (") {
+		t.Errorf("AutoCheck %q does not say why int8 failed", c)
 	}
 	if m.Precision() == FP32 {
 		t.Errorf("auto kept FP32 for the initial 7x7 Go network (bf16: %v)", a)

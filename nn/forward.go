@@ -43,6 +43,7 @@ type Model struct {
 	towerAligned            bool     // every tower run is a multiple of 64 bytes
 
 	prec       Precision // of the tower's convolutions
+	autoCheck  string    // precision auto's verdicts (NewModelFor), "" otherwise
 	low        []lowConv // BF16, Int8: conv1 and conv2 of each block
 	lowCopies  []copyOp  // im2col plan of the low-precision tower
 	lowAligned bool

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 
 	"tabula/games"
 	"tabula/nn/gemm"
@@ -449,6 +450,7 @@ func NewModelFor(w *Weights, g games.Game, prec string) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
+	var report []string
 	for _, p := range []Precision{Int8, BF16} {
 		low, err := m.WithPrecision(p, calib, calibPositions)
 		if err != nil {
@@ -462,9 +464,27 @@ func NewModelFor(w *Weights, g games.Game, prec string) (*Model, error) {
 		// logit) do not count: either move is as good to the network, and
 		// an untrained network is all near-ties (7x7 Go's initial one kept
 		// FP32 for that alone).
-		if (a.Clear == 0 || a.ClearSame >= checkMinArgmax) && a.MaxDV <= checkMaxDV && a.MeanDV <= checkMeanDV {
+		var failed []string
+		if a.Clear > 0 && a.ClearSame < checkMinArgmax {
+			failed = append(failed, fmt.Sprintf("clear argmax %.2f%% < %g%%", 100*a.ClearSame, 100*checkMinArgmax))
+		}
+		if a.MaxDV > checkMaxDV {
+			failed = append(failed, fmt.Sprintf("max |dv| %.3f > %g", a.MaxDV, checkMaxDV))
+		}
+		if a.MeanDV > checkMeanDV {
+			failed = append(failed, fmt.Sprintf("mean |dv| %.4f > %g", a.MeanDV, checkMeanDV))
+		}
+		if len(failed) == 0 {
+			low.autoCheck = strings.Join(append(report, fmt.Sprintf("%s passes: %v", p, a)), "; ")
 			return low, nil
 		}
+		report = append(report, fmt.Sprintf("%s fails (%s): %v", p, strings.Join(failed, ", "), a))
 	}
+	m.autoCheck = strings.Join(append(report, "fp32 kept"), "; ")
 	return m, nil
 }
+
+// AutoCheck reports precision auto's accuracy checks for this model: each
+// lower precision tried, whether it passed and on which bound it failed.
+// It is empty for a model not built by NewModelFor with "auto".
+func (m *Model) AutoCheck() string { return m.autoCheck }

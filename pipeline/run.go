@@ -684,6 +684,9 @@ func (t *Trainer) selfPlayRound(ctx context.Context, bestPath string, gen int, s
 		if err != nil {
 			return err
 		}
+		if c := m.AutoCheck(); c != "" {
+			t.log.Info("precision check", "best", filepath.Base(bestPath), "chose", m.Precision().String(), "checks", c)
+		}
 		t.spModel, t.spModelPath = m, bestPath
 	}
 	newEval, evalStats, err := modelEvaluators(t.cfg.Evaluator, t.cfg.SelfPlay.MCTS.BatchSize, t.workers, t.spModel, t.g, true)
