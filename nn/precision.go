@@ -465,13 +465,13 @@ func NewModelFor(w *Weights, g games.Game, prec string) (*Model, error) {
 		// an untrained network is all near-ties (7x7 Go's initial one kept
 		// FP32 for that alone).
 		var failed []string
-		if a.Clear > 0 && a.ClearSame < checkMinArgmax {
+		if a.Clear > 0 && !(a.ClearSame >= checkMinArgmax) {
 			failed = append(failed, fmt.Sprintf("clear argmax %.2f%% < %g%%", 100*a.ClearSame, 100*checkMinArgmax))
 		}
-		if a.MaxDV > checkMaxDV {
+		if !(a.MaxDV <= checkMaxDV) { // a NaN fails
 			failed = append(failed, fmt.Sprintf("max |dv| %.3f > %g", a.MaxDV, checkMaxDV))
 		}
-		if a.MeanDV > checkMeanDV {
+		if !(a.MeanDV <= checkMeanDV) {
 			failed = append(failed, fmt.Sprintf("mean |dv| %.4f > %g", a.MeanDV, checkMeanDV))
 		}
 		if len(failed) == 0 {
