@@ -128,8 +128,8 @@ func TestAuxLossFormula(t *testing.T) {
 	}
 }
 
-// TestAuxGradientMatchesFiniteDifferences checks the gradients of the
-// pooling layer, the heads and the layers before the pooling against
+// TestAuxGradientMatchesFiniteDifferences checks the gorgonia engine's
+// gradients of the pooling layer, the heads and the layers before the pooling against
 // central differences of the whole loss.
 func TestAuxGradientMatchesFiniteDifferences(t *testing.T) {
 	w := auxWeights(t, 9)
@@ -137,6 +137,7 @@ func TestAuxGradientMatchesFiniteDifferences(t *testing.T) {
 	cfg := DefaultConfig()
 	cfg.BatchSize = 8
 	cfg.BNMomentum = 1e-9 // keep running statistics (unused in training) still
+	cfg.Engine = EngineGorgonia
 	tr := newTrainer(t, cfg, w)
 	g := tr.graph
 	b := auxBatch(8, rand.New(rand.NewPCG(10, 11)))

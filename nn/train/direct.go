@@ -263,7 +263,22 @@ func (b *dbn) commit() {
 type dblock struct {
 	conv1, conv2 *dconv
 	bn1, bn2     *dbn
-	y1, h, y2    []float32 // conv1 output, ReLU(BN1), conv2 output
+	y1, h, y2    []float32 // conv1 output, ReLU(BN1) (+ the pooled bias), conv2 output
+	pool         *dpool    // global pooling, nil without
+}
+
+// dpool is a block's global pooling (nn.Config.GlobalPooling): the mean and
+// the maximum over the board of ReLU(u) in the first g channels of u, the
+// first batch norm's output, go through the dense layer fc, whose output is
+// a bias per position and channel added to u before the block's ReLU.
+type dpool struct {
+	g       int
+	fc      nn.Dense
+	dw, db  []float32 // fc's gradients
+	u       []float32 // BN1's output before ReLU [point][f]
+	pooled  []float32 // [position][2g]: means, then maxima
+	pb, dpb []float32 // the bias and its gradient [position][f]
+	dpooled []float32 // [position][2g]
 }
 
 // directEngine is the hand-written training pass of one network at one
@@ -277,9 +292,10 @@ type directEngine struct {
 	stem   *dconv
 	stemBN *dbn
 	blocks []dblock
-	head   *dconv // both heads' 1x1 convs, [pf+vf][f]
+	head   *dconv // the heads' 1x1 convs, [nha][f]: policy, value, then ownership
 	pbn    *dbn   // over channels [0, pf) of the head output
 	vbn    *dbn   // over channels [pf, pf+vf)
+	nha    int    // head conv channels: nh, plus 1 with the ownership head
 
 	planF, planIn []im2colOp
 	colF, colIn   []float32
@@ -290,7 +306,7 @@ type directEngine struct {
 	d, t1 []float32   // gradient buffers [point][f]
 	t2    []float32
 
-	hd, hdo, dhd []float32 // head conv output, after BN+ReLU, gradient [point][nh]
+	hd, hdo, dhd []float32 // head conv output, after BN+ReLU, gradient [point][nha]
 	pin, vin     []float32 // flattened head outputs [position][pf*hw], [position][vf*hw]
 	dpin, dvin   []float32
 	logitsBuf    []float32 // [position][actions]
@@ -301,43 +317,67 @@ type directEngine struct {
 
 	policyGrads struct{ fcW, fcB []float32 }
 	valueGrads  struct{ fc1W, fc1B, fc2W, fc2B []float32 }
-	headGrads   [2][]float32 // policy.conv.w and value.conv.w gradients
+	headGrads   [3][]float32 // policy.conv.w, value.conv.w and ownership.conv.w gradients
+
+	// The auxiliary heads (KataGo's), each nil without: the ownership
+	// head's raw outputs (before tanh) and their loss gradient
+	// [position][point]; the score head's outputs and gradient [position].
+	// The losses are OwnershipLoss and ScoreLoss, weighed by ownW and scoreW.
+	own, down, ownT    []float32
+	score, dscore, scT []float32
+	scoreGrads         struct{ w, b []float32 }
+	auxW               []float32 // the batch's AuxWeight (zero when it has none)
+	ownW, scoreW       float64
+	scoreScale         float32 // 1 / the shape's ScoreScale
 
 	bns []*dbn
 	ws  gemm.Workspace
 }
 
 // directUnsupported says why the direct engine cannot train w, or returns
-// "" if it can: it knows the plain AlphaZero network (3x3 stem and tower,
-// 1x1 heads) without the auxiliary heads or global pooling.
+// "" if it can: it knows the AlphaZero network of nn.Weights (3x3 stem and
+// tower, 1x1 heads) with or without KataGo's auxiliary heads (ownership,
+// score) and global pooling.
 func directUnsupported(w *nn.Weights) string {
-	if w.Config.HasAux() || w.Ownership != nil || w.ScoreFC != nil {
-		return "the network has auxiliary heads or global pooling"
-	}
 	if w.Stem.K != 3 {
 		return fmt.Sprintf("stem kernel %d, want 3", w.Stem.K)
 	}
 	for i, b := range w.Blocks {
-		if b.Conv1.K != 3 || b.Conv2.K != 3 || b.Pool != nil {
-			return fmt.Sprintf("block %d: kernels %d and %d (want 3) or global pooling", i, b.Conv1.K, b.Conv2.K)
+		if b.Conv1.K != 3 || b.Conv2.K != 3 {
+			return fmt.Sprintf("block %d: kernels %d and %d, want 3", i, b.Conv1.K, b.Conv2.K)
+		}
+		if b.Pool != nil && (b.Pool.Out != w.Config.Filters || b.Pool.In%2 != 0 || b.Pool.In/2 > w.Config.Filters) {
+			return fmt.Sprintf("block %d: global pooling layer %dx%d for %d filters", i, b.Pool.Out, b.Pool.In, w.Config.Filters)
 		}
 	}
 	if w.PolicyConv.K != 1 || w.ValueConv.K != 1 {
 		return fmt.Sprintf("head kernels %d and %d, want 1", w.PolicyConv.K, w.ValueConv.K)
 	}
+	if o := w.Ownership; o != nil && (o.K != 1 || o.Out != 1) {
+		return fmt.Sprintf("ownership head %dx%d kernel %d, want one 1x1 output", o.Out, o.In, o.K)
+	}
+	if sc := w.ScoreFC; sc != nil && (sc.Out != 1 || sc.In != w.Config.ValueHidden) {
+		return fmt.Sprintf("score head %dx%d, want 1x%d", sc.Out, sc.In, w.Config.ValueHidden)
+	}
 	return ""
 }
 
-// newDirectEngine lays out w for batches of batch positions; grads holds
-// one gradient array per parameter, in the order of paramsOf.
-func newDirectEngine(w *nn.Weights, batch int, bnMomentum float64, grads [][]float32) (*directEngine, error) {
+// newDirectEngine lays out w for batches of cfg.BatchSize positions; grads
+// holds one gradient array per parameter, in the order of paramsOf.
+func newDirectEngine(w *nn.Weights, tc Config, grads [][]float32) (*directEngine, error) {
 	cfg, s := w.Config, w.Shape
+	batch, bnMomentum := tc.BatchSize, tc.BNMomentum
 	if why := directUnsupported(w); why != "" {
 		return nil, fmt.Errorf("train: direct engine: %s", why)
 	}
 	hw := s.Height * s.Width
 	e := &directEngine{w: w, batch: batch, hw: hw, rows: batch * hw, planes: s.Planes, f: cfg.Filters,
-		pf: cfg.PolicyFilters, vf: cfg.ValueFilters, nh: cfg.PolicyFilters + cfg.ValueFilters}
+		pf: cfg.PolicyFilters, vf: cfg.ValueFilters, nh: cfg.PolicyFilters + cfg.ValueFilters,
+		ownW: tc.OwnershipWeight, scoreW: tc.ScoreWeight, scoreScale: 1 / s.ScoreScale()}
+	e.nha = e.nh
+	if w.Ownership != nil {
+		e.nha++
+	}
 	e.chunk = max(1, min(batch, directChunkRows/hw))
 	rows, f := e.rows, e.f
 	buf := func() []float32 { return make([]float32, rows*f) }
@@ -356,21 +396,38 @@ func newDirectEngine(w *nn.Weights, batch int, bnMomentum float64, grads [][]flo
 		var blk dblock
 		blk.conv1 = newDconv(b.Conv1, next(), true)
 		blk.bn1 = bn(b.BN1, 0, f)
+		if b.Pool != nil {
+			g := b.Pool.In / 2
+			blk.pool = &dpool{g: g, fc: *b.Pool, u: buf(), pooled: make([]float32, batch*2*g),
+				pb: make([]float32, batch*f), dpb: make([]float32, batch*f), dpooled: make([]float32, batch*2*g)}
+			blk.pool.dw, blk.pool.db = next(), next()
+		}
 		blk.conv2 = newDconv(b.Conv2, next(), true)
 		blk.bn2 = bn(b.BN2, 0, f)
 		blk.y1, blk.h, blk.y2 = buf(), buf(), buf()
 		e.blocks = append(e.blocks, blk)
 	}
 	// Heads: policy.conv.w, policy.bn.*, policy.fc.*, value.conv.w,
-	// value.bn.*, value.fc1.*, value.fc2.*.
-	e.head = &dconv{cin: f, cout: e.nh, k: 1, wm: make([]float32, e.nh*f), dwm: make([]float32, e.nh*f)}
+	// value.bn.*, value.fc1.*, value.fc2.*, then ownership.conv.w and
+	// score.fc.* when the network has them.
+	nha := e.nha
+	e.head = &dconv{cin: f, cout: nha, k: 1, wm: make([]float32, nha*f), dwm: make([]float32, nha*f)}
 	e.headGrads[0] = next()
-	e.pbn = bn(w.PolicyBN, 0, e.nh)
+	e.pbn = bn(w.PolicyBN, 0, nha)
 	e.policyGrads.fcW, e.policyGrads.fcB = next(), next()
 	e.headGrads[1] = next()
-	e.vbn = bn(w.ValueBN, e.pf, e.nh)
+	e.vbn = bn(w.ValueBN, e.pf, nha)
 	e.valueGrads.fc1W, e.valueGrads.fc1B = next(), next()
 	e.valueGrads.fc2W, e.valueGrads.fc2B = next(), next()
+	if w.Ownership != nil {
+		e.headGrads[2] = next()
+		e.own, e.down, e.ownT = make([]float32, batch*hw), make([]float32, batch*hw), make([]float32, batch*hw)
+	}
+	if w.ScoreFC != nil {
+		e.scoreGrads.w, e.scoreGrads.b = next(), next()
+		e.score, e.dscore, e.scT = make([]float32, batch), make([]float32, batch), make([]float32, batch)
+	}
+	e.auxW = make([]float32, batch)
 	if g != len(grads) {
 		return nil, fmt.Errorf("train: direct engine bound %d gradients of %d", g, len(grads))
 	}
@@ -386,7 +443,7 @@ func newDirectEngine(w *nn.Weights, batch int, bnMomentum float64, grads [][]flo
 		e.x = append(e.x, buf())
 	}
 	e.d, e.t1, e.t2 = buf(), buf(), buf()
-	nhr := rows * e.nh
+	nhr := rows * nha
 	e.hd, e.hdo, e.dhd = make([]float32, nhr), make([]float32, nhr), make([]float32, nhr)
 	e.pin, e.dpin = make([]float32, batch*e.pf*hw), make([]float32, batch*e.pf*hw)
 	e.vin, e.dvin = make([]float32, batch*e.vf*hw), make([]float32, batch*e.vf*hw)
@@ -399,9 +456,14 @@ func newDirectEngine(w *nn.Weights, batch int, bnMomentum float64, grads [][]flo
 	ws.Reserve(f, 9*f)        // forward
 	ws.Reserve(f, crow)       // weight gradients
 	ws.Reserve(f, 9*s.Planes) // stem forward
-	ws.Reserve(e.nh, f)       // head conv forward
+	ws.Reserve(nha, f)        // head conv forward
 	ws.Reserve(f, rows)       // head conv weight gradient
-	ws.Reserve(f, e.nh)       // head conv input gradient
+	ws.Reserve(f, nha)        // head conv input gradient
+	if g := cfg.Pooled(); g > 0 {
+		ws.Reserve(f, 2*g)     // pooled bias
+		ws.Reserve(2*g, batch) // its weight gradient
+		ws.Reserve(2*g, f)     // the pooled features' gradient
+	}
 	ws.Reserve(s.Actions, e.pf*hw)
 	ws.Reserve(e.pf*hw, batch)
 	ws.Reserve(e.pf*hw, s.Actions)
@@ -460,9 +522,10 @@ func (e *directEngine) convBackward(c *dconv, x, dy, dx []float32, acc bool) {
 	c.unpackGrad()
 }
 
-// forward runs the batch through the network and returns the two losses;
-// it changes nothing outside the engine.
-func (e *directEngine) forward(b Batch) (value, policy float64) {
+// forward runs the batch through the network and returns its losses (the
+// auxiliary ones unweighted, zero without their heads); it changes nothing
+// outside the engine.
+func (e *directEngine) forward(b Batch) (l Losses) {
 	w := e.w
 	hw, p, B := e.hw, e.planes, e.batch
 	for i := range B {
@@ -485,17 +548,26 @@ func (e *directEngine) forward(b Batch) (value, policy float64) {
 		blk.conv2.pack()
 		e.convForward(blk.conv1, e.x[i], blk.y1)
 		blk.bn1.stats(blk.y1, e.rows)
-		blk.bn1.apply(blk.y1, nil, blk.h, e.rows, true)
+		if blk.pool == nil {
+			blk.bn1.apply(blk.y1, nil, blk.h, e.rows, true)
+		} else {
+			blk.bn1.apply(blk.y1, nil, blk.pool.u, e.rows, false)
+			e.poolForward(blk.pool, blk.h)
+		}
 		e.convForward(blk.conv2, blk.h, blk.y2)
 		blk.bn2.stats(blk.y2, e.rows)
 		blk.bn2.apply(blk.y2, e.x[i], e.x[i+1], e.rows, true)
 	}
 	x := e.x[len(e.blocks)]
 
-	// Heads: both 1x1 convolutions at once, weights [pf+vf][f].
+	// Heads: the 1x1 convolutions at once, weights [nha][f].
+	nha := e.nha
 	copy(e.head.wm, w.PolicyConv.W)
 	copy(e.head.wm[e.pf*e.f:], w.ValueConv.W)
-	e.ws.Sgemm(false, true, e.rows, e.nh, e.f, 1, x, e.f, e.head.wm, e.f, 0, e.hd, e.nh)
+	if w.Ownership != nil {
+		copy(e.head.wm[e.nh*e.f:], w.Ownership.W)
+	}
+	e.ws.Sgemm(false, true, e.rows, nha, e.f, 1, x, e.f, e.head.wm, e.f, 0, e.hd, nha)
 	e.pbn.stats(e.hd, e.rows)
 	e.pbn.apply(e.hd, nil, e.hdo, e.rows, true)
 	e.vbn.stats(e.hd, e.rows)
@@ -503,12 +575,15 @@ func (e *directEngine) forward(b Batch) (value, policy float64) {
 	// Flatten [point][channel] to [channel][point] per position.
 	for i := range B {
 		for j := range hw {
-			r := e.hdo[(i*hw+j)*e.nh:][:e.nh]
+			r := e.hdo[(i*hw+j)*nha:][:nha]
 			for c := range e.pf {
 				e.pin[(i*e.pf+c)*hw+j] = r[c]
 			}
 			for c := range e.vf {
 				e.vin[(i*e.vf+c)*hw+j] = r[e.pf+c]
+			}
+			if e.own != nil {
+				e.own[i*hw+j] = e.hd[(i*hw+j)*nha+e.nh]
 			}
 		}
 	}
@@ -523,12 +598,117 @@ func (e *directEngine) forward(b Batch) (value, policy float64) {
 	// Losses, and the gradients of the logits and of the value before tanh.
 	for i, z := range e.z {
 		d := float64(z) - float64(e.v[i])
-		value += d * d
+		l.Value += d * d
 		e.du[i] = float32(-2 * d / float64(B) * (1 - float64(e.v[i])*float64(e.v[i])))
 	}
-	value /= float64(B)
-	policy = policyLoss(e.logitsBuf, b.Policy, b.Legal, B, A, e.dlogits, 1/float64(B))
-	return value, policy
+	l.Value /= float64(B)
+	l.Policy = policyLoss(e.logitsBuf, b.Policy, b.Legal, B, A, e.dlogits, 1/float64(B))
+
+	// The auxiliary heads: a batch without targets weighs every example 0.
+	if e.own == nil && e.score == nil {
+		return l
+	}
+	if b.AuxWeight == nil {
+		clear(e.auxW)
+	} else {
+		copy(e.auxW, b.AuxWeight)
+	}
+	if e.own != nil {
+		if b.AuxWeight == nil {
+			clear(e.ownT)
+		} else {
+			copy(e.ownT, b.Ownership)
+		}
+		l.Ownership = OwnershipLoss(e.own, e.ownT, e.auxW, B, hw, e.down, e.ownW)
+	}
+	if e.score != nil {
+		for i := range B {
+			e.score[i] = dot(e.v1[i*vh:(i+1)*vh], w.ScoreFC.W) + w.ScoreFC.B[0]
+			e.scT[i] = 0
+			if b.AuxWeight != nil {
+				e.scT[i] = b.Score[i] * e.scoreScale
+			}
+		}
+		l.Score = ScoreLoss(e.score, e.scT, e.auxW, B, e.dscore, e.scoreW)
+	}
+	return l
+}
+
+// poolForward finishes a pooling block's first half: from u, BN1's output,
+// the pooled features, the bias they make, and h = ReLU(u + bias).
+func (e *directEngine) poolForward(p *dpool, h []float32) {
+	hw, f, g := e.hw, e.f, p.g
+	inv := 1 / float32(hw)
+	for i := range e.batch {
+		mean, mx := p.pooled[i*2*g:i*2*g+g], p.pooled[i*2*g+g:(i+1)*2*g]
+		clear(mean)
+		clear(mx)
+		for j := range hw {
+			for c, v := range p.u[(i*hw+j)*f:][:g] {
+				v = max(v, 0)
+				mean[c] += v
+				mx[c] = max(mx[c], v)
+			}
+		}
+		for c := range mean {
+			mean[c] *= inv
+		}
+	}
+	e.ws.SgemmNTBiasReLU(e.batch, f, 2*g, p.pooled, 2*g, p.fc.W, 2*g, p.fc.B, false, p.pb, f)
+	for i := range e.batch {
+		pb := p.pb[i*f : (i+1)*f]
+		for j := range hw {
+			at := (i*hw + j) * f
+			ur, hr := p.u[at:at+f], h[at:at+f]
+			for c, v := range ur {
+				hr[c] = max(v+pb[c], 0)
+			}
+		}
+	}
+}
+
+// poolBackward turns dh, the gradient of a pooling block's h, into the
+// gradient of u in place, through the ReLU, the bias and the pooling (a
+// mean's share to every positive point of its channel, a maximum's to the
+// first point that holds it when it is positive), and writes the gradients
+// of the pooling's dense layer.
+func (e *directEngine) poolBackward(p *dpool, h, dh []float32) {
+	hw, f, g, B := e.hw, e.f, p.g, e.batch
+	for i := range B {
+		dpb := p.dpb[i*f : (i+1)*f]
+		clear(dpb)
+		for j := range hw {
+			at := (i*hw + j) * f
+			dr, hr := dh[at:at+f], h[at:at+f]
+			for c, v := range hr {
+				dr[c] *= positive(v)
+				dpb[c] += dr[c]
+			}
+		}
+	}
+	e.ws.Sgemm(true, false, f, 2*g, B, 1, p.dpb, f, p.pooled, 2*g, 0, p.dw, 2*g)
+	colSums(p.db, p.dpb, B, f)
+	e.ws.Sgemm(false, false, B, 2*g, f, 1, p.dpb, f, p.fc.W, 2*g, 0, p.dpooled, 2*g)
+	inv := 1 / float32(hw)
+	for i := range B {
+		dm, dmax := p.dpooled[i*2*g:i*2*g+g], p.dpooled[i*2*g+g:(i+1)*2*g]
+		for c := range g {
+			d := dm[c] * inv
+			arg, mx := -1, float32(0)
+			for j := range hw {
+				at := (i*hw+j)*f + c
+				if v := p.u[at]; v > 0 {
+					dh[at] += d
+					if v > mx {
+						arg, mx = at, v
+					}
+				}
+			}
+			if arg >= 0 {
+				dh[arg] += dmax[c]
+			}
+		}
+	}
 }
 
 // backward computes every gradient of the last forward pass.
@@ -553,6 +733,21 @@ func (e *directEngine) backward() {
 		}
 	}
 	vg.fc2B[0] = db2
+	if e.score != nil {
+		sg := &e.scoreGrads
+		clear(sg.w)
+		var dsb float32
+		for i, d := range e.dscore {
+			dsb += d
+			row := e.v1[i*vh : (i+1)*vh]
+			drow := e.dv1[i*vh : (i+1)*vh]
+			for j, v := range row {
+				sg.w[j] += d * v
+				drow[j] += d * w.ScoreFC.W[j] * positive(v)
+			}
+		}
+		sg.b[0] = dsb
+	}
 	e.ws.Sgemm(true, false, vh, e.vf*hw, B, 1, e.dv1, vh, e.vin, e.vf*hw, 0, vg.fc1W, e.vf*hw)
 	colSums(vg.fc1B, e.dv1, B, vh)
 	e.ws.Sgemm(false, false, B, e.vf*hw, vh, 1, e.dv1, vh, w.ValueFC1.W, e.vf*hw, 0, e.dvin, e.vf*hw)
@@ -563,25 +758,32 @@ func (e *directEngine) backward() {
 	e.ws.Sgemm(false, false, B, e.pf*hw, A, 1, e.dlogits, A, w.PolicyFC.W, e.pf*hw, 0, e.dpin, e.pf*hw)
 
 	// Back to [point][channel], through ReLU and the heads' batch norms.
+	nha := e.nha
 	for i := range B {
 		for j := range hw {
-			r := e.dhd[(i*hw+j)*nh:][:nh]
+			r := e.dhd[(i*hw+j)*nha:][:nha]
 			for c := range e.pf {
 				r[c] = e.dpin[(i*e.pf+c)*hw+j]
 			}
 			for c := range e.vf {
 				r[e.pf+c] = e.dvin[(i*e.vf+c)*hw+j]
 			}
+			if e.own != nil {
+				r[nh] = e.down[i*hw+j]
+			}
 		}
 	}
 	e.pbn.backward(e.hd, e.hdo, e.dhd, e.dhd, e.rows)
 	e.vbn.backward(e.hd, e.hdo, e.dhd, e.dhd, e.rows)
 	x := e.x[len(e.blocks)]
-	e.ws.Sgemm(true, false, nh, f, e.rows, 1, e.dhd, nh, x, f, 0, e.head.dwm, f)
+	e.ws.Sgemm(true, false, nha, f, e.rows, 1, e.dhd, nha, x, f, 0, e.head.dwm, f)
 	copy(e.headGrads[0], e.head.dwm[:e.pf*f])
-	copy(e.headGrads[1], e.head.dwm[e.pf*f:])
+	copy(e.headGrads[1], e.head.dwm[e.pf*f:nh*f])
+	if e.own != nil {
+		copy(e.headGrads[2], e.head.dwm[nh*f:])
+	}
 	d := e.d
-	e.ws.Sgemm(false, false, e.rows, f, nh, 1, e.dhd, nh, e.head.wm, f, 0, d, f)
+	e.ws.Sgemm(false, false, e.rows, f, nha, 1, e.dhd, nha, e.head.wm, f, 0, d, f)
 
 	// The tower, last block first; d is the gradient of the block's output.
 	for i := len(e.blocks) - 1; i >= 0; i-- {
@@ -589,7 +791,12 @@ func (e *directEngine) backward() {
 		// d becomes the gradient of the skip and of BN2's output.
 		blk.bn2.backward(blk.y2, e.x[i+1], d, e.t1, e.rows)
 		e.convBackward(blk.conv2, blk.h, e.t1, e.t2, false)
-		blk.bn1.backward(blk.y1, blk.h, e.t2, e.t1, e.rows)
+		if blk.pool == nil {
+			blk.bn1.backward(blk.y1, blk.h, e.t2, e.t1, e.rows)
+		} else {
+			e.poolBackward(blk.pool, blk.h, e.t2)
+			blk.bn1.backward(blk.y1, nil, e.t2, e.t1, e.rows)
+		}
 		e.convBackward(blk.conv1, e.x[i], e.t1, d, true) // d += conv1's input gradient
 	}
 	e.stemBN.backward(e.ystem, e.x[0], d, e.t1, e.rows)

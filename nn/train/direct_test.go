@@ -30,7 +30,7 @@ func engineGradients(t *testing.T, tr *Trainer, b Batch) (Losses, [][]float32) {
 		}
 		g.net.loadStats() // the run folded the batch into the ops' running statistics
 	} else {
-		l.Value, l.Policy = tr.direct.forward(b)
+		l = tr.direct.forward(b)
 		tr.direct.backward()
 	}
 	out := make([][]float32, len(tr.grads))
@@ -75,44 +75,82 @@ func TestEnginesAgree(t *testing.T) {
 				}
 				randomizeBN(w, rng)
 				d := newDataset(net.shape, net.batch, rand.New(rand.NewPCG(uint64(k), 78)), masked)
-				b := d.batch(net.shape, 0, net.batch)
-				cfg := DefaultConfig()
-				cfg.BatchSize = net.batch
-				trainers := map[string]*Trainer{}
-				var losses [2]Losses
-				var grads [2][][]float32
-				for i, engine := range []string{EngineGorgonia, EngineDirect} {
-					c := cfg
-					c.Engine = engine
-					tr := newTrainer(t, c, w.Clone())
-					trainers[engine] = tr
-					losses[i], grads[i] = engineGradients(t, tr, b)
-				}
-				if dv, dp := math.Abs(losses[0].Value-losses[1].Value), math.Abs(losses[0].Policy-losses[1].Policy); dv > 1e-5 || dp > 1e-5 {
-					t.Errorf("losses differ: gorgonia %+v, direct %+v", losses[0], losses[1])
-				}
-				params := trainers[EngineDirect].params
-				for i, p := range params {
-					if gp := trainers[EngineGorgonia].params[i].name; gp != p.name {
-						t.Fatalf("param %d: gorgonia %s, direct %s", i, gp, p.name)
-					}
-					if d, scale := relDiff(grads[0][i], grads[1][i]); d > 2e-4 {
-						t.Errorf("gradient of %s: differs by %.3g of its largest entry %.3g", p.name, d, scale)
-					}
-				}
-				// One real step each: parameters and running statistics.
-				for _, tr := range trainers {
-					if _, err := tr.Step(b); err != nil {
-						t.Fatal(err)
-					}
-				}
-				wg, wd := trainers[EngineGorgonia].w.Tensors(), trainers[EngineDirect].w.Tensors()
-				for i := range wg {
-					if d, _ := relDiff(wg[i].Data, wd[i].Data); d > 1e-4 {
-						t.Errorf("after a step %s differs by %.3g (relative to its largest entry)", wg[i].Name, d)
-					}
-				}
+				enginesAgree(t, w, d.batch(net.shape, 0, net.batch))
 			})
+		}
+	}
+	// KataGo's parts, together and one at a time, on batches where every
+	// fourth example has no auxiliary targets, and on a batch with none.
+	for k, c := range []nn.Config{
+		{Filters: 8, Blocks: 2, PolicyFilters: 2, ValueFilters: 1, ValueHidden: 16, Ownership: true, Score: true, GlobalPooling: true, PoolChannels: 3},
+		{Filters: 8, Blocks: 4, PolicyFilters: 1, ValueFilters: 2, ValueHidden: 8, GlobalPooling: true},
+		{Filters: 8, Blocks: 1, PolicyFilters: 2, ValueFilters: 1, ValueHidden: 16, Ownership: true},
+		{Filters: 8, Blocks: 1, PolicyFilters: 2, ValueFilters: 1, ValueHidden: 16, Score: true},
+	} {
+		for _, targets := range []bool{true, false} {
+			t.Run(fmt.Sprintf("aux%d/targets=%v", k, targets), func(t *testing.T) {
+				rng := rand.New(rand.NewPCG(uint64(k), 79))
+				w, err := nn.NewWeights(c, auxShape, rng)
+				if err != nil {
+					t.Fatal(err)
+				}
+				randomizeBN(w, rng)
+				b := auxBatch(12, rand.New(rand.NewPCG(uint64(k), 80)))
+				if !targets {
+					b.Ownership, b.Score, b.AuxWeight = nil, nil, nil
+				}
+				enginesAgree(t, w, b)
+			})
+		}
+	}
+}
+
+// enginesAgree checks that the gorgonia and direct engines compute the same
+// losses and gradients of w on b, and that one step of each leaves the same
+// parameters and running statistics.
+func enginesAgree(t *testing.T, w *nn.Weights, b Batch) {
+	t.Helper()
+	cfg := DefaultConfig()
+	cfg.BatchSize = len(b.Value)
+	trainers := map[string]*Trainer{}
+	var losses [2]Losses
+	var grads [2][][]float32
+	for i, engine := range []string{EngineGorgonia, EngineDirect} {
+		c := cfg
+		c.Engine = engine
+		tr := newTrainer(t, c, w.Clone())
+		trainers[engine] = tr
+		losses[i], grads[i] = engineGradients(t, tr, b)
+	}
+	for _, d := range []float64{losses[0].Value - losses[1].Value, losses[0].Policy - losses[1].Policy,
+		losses[0].Ownership - losses[1].Ownership, losses[0].Score - losses[1].Score} {
+		if math.Abs(d) > 1e-5 {
+			t.Errorf("losses differ: gorgonia %+v, direct %+v", losses[0], losses[1])
+			break
+		}
+	}
+	params := trainers[EngineDirect].params
+	if len(params) != len(trainers[EngineGorgonia].params) {
+		t.Fatalf("%d parameters on the direct engine, %d on gorgonia", len(params), len(trainers[EngineGorgonia].params))
+	}
+	for i, p := range params {
+		if gp := trainers[EngineGorgonia].params[i].name; gp != p.name {
+			t.Fatalf("param %d: gorgonia %s, direct %s", i, gp, p.name)
+		}
+		if d, scale := relDiff(grads[0][i], grads[1][i]); d > 2e-4 {
+			t.Errorf("gradient of %s: differs by %.3g of its largest entry %.3g", p.name, d, scale)
+		}
+	}
+	// One real step each: parameters and running statistics.
+	for _, tr := range trainers {
+		if _, err := tr.Step(b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	wg, wd := trainers[EngineGorgonia].w.Tensors(), trainers[EngineDirect].w.Tensors()
+	for i := range wg {
+		if d, _ := relDiff(wg[i].Data, wd[i].Data); d > 1e-4 {
+			t.Errorf("after a step %s differs by %.3g (relative to its largest entry)", wg[i].Name, d)
 		}
 	}
 }
@@ -136,17 +174,32 @@ func relDiff(a, b []float32) (float64, float64) {
 // slopes of both sides, so the gradient must match the central, the forward
 // or the backward difference; a wrong formula matches none.
 func TestDirectGradientMatchesFiniteDifferences(t *testing.T) {
-	w := tinyWeights(t, 81)
-	rng := rand.New(rand.NewPCG(82, 83))
-	randomizeBN(w, rng)
+	t.Run("plain", func(t *testing.T) {
+		w := tinyWeights(t, 81)
+		randomizeBN(w, rand.New(rand.NewPCG(82, 83)))
+		d := newDataset(tinyShape, 8, rand.New(rand.NewPCG(84, 85)), true)
+		directFiniteDifferences(t, w, d.batch(tinyShape, 0, 8), 20)
+	})
+	// Global pooling in block 1, the ownership and the score heads, and a
+	// batch with examples without auxiliary targets.
+	t.Run("aux", func(t *testing.T) {
+		w := auxWeights(t, 86)
+		randomizeBN(w, rand.New(rand.NewPCG(87, 88)))
+		directFiniteDifferences(t, w, auxBatch(8, rand.New(rand.NewPCG(89, 90))), 25)
+	})
+}
+
+// directFiniteDifferences checks the direct engine's gradient of three
+// entries of every parameter of w on b (at least minParams parameters)
+// against differences of its whole weighted loss.
+func directFiniteDifferences(t *testing.T, w *nn.Weights, b Batch, minParams int) {
 	cfg := DefaultConfig()
-	cfg.BatchSize = 8
+	cfg.BatchSize = len(b.Value)
+	cfg.Engine = EngineDirect
 	tr := newTrainer(t, cfg, w)
-	d := newDataset(tinyShape, 8, rand.New(rand.NewPCG(84, 85)), true)
-	b := d.batch(tinyShape, 0, 8)
 	loss := func() float64 {
-		v, p := tr.direct.forward(b)
-		return v + p
+		l := tr.direct.forward(b)
+		return l.Value + l.Policy + cfg.OwnershipWeight*l.Ownership + cfg.ScoreWeight*l.Score
 	}
 	_, grads := engineGradients(t, tr, b)
 	const h = 3e-4
@@ -172,7 +225,7 @@ func TestDirectGradientMatchesFiniteDifferences(t *testing.T) {
 			checked++
 		}
 	}
-	if want := 3 * len(tr.params); checked != want || len(tr.params) < 20 {
+	if want := 3 * len(tr.params); checked != want || len(tr.params) < minParams {
 		t.Fatalf("checked %d gradients of %d params", checked, len(tr.params))
 	}
 }
@@ -258,21 +311,27 @@ func TestEnginesTrainAlike(t *testing.T) {
 	}
 }
 
-// TestEngineChoice: "auto" trains a plain network with the direct engine
-// and one with auxiliary heads or global pooling with gorgonia; "direct"
-// refuses the latter with an error that says why.
+// TestEngineChoice: "auto" trains plain networks and those with auxiliary
+// heads and global pooling with the direct engine, and a network it does
+// not know (a 5x5 stem) with gorgonia; "direct" refuses that one with an
+// error that says why.
 func TestEngineChoice(t *testing.T) {
 	cfg := DefaultConfig()
 	cfg.BatchSize = 4
 	if tr := newTrainer(t, cfg, tinyWeights(t, 1)); tr.direct == nil {
 		t.Error("auto: a plain network is not on the direct engine")
 	}
-	if tr := newTrainer(t, cfg, auxWeights(t, 2)); tr.graph == nil {
-		t.Error("auto: a network with auxiliary heads is not on the gorgonia engine")
+	if tr := newTrainer(t, cfg, auxWeights(t, 2)); tr.direct == nil {
+		t.Error("auto: a network with auxiliary heads and pooling is not on the direct engine")
+	}
+	odd := tinyWeights(t, 3)
+	odd.Stem.K = 5
+	if why := directUnsupported(odd); !strings.Contains(why, "stem kernel 5") {
+		t.Errorf("a 5x5 stem: directUnsupported says %q", why)
 	}
 	cfg.Engine = EngineDirect
-	if _, err := New(cfg, auxWeights(t, 3), rand.New(rand.NewPCG(1, 1))); err == nil || !strings.Contains(err.Error(), "auxiliary heads") {
-		t.Errorf("direct engine on an auxiliary-head network: error %v", err)
+	if _, err := New(cfg, odd, rand.New(rand.NewPCG(1, 1))); err == nil || !strings.Contains(err.Error(), "stem kernel 5") {
+		t.Errorf("direct engine on a 5x5 stem: error %v", err)
 	}
 	cfg.Engine = "tape"
 	if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), "engine") {

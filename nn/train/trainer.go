@@ -112,7 +112,7 @@ func New(cfg Config, w *nn.Weights, rng *rand.Rand) (*Trainer, error) {
 		for i, p := range t.params {
 			t.grads[i] = make([]float32, len(p.data))
 		}
-		d, err := newDirectEngine(w, cfg.BatchSize, cfg.BNMomentum, t.grads)
+		d, err := newDirectEngine(w, cfg, t.grads)
 		if err != nil {
 			return nil, err
 		}
@@ -227,7 +227,8 @@ func (t *Trainer) checkBatch(b Batch) error {
 
 // checkAux checks the auxiliary targets of b that the network reads.
 func (t *Trainer) checkAux(b Batch) error {
-	if t.graph == nil || t.graph.auxWBuf == nil || b.AuxWeight == nil {
+	hasOwn, hasScore := t.w.Ownership != nil, t.w.ScoreFC != nil
+	if !hasOwn && !hasScore || b.AuxWeight == nil {
 		return nil
 	}
 	B, s := t.cfg.BatchSize, t.w.Shape
@@ -239,7 +240,7 @@ func (t *Trainer) checkAux(b Batch) error {
 			return fmt.Errorf("train: batch AuxWeight[%d] = %v, want 0 or 1", i, a)
 		}
 	}
-	if t.graph.ownBuf != nil {
+	if hasOwn {
 		if len(b.Ownership) != B*s.Height*s.Width {
 			return fmt.Errorf("train: batch Ownership has %d values, want %d (batch %d of %dx%d)", len(b.Ownership), B*s.Height*s.Width, B, s.Height, s.Width)
 		}
@@ -249,7 +250,7 @@ func (t *Trainer) checkAux(b Batch) error {
 			}
 		}
 	}
-	if t.graph.scoreBuf != nil {
+	if hasScore {
 		if len(b.Score) != B {
 			return fmt.Errorf("train: batch Score has %d values, want %d", len(b.Score), B)
 		}
@@ -274,8 +275,7 @@ func (t *Trainer) Step(b Batch) (Losses, error) {
 	if t.graph != nil {
 		return t.graphStep(b)
 	}
-	var l Losses
-	l.Value, l.Policy = t.direct.forward(b)
+	l := t.direct.forward(b)
 	if err := t.finish(&l); err != nil {
 		return l, err
 	}
