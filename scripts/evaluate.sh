@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# Evaluates the best network of an Othello, Go or backgammon run the way docs/benchmarks.md reports the
+# issue-12 and issue-13 goals (Connect Four has scripts/evaluate-connect4.sh). The game comes from the run's
+# config.yaml; the network plays at the simulations named below, colours alternate, and every head-to-head
+# is GAMES games (default 100):
+#   othello:size=6  200 sims against mcts:rollouts=1000 (4 random plies), then arena bench on the 6x6 sets
+#                   of data/othello (mistake rate and mean disc loss), beside alphabeta:depth=6
+#   othello:size=8  200 sims against grhino:level=L for L in LEVELS (default "1 2 3 4 5"; 4 random plies),
+#                   then arena bench on the 8x8 sets
+#   go:...          SIMS (default 150 on 7x7, 200 otherwise) against gnugo:level=L for L in LEVELS (default
+#                   "10" on 7x7, "0 5 10" otherwise; 2 random plies), komi from the run's game
+#   backgammon      100 sims against pubeval (GAMES, default 1000), then gnubg rates both in their own match
+#                   (arena rate, RATE_GAMES, default 100): mean equity lost per decision
+# Results go to RUN/eval/ (JSON lines per game or position) and to the terminal.
+#
+#   scripts/evaluate.sh RUN_DIR   (env: GAMES LEVELS SIMS RATE_GAMES SEED=1)
+set -euo pipefail
+run=${1:?usage: scripts/evaluate.sh RUN_DIR}
+[ -f "$run/config.yaml" ] || { echo "evaluate: $run/config.yaml not found (is $run a run folder?)" >&2; exit 2; }
+[ -f "$run/checkpoints/best" ] || { echo "evaluate: $run has no best network yet ($run/checkpoints/best)" >&2; exit 2; }
+game=$(sed -n 's/^game: *//p' "$run/config.yaml" | head -1 | tr -d '"')
+seed=${SEED:-1}
+out="$run/eval"
+mkdir -p "$out"
+# The network is copied so that a run still going (or resumed) cannot change it under the evaluation.
+best="$out/best-weights.tbn"
+cp "$run/checkpoints/best-weights.tbn" "$best"
+arena="$out/arena"
+go build -o "$arena" ./cmd/arena
+echo "game $game, best network $(tr -d '[:space:]' < "$run/checkpoints/best") (copied to $best)"
+
+match() { # match OPPONENT SIMS PLIES GAMES NAME
+  "$arena" match -game "$game" -players "net:path=$best,sims=$2 $1" -games "$4" -random-plies "$3" -seed "$seed" \
+    -out "$out/match-$5.jsonl" -quiet | tee "$out/match-$5.txt"
+}
+othello_bench() { # othello_bench SIZE SETS...
+  local size=$1; shift
+  local sets=()
+  for s in "$@"; do sets+=("data/othello/othello$size-$s.txt"); done
+  local list
+  list=$(IFS=,; echo "${sets[*]}")
+  for player in "net:path=$best,sims=200" "alphabeta:depth=6"; do
+    "$arena" bench -game "$game" -player "$player" -positions "$list" -quiet
+  done | tee "$out/bench.txt"
+}
+
+case $game in
+othello:size=6)
+  match "mcts:rollouts=1000" 200 4 "${GAMES:-100}" uct1000
+  othello_bench 6 e08-12 e13-16 e17-20 e21-24 critical-e17-20
+  ;;
+othello | othello:size=8)
+  for level in ${LEVELS:-1 2 3 4 5}; do
+    match "grhino:level=$level" 200 4 "${GAMES:-100}" "grhino$level"
+  done
+  othello_bench 8 e08-12 e13-16 e17-20 critical-e08-12 critical-e13-16
+  ;;
+go:*)
+  sims=${SIMS:-200}
+  levels=${LEVELS:-0 5 10}
+  case $game in *size=7*) sims=${SIMS:-150}; levels=${LEVELS:-10} ;; esac
+  for level in $levels; do
+    match "gnugo:level=$level" "$sims" 2 "${GAMES:-100}" "gnugo$level"
+  done
+  ;;
+backgammon)
+  match pubeval 100 0 "${GAMES:-1000}" pubeval
+  "$arena" rate -game backgammon -players "net:path=$best,sims=100 pubeval" -games "${RATE_GAMES:-100}" -seed "$seed" \
+    -out "$out/rate.jsonl" -quiet | tee "$out/rate.txt"
+  ;;
+*)
+  echo "evaluate: game $game: no evaluation here (Connect Four: scripts/evaluate-connect4.sh)" >&2
+  exit 2
+  ;;
+esac
