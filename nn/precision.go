@@ -407,11 +407,22 @@ func argmaxLegal(logits []float32, legal []int) int {
 // checkMinArgmax of those whose best move leads by ClearMargin and its values are within checkMaxDV of FP32's
 // (mean within checkMeanDV). Int8 calibrates on calibPositions positions
 // (seed calibSeed).
+//
+// checkMaxDV was 0.05 until 2026-11-25. Int8's value error is rounding noise
+// spread over the tower (two thirds of it from the weights; neither
+// calibrating on the evaluation positions nor bias correction removed it),
+// so the largest of 512 errors sits at 0.05-0.08 for trained networks of
+// every game, and 0.05 refused int8 for most of the later networks of a
+// Connect Four hour. Yet the last of those networks (max |dv| 0.075 here,
+// 0.6 over the 6,000 Pons positions) made the same mistakes as FP32 within
+// one or two positions on all six Pons sets with the search of the
+// evaluation (solver off, 200 simulations; docs/benchmarks.md "int8 and
+// strength"). The mean bound and the argmax bound are unchanged.
 const (
 	checkPositions = 512
 	checkSeed      = 2
 	checkMinArgmax = 0.99
-	checkMaxDV     = 0.05
+	checkMaxDV     = 0.1
 	checkMeanDV    = 0.01
 	calibPositions = 512
 	calibSeed      = 1
