@@ -59,22 +59,7 @@ func BenchmarkTrainStep(b *testing.B) {
 					defer UseBLAS(BLASGonum)
 				}
 				tr, batch := benchTrainer(b, r.engine, batch)
-				if _, err := tr.Step(batch); err != nil { // warm up
-					b.Fatal(err)
-				}
-				b.ReportAllocs()
-				cpu0 := processCPUSeconds()
-				b.ResetTimer()
-				for b.Loop() {
-					if _, err := tr.Step(batch); err != nil {
-						b.Fatal(err)
-					}
-				}
-				samples := float64(b.N * len(batch.Value))
-				b.ReportMetric(samples/b.Elapsed().Seconds(), "samples/s")
-				if cpu := processCPUSeconds() - cpu0; cpu > 0 {
-					b.ReportMetric(samples/cpu, "samples/cpu-s")
-				}
+				benchSteps(b, tr, batch)
 			})
 		}
 	}
@@ -159,23 +144,29 @@ func BenchmarkTrainStepAux(b *testing.B) {
 						batch.Ownership[i*hw+p] = float32((i+p)%3 - 1)
 					}
 				}
-				if _, err := tr.Step(batch); err != nil { // warm up
-					b.Fatal(err)
-				}
-				b.ReportAllocs()
-				cpu0 := processCPUSeconds()
-				b.ResetTimer()
-				for b.Loop() {
-					if _, err := tr.Step(batch); err != nil {
-						b.Fatal(err)
-					}
-				}
-				samples := float64(b.N * tcfg.BatchSize)
-				b.ReportMetric(samples/b.Elapsed().Seconds(), "samples/s")
-				if cpu := processCPUSeconds() - cpu0; cpu > 0 {
-					b.ReportMetric(samples/cpu, "samples/cpu-s")
-				}
+				benchSteps(b, tr, batch)
 			})
 		}
+	}
+}
+
+// benchSteps times tr's steps on batch after one warm-up step and reports
+// samples per second and per CPU-second of the process.
+func benchSteps(b *testing.B, tr *Trainer, batch Batch) {
+	if _, err := tr.Step(batch); err != nil { // warm up
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	cpu0 := processCPUSeconds()
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := tr.Step(batch); err != nil {
+			b.Fatal(err)
+		}
+	}
+	samples := float64(b.N * len(batch.Value))
+	b.ReportMetric(samples/b.Elapsed().Seconds(), "samples/s")
+	if cpu := processCPUSeconds() - cpu0; cpu > 0 {
+		b.ReportMetric(samples/cpu, "samples/cpu-s")
 	}
 }
