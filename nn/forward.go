@@ -445,16 +445,26 @@ func (n *Net) tower(obs []float32, nb int, hd []float32) {
 // added to every point's channels; then ReLU.
 func (n *Net) globalPool(nb int, pl layer, h []float32) {
 	hw, f := n.m.hw, n.m.cfg.Filters
-	g := pl.k / 2
+	PoolMeanMax(n.pooled, h, nb, hw, f, pl.k/2)
+	n.dense(nb, pl, n.pooled[:nb*pl.k], n.pbias[:nb*f], false)
+	for b := 0; b < nb; b++ {
+		biasReLU(h[b*hw*f:(b+1)*hw*f], n.pbias[b*f:(b+1)*f])
+	}
+}
+
+// PoolMeanMax writes, for each of nb positions of x laid out channels-last
+// ([position][point][f], hw points), the mean and then the maximum over the
+// points of ReLU of each of the first g channels into pooled, [nb][2g]: the
+// features of global pooling, for inference and the trainer alike.
+func PoolMeanMax(pooled, x []float32, nb, hw, f, g int) {
 	inv := 1 / float32(hw)
 	for b := 0; b < nb; b++ {
-		pos := h[b*hw*f : (b+1)*hw*f]
-		mean, mx := n.pooled[b*pl.k:b*pl.k+g], n.pooled[b*pl.k+g:(b+1)*pl.k]
+		pos := x[b*hw*f : (b+1)*hw*f]
+		mean, mx := pooled[b*2*g:b*2*g+g], pooled[b*2*g+g:(b+1)*2*g]
 		clear(mean)
 		clear(mx)
 		for p := 0; p < hw; p++ {
-			row := pos[p*f : p*f+g]
-			for c, v := range row {
+			for c, v := range pos[p*f : p*f+g] {
 				v = max(v, 0)
 				mean[c] += v
 				mx[c] = max(mx[c], v)
@@ -463,10 +473,6 @@ func (n *Net) globalPool(nb int, pl layer, h []float32) {
 		for c := range mean {
 			mean[c] *= inv
 		}
-	}
-	n.dense(nb, pl, n.pooled[:nb*pl.k], n.pbias[:nb*f], false)
-	for b := 0; b < nb; b++ {
-		biasReLU(h[b*hw*f:(b+1)*hw*f], n.pbias[b*f:(b+1)*f])
 	}
 }
 

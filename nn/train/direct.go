@@ -638,22 +638,7 @@ func (e *directEngine) forward(b Batch) (l Losses) {
 // the pooled features, the bias they make, and h = ReLU(u + bias).
 func (e *directEngine) poolForward(p *dpool, h []float32) {
 	hw, f, g := e.hw, e.f, p.g
-	inv := 1 / float32(hw)
-	for i := range e.batch {
-		mean, mx := p.pooled[i*2*g:i*2*g+g], p.pooled[i*2*g+g:(i+1)*2*g]
-		clear(mean)
-		clear(mx)
-		for j := range hw {
-			for c, v := range p.u[(i*hw+j)*f:][:g] {
-				v = max(v, 0)
-				mean[c] += v
-				mx[c] = max(mx[c], v)
-			}
-		}
-		for c := range mean {
-			mean[c] *= inv
-		}
-	}
+	nn.PoolMeanMax(p.pooled, p.u, e.batch, hw, f, g)
 	e.ws.SgemmNTBiasReLU(e.batch, f, 2*g, p.pooled, 2*g, p.fc.W, 2*g, p.fc.B, false, p.pb, f)
 	for i := range e.batch {
 		pb := p.pb[i*f : (i+1)*f]
