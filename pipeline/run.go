@@ -696,19 +696,27 @@ func (t *Trainer) selfPlayRound(ctx context.Context, bestPath string, gen int, s
 	t.meter.setGeneration(gen)
 	sink := &busSink{g: t.g, pub: busPublisher{t.bus}, worker: trainerName, generation: gen, best: t.currentGen,
 		maxStale: t.cfg.Bus.MaxStaleGenerations, timeout: 30 * time.Second, log: t.log}
-	t0 := time.Now()
-	st, err := generate(ctx, t.g, t.cfg.SelfPlay, t.workers, t.cfg.SelfPlay.GamesPerRound, seed, newEval, sink, nil)
-	t.meter.add(st.Games, st.Moves)
-	es := evalStats()
-	st.Leaves, st.NetEvals = es.Positions, es.Evaluated
-	t.mu.Lock()
-	if es.Precision != t.precision {
-		t.log.Info("self-play precision", "precision", es.Precision, "evaluator.precision", t.cfg.Evaluator.Precision, "generation", gen)
-		t.precision = es.Precision
+	// Each finished game goes into the iteration's metrics at once, with
+	// the time and network calls since the game before it: a round may
+	// outlast an iteration.
+	var last nn.EvaluatorStats
+	mark := time.Now()
+	account := func(one selfPlayStats) {
+		es, now := evalStats(), time.Now()
+		one.Leaves, one.NetEvals = es.Positions-last.Positions, es.Evaluated-last.Evaluated
+		t.mu.Lock()
+		if es.Precision != t.precision {
+			t.log.Info("self-play precision", "precision", es.Precision, "evaluator.precision", t.cfg.Evaluator.Precision, "generation", gen)
+			t.precision = es.Precision
+		}
+		t.spStats.add(one)
+		t.spTime += now.Sub(mark)
+		t.mu.Unlock()
+		last, mark = es, now
 	}
-	t.spStats.add(st)
-	t.spTime += time.Since(t0)
-	t.mu.Unlock()
+	st, err := generate(ctx, t.g, t.cfg.SelfPlay, t.workers, t.cfg.SelfPlay.GamesPerRound, seed, newEval, sink, account)
+	t.meter.add(st.Games, st.Moves)
+	account(selfPlayStats{}) // the games cut short: their time and network calls
 	if errors.Is(err, errStale) {
 		// A new best came in the middle of the round: play with it.
 		t.log.Debug("self-play round cut short: a newer best", "err", err)

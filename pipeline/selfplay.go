@@ -145,12 +145,13 @@ func (c *chunkSink) flushLocked() error {
 
 // generate plays n games of g with workers goroutines, each with its own
 // mcts.SelfPlay over the evaluator from newEval(worker), and hands every
-// finished game to sink. progress is called once per finished game.
+// finished game to sink. onGame, when not nil, is called with each finished
+// game's statistics, one call at a time.
 // Cancelling ctx loses only the games in flight and those sink holds back
 // and cannot flush. The first error (a chunk that cannot be written, say)
 // stops every worker.
 func generate(parent context.Context, g games.Game, cfg SelfPlayConfig, workers, n int, seed uint64,
-	newEval func(worker int) (mcts.Evaluator, error), sink gameSink, progress func()) (selfPlayStats, error) {
+	newEval func(worker int) (mcts.Evaluator, error), sink gameSink, onGame func(selfPlayStats)) (selfPlayStats, error) {
 	var (
 		mu    sync.Mutex
 		stats selfPlayStats
@@ -164,30 +165,29 @@ func generate(parent context.Context, g games.Game, cfg SelfPlayConfig, workers,
 		if err := sink.put(ctx, ex, moves); err != nil {
 			return err
 		}
-		mu.Lock()
-		defer mu.Unlock()
-		stats.Games++
-		stats.Moves += moves
-		stats.Examples += len(ex)
+		one := selfPlayStats{Games: 1, Moves: moves, Examples: len(ex)}
 		switch {
 		case rec.Returns[0] > 0:
-			stats.Wins[0]++
+			one.Wins[0] = 1
 		case rec.Returns[0] < 0:
-			stats.Wins[2]++
+			one.Wins[2] = 1
 		default:
-			stats.Wins[1]++
+			one.Wins[1] = 1
 		}
 		if rec.Resigned {
-			stats.Resigned++
+			one.Resigned = 1
 		}
 		if rec.NoResign {
-			stats.NoResign++
+			one.NoResign = 1
 			if rec.FalseResign() {
-				stats.False++
+				one.False = 1
 			}
 		}
-		if progress != nil {
-			progress()
+		mu.Lock()
+		defer mu.Unlock()
+		stats.add(one)
+		if onGame != nil {
+			onGame(one)
 		}
 		return nil
 	}

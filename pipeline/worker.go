@@ -96,7 +96,7 @@ func RunWorker(ctx context.Context, runDir string, opt WorkerOptions) error {
 			n = min(n, opt.Games-played)
 		}
 		bar := progress.New(opt.Progress, n, fmt.Sprintf("self-play worker round %d (%s)", round, filepath.Base(bestPath)))
-		st, err := generate(ctx, g, cfg.SelfPlay, workers, n, opt.Seed<<32^round, newEval, &chunkSink{buf: buf, chunkGames: cfg.SelfPlay.ChunkGames}, func() { bar.Add(1) })
+		st, err := generate(ctx, g, cfg.SelfPlay, workers, n, opt.Seed<<32^round, newEval, &chunkSink{buf: buf, chunkGames: cfg.SelfPlay.ChunkGames}, func(selfPlayStats) { bar.Add(1) })
 		bar.Finish()
 		played += st.Games
 		log.Info("self-play worker", "best", filepath.Base(bestPath), "games", st.Games, "positions", st.Moves, "total_games", played)
@@ -249,7 +249,7 @@ func RunRemoteWorker(ctx context.Context, opt RemoteOptions) error {
 		sink := &busSink{g: g, pub: pub, worker: opt.ID, generation: loaded.Generation,
 			best: func() int { return current().Generation }, maxStale: cfg.Bus.MaxStaleGenerations, log: log}
 		bar := progress.New(opt.Progress, n, fmt.Sprintf("self-play worker round %d (%s)", round, loaded.Name))
-		st, err := generate(ctx, g, cfg.SelfPlay, workers, n, opt.Seed<<32^round, newEval, sink, func() { bar.Add(1) })
+		st, err := generate(ctx, g, cfg.SelfPlay, workers, n, opt.Seed<<32^round, newEval, sink, func(selfPlayStats) { bar.Add(1) })
 		bar.Finish()
 		played += st.Games
 		meter.add(st.Games, st.Moves)
