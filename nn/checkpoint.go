@@ -29,6 +29,7 @@ const (
 	ckOwnership = 1 << iota
 	ckScore
 	ckGlobalPooling
+	ckOpponentPolicy
 )
 
 // checkpointMagic opens every checkpoint file.
@@ -124,7 +125,7 @@ func LoadCheckpoint(path string) (*Checkpoint, error) {
 //	game string (uint32 length + bytes)
 //	config: filters, blocks, policy_filters, value_filters, value_hidden (uint32 each)
 //	version 2 only: flags uint32 (bit 0 ownership, bit 1 score, bit 2
-//	  global_pooling), pool_channels uint32
+//	  global_pooling, bit 3 opponent_policy), pool_channels uint32
 //	shape: planes, height, width, actions (uint32 each)
 //	step int64
 //	tensors: uint32 count, then each tensor (below), in Weights.Tensors order
@@ -156,7 +157,8 @@ func WriteCheckpoint(out io.Writer, c *Checkpoint) error {
 	if cf.HasAux() {
 		version = CheckpointVersion
 		var flags uint32
-		for bit, on := range map[uint32]bool{ckOwnership: cf.Ownership, ckScore: cf.Score, ckGlobalPooling: cf.GlobalPooling} {
+		for bit, on := range map[uint32]bool{ckOwnership: cf.Ownership, ckScore: cf.Score, ckGlobalPooling: cf.GlobalPooling,
+			ckOpponentPolicy: cf.OpponentPolicy} {
 			if on {
 				flags |= bit
 			}
@@ -404,6 +406,9 @@ func expectedFloats(c Config, s Shape) int64 {
 	if c.Score {
 		n += vh + 1
 	}
+	if c.OpponentPolicy {
+		n += int64(s.Actions)*pf*hw + int64(s.Actions)
+	}
 	return n
 }
 
@@ -419,7 +424,7 @@ func decodeBody(body []byte, version uint32) (*Checkpoint, error) {
 		if i == 5 && version >= 2 {
 			flags = d.u32("config.flags")
 			poolChannels = d.u32("config.pool_channels")
-			if d.err == nil && flags&^(ckOwnership|ckScore|ckGlobalPooling) != 0 {
+			if d.err == nil && flags&^(ckOwnership|ckScore|ckGlobalPooling|ckOpponentPolicy) != 0 {
 				d.fail("config.flags = %#x: unknown bits", flags)
 			}
 			if d.err == nil && poolChannels > maxDim {
@@ -437,7 +442,7 @@ func decodeBody(body []byte, version uint32) (*Checkpoint, error) {
 	}
 	cfg := Config{Filters: v[0], Blocks: v[1], PolicyFilters: v[2], ValueFilters: v[3], ValueHidden: v[4],
 		Ownership: flags&ckOwnership != 0, Score: flags&ckScore != 0, GlobalPooling: flags&ckGlobalPooling != 0,
-		PoolChannels: int(poolChannels)}
+		OpponentPolicy: flags&ckOpponentPolicy != 0, PoolChannels: int(poolChannels)}
 	if version >= 2 && !cfg.HasAux() {
 		return nil, errors.New("format version 2 without auxiliary heads or global pooling, which is written as version 1")
 	}

@@ -121,6 +121,7 @@ func TestExpectedFloatsMatchesTensors(t *testing.T) {
 			GlobalPooling: true, PoolChannels: 5}, Shape{17, 9, 9, 82}},
 		{Config{Filters: 12, Blocks: 2, PolicyFilters: 2, ValueFilters: 1, ValueHidden: 8, GlobalPooling: true}, Shape{3, 6, 6, 37}},
 		{Config{Filters: 12, Blocks: 2, PolicyFilters: 2, ValueFilters: 1, ValueHidden: 8, Score: true}, Shape{3, 6, 6, 37}},
+		{Config{Filters: 12, Blocks: 2, PolicyFilters: 3, ValueFilters: 1, ValueHidden: 8, OpponentPolicy: true}, Shape{3, 6, 6, 37}},
 	} {
 		w := allocate(tc.cfg, tc.shape)
 		var n int64

@@ -28,6 +28,10 @@ type Config struct {
 	// reads policy and value, and Forward skips them.
 	Ownership bool `yaml:"ownership"` // a 1x1 conv of the tower to one plane, tanh
 	Score     bool `yaml:"score"`     // a dense layer from the value head's hidden layer
+	// OpponentPolicy adds KataGo's opponent-policy head: a second dense
+	// layer on the policy head's features predicting the opponent's reply
+	// (the search policy of the next move), a training signal only.
+	OpponentPolicy bool `yaml:"opponent_policy"`
 	// GlobalPooling adds KataGo's global pooling to every second residual
 	// block (blocks 1, 3, 5, ...): after the block's first convolution and
 	// batch norm, the mean and the maximum over the board of the first
@@ -56,7 +60,7 @@ func (c Config) PoolBlock(i int) bool { return c.GlobalPooling && i%2 == 1 }
 
 // HasAux reports whether the network has an auxiliary head or global
 // pooling, the parts that need checkpoint format 2.
-func (c Config) HasAux() bool { return c.Ownership || c.Score || c.GlobalPooling }
+func (c Config) HasAux() bool { return c.Ownership || c.Score || c.OpponentPolicy || c.GlobalPooling }
 
 // DefaultConfig is a 64-filter, 5-block tower, the size used for Connect Four.
 func DefaultConfig() Config {
@@ -144,6 +148,7 @@ type Residual struct {
 //	value = tanh(ValueFC2(hidden))
 //	ownership = tanh(Ownership(x))                            1x1 conv, optional
 //	score = ScoreFC(hidden)                                   optional
+//	opponent logits = OppPolicyFC(the policy head's flattened features)  optional
 //
 // flatten keeps the [channel][row][col] order. The policy is the softmax of the
 // logits over the legal actions; the value is from the mover's point of view,
@@ -168,6 +173,9 @@ type Weights struct {
 
 	Ownership *Conv  // [1][Filters][1][1], nil without the ownership head
 	ScoreFC   *Dense // [1][ValueHidden], nil without the score head
+	// OppPolicyFC is [Actions][PolicyFilters*H*W], nil without the
+	// opponent-policy head.
+	OppPolicyFC *Dense
 }
 
 // ScoreScale is what the score head's output is multiplied by to give the
@@ -240,6 +248,10 @@ func allocate(cfg Config, shape Shape) *Weights {
 		d := newDense(cfg.ValueHidden, 1)
 		w.ScoreFC = &d
 	}
+	if cfg.OpponentPolicy {
+		d := newDense(cfg.PolicyFilters*hw, shape.Actions)
+		w.OppPolicyFC = &d
+	}
 	return w
 }
 
@@ -275,7 +287,8 @@ func newDense(in, out int) Dense {
 // Tensors lists every array of the network in a stable order, sharing
 // memory with w. Names look like "stem.w", "stem.bn.gamma",
 // "block3.conv2.w", "policy.fc.b", "value.fc1.w" (and, where present,
-// "block1.pool.fc.w", "ownership.conv.w", "score.fc.b", placed so that a
+// "block1.pool.fc.w", "ownership.conv.w", "score.fc.b", "policy.opp.fc.w",
+// placed so that a
 // network without them lists exactly what it did before they existed).
 // Checkpoints and the
 // training graph both bind weights through it.
@@ -320,6 +333,9 @@ func (w *Weights) Tensors() []Tensor {
 	}
 	if w.ScoreFC != nil {
 		dense("score.fc", *w.ScoreFC)
+	}
+	if w.OppPolicyFC != nil {
+		dense("policy.opp.fc", *w.OppPolicyFC)
 	}
 	return ts
 }

@@ -14,7 +14,7 @@ var auxShape = nn.Shape{Planes: 3, Height: 5, Width: 5, Actions: 26}
 func auxWeights(t testing.TB, seed uint64) *nn.Weights {
 	t.Helper()
 	cfg := nn.Config{Filters: 8, Blocks: 2, PolicyFilters: 2, ValueFilters: 1, ValueHidden: 16,
-		Ownership: true, Score: true, GlobalPooling: true, PoolChannels: 3}
+		Ownership: true, Score: true, OpponentPolicy: true, GlobalPooling: true, PoolChannels: 3}
 	w, err := nn.NewWeights(cfg, auxShape, rand.New(rand.NewPCG(seed, 1)))
 	if err != nil {
 		t.Fatal(err)
@@ -24,7 +24,9 @@ func auxWeights(t testing.TB, seed uint64) *nn.Weights {
 
 // auxBatch is a dataset batch of auxShape with ownership and score targets
 // that depend on the board (the mover's stones and a fixed pattern), and
-// with every fourth example without targets.
+// with every fourth example without targets; and with opponent-policy
+// targets (three random actions at 0.5, 0.3 and 0.2) but for every third
+// example.
 func auxBatch(n int, rng *rand.Rand) Batch {
 	d := newDataset(auxShape, n, rng, true)
 	b := d.batch(auxShape, 0, n)
@@ -33,6 +35,15 @@ func auxBatch(n int, rng *rand.Rand) Batch {
 	b.Ownership = make([]float32, n*hw)
 	b.Score = make([]float32, n)
 	b.AuxWeight = make([]float32, n)
+	A := auxShape.Actions
+	b.OppPolicy = make([]float32, n*A)
+	for i := 0; i < n; i++ {
+		if i%3 != 2 {
+			for _, p := range []float32{0.5, 0.3, 0.2} {
+				b.OppPolicy[i*A+rng.IntN(A)] += p
+			}
+		}
+	}
 	for i := 0; i < n; i++ {
 		if i%4 == 3 {
 			continue
@@ -74,22 +85,25 @@ func TestAuxLossesFall(t *testing.T) {
 	t.Logf("first %+v\nlast %+v", first, last)
 	// The ownership loss is a cross-entropy: its floor is the entropy of
 	// the neutral (0) targets, log 2 each.
-	if !(last.Ownership < 0.6*first.Ownership) || !(last.Score < 0.3*first.Score) {
-		t.Errorf("ownership loss %v -> %v, score loss %v -> %v: want both well down", first.Ownership, last.Ownership, first.Score, last.Score)
+	if !(last.Ownership < 0.6*first.Ownership) || !(last.Score < 0.3*first.Score) || !(last.OppPolicy < 0.6*first.OppPolicy) {
+		t.Errorf("ownership loss %v -> %v, score loss %v -> %v, opponent policy %v -> %v: want all well down",
+			first.Ownership, last.Ownership, first.Score, last.Score, first.OppPolicy, last.OppPolicy)
 	}
-	want := last.Value + last.Policy + last.L2 + cfg.OwnershipWeight*last.Ownership + cfg.ScoreWeight*last.Score
+	want := last.Value + last.Policy + last.L2 + cfg.OwnershipWeight*last.Ownership + cfg.ScoreWeight*last.Score +
+		cfg.OppPolicyWeight*last.OppPolicy
 	if math.Abs(last.Total-want) > 1e-6 {
 		t.Errorf("total %v, want the weighted sum %v", last.Total, want)
 	}
 
-	// Without targets (AuxWeight nil) the auxiliary losses are zero.
-	b.AuxWeight = nil
+	// Without targets (AuxWeight and OppPolicy nil) the auxiliary losses
+	// are zero.
+	b.AuxWeight, b.OppPolicy = nil, nil
 	l, err := tr.Step(b)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if l.Ownership != 0 || l.Score != 0 {
-		t.Errorf("losses without targets: ownership %v score %v, want 0", l.Ownership, l.Score)
+	if l.Ownership != 0 || l.Score != 0 || l.OppPolicy != 0 {
+		t.Errorf("losses without targets: ownership %v score %v opponent policy %v, want 0", l.Ownership, l.Score, l.OppPolicy)
 	}
 }
 
@@ -106,6 +120,9 @@ func TestAuxLossFormula(t *testing.T) {
 	clear(w.Ownership.W)
 	clear(w.ScoreFC.W)
 	w.ScoreFC.B[0] = 0.25
+	// policy.opp.fc zero: a uniform reply over the 26 actions.
+	clear(w.OppPolicyFC.W)
+	clear(w.OppPolicyFC.B)
 	l, err := tr.Step(b)
 	if err != nil {
 		t.Fatal(err)
@@ -123,8 +140,13 @@ func TestAuxLossFormula(t *testing.T) {
 	}
 	own /= 8 * 25
 	score /= 8
-	if math.Abs(l.Ownership-own) > 1e-5 || math.Abs(l.Score-score) > 1e-5 {
-		t.Errorf("ownership loss %v, want %v; score loss %v, want %v", l.Ownership, own, l.Score, score)
+	var opp float64
+	for _, p := range b.OppPolicy {
+		opp += float64(p) * math.Log(26)
+	}
+	opp /= 8
+	if math.Abs(l.Ownership-own) > 1e-5 || math.Abs(l.Score-score) > 1e-5 || math.Abs(l.OppPolicy-opp) > 1e-5 {
+		t.Errorf("ownership loss %v, want %v; score loss %v, want %v; opponent policy %v, want %v", l.Ownership, own, l.Score, score, l.OppPolicy, opp)
 	}
 }
 
@@ -150,6 +172,7 @@ func TestAuxGradientMatchesFiniteDifferences(t *testing.T) {
 	for i := range g.scoreBuf {
 		g.scoreBuf[i] = b.Score[i] / 25
 	}
+	copy(g.oppBuf, b.OppPolicy)
 	run := func() float64 {
 		t.Helper()
 		if err := g.vm.RunAll(); err != nil {
@@ -170,7 +193,7 @@ func TestAuxGradientMatchesFiniteDifferences(t *testing.T) {
 	for _, p := range tr.params {
 		switch p.name {
 		case "block1.pool.fc.w", "block1.pool.fc.b", "block1.bn1.gamma", "block1.bn1.beta", "block1.conv1.w",
-			"ownership.conv.w", "score.fc.w", "score.fc.b":
+			"ownership.conv.w", "score.fc.w", "score.fc.b", "policy.opp.fc.w", "policy.opp.fc.b":
 		default:
 			continue
 		}
@@ -188,8 +211,8 @@ func TestAuxGradientMatchesFiniteDifferences(t *testing.T) {
 			checked++
 		}
 	}
-	if checked != 24 {
-		t.Fatalf("checked %d gradients, want 24", checked)
+	if checked != 30 {
+		t.Fatalf("checked %d gradients, want 30", checked)
 	}
 }
 
@@ -230,6 +253,8 @@ func TestAuxBatchChecks(t *testing.T) {
 		"NaN score":         func(b *Batch) { b.Score[1] = float32(math.NaN()) },
 		"aux weight 0.5":    func(b *Batch) { b.AuxWeight[0] = 0.5 },
 		"short aux weights": func(b *Batch) { b.AuxWeight = b.AuxWeight[:2] },
+		"short opp policy":  func(b *Batch) { b.OppPolicy = b.OppPolicy[:10] },
+		"opp policy 2":      func(b *Batch) { b.OppPolicy[5] = 2 },
 	} {
 		b := auxBatch(4, rand.New(rand.NewPCG(1, 1)))
 		mod(&b)

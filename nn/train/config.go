@@ -79,6 +79,11 @@ type Config struct {
 	// head ignores its weight.
 	OwnershipWeight float64 `yaml:"ownership_weight"`
 	ScoreWeight     float64 `yaml:"score_weight"`
+	// OppPolicyWeight weighs the opponent-policy head's loss
+	// (network.opponent_policy): the cross-entropy of the opponent's reply,
+	// averaged over the batch (examples without a target count 0). KataGo
+	// uses 0.15.
+	OppPolicyWeight float64 `yaml:"opp_policy_weight"`
 }
 
 // Engine names accepted in Config.Engine.
@@ -110,6 +115,7 @@ func DefaultConfig() Config {
 		Engine:          EngineAuto,
 		OwnershipWeight: 1.5,
 		ScoreWeight:     0.5,
+		OppPolicyWeight: 0.15,
 	}
 }
 
@@ -156,6 +162,8 @@ func (c Config) Validate() error {
 		return bad("ownership_weight", c.OwnershipWeight, "in [0, 100]")
 	case !finite(c.ScoreWeight) || c.ScoreWeight < 0 || c.ScoreWeight > 100:
 		return bad("score_weight", c.ScoreWeight, "in [0, 100]")
+	case !finite(c.OppPolicyWeight) || c.OppPolicyWeight < 0 || c.OppPolicyWeight > 100:
+		return bad("opp_policy_weight", c.OppPolicyWeight, "in [0, 100]")
 	}
 	return nil
 }

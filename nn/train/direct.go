@@ -328,7 +328,12 @@ type directEngine struct {
 	scoreGrads         struct{ w, b []float32 }
 	auxW               []float32 // the batch's AuxWeight (zero when it has none)
 	ownW, scoreW       float64
-	scoreScale         float32 // 1 / the shape's ScoreScale
+	// The opponent-policy head, nil without: its logits, their loss
+	// gradient and the batch's targets [position][actions], weighed by oppW.
+	oppLogits, dopp, oppT []float32
+	oppGrads              struct{ w, b []float32 }
+	oppW                  float64
+	scoreScale            float32 // 1 / the shape's ScoreScale
 
 	bns []*dbn
 	ws  gemm.Workspace
@@ -359,6 +364,9 @@ func directUnsupported(w *nn.Weights) string {
 	if sc := w.ScoreFC; sc != nil && (sc.Out != 1 || sc.In != w.Config.ValueHidden) {
 		return fmt.Sprintf("score head %dx%d, want 1x%d", sc.Out, sc.In, w.Config.ValueHidden)
 	}
+	if o := w.OppPolicyFC; o != nil && (o.Out != w.PolicyFC.Out || o.In != w.PolicyFC.In) {
+		return fmt.Sprintf("opponent-policy head %dx%d, want the policy layer's %dx%d", o.Out, o.In, w.PolicyFC.Out, w.PolicyFC.In)
+	}
 	return ""
 }
 
@@ -373,7 +381,7 @@ func newDirectEngine(w *nn.Weights, tc Config, grads [][]float32) (*directEngine
 	hw := s.Height * s.Width
 	e := &directEngine{w: w, batch: batch, hw: hw, rows: batch * hw, planes: s.Planes, f: cfg.Filters,
 		pf: cfg.PolicyFilters, vf: cfg.ValueFilters, nh: cfg.PolicyFilters + cfg.ValueFilters,
-		ownW: tc.OwnershipWeight, scoreW: tc.ScoreWeight, scoreScale: 1 / s.ScoreScale()}
+		ownW: tc.OwnershipWeight, scoreW: tc.ScoreWeight, oppW: tc.OppPolicyWeight, scoreScale: 1 / s.ScoreScale()}
 	e.nha = e.nh
 	if w.Ownership != nil {
 		e.nha++
@@ -408,8 +416,8 @@ func newDirectEngine(w *nn.Weights, tc Config, grads [][]float32) (*directEngine
 		e.blocks = append(e.blocks, blk)
 	}
 	// Heads: policy.conv.w, policy.bn.*, policy.fc.*, value.conv.w,
-	// value.bn.*, value.fc1.*, value.fc2.*, then ownership.conv.w and
-	// score.fc.* when the network has them.
+	// value.bn.*, value.fc1.*, value.fc2.*, then ownership.conv.w,
+	// score.fc.* and policy.opp.fc.* when the network has them.
 	nha := e.nha
 	e.head = &dconv{cin: f, cout: nha, k: 1, wm: make([]float32, nha*f), dwm: make([]float32, nha*f)}
 	e.headGrads[0] = next()
@@ -426,6 +434,11 @@ func newDirectEngine(w *nn.Weights, tc Config, grads [][]float32) (*directEngine
 	if w.ScoreFC != nil {
 		e.scoreGrads.w, e.scoreGrads.b = next(), next()
 		e.score, e.dscore, e.scT = make([]float32, batch), make([]float32, batch), make([]float32, batch)
+	}
+	if w.OppPolicyFC != nil {
+		e.oppGrads.w, e.oppGrads.b = next(), next()
+		n := batch * s.Actions
+		e.oppLogits, e.dopp, e.oppT = make([]float32, n), make([]float32, n), make([]float32, n)
 	}
 	e.auxW = make([]float32, batch)
 	if g != len(grads) {
@@ -603,6 +616,17 @@ func (e *directEngine) forward(b Batch) (l Losses) {
 	}
 	l.Value /= float64(B)
 	l.Policy = policyLoss(e.logitsBuf, b.Policy, b.Legal, B, A, e.dlogits, 1/float64(B))
+	if e.oppLogits != nil {
+		// The opponent's reply, over every action (its legal moves are not
+		// stored); a row of zeros, and a batch without targets, weigh 0.
+		e.ws.SgemmNTBiasReLU(B, A, e.pf*hw, e.pin, e.pf*hw, w.OppPolicyFC.W, e.pf*hw, w.OppPolicyFC.B, false, e.oppLogits, A)
+		target := b.OppPolicy
+		if target == nil {
+			clear(e.oppT)
+			target = e.oppT
+		}
+		l.OppPolicy = policyLoss(e.oppLogits, target, nil, B, A, e.dopp, e.oppW/float64(B))
+	}
 
 	// The auxiliary heads: a batch without targets weighs every example 0.
 	if e.own == nil && e.score == nil {
@@ -741,6 +765,12 @@ func (e *directEngine) backward() {
 	e.ws.Sgemm(true, false, A, e.pf*hw, B, 1, e.dlogits, A, e.pin, e.pf*hw, 0, pg.fcW, e.pf*hw)
 	colSums(pg.fcB, e.dlogits, B, A)
 	e.ws.Sgemm(false, false, B, e.pf*hw, A, 1, e.dlogits, A, w.PolicyFC.W, e.pf*hw, 0, e.dpin, e.pf*hw)
+	if e.oppLogits != nil {
+		og := &e.oppGrads
+		e.ws.Sgemm(true, false, A, e.pf*hw, B, 1, e.dopp, A, e.pin, e.pf*hw, 0, og.w, e.pf*hw)
+		colSums(og.b, e.dopp, B, A)
+		e.ws.Sgemm(false, false, B, e.pf*hw, A, 1, e.dopp, A, w.OppPolicyFC.W, e.pf*hw, 1, e.dpin, e.pf*hw)
+	}
 
 	// Back to [point][channel], through ReLU and the heads' batch norms.
 	nha := e.nha

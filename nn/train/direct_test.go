@@ -82,10 +82,11 @@ func TestEnginesAgree(t *testing.T) {
 	// KataGo's parts, together and one at a time, on batches where every
 	// fourth example has no auxiliary targets, and on a batch with none.
 	for k, c := range []nn.Config{
-		{Filters: 8, Blocks: 2, PolicyFilters: 2, ValueFilters: 1, ValueHidden: 16, Ownership: true, Score: true, GlobalPooling: true, PoolChannels: 3},
+		{Filters: 8, Blocks: 2, PolicyFilters: 2, ValueFilters: 1, ValueHidden: 16, Ownership: true, Score: true, OpponentPolicy: true, GlobalPooling: true, PoolChannels: 3},
 		{Filters: 8, Blocks: 4, PolicyFilters: 1, ValueFilters: 2, ValueHidden: 8, GlobalPooling: true},
 		{Filters: 8, Blocks: 1, PolicyFilters: 2, ValueFilters: 1, ValueHidden: 16, Ownership: true},
 		{Filters: 8, Blocks: 1, PolicyFilters: 2, ValueFilters: 1, ValueHidden: 16, Score: true},
+		{Filters: 8, Blocks: 1, PolicyFilters: 3, ValueFilters: 1, ValueHidden: 16, OpponentPolicy: true},
 	} {
 		for _, targets := range []bool{true, false} {
 			t.Run(fmt.Sprintf("aux%d/targets=%v", k, targets), func(t *testing.T) {
@@ -97,7 +98,7 @@ func TestEnginesAgree(t *testing.T) {
 				randomizeBN(w, rng)
 				b := auxBatch(12, rand.New(rand.NewPCG(uint64(k), 80)))
 				if !targets {
-					b.Ownership, b.Score, b.AuxWeight = nil, nil, nil
+					b.Ownership, b.Score, b.AuxWeight, b.OppPolicy = nil, nil, nil, nil
 				}
 				enginesAgree(t, w, b)
 			})
@@ -123,7 +124,7 @@ func enginesAgree(t *testing.T, w *nn.Weights, b Batch) {
 		losses[i], grads[i] = engineGradients(t, tr, b)
 	}
 	for _, d := range []float64{losses[0].Value - losses[1].Value, losses[0].Policy - losses[1].Policy,
-		losses[0].Ownership - losses[1].Ownership, losses[0].Score - losses[1].Score} {
+		losses[0].Ownership - losses[1].Ownership, losses[0].Score - losses[1].Score, losses[0].OppPolicy - losses[1].OppPolicy} {
 		if math.Abs(d) > 1e-5 {
 			t.Errorf("losses differ: gorgonia %+v, direct %+v", losses[0], losses[1])
 			break
@@ -199,7 +200,7 @@ func directFiniteDifferences(t *testing.T, w *nn.Weights, b Batch, minParams int
 	tr := newTrainer(t, cfg, w)
 	loss := func() float64 {
 		l := tr.direct.forward(b)
-		return l.Value + l.Policy + cfg.OwnershipWeight*l.Ownership + cfg.ScoreWeight*l.Score
+		return l.Value + l.Policy + cfg.OwnershipWeight*l.Ownership + cfg.ScoreWeight*l.Score + cfg.OppPolicyWeight*l.OppPolicy
 	}
 	_, grads := engineGradients(t, tr, b)
 	const h = 3e-4

@@ -37,6 +37,7 @@ type network struct {
 	// head's raw outputs (before tanh) and the score head's outputs.
 	ownership *G.Node // (B, H*W)
 	score     *G.Node // (B)
+	oppLogits *G.Node // (B, actions): the opponent-policy head's logits
 	params    []param
 	bns       []bnBinding
 }
@@ -203,6 +204,12 @@ func buildNetwork(w *nn.Weights, batch int, bnMomentum float64) (*network, error
 		}
 		if n.score, err = G.Reshape(sc, tensor.Shape{batch}); err != nil {
 			return nil, fmt.Errorf("train: score reshape: %w", err)
+		}
+	}
+	if w.OppPolicyFC != nil {
+		// Last, as in nn.Weights.Tensors: the params follow its order.
+		if n.oppLogits, err = dense("policy.opp.fc", ph, *w.OppPolicyFC); err != nil {
+			return nil, err
 		}
 	}
 	return n, nil

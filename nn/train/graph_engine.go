@@ -31,6 +31,13 @@ type graphEngine struct {
 	ownLoss, scoreLoss        *G.Node
 	ownBuf, scoreBuf, auxWBuf []float32
 	scoreScale                float32
+
+	// The opponent-policy head's target, all-ones mask and loss (nil
+	// without the head).
+	opp, oppMask       *tensor.Dense
+	oppN, oppMaskN     *G.Node
+	oppLoss            *G.Node
+	oppBuf, oppMaskBuf []float32
 }
 
 // newGraphEngine builds the training graph of w for batches of
@@ -135,6 +142,35 @@ func newGraphEngine(w *nn.Weights, cfg Config) (*graphEngine, error) {
 			return nil, err
 		}
 	}
+	if net.oppLogits != nil {
+		// The policy loss over every action (the opponent's legal moves are
+		// not stored): a row of zeros contributes nothing.
+		t.oppBuf, t.oppMaskBuf = make([]float32, B*s.Actions), make([]float32, B*s.Actions)
+		for i := range t.oppMaskBuf {
+			t.oppMaskBuf[i] = 1
+		}
+		t.opp = tensor.New(tensor.WithShape(B, s.Actions), tensor.WithBacking(t.oppBuf))
+		t.oppMask = tensor.New(tensor.WithShape(B, s.Actions), tensor.WithBacking(t.oppMaskBuf))
+		t.oppN = G.NewMatrix(g, tensor.Float32, G.WithShape(B, s.Actions), G.WithName("opp_policy_target"))
+		t.oppMaskN = G.NewMatrix(g, tensor.Float32, G.WithShape(B, s.Actions), G.WithName("opp_policy_mask"))
+		lets = append(lets, struct {
+			n *G.Node
+			v *tensor.Dense
+		}{t.oppN, t.opp}, struct {
+			n *G.Node
+			v *tensor.Dense
+		}{t.oppMaskN, t.oppMask})
+		if t.oppLoss, err = G.ApplyOp(&policyLossOp{b: B, a: s.Actions}, net.oppLogits, t.oppN, t.oppMaskN); err != nil {
+			return nil, wrap("opponent policy", err)
+		}
+		weighted, err := G.Mul(t.oppLoss, G.NewConstant(float32(cfg.OppPolicyWeight)))
+		if err != nil {
+			return nil, wrap("opponent policy", err)
+		}
+		if t.cost, err = G.Add(t.cost, weighted); err != nil {
+			return nil, wrap("opponent policy", err)
+		}
+	}
 	learnables := make(G.Nodes, len(net.params))
 	for i, p := range net.params {
 		learnables[i] = p.node
@@ -166,6 +202,13 @@ func (t *graphEngine) load(b Batch) {
 			for i := range t.scoreBuf {
 				t.scoreBuf[i] = b.Score[i] * t.scoreScale
 			}
+		}
+	}
+	if t.oppBuf != nil {
+		if b.OppPolicy == nil {
+			clear(t.oppBuf)
+		} else {
+			copy(t.oppBuf, b.OppPolicy)
 		}
 	}
 	switch {
@@ -206,6 +249,11 @@ func (t *graphEngine) losses() (Losses, error) {
 	}
 	if t.scoreLoss != nil {
 		if l.Score, err = scalar(t.scoreLoss); err != nil {
+			return Losses{}, err
+		}
+	}
+	if t.oppLoss != nil {
+		if l.OppPolicy, err = scalar(t.oppLoss); err != nil {
 			return Losses{}, err
 		}
 	}

@@ -25,17 +25,23 @@ type Batch struct {
 	Ownership []float32 // [B][H*W]: final owner of each point, in [-1, 1], for the mover
 	Score     []float32 // [B]: the final margin for the mover, in the game's unit
 	AuxWeight []float32 // [B]: 0 or 1
+	// OppPolicy is the opponent-policy head's target: the distribution of
+	// the opponent's reply, or a row of zeros for an example without one;
+	// nil means none has.
+	OppPolicy []float32 // [B][actions]
 }
 
 // Losses are the batch means of the terms of the loss
 // l = (z - v)^2 - pi^T log p + c ||theta||^2
-// (+ OwnershipWeight * ownership + ScoreWeight * score with the auxiliary
-// heads), measured on the parameters the step started from. Ownership and
-// Score are unweighted (see OwnershipLoss and ScoreLoss); Total includes
-// their weighted sum.
+// (+ OwnershipWeight * ownership + ScoreWeight * score + OppPolicyWeight *
+// opponent policy with the auxiliary heads), measured on the parameters the
+// step started from. Ownership, Score and OppPolicy are unweighted (see
+// OwnershipLoss and ScoreLoss; OppPolicy is the cross-entropy of the
+// opponent's reply averaged over the batch, examples without a target
+// counting 0); Total includes their weighted sum.
 type Losses struct {
-	Value, Policy, L2, Total float64
-	Ownership, Score         float64
+	Value, Policy, L2, Total    float64
+	Ownership, Score, OppPolicy float64
 }
 
 // Trainer trains one nn.Weights in place. It is not safe for concurrent use;
@@ -209,6 +215,16 @@ func (t *Trainer) checkBatch(b Batch) error {
 	if err := t.checkAux(b); err != nil {
 		return err
 	}
+	if t.w.OppPolicyFC != nil && b.OppPolicy != nil {
+		if err := check("OppPolicy", len(b.OppPolicy), B*s.Actions); err != nil {
+			return err
+		}
+		for i, p := range b.OppPolicy {
+			if !(p >= 0 && p <= 1) {
+				return fmt.Errorf("train: batch OppPolicy[%d] = %v, want [0, 1]", i, p)
+			}
+		}
+	}
 	for i, z := range b.Value {
 		if !(z >= -1 && z <= 1) {
 			return fmt.Errorf("train: batch Value[%d] = %v, want [-1, 1]", i, z)
@@ -317,7 +333,8 @@ func (t *Trainer) graphStep(b Batch) (Losses, error) {
 // losses) to l and checks that the loss is finite.
 func (t *Trainer) finish(l *Losses) error {
 	l.L2 = t.cfg.WeightDecay * t.sumSquares()
-	l.Total = l.Value + l.Policy + l.L2 + t.cfg.OwnershipWeight*l.Ownership + t.cfg.ScoreWeight*l.Score
+	l.Total = l.Value + l.Policy + l.L2 + t.cfg.OwnershipWeight*l.Ownership + t.cfg.ScoreWeight*l.Score +
+		t.cfg.OppPolicyWeight*l.OppPolicy
 	if math.IsNaN(l.Total) || math.IsInf(l.Total, 0) {
 		return fmt.Errorf("train: step %d: loss is %v (value %v, policy %v)", t.step, l.Total, l.Value, l.Policy)
 	}
