@@ -15,13 +15,16 @@ import (
 //	magic "TBRC" | version u32 | game name: u16 length + bytes |
 //	obs length u32 | actions u32 | count u32 |
 //	version 3 only: flags u32 (bit 0: float observations, bit 1: auxiliary
-//	                targets) | points u32 (length of an ownership map) |
+//	                targets, bit 2: opponent-policy targets) |
+//	                points u32 (length of an ownership map) |
 //	count records of: observation |
 //	                  legal bits (ceil(actions/8) bytes) |
 //	                  policy float32 x actions | value float32 |
 //	                  with bit 1 only: present u8 (0 or 1) |
 //	                                   ownership int8 x points (x/127) |
-//	                                   score float32
+//	                                   score float32 |
+//	                  with bit 2 only: present u8 (0 or 1) |
+//	                                   opponent policy float32 x actions
 //	CRC-32C (Castagnoli) of every byte before it, u32
 //
 // The observation is stored as bits (ceil(obs/8) bytes, LSB first) in
@@ -31,7 +34,8 @@ import (
 // checker counts). Version 3 is written only when an example of the chunk
 // carries auxiliary targets (Example.Ownership): its flags say how the
 // observations are stored, and every record says whether its targets are
-// present (a resigned game has none) and holds them (zeros when absent).
+// present (a resigned game has none) and holds them (zeros when absent);
+// likewise for the opponent-policy targets (Example.OppPolicy), flag bit 2.
 // Readers take all three versions, so replay folders written before the
 // auxiliary targets existed still load.
 const (
@@ -44,6 +48,7 @@ const (
 
 	flagFloats = 1 << 0
 	flagAux    = 1 << 1
+	flagOpp    = 1 << 2
 )
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
@@ -56,6 +61,7 @@ type chunkHeader struct {
 	count   int
 	floats  bool // observations stored as float32 (version 2, or 3 with flagFloats)
 	aux     bool // records carry auxiliary targets (version 3 with flagAux)
+	opp     bool // records carry opponent-policy targets (version 3 with flagOpp)
 	points  int  // length of an ownership map (version 3)
 }
 
@@ -71,6 +77,9 @@ func (h chunkHeader) recordLen() int {
 	if h.aux {
 		n += 1 + h.points + 4
 	}
+	if h.opp {
+		n += 1 + 4*h.actions
+	}
 	return n
 }
 
@@ -78,6 +87,16 @@ func (h chunkHeader) recordLen() int {
 func anyAux(examples []Example) bool {
 	for _, e := range examples {
 		if e.Ownership != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// anyOpp reports whether an example carries an opponent-policy target.
+func anyOpp(examples []Example) bool {
+	for _, e := range examples {
+		if e.OppPolicy != nil {
 			return true
 		}
 	}
@@ -101,14 +120,14 @@ func binaryObs(examples []Example) bool {
 // when one is out of range.
 func encodeChunk(game string, obsLen, actions, points int, examples []Example) ([]byte, error) {
 	h := chunkHeader{game: game, obsLen: obsLen, actions: actions, count: len(examples),
-		floats: !binaryObs(examples), aux: anyAux(examples), points: points}
+		floats: !binaryObs(examples), aux: anyAux(examples), opp: anyOpp(examples), points: points}
 	var buf bytes.Buffer
 	buf.Grow(32 + len(game) + len(examples)*h.recordLen())
 	buf.WriteString(chunkMagic)
 	le := binary.LittleEndian
 	version := uint32(chunkVersion)
 	switch {
-	case h.aux:
+	case h.aux || h.opp:
 		version = chunkFlagged
 	case h.floats:
 		version = chunkFloats
@@ -120,7 +139,13 @@ func encodeChunk(game string, obsLen, actions, points int, examples []Example) (
 		buf.Write(le.AppendUint32(nil, uint32(v)))
 	}
 	if version == chunkFlagged {
-		flags := uint32(flagAux)
+		var flags uint32
+		if h.aux {
+			flags |= flagAux
+		}
+		if h.opp {
+			flags |= flagOpp
+		}
 		if h.floats {
 			flags |= flagFloats
 		}
@@ -160,6 +185,15 @@ func encodeChunk(game string, obsLen, actions, points int, examples []Example) (
 				rec[off+1+j] = byte(int8(math.Round(float64(o) * 127)))
 			}
 			le.PutUint32(rec[off+1+points:], math.Float32bits(e.Score))
+		}
+		if h.aux {
+			off += 1 + points + 4
+		}
+		if h.opp && e.OppPolicy != nil {
+			rec[off] = 1
+			for a, p := range e.OppPolicy {
+				le.PutUint32(rec[off+1+4*a:], math.Float32bits(p))
+			}
 		}
 		buf.Write(rec)
 	}
@@ -212,10 +246,10 @@ func decodeChunk(data []byte) (chunkHeader, []Example, error) {
 		if err := binary.Read(r, le, &fl); err != nil {
 			return fail("version 3 header cut short")
 		}
-		if fl[0]&^(flagFloats|flagAux) != 0 {
+		if fl[0]&^(flagFloats|flagAux|flagOpp) != 0 {
 			return fail("unknown flags %#x", fl[0])
 		}
-		h.floats, h.aux, h.points = fl[0]&flagFloats != 0, fl[0]&flagAux != 0, int(fl[1])
+		h.floats, h.aux, h.opp, h.points = fl[0]&flagFloats != 0, fl[0]&flagAux != 0, fl[0]&flagOpp != 0, int(fl[1])
 		if h.points < 1 || h.points > h.obsLen {
 			return fail("ownership map of %d points, want 1..%d (the observation's length)", h.points, h.obsLen)
 		}
@@ -257,6 +291,19 @@ func decodeChunk(data []byte) (chunkHeader, []Example, error) {
 				e.Score = math.Float32frombits(le.Uint32(rec[off+1+h.points:]))
 			default:
 				return fail("example %d: auxiliary flag %d, want 0 or 1", i, rec[off])
+			}
+			off += 1 + h.points + 4
+		}
+		if h.opp {
+			switch rec[off] {
+			case 0:
+			case 1:
+				e.OppPolicy = make([]float32, h.actions)
+				for a := range e.OppPolicy {
+					e.OppPolicy[a] = math.Float32frombits(le.Uint32(rec[off+1+4*a:]))
+				}
+			default:
+				return fail("example %d: opponent-policy flag %d, want 0 or 1", i, rec[off])
 			}
 		}
 		if err := e.check(h.obsLen, h.actions, h.points); err != nil {

@@ -46,6 +46,12 @@ type Example struct {
 	// komi included, in Go; discs in Othello); meaningful only with
 	// Ownership.
 	Score float32
+	// OppPolicy is the opponent-policy target: the distribution of the
+	// opponent's reply (the search policy of the next move, or the move
+	// played where that had no full search), one per action, non-negative,
+	// summing to 1; nil when there is none (the game's last move, a chance
+	// event or the same player next).
+	OppPolicy []float32
 }
 
 // maxScore bounds the magnitude of a score target.
@@ -92,6 +98,21 @@ func (e Example) check(obsLen, actions, points int) error {
 		}
 		if !(e.Score >= -maxScore && e.Score <= maxScore) {
 			return fmt.Errorf("score %v, want a finite value within +-%v", e.Score, maxScore)
+		}
+	}
+	if e.OppPolicy != nil {
+		if len(e.OppPolicy) != actions {
+			return fmt.Errorf("opponent policy of %d actions, want %d", len(e.OppPolicy), actions)
+		}
+		sum := 0.0
+		for a, p := range e.OppPolicy {
+			if !(p >= 0 && p <= 1) {
+				return fmt.Errorf("opponent policy entry %d = %v, want a probability", a, p)
+			}
+			sum += float64(p)
+		}
+		if math.Abs(sum-1) > 1e-3 {
+			return fmt.Errorf("opponent policy sums to %v, want 1", sum)
 		}
 	}
 	return nil
@@ -164,6 +185,10 @@ type Buffer struct {
 	hasAux []bool
 	own    []int8
 	score  []float32
+	// The opponent-policy targets, allocated with the first example that
+	// has one: whether each example has one, and the distribution.
+	hasOpp []bool
+	opp    []float32 // Window x na
 }
 
 // Open opens (creating if needed) the replay folder dir for game g, removes
@@ -396,6 +421,16 @@ func (b *Buffer) addLocked(examples []Example) {
 			}
 			b.score[i] = e.Score
 		}
+		if e.OppPolicy != nil && b.hasOpp == nil {
+			b.hasOpp = make([]bool, b.cfg.Window)
+			b.opp = make([]float32, b.cfg.Window*b.na)
+		}
+		if b.hasOpp != nil {
+			b.hasOpp[i] = e.OppPolicy != nil
+			o := b.opp[i*b.na : (i+1)*b.na]
+			clear(o)
+			copy(o, e.OppPolicy)
+		}
 		b.next = (b.next + 1) % b.cfg.Window
 		if b.size < b.cfg.Window {
 			b.size++
@@ -446,6 +481,9 @@ type Batch struct {
 	Ownership []float32 // n x height*width, from the mover's point of view
 	Score     []float32 // n, the final margin for the mover
 	AuxWeight []float32 // n
+	// OppPolicy is the opponent's reply, a row of zeros for an example
+	// without one.
+	OppPolicy []float32 // n x actions
 }
 
 // NewBatch allocates a Batch of n examples for this buffer's game.
@@ -458,6 +496,7 @@ func (b *Buffer) NewBatch(n int) *Batch {
 		Ownership: make([]float32, n*b.points),
 		Score:     make([]float32, n),
 		AuxWeight: make([]float32, n),
+		OppPolicy: make([]float32, n*b.na),
 	}
 }
 
@@ -503,6 +542,9 @@ func (b *Buffer) Sample(rng *rand.Rand, batch *Batch) error {
 		if batch.AuxWeight != nil {
 			b.auxAt(i, sym, batch.Ownership[k*b.points:(k+1)*b.points], &batch.Score[k], &batch.AuxWeight[k])
 		}
+		if batch.OppPolicy != nil {
+			b.oppAt(i, sym, batch.OppPolicy[k*b.na:(k+1)*b.na])
+		}
 	}
 	return nil
 }
@@ -526,6 +568,24 @@ func (b *Buffer) auxAt(i, sym int, own []float32, score, weight *float32) {
 		}
 	}
 	*score, *weight = b.score[i], 1
+}
+
+// oppAt writes the opponent-policy target of example i, mapped through
+// symmetry sym (the reply is a move of the position after the example's,
+// which the same symmetry maps alike), or zeros when it has none.
+func (b *Buffer) oppAt(i, sym int, dst []float32) {
+	if b.hasOpp == nil || !b.hasOpp[i] {
+		clear(dst)
+		return
+	}
+	src := b.opp[i*b.na : (i+1)*b.na]
+	if sym == 0 {
+		copy(dst, src)
+		return
+	}
+	for a, p := range src {
+		dst[b.sym.TransformAction(sym, a)] = p
+	}
 }
 
 // pointPerms returns, for every symmetry k of g, the point each point of a
