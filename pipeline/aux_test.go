@@ -27,7 +27,7 @@ func TestRecordExamplesAuxTargets(t *testing.T) {
 	pass := g.NumActions() - 1
 	rec := mcts.GameRecord{Game: g.Name(), Actions: []int{12, pass, pass},
 		Policies: [][]float32{onehot(12), onehot(pass), onehot(pass)}, Returns: [2]float64{1, -1}, WouldResignMove: -1}
-	ex, err := recordExamples(g, rec, 0)
+	ex, err := recordExamples(g, rec, 0, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +54,7 @@ func TestRecordExamplesAuxTargets(t *testing.T) {
 
 	// A resigned game has no final position to read: no targets.
 	rec.Actions, rec.Policies, rec.Resigned = rec.Actions[:1], rec.Policies[:1], true
-	if ex, err = recordExamples(g, rec, 0); err != nil || len(ex) != 1 || ex[0].Ownership != nil {
+	if ex, err = recordExamples(g, rec, 0, false); err != nil || len(ex) != 1 || ex[0].Ownership != nil {
 		t.Fatalf("resigned game: %d examples, ownership %v, %v", len(ex), ex[0].Ownership, err)
 	}
 
@@ -75,7 +75,7 @@ func TestRecordExamplesAuxTargets(t *testing.T) {
 		s.ApplyAction(a)
 	}
 	rec = mcts.GameRecord{Game: og.Name(), Actions: actions, Policies: pols, Returns: s.Returns(), WouldResignMove: -1}
-	if ex, err = recordExamples(og, rec, 0); err != nil {
+	if ex, err = recordExamples(og, rec, 0, false); err != nil {
 		t.Fatal(err)
 	}
 	final := s.(games.Outcomer).FinalScore()

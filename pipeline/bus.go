@@ -149,6 +149,9 @@ func (f busFeed) fetch(ctx context.Context, max int, wait time.Duration) ([]feed
 	return out, nil
 }
 
+// pending is how many games wait in the stream for this feed.
+func (f busFeed) pending(ctx context.Context) (uint64, error) { return f.c.Pending(ctx) }
+
 // heartbeatEvery is how often a self-play process reports on the bus;
 // a worker not heard from in aliveWithin counts as gone.
 const (

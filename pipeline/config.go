@@ -74,6 +74,11 @@ type SelfPlayConfig struct {
 	// (1-mix)*z + mix*q, z the game's result and q the root value of the
 	// position's search, both for the player to move. 0 trains on z alone.
 	ValueTargetMix float64 `yaml:"value_target_mix"`
+	// OpponentTargets records the opponent-policy target of every example
+	// (replay.Example.OppPolicy). It is not a key: Parse sets it from
+	// network.opponent_policy, so that self-play stores the targets only
+	// for a network that learns from them.
+	OpponentTargets bool `yaml:"-"`
 }
 
 // TrainConfig sets the trainer and how much it trains per iteration.
@@ -212,6 +217,9 @@ func (c *Config) Validate() error {
 	}
 	if err := c.Network.Validate(); err != nil {
 		return inSection("network", err)
+	}
+	if c.Network.OpponentPolicy && games.HasChance(g) {
+		return bad("network.opponent_policy", "network.opponent_policy: %s rolls dice between the players' moves, so no move has the opponent's reply to learn from; drop the key", g.Name())
 	}
 	if err := c.Evaluator.Validate(); err != nil {
 		return inSection("evaluator", err)
@@ -388,6 +396,7 @@ func Parse(data []byte, overrides []string) (*Config, error) {
 		}
 		return nil, err
 	}
+	cfg.SelfPlay.OpponentTargets = cfg.Network.OpponentPolicy
 	return &cfg, nil
 }
 

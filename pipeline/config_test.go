@@ -80,6 +80,9 @@ func TestBadConfigsNameTheProblem(t *testing.T) {
 		{"-set float for an int", g, []string{"selfplay.mcts.simulations=16.7"}, "-set: selfplay.mcts.simulations = 16.7, want a whole number"},
 		{"-set over a file value", g + "iterations: 3\n", []string{"iterations=2.5"}, "-set: iterations = 2.5"},
 		{"-set bad YAML", g, []string{"ladder.players=[a"}, "-set \"ladder.players=[a\": value"},
+		{"opponent policy with dice", "game: backgammon\nbench: {every: 0}\nnetwork: {opponent_policy: true}\n", nil,
+			"line 3: network.opponent_policy: backgammon rolls dice"},
+		{"opp_policy_weight", g, []string{"train.opp_policy_weight=-1"}, "-set: train.opp_policy_weight = -1, want in [0, 100]"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -621,7 +621,9 @@ func (t *Trainer) ingestLoop(ctx context.Context) error {
 }
 
 // drainIngest ingests what the bus holds for the trainer until it is
-// empty or limit has passed.
+// empty or limit has passed. An empty fetch ends it only when the stream
+// has nothing pending either: on a loaded machine a fetch can come back
+// empty while games wait.
 func (t *Trainer) drainIngest(limit time.Duration) {
 	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	defer cancel()
@@ -633,10 +635,20 @@ func (t *Trainer) drainIngest(limit time.Duration) {
 			}
 			return
 		}
-		if n == 0 {
+		if n > 0 {
+			continue
+		}
+		p, ok := t.feed.(interface {
+			pending(context.Context) (uint64, error)
+		})
+		if !ok {
+			return
+		}
+		if k, err := p.pending(ctx); err != nil || k == 0 {
 			return
 		}
 	}
+	t.log.Warn("bus: games left for the next start", "err", "the drain took longer than "+limit.String())
 }
 
 // selfPlayLoop plays rounds of games with the best network until ctx is
@@ -758,6 +770,9 @@ func (t *Trainer) iteration(ctx context.Context, start time.Time) error {
 	if nc := t.cfg.Network; nc.Ownership || nc.Score {
 		tr := rec["train"].(map[string]any)
 		tr["loss_ownership"], tr["loss_score"] = losses.Ownership, losses.Score
+	}
+	if t.cfg.Network.OpponentPolicy {
+		rec["train"].(map[string]any)["loss_opp_policy"] = losses.OppPolicy
 	}
 	t.iter = n
 	path := t.dir.checkpointPath(n)
@@ -993,7 +1008,7 @@ func (t *Trainer) trainPhase(ctx context.Context, n int) (train.Losses, int, flo
 			continue
 		}
 		l, err := t.trainer.Step(train.Batch{Obs: batch.Obs, Policy: batch.Policy, Value: batch.Value, Legal: batch.Legal,
-			Ownership: batch.Ownership, Score: batch.Score, AuxWeight: batch.AuxWeight})
+			Ownership: batch.Ownership, Score: batch.Score, AuxWeight: batch.AuxWeight, OppPolicy: batch.OppPolicy})
 		if err != nil {
 			return sum, steps, 0, err
 		}
@@ -1003,13 +1018,14 @@ func (t *Trainer) trainPhase(ctx context.Context, n int) (train.Losses, int, flo
 		sum.Total += l.Total
 		sum.Ownership += l.Ownership
 		sum.Score += l.Score
+		sum.OppPolicy += l.OppPolicy
 		steps++
 		bar.Add(1)
 	}
 	if steps > 0 {
 		k := float64(steps)
 		sum = train.Losses{Value: sum.Value / k, Policy: sum.Policy / k, L2: sum.L2 / k, Total: sum.Total / k,
-			Ownership: sum.Ownership / k, Score: sum.Score / k}
+			Ownership: sum.Ownership / k, Score: sum.Score / k, OppPolicy: sum.OppPolicy / k}
 	}
 	entropy, err := t.policyEntropy(batch)
 	if err != nil {

@@ -32,16 +32,31 @@ type selfPlayStats struct {
 // the root's search value by mix (selfplay.value_target_mix). When the
 // game's states are games.Outcomer and the game was played to its end (not
 // resigned), every example also gets the final ownership map and score,
-// turned to the mover's point of view (aux targets).
-func recordExamples(g games.Game, rec mcts.GameRecord, mix float64) ([]replay.Example, error) {
+// turned to the mover's point of view (aux targets). With opp, every example
+// whose move the opponent answered gets the answer's distribution
+// (opponentTargets).
+func recordExamples(g games.Game, rec mcts.GameRecord, mix float64, opp bool) ([]replay.Example, error) {
 	p, h, w := g.ObservationShape()
 	own, score, err := finalOutcome(g, rec)
 	if err != nil {
 		return nil, err
 	}
+	var replies [][]float32
+	if opp {
+		if replies, err = opponentTargets(g, rec); err != nil {
+			return nil, err
+		}
+	}
+	// MixedExamples calls back for the moves with a policy, in order.
+	move := 0
 	var out []replay.Example
 	var buf []int
 	err = rec.MixedExamples(g, mix, func(s games.State, pi []float32, z float32) error {
+		for rec.Policies[move] == nil {
+			move++
+		}
+		at := move
+		move++
 		e := replay.Example{
 			Obs:    make([]float32, p*h*w),
 			Policy: append([]float32(nil), pi...),
@@ -64,10 +79,47 @@ func recordExamples(g games.Game, rec mcts.GameRecord, mix float64) ([]replay.Ex
 			}
 			e.Score = sign * score
 		}
+		if replies != nil {
+			e.OppPolicy = replies[at]
+		}
 		out = append(out, e)
 		return nil
 	})
 	return out, err
+}
+
+// opponentTargets returns, for every move of rec, the opponent-policy
+// target of the position it was played in (KataGo's): the search policy of
+// the next move when that move is the opponent's and had a full search, a
+// one-hot on the move the opponent played when its search was a fast one,
+// and nil for the last move, before a chance event (the dice) or before a
+// move of the same player.
+func opponentTargets(g games.Game, rec mcts.GameRecord) ([][]float32, error) {
+	n := len(rec.Actions)
+	mover := make([]int, n) // the player of each move, -1 at a chance event
+	s := g.NewInitialState()
+	for i, a := range rec.Actions {
+		mover[i] = -1
+		if !games.IsChanceNode(s) {
+			mover[i] = s.CurrentPlayer()
+		}
+		if err := games.Play(s, a); err != nil {
+			return nil, fmt.Errorf("self-play record: move %d: %w", i+1, err)
+		}
+	}
+	out := make([][]float32, n)
+	for i := 0; i+1 < n; i++ {
+		if mover[i] < 0 || mover[i+1] < 0 || mover[i+1] == mover[i] {
+			continue
+		}
+		if pi := rec.Policies[i+1]; pi != nil {
+			out[i] = append([]float32(nil), pi...)
+			continue
+		}
+		out[i] = make([]float32, g.NumActions())
+		out[i][rec.Actions[i+1]] = 1
+	}
+	return out, nil
 }
 
 // finalOutcome replays rec to its last position and returns the final
@@ -157,7 +209,7 @@ func generate(parent context.Context, g games.Game, cfg SelfPlayConfig, workers,
 		stats selfPlayStats
 	)
 	emit := func(ctx context.Context, rec mcts.GameRecord) error {
-		ex, err := recordExamples(g, rec, cfg.ValueTargetMix)
+		ex, err := recordExamples(g, rec, cfg.ValueTargetMix, cfg.OpponentTargets)
 		if err != nil {
 			return fmt.Errorf("self-play record: %w", err)
 		}

@@ -19,7 +19,7 @@ func TestRecordExamplesMixValue(t *testing.T) {
 	mixed := 0
 	for _, rec := range recs[0] {
 		for _, mix := range []float64{0, 0.5, 1} {
-			ex, err := recordExamples(g, rec, mix)
+			ex, err := recordExamples(g, rec, mix, false)
 			if err != nil {
 				t.Fatal(err)
 			}
