@@ -44,6 +44,10 @@ type Train struct {
 	LossTotal     *float64 `json:"loss_total"`
 	PolicyEntropy *float64 `json:"policy_entropy"`
 	LearningRate  *float64 `json:"learning_rate"`
+	// The auxiliary heads' losses, unweighted, where the network has them.
+	LossOwnership *float64 `json:"loss_ownership"`
+	LossScore     *float64 `json:"loss_score"`
+	LossOppPolicy *float64 `json:"loss_opp_policy"`
 }
 
 // Gate holds the gating match's result.
@@ -259,6 +263,11 @@ func Plots(recs []Record) []Plot {
 		series("value", trainVal(func(t *Train) *float64 { return t.LossValue })),
 		series("policy", trainVal(func(t *Train) *float64 { return t.LossPolicy })),
 		series("L2", trainVal(func(t *Train) *float64 { return t.LossL2 })),
+		// Unweighted, as the trainer reports them; lines only for the heads
+		// the network has.
+		series("ownership", trainVal(func(t *Train) *float64 { return t.LossOwnership })),
+		series("score", trainVal(func(t *Train) *float64 { return t.LossScore })),
+		series("opponent policy", trainVal(func(t *Train) *float64 { return t.LossOppPolicy })),
 	}})
 	add(Plot{Name: "entropy", Title: "Policy entropy", YLabel: "nats", Lines: []Line{
 		series("policy entropy", trainVal(func(t *Train) *float64 { return t.PolicyEntropy })),
