@@ -104,8 +104,9 @@ func BenchmarkTrainEngines(b *testing.B) {
 
 // BenchmarkTrainStepAux measures a training step at batch 256 of the go7
 // network (64 filters, 5 blocks, 7x7 Go input) plain, with the ownership and
-// score heads, and with the heads and global pooling, on each engine: the
-// training cost of the auxiliary targets.
+// score heads, with the heads and global pooling, and with the
+// opponent-policy head, on each engine: the training cost of the auxiliary
+// targets.
 func BenchmarkTrainStepAux(b *testing.B) {
 	shape := nn.Shape{Planes: 9, Height: 7, Width: 7, Actions: 50}
 	if err := UseBLAS(BLASTabula); err != nil {
@@ -114,12 +115,12 @@ func BenchmarkTrainStepAux(b *testing.B) {
 	defer UseBLAS(BLASGonum)
 	for _, engine := range []string{EngineDirect, EngineGorgonia} {
 		for _, tc := range []struct {
-			name        string
-			heads, pool bool
-		}{{"plain", false, false}, {"heads", true, false}, {"heads+pool", true, true}} {
+			name             string
+			heads, pool, opp bool
+		}{{"plain", false, false, false}, {"heads", true, false, false}, {"heads+pool", true, true, false}, {"opp", false, false, true}} {
 			b.Run("engine="+engine+"/"+tc.name, func(b *testing.B) {
 				cfg := nn.Config{Filters: 64, Blocks: 5, PolicyFilters: 2, ValueFilters: 1, ValueHidden: 64,
-					Ownership: tc.heads, Score: tc.heads, GlobalPooling: tc.pool}
+					Ownership: tc.heads, Score: tc.heads, GlobalPooling: tc.pool, OpponentPolicy: tc.opp}
 				w, err := nn.NewWeights(cfg, shape, rand.New(rand.NewPCG(1, 2)))
 				if err != nil {
 					b.Fatal(err)
@@ -143,6 +144,10 @@ func BenchmarkTrainStepAux(b *testing.B) {
 					for p := 0; p < hw; p++ {
 						batch.Ownership[i*hw+p] = float32((i+p)%3 - 1)
 					}
+				}
+				batch.OppPolicy = make([]float32, tcfg.BatchSize*shape.Actions)
+				for i := 0; i < tcfg.BatchSize; i++ {
+					batch.OppPolicy[i*shape.Actions+(i*7)%shape.Actions] = 1
 				}
 				benchSteps(b, tr, batch)
 			})
