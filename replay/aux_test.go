@@ -217,21 +217,28 @@ func TestAuxChecks(t *testing.T) {
 			t.Errorf("%s: encoded", name)
 		}
 	}
-	ex := auxExamples(t, g, 4)
-	data, err := encodeChunk(g.Name(), p*h*w, g.NumActions(), h*w, ex)
+	damagedChunksFail(t, g, auxExamples(t, g, 4), 3)
+}
+
+// damagedChunksFail encodes examples of g as a chunk and checks that no
+// truncation of it and no flip of every step-th bit decodes.
+func damagedChunksFail(t *testing.T, g games.Game, examples []Example, step int) {
+	t.Helper()
+	p, h, w := g.ObservationShape()
+	data, err := encodeChunk(g.Name(), p*h*w, g.NumActions(), h*w, examples)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for n := 0; n < len(data); n++ {
 		if _, _, err := decodeChunk(data[:n]); err == nil {
-			t.Fatalf("version 3 chunk truncated to %d of %d bytes decoded", n, len(data))
+			t.Fatalf("chunk truncated to %d of %d bytes decoded", n, len(data))
 		}
 	}
-	for bit := 0; bit < len(data)*8; bit += 3 {
+	for bit := 0; bit < len(data)*8; bit += step {
 		d := slices.Clone(data)
 		d[bit/8] ^= 1 << (bit % 8)
 		if _, _, err := decodeChunk(d); err == nil {
-			t.Fatalf("version 3 chunk with bit %d flipped decoded", bit)
+			t.Fatalf("chunk with bit %d flipped decoded", bit)
 		}
 	}
 }

@@ -126,21 +126,5 @@ func TestOppChecks(t *testing.T) {
 			t.Errorf("%s: encoded", name)
 		}
 	}
-	ex := oppExamples(t, g, 4)
-	data, err := encodeChunk(g.Name(), p*h*w, g.NumActions(), h*w, ex)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for n := 0; n < len(data); n++ {
-		if _, _, err := decodeChunk(data[:n]); err == nil {
-			t.Fatalf("chunk truncated to %d of %d bytes decoded", n, len(data))
-		}
-	}
-	for bit := 0; bit < len(data)*8; bit += 5 {
-		d := slices.Clone(data)
-		d[bit/8] ^= 1 << (bit % 8)
-		if _, _, err := decodeChunk(d); err == nil {
-			t.Fatalf("chunk with bit %d flipped decoded", bit)
-		}
-	}
+	damagedChunksFail(t, g, oppExamples(t, g, 4), 5)
 }
