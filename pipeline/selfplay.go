@@ -47,16 +47,9 @@ func recordExamples(g games.Game, rec mcts.GameRecord, mix float64, opp bool) ([
 			return nil, err
 		}
 	}
-	// MixedExamples calls back for the moves with a policy, in order.
-	move := 0
 	var out []replay.Example
 	var buf []int
 	err = rec.MixedExamples(g, mix, func(s games.State, pi []float32, z float32) error {
-		for rec.Policies[move] == nil {
-			move++
-		}
-		at := move
-		move++
 		e := replay.Example{
 			Obs:    make([]float32, p*h*w),
 			Policy: append([]float32(nil), pi...),
@@ -80,7 +73,7 @@ func recordExamples(g games.Game, rec mcts.GameRecord, mix float64, opp bool) ([
 			e.Score = sign * score
 		}
 		if replies != nil {
-			e.OppPolicy = replies[at]
+			e.OppPolicy = replies[len(out)]
 		}
 		out = append(out, e)
 		return nil
@@ -88,12 +81,13 @@ func recordExamples(g games.Game, rec mcts.GameRecord, mix float64, opp bool) ([
 	return out, err
 }
 
-// opponentTargets returns, for every move of rec, the opponent-policy
-// target of the position it was played in (KataGo's): the search policy of
-// the next move when that move is the opponent's and had a full search, a
-// one-hot on the move the opponent played when its search was a fast one,
-// and nil for the last move, before a chance event (the dice) or before a
-// move of the same player.
+// opponentTargets returns, for every move of rec with a policy target (in
+// order: one per example of MixedExamples), the opponent-policy target of
+// the position it was played in (KataGo's): the search policy of the next
+// move when that move is the opponent's and had a full search, a one-hot on
+// the move the opponent played when its search was a fast one, and nil for
+// the last move, before a chance event (the dice) or before a move of the
+// same player.
 func opponentTargets(g games.Game, rec mcts.GameRecord) ([][]float32, error) {
 	n := len(rec.Actions)
 	mover := make([]int, n) // the player of each move, -1 at a chance event
@@ -107,17 +101,21 @@ func opponentTargets(g games.Game, rec mcts.GameRecord) ([][]float32, error) {
 			return nil, fmt.Errorf("self-play record: move %d: %w", i+1, err)
 		}
 	}
-	out := make([][]float32, n)
-	for i := 0; i+1 < n; i++ {
-		if mover[i] < 0 || mover[i+1] < 0 || mover[i+1] == mover[i] {
-			continue
+	var out [][]float32
+	for i := range n {
+		if rec.Policies[i] == nil {
+			continue // no example
 		}
-		if pi := rec.Policies[i+1]; pi != nil {
-			out[i] = append([]float32(nil), pi...)
-			continue
+		var reply []float32
+		switch {
+		case i+1 == n || mover[i] < 0 || mover[i+1] < 0 || mover[i+1] == mover[i]:
+		case rec.Policies[i+1] != nil:
+			reply = append([]float32(nil), rec.Policies[i+1]...)
+		default:
+			reply = make([]float32, g.NumActions())
+			reply[rec.Actions[i+1]] = 1
 		}
-		out[i] = make([]float32, g.NumActions())
-		out[i][rec.Actions[i+1]] = 1
+		out = append(out, reply)
 	}
 	return out, nil
 }
