@@ -60,22 +60,10 @@ func goGame(t *testing.T) games.Game {
 func TestAuxRoundTrip(t *testing.T) {
 	g := goGame(t)
 	sym := g.(games.Symmetric)
-	dir := t.TempDir()
-	b, err := Open(dir, g, Config{Window: 50, Augment: true}, "w", quiet)
-	if err != nil {
-		t.Fatal(err)
-	}
 	ex := auxExamples(t, g, 12)
-	path, err := b.Write(ex)
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir, b, path, back := writeBack(t, g, ex)
 	if data, err := os.ReadFile(path); err != nil || data[4] != chunkFlagged {
 		t.Fatalf("chunk with auxiliary targets: version byte %v, %v", data[4], err)
-	}
-	_, back, err := ReadChunkFile(path)
-	if err != nil {
-		t.Fatal(err)
 	}
 	for i := range ex {
 		if !slices.Equal(back[i].Ownership, ex[i].Ownership) || back[i].Score != ex[i].Score ||
@@ -84,7 +72,7 @@ func TestAuxRoundTrip(t *testing.T) {
 		}
 	}
 	// A chunk of examples without auxiliary targets keeps the old format.
-	path, err = b.Write(auxExamples(t, g, 1))
+	path, err := b.Write(auxExamples(t, g, 1))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -142,6 +130,24 @@ func TestAuxRoundTrip(t *testing.T) {
 			t.Errorf("samples went through only %d symmetries", len(seen))
 		}
 	}
+}
+
+// writeBack opens a fresh augmenting window of g in a new folder, writes ex
+// as one chunk and reads the chunk back.
+func writeBack(t *testing.T, g games.Game, ex []Example) (dir string, b *Buffer, path string, back []Example) {
+	t.Helper()
+	dir = t.TempDir()
+	b, err := Open(dir, g, Config{Window: 50, Augment: true}, "w", quiet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if path, err = b.Write(ex); err != nil {
+		t.Fatal(err)
+	}
+	if _, back, err = ReadChunkFile(path); err != nil {
+		t.Fatal(err)
+	}
+	return dir, b, path, back
 }
 
 func open2(t *testing.T, dir string, g games.Game) *Buffer {

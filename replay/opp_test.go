@@ -34,20 +34,8 @@ func oppExamples(t *testing.T, g games.Game, n int) []Example {
 func TestOppRoundTrip(t *testing.T) {
 	g := goGame(t)
 	sym := g.(games.Symmetric)
-	dir := t.TempDir()
-	b, err := Open(dir, g, Config{Window: 50, Augment: true}, "w", quiet)
-	if err != nil {
-		t.Fatal(err)
-	}
 	ex := oppExamples(t, g, 12)
-	path, err := b.Write(ex)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, back, err := ReadChunkFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir, b, _, back := writeBack(t, g, ex)
 	for i := range ex {
 		if !slices.Equal(back[i].OppPolicy, ex[i].OppPolicy) || !slices.Equal(back[i].Ownership, ex[i].Ownership) ||
 			!slices.Equal(back[i].Policy, ex[i].Policy) || back[i].Value != ex[i].Value {
@@ -57,7 +45,7 @@ func TestOppRoundTrip(t *testing.T) {
 	// Opponent-policy targets alone make a version 3 chunk too.
 	only := oppExamples(t, g, 1)
 	only[0].Ownership = nil
-	path, err = b.Write(only)
+	path, err := b.Write(only)
 	if err != nil {
 		t.Fatal(err)
 	}
