@@ -68,6 +68,7 @@ type Trainer struct {
 	workers         int
 	lastRefresh     time.Time // when the replay folder was last scanned for other writers' chunks
 	lastMetrics     time.Time // when the last metrics line was written (or the run started)
+	ladderBest      string    // the checkpoint the last ladder rated (from metrics.jsonl on resume)
 
 	server *bus.Server // the embedded NATS server; nil with Options.Bus.URL
 	bus    *bus.Bus
@@ -210,6 +211,9 @@ func (t *Trainer) resume() error {
 		}
 	}
 	t.promoted, t.rejected = readPromotions(t.dir.path(metricsFile), t.log)
+	if l := readLastLadder(t.dir.path(metricsFile)); l.Ladder != nil {
+		t.ladderBest = l.Best
+	}
 	best, err := t.dir.best()
 	if err == nil && best != "" {
 		_, err = t.loadChecked(best)
@@ -501,6 +505,7 @@ func (t *Trainer) Iteration() int { return t.iter }
 // grows.
 func (t *Trainer) Run(ctx context.Context) error {
 	start := time.Now()
+	caller := ctx // Ctrl-C, as opposed to the duration running out
 	if t.cfg.Iterations > 0 && t.iter >= t.cfg.Iterations {
 		t.log.Info("run already finished: nothing to do", "iterations", t.iter,
 			"extend", fmt.Sprintf("-set iterations=%d (or -set iterations=0 -set duration=1h)", t.iter+t.cfg.Iterations))
@@ -566,12 +571,49 @@ func (t *Trainer) Run(ctx context.Context) error {
 		// replay folder now rather than at the next start.
 		t.drainIngest(5 * time.Second)
 	}
+	if runErr == nil && caller.Err() == nil && t.finished(ctx) {
+		runErr = t.finalLadder(caller, start)
+	}
 	if runErr != nil {
 		t.log.Error("run failed", "iterations", t.iter, "wall", time.Since(start).Round(time.Second), "err", runErr)
 	} else {
 		t.log.Info("run stopped", "iterations", t.iter, "wall", time.Since(start).Round(time.Second))
 	}
 	return runErr
+}
+
+// finished reports whether the run reached its end: cfg.Iterations, or
+// cfg.Duration (runCtx, the context with the duration, has expired).
+func (t *Trainer) finished(runCtx context.Context) bool {
+	if t.cfg.Iterations > 0 && t.iter >= t.cfg.Iterations {
+		return true
+	}
+	return t.cfg.Duration > 0 && errors.Is(runCtx.Err(), context.DeadlineExceeded)
+}
+
+// finalLadder plays the ladder once more at the end of a run when the best
+// network has changed since the last ladder (a duration ends between two
+// ladder.every iterations), so that the run's last figure is its final
+// network's. It writes a metrics line marked final_ladder. Ctrl-C (ctx)
+// cuts it short without an error: the run itself is complete.
+func (t *Trainer) finalLadder(ctx context.Context, start time.Time) error {
+	best := filepath.Base(t.bestPath)
+	if t.cfg.Ladder.Every <= 0 || t.iter == 0 || best == t.ladderBest {
+		return nil
+	}
+	t.log.Info("final ladder: the best network changed since the last ladder", "best", best, "last_ladder", t.ladderBest)
+	ladder, err := t.ladder(ctx)
+	if err != nil {
+		if ctx.Err() != nil {
+			t.log.Warn("final ladder cut short", "err", err)
+			return nil
+		}
+		return fmt.Errorf("final ladder: %w", err)
+	}
+	t.ladderBest = best
+	return t.metrics.write(map[string]any{"iteration": t.iter, "final_ladder": true, "best": best,
+		"train": map[string]any{"total_steps": t.trainer.Steps()}, "ladder": ladder,
+		"wall_seconds": time.Since(start).Seconds(), "time": time.Now().UTC().Format(time.RFC3339)})
 }
 
 // ingestLoop moves games from the bus into the replay folder until ctx
@@ -800,6 +842,7 @@ func (t *Trainer) iteration(ctx context.Context, start time.Time) error {
 			return err
 		}
 		rec["ladder"] = ladder
+		t.ladderBest = filepath.Base(t.bestPath)
 	}
 	if ev := t.cfg.Bench.Every; ev > 0 && n%ev == 0 {
 		bench, err := t.bench(ctx)
@@ -1341,34 +1384,42 @@ func (t *Trainer) Summary() string {
 	return b.String()
 }
 
-// lastLadder describes the last ladder result in metrics.jsonl, or "".
-func lastLadder(path string) string {
-	f, err := os.Open(path)
-	if err != nil {
-		return ""
-	}
-	defer f.Close()
-	type ladder struct {
+// ladderRecord is a metrics line's ladder result.
+type ladderRecord struct {
+	Iteration int    `json:"iteration"`
+	Best      string `json:"best"`
+	Ladder    *struct {
 		Players []string           `json:"players"`
 		Scores  map[string]float64 `json:"scores"`
 		Elo     []*float64         `json:"elo"`
 		Low     []*float64         `json:"elo_low"`
 		High    []*float64         `json:"elo_high"`
+	} `json:"ladder"`
+}
+
+// readLastLadder returns the last metrics line in path with a ladder
+// result; its Ladder is nil if there is none.
+func readLastLadder(path string) ladderRecord {
+	var last ladderRecord
+	f, err := os.Open(path)
+	if err != nil {
+		return last
 	}
-	type record struct {
-		Iteration int     `json:"iteration"`
-		Best      string  `json:"best"`
-		Ladder    *ladder `json:"ladder"`
-	}
-	var last record
+	defer f.Close()
 	sc := bufio.NewScanner(f)
 	sc.Buffer(nil, 16<<20)
 	for sc.Scan() {
-		var rec record
+		var rec ladderRecord
 		if json.Unmarshal(sc.Bytes(), &rec) == nil && rec.Ladder != nil {
 			last = rec
 		}
 	}
+	return last
+}
+
+// lastLadder describes the last ladder result in metrics.jsonl, or "".
+func lastLadder(path string) string {
+	last := readLastLadder(path)
 	if last.Ladder == nil || len(last.Ladder.Players) == 0 {
 		return ""
 	}

@@ -289,9 +289,10 @@ func readPromotions(path string, log *slog.Logger) (promoted, rejected map[strin
 	sc.Buffer(nil, 16<<20)
 	for sc.Scan() {
 		var rec struct {
-			Iteration int    `json:"iteration"`
-			Best      string `json:"best"`
-			Gate      struct {
+			Iteration   int    `json:"iteration"`
+			Best        string `json:"best"`
+			FinalLadder bool   `json:"final_ladder"` // no gating on this line
+			Gate        struct {
 				Candidate string `json:"candidate"`
 				Promoted  bool   `json:"promoted"`
 			} `json:"gate"`
@@ -302,6 +303,9 @@ func readPromotions(path string, log *slog.Logger) (promoted, rejected map[strin
 		}
 		if rec.Best != "" {
 			promoted[rec.Best] = true
+		}
+		if rec.FinalLadder {
+			continue
 		}
 		cand := rec.Gate.Candidate
 		if cand == "" && rec.Iteration > 0 {
