@@ -62,8 +62,8 @@ func TestAuxRoundTrip(t *testing.T) {
 	sym := g.(games.Symmetric)
 	ex := auxExamples(t, g, 12)
 	dir, b, path, back := writeBack(t, g, ex)
-	if data, err := os.ReadFile(path); err != nil || data[4] != chunkFlagged {
-		t.Fatalf("chunk with auxiliary targets: version byte %v, %v", data[4], err)
+	if v := innerVersion(t, path); v != chunkFlagged {
+		t.Fatalf("chunk with auxiliary targets: version %v, want %v", v, chunkFlagged)
 	}
 	for i := range ex {
 		if !slices.Equal(back[i].Ownership, ex[i].Ownership) || back[i].Score != ex[i].Score ||
@@ -76,8 +76,8 @@ func TestAuxRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if data, err := os.ReadFile(path); err != nil || data[4] != chunkVersion {
-		t.Fatalf("chunk without auxiliary targets: version byte %v, %v", data[4], err)
+	if v := innerVersion(t, path); v != chunkVersion {
+		t.Fatalf("chunk without auxiliary targets: version %v, want %v", v, chunkVersion)
 	}
 
 	p, h, w := g.ObservationShape()

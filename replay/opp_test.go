@@ -2,7 +2,6 @@ package replay
 
 import (
 	"math/rand/v2"
-	"os"
 	"slices"
 	"testing"
 
@@ -49,8 +48,8 @@ func TestOppRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if data, err := os.ReadFile(path); err != nil || data[4] != chunkFlagged {
-		t.Fatalf("chunk with opponent-policy targets only: version byte %v, %v", data[4], err)
+	if v := innerVersion(t, path); v != chunkFlagged {
+		t.Fatalf("chunk with opponent-policy targets only: version %v, want %v", v, chunkFlagged)
 	}
 	if _, back, err := ReadChunkFile(path); err != nil || !slices.Equal(back[0].OppPolicy, only[0].OppPolicy) || back[0].Ownership != nil {
 		t.Fatalf("opponent-policy-only chunk read back as %+v, %v", back, err)

@@ -229,8 +229,9 @@ func Open(dir string, g games.Game, cfg Config, writerID string, log *slog.Logge
 	return b, nil
 }
 
-// Write stores examples as one new chunk file (atomically) and adds them to
-// the window. It returns the chunk's path.
+// Write stores examples as one new chunk file (atomically, compressed:
+// format version 4) and adds them to the window. It returns the chunk's
+// path.
 func (b *Buffer) Write(examples []Example) (string, error) {
 	return b.WriteWith(examples, nil)
 }
@@ -248,6 +249,7 @@ func (b *Buffer) WriteWith(examples []Example, before func(name string) error) (
 	if err != nil {
 		return "", fmt.Errorf("replay: %w", err)
 	}
+	data = compressChunk(data)
 	name := fmt.Sprintf("chunk-%020d-%s-%06d%s", time.Now().UnixNano(), b.writer, b.seq.Add(1), ChunkSuffix)
 	if before != nil {
 		if err := before(name); err != nil {

@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"encoding/binary"
 	"errors"
 	"io"
 	"log/slog"
@@ -316,6 +317,80 @@ func TestConcurrentWriteAndSample(t *testing.T) {
 	}
 }
 
+// innerVersion returns the format version of the chunk inside the
+// compressed chunk file at path, failing unless the file is compressed
+// (version 4).
+func innerVersion(t *testing.T, path string) uint32 {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := binary.LittleEndian.Uint32(data[4:]); v != chunkZstd {
+		t.Fatalf("%s: format version %d on disk, want %d (compressed)", path, v, chunkZstd)
+	}
+	inner, err := inflateChunk(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return binary.LittleEndian.Uint32(inner[4:])
+}
+
+// Chunk files are compressed (version 4) and read back exactly; damage to
+// the compressed file, anywhere, is caught; and the envelope cannot nest.
+func TestCompressedChunk(t *testing.T) {
+	dir := t.TempDir()
+	b := open(t, dir, Config{Window: 100}, "w")
+	ex := examples(b.game, 40, 21)
+	path, err := b.Write(ex)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, h, w := b.game.ObservationShape()
+	raw, err := encodeChunk(b.game.Name(), p*h*w, b.game.NumActions(), h*w, ex)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if innerVersion(t, path) != chunkVersion || len(data) >= len(raw) {
+		t.Fatalf("chunk file of %d bytes for %d uncompressed", len(data), len(raw))
+	}
+	_, back, err := ReadChunkFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := Decode(b.game, raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range ex {
+		for _, got := range [][]Example{back, again} {
+			if !slices.Equal(got[i].Obs, ex[i].Obs) || !slices.Equal(got[i].Policy, ex[i].Policy) ||
+				!slices.Equal(got[i].Legal, ex[i].Legal) || got[i].Value != ex[i].Value {
+				t.Fatalf("example %d changed through the compressed chunk", i)
+			}
+		}
+	}
+	for n := 0; n < len(data); n++ {
+		if _, _, err := decodeChunk(data[:n]); err == nil {
+			t.Fatalf("compressed chunk truncated to %d of %d bytes decoded", n, len(data))
+		}
+	}
+	for bit := 0; bit < len(data)*8; bit++ {
+		d := slices.Clone(data)
+		d[bit/8] ^= 1 << (bit % 8)
+		if _, _, err := decodeChunk(d); err == nil {
+			t.Fatalf("compressed chunk with bit %d flipped decoded", bit)
+		}
+	}
+	if _, _, err := decodeChunk(compressChunk(data)); err == nil || !errors.Is(err, errCorrupt) {
+		t.Fatalf("a compressed chunk inside a compressed chunk: %v", err)
+	}
+}
+
 func FuzzDecodeChunk(f *testing.F) {
 	g, err := games.New("connect4")
 	if err != nil {
@@ -324,6 +399,7 @@ func FuzzDecodeChunk(f *testing.F) {
 	p, h, w := g.ObservationShape()
 	data, _ := encodeChunk(g.Name(), p*h*w, g.NumActions(), h*w, examples(g, 2, 14))
 	f.Add(data)
+	f.Add(compressChunk(data))
 	f.Add([]byte("TBRC"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		hdr, ex, err := decodeChunk(data)
@@ -354,8 +430,8 @@ func TestFloatObservations(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if data, err := os.ReadFile(path); err != nil || data[4] != chunkFloats {
-		t.Fatalf("chunk of float observations: version byte %v, %v", data[4], err)
+	if v := innerVersion(t, path); v != chunkFloats {
+		t.Fatalf("chunk of float observations: version %v, want %v", v, chunkFloats)
 	}
 	_, back, err := ReadChunkFile(path)
 	if err != nil {
