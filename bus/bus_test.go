@@ -93,15 +93,9 @@ func gameData(t testing.TB, positions int, seed uint64) []byte {
 		z = -z
 		s.ApplyAction(legal[rng.IntN(len(legal))])
 	}
-	buf, err := replay.Open(t.TempDir(), g, replay.Config{Window: positions}, "gen", quiet)
-	if err != nil {
-		t.Fatal(err)
-	}
-	path, err := buf.Write(ex)
-	if err != nil {
-		t.Fatal(err)
-	}
-	data, err := os.ReadFile(path)
+	// The bytes a publisher sends: the replay chunk format (uncompressed;
+	// the bus compresses it).
+	data, err := replay.Encode(g, ex)
 	if err != nil {
 		t.Fatal(err)
 	}
