@@ -235,6 +235,13 @@ func damagedChunksFail(t *testing.T, g games.Game, examples []Example, step int)
 	if err != nil {
 		t.Fatal(err)
 	}
+	damagedBytesFail(t, data, step)
+}
+
+// damagedBytesFail checks that no truncation of the chunk bytes data and
+// no flip of every step-th bit decodes.
+func damagedBytesFail(t *testing.T, data []byte, step int) {
+	t.Helper()
 	for n := 0; n < len(data); n++ {
 		if _, _, err := decodeChunk(data[:n]); err == nil {
 			t.Fatalf("chunk truncated to %d of %d bytes decoded", n, len(data))

@@ -270,18 +270,7 @@ func TestChunkNeverLoadsTruncatedOrFlipped(t *testing.T) {
 	if _, ex, err := decodeChunk(data); err != nil || len(ex) != 3 {
 		t.Fatalf("round trip: %d examples, %v", len(ex), err)
 	}
-	for n := 0; n < len(data); n++ {
-		if _, _, err := decodeChunk(data[:n]); err == nil {
-			t.Fatalf("chunk truncated to %d of %d bytes decoded", n, len(data))
-		}
-	}
-	for bit := 0; bit < len(data)*8; bit++ {
-		d := slices.Clone(data)
-		d[bit/8] ^= 1 << (bit % 8)
-		if _, _, err := decodeChunk(d); err == nil {
-			t.Fatalf("chunk with bit %d flipped decoded", bit)
-		}
-	}
+	damagedBytesFail(t, data, 1)
 }
 
 func TestConcurrentWriteAndSample(t *testing.T) {
@@ -374,18 +363,7 @@ func TestCompressedChunk(t *testing.T) {
 			}
 		}
 	}
-	for n := 0; n < len(data); n++ {
-		if _, _, err := decodeChunk(data[:n]); err == nil {
-			t.Fatalf("compressed chunk truncated to %d of %d bytes decoded", n, len(data))
-		}
-	}
-	for bit := 0; bit < len(data)*8; bit++ {
-		d := slices.Clone(data)
-		d[bit/8] ^= 1 << (bit % 8)
-		if _, _, err := decodeChunk(d); err == nil {
-			t.Fatalf("compressed chunk with bit %d flipped decoded", bit)
-		}
-	}
+	damagedBytesFail(t, data, 1)
 	if _, _, err := decodeChunk(compressChunk(data)); err == nil || !errors.Is(err, errCorrupt) {
 		t.Fatalf("a compressed chunk inside a compressed chunk: %v", err)
 	}
