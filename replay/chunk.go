@@ -49,7 +49,7 @@ import (
 //
 // The records store every policy densely over all actions, mostly zeros
 // (backgammon: 1,352 float32 a position for ~13 legal turns), and
-// backgammon's observations as float32: compressed, its chunks take ~1/30 of
+// backgammon's observations as float32: compressed, its chunks take ~1/50 of
 // the space. Encode (the bus, which compresses on its own) writes the inner
 // format.
 const (

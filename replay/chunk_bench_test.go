@@ -1,45 +1,37 @@
 package replay
 
 import (
-	"math/rand/v2"
 	"testing"
 
 	"tabula/games"
 	_ "tabula/games/backgammon"
 )
 
-// chanceExamples plays random backgammon games (dice sampled) and returns n
-// examples of its decisions (the rolls drawn uniformly), each with a policy over its legal turns, as
+// chanceExamples returns n examples of random backgammon decisions, each
+// with a uniform policy over its legal turns and a value of +-1, as
 // self-play writes them.
 func chanceExamples(tb testing.TB, n int) (games.Game, []Example) {
 	g, err := games.New("backgammon")
 	if err != nil {
 		tb.Fatal(err)
 	}
-	rng := rand.New(rand.NewPCG(3, 3))
-	p, h, w := g.ObservationShape()
-	var out []Example
-	s := g.NewInitialState()
-	for len(out) < n {
-		if s.IsTerminal() {
-			s = g.NewInitialState()
+	ex := examples(g, n, 3)
+	for i, e := range ex {
+		var k float32
+		for _, legal := range e.Legal {
+			if legal {
+				k++
+			}
 		}
-		legal := s.LegalActions(nil)
-		if games.IsChanceNode(s) { // a roll (uniform over the 21 outcomes is enough here)
-			s.ApplyAction(legal[rng.IntN(len(legal))])
-			continue
+		for a, legal := range e.Legal {
+			e.Policy[a] = 0
+			if legal {
+				e.Policy[a] = 1 / k
+			}
 		}
-		e := Example{Obs: make([]float32, p*h*w), Policy: make([]float32, g.NumActions()), Legal: make([]bool, g.NumActions()),
-			Value: float32(rng.IntN(2)*2 - 1)}
-		s.Observation(e.Obs)
-		for _, a := range legal {
-			e.Legal[a] = true
-			e.Policy[a] = 1 / float32(len(legal))
-		}
-		out = append(out, e)
-		s.ApplyAction(legal[rng.IntN(len(legal))])
+		ex[i].Value = float32(i%2*2 - 1)
 	}
-	return g, out
+	return g, ex
 }
 
 // BenchmarkChunkBackgammon encodes and compresses one chunk of 960

@@ -30,7 +30,8 @@ func connect4(t testing.TB) games.Game {
 	return g
 }
 
-// examples plays random Connect Four games and returns n examples whose
+// examples plays random games of g (Connect Four in most tests; rolls are
+// drawn uniformly in a game of chance) and returns n examples whose
 // Value encodes their index (i/n scaled into [-1, 1]) so tests can tell
 // them apart.
 func examples(g games.Game, n int, seed uint64) []Example {
@@ -43,6 +44,10 @@ func examples(g games.Game, n int, seed uint64) []Example {
 			s = g.NewInitialState()
 		}
 		legal := s.LegalActions(nil)
+		if games.IsChanceNode(s) { // a roll: drawn uniformly, no example
+			s.ApplyAction(legal[rng.IntN(len(legal))])
+			continue
+		}
 		e := Example{Obs: make([]float32, p*h*w), Policy: make([]float32, g.NumActions()), Legal: make([]bool, g.NumActions())}
 		s.Observation(e.Obs)
 		for _, a := range legal {
