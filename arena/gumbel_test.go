@@ -41,5 +41,60 @@ func TestNetPlayerGumbel(t *testing.T) {
 		if _, err := Build(g, sp); err == nil || !strings.Contains(err.Error(), "search") {
 			t.Errorf("%s: search=alphazero: error %v, want one naming search", game, err)
 		}
+		// endgame=N is Othello's: elsewhere the spec is refused when built.
+		sp, err = ParseSpec("net:path=" + path + ",endgame=8")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Build(g, sp); err == nil || !strings.Contains(err.Error(), "no exact endgame prover") {
+			t.Errorf("%s: endgame=8: error %v, want one saying the game has no exact endgame prover", game, err)
+		}
+	}
+}
+
+// TestNetPlayerEndgame plays an untrained Othello 6x6 network with
+// endgame=10 (exact solves in the tree) against the exact solver from
+// positions 10 empty squares from the end. Every leaf below its roots is
+// proven, so it never gives away the game-theoretic result: each game ends
+// as the same opening played by the solver against itself does (both sides
+// perfect). Without endgame the untrained network loses games it need not.
+func TestNetPlayerEndgame(t *testing.T) {
+	g := mustGame(t, "othello:size=6")
+	p, h, w := g.ObservationShape()
+	wts, err := nn.NewWeights(nn.Config{Filters: 8, Blocks: 1, PolicyFilters: 2, ValueFilters: 1, ValueHidden: 8},
+		nn.Shape{Planes: p, Height: h, Width: w, Actions: g.NumActions()}, rand.New(rand.NewPCG(3, 4)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "net.tbn")
+	if err := nn.SaveCheckpoint(path, &nn.Checkpoint{Game: g.Name(), Weights: wts}); err != nil {
+		t.Fatal(err)
+	}
+	const games = 12
+	results := func(players string) [][2]float64 {
+		var out [][2]float64
+		cfg := MatchConfig{Games: games, Parallel: 1, Seed: 5, RandomPlies: 22, Record: func(r GameRecord) error {
+			out = append(out, r.Result)
+			return nil
+		}}
+		if _, err := Match(context.Background(), cfg, g, mustFactories(t, g, players)); err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	perfect := results("solver solver:tt=16")
+	with := results("net:path=" + path + ",sims=100,batch=8,endgame=10 solver")
+	without := results("net:path=" + path + ",sims=100,batch=8 solver")
+	differ := 0
+	for i := range perfect {
+		if with[i] != perfect[i] {
+			t.Errorf("game %d: with endgame=10 the result is %v; perfect play gives %v", i, with[i], perfect[i])
+		}
+		if without[i] != perfect[i] {
+			differ++
+		}
+	}
+	if differ == 0 {
+		t.Errorf("without endgame, the untrained network matched perfect play in all %d games: the test shows nothing", games)
 	}
 }

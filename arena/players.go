@@ -20,6 +20,7 @@ import (
 	"tabula/nn"
 	"tabula/search"
 	"tabula/search/c4solver"
+	"tabula/search/endgame"
 )
 
 // Player chooses moves. A Player plays one game at a time and is not safe for
@@ -180,7 +181,12 @@ func buildNet(g games.Game, spec Spec) (*Factory, error) {
 	cfg.FPUReduction = spec.Float("fpu", cfg.FPUReduction)
 	cfg.Search = spec.Str("search", cfg.Search)
 	cfg.GumbelM = spec.Int("gumbel_m", cfg.GumbelM)
+	cfg.Endgame = spec.Int("endgame", 0)
 	if err := cfg.Validate(); err != nil {
+		_ = eval.Close()
+		return nil, fmt.Errorf("player %s: %w", name, err)
+	}
+	if err := endgame.Configure(&cfg, g); err != nil {
 		_ = eval.Close()
 		return nil, fmt.Errorf("player %s: %w", name, err)
 	}

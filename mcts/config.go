@@ -84,6 +84,17 @@ type Config struct {
 	// proven as soon as it is expanded (a 1-2 ply MCTS-minimax hybrid in the
 	// manner of Baier and Winands).
 	Solver bool `yaml:"solver"`
+	// Endgame, above zero, proves every leaf within Endgame of the end of
+	// the game exactly when the search reaches it (a win, draw or loss,
+	// backed up as a solved node without a network evaluation): an exact
+	// endgame solver inside the tree, as Othello programs use. For Othello
+	// it counts empty squares (package search/endgame supplies the prover;
+	// other games have none). It needs Solver. 0: off.
+	Endgame int `yaml:"endgame"`
+	// Prover makes the exact prover of each search (searches do not share
+	// one). It is set by the caller for the game (endgame.Configure), not
+	// read from YAML, and is required when Endgame is above zero.
+	Prover ProverMaker `yaml:"-"`
 
 	// PlayoutCap enables KataGo's playout cap randomisation in SelfPlay
 	// (Search and Player always run Simulations): a fraction
@@ -199,6 +210,10 @@ func (c Config) Validate() error {
 		return fmt.Errorf("mcts: resign_consecutive = %d, want >= 1", c.ResignConsecutive)
 	case !(c.NoResignFraction >= 0 && c.NoResignFraction <= 1):
 		return fmt.Errorf("mcts: no_resign_fraction = %v, want in [0, 1]", c.NoResignFraction)
+	case c.Endgame < 0 || c.Endgame > 64:
+		return fmt.Errorf("mcts: endgame = %d, want in [0, 64] (0: off)", c.Endgame)
+	case c.Endgame > 0 && !c.Solver:
+		return fmt.Errorf("mcts: endgame = %d needs solver = true (proven leaves are backed up by the MCTS-solver)", c.Endgame)
 	}
 	return nil
 }

@@ -60,6 +60,11 @@ func NewSearch(cfg Config, eval Evaluator, rng *rand.Rand) (*Search, error) {
 	s := &Search{cfg: cfg, eval: eval}
 	s.sr.cfg = &s.cfg
 	s.sr.rng = rng
+	prover, err := newProver(&s.cfg, nil)
+	if err != nil {
+		return nil, err
+	}
+	s.sr.prover = prover
 	return s, nil
 }
 

@@ -107,6 +107,8 @@ type searcher struct {
 	rootPrior []float32 // root priors used by selection (noised), by edge
 	pathBuf   []step
 	scratch   games.State // proveChildren's copy of a position
+	prover    Prover      // Config.Endgame's exact prover, or nil
+	proved    int64       // leaves the prover solved
 	gammaBuf  []float64
 	counts    []float64
 	pi        []float32
@@ -220,6 +222,10 @@ func (sr *searcher) collect(b *batch, max int) {
 			if sr.cfg.Solver {
 				sr.t.propagate(path)
 			}
+			sr.done++
+			continue
+		}
+		if sr.prove(path, leaf, st) {
 			sr.done++
 			continue
 		}

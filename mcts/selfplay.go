@@ -141,6 +141,11 @@ func NewSelfPlay(cfg Config, g games.Game, eval Evaluator, rng *rand.Rand) (*Sel
 		sl.sr.cfg = &p.cfg
 		sl.sr.rng = rng
 		sl.sr.explore = true
+		prover, err := newProver(&p.cfg, g)
+		if err != nil {
+			return nil, err
+		}
+		sl.sr.prover = prover
 		p.slots[i] = sl
 	}
 	p.b = newBatch(cfg.BatchSize, g.NumActions())

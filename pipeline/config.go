@@ -21,6 +21,7 @@ import (
 	"tabula/nn"
 	"tabula/nn/train"
 	"tabula/replay"
+	"tabula/search/endgame"
 )
 
 // Config is a whole training run: one YAML file under configs/. Every
@@ -237,6 +238,11 @@ func (c *Config) Validate() error {
 	}
 	if err := sp.MCTS.Validate(); err != nil {
 		return inSection("selfplay.mcts", err)
+	}
+	if mc := sp.MCTS; mc.Endgame > 0 {
+		if err := endgame.Configure(&mc, g); err != nil {
+			return bad("selfplay.mcts.endgame", "selfplay.mcts.%v", err)
+		}
 	}
 	if err := c.Replay.Validate(); err != nil {
 		return inSection("replay", err)

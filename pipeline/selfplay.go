@@ -11,6 +11,7 @@ import (
 	"tabula/mcts"
 	"tabula/nn"
 	"tabula/replay"
+	"tabula/search/endgame"
 )
 
 // selfPlayStats summarises the self-play games of a round (or of an
@@ -267,7 +268,12 @@ func generate(parent context.Context, g games.Game, cfg SelfPlayConfig, workers,
 				return
 			}
 			rng := rand.New(rand.NewPCG(seed, uint64(w)+1))
-			sp, err := mcts.NewSelfPlay(cfg.MCTS, g, eval, rng)
+			mc := cfg.MCTS
+			if err := endgame.Configure(&mc, g); err != nil {
+				errs[w] = err
+				return
+			}
+			sp, err := mcts.NewSelfPlay(mc, g, eval, rng)
 			if err != nil {
 				errs[w] = err
 				return

@@ -1,0 +1,97 @@
+// Package endgame gives the search exact endgames where a game allows them
+// cheaply: mcts.Config.Endgame (and the net player's endgame=N) proves every
+// leaf within N of the end with an exact solver instead of asking the
+// network. Only Othello has one: search/othelloend's solver, asked only for
+// the sign of the final disc margin (a null-window search around a draw),
+// proves an 8x8 position with 10 empty squares in about a millisecond.
+package endgame
+
+import (
+	"fmt"
+	"math/bits"
+
+	"tabula/games"
+	"tabula/games/othello"
+	"tabula/mcts"
+	"tabula/search/othelloend"
+)
+
+// MaxOthelloEmpties bounds mcts.Config.Endgame for Othello: an exact solve
+// costs about 3-5x more per added empty square, and beyond ~16 a leaf
+// would take longer than a whole search.
+const MaxOthelloEmpties = 16
+
+// ttBits is the size of each prover's transposition table (2^14 entries of
+// 24 bytes: 384 KiB); a self-play worker has one prover per game in flight.
+const ttBits = 14
+
+// Configure sets cfg.Prover for game g when cfg.Endgame is above zero, and
+// returns an error naming the game when g has no exact prover or the
+// setting is out of its range. With Endgame 0 it clears cfg.Prover.
+func Configure(cfg *mcts.Config, g games.Game) error {
+	if cfg.Endgame == 0 {
+		cfg.Prover = nil
+		return nil
+	}
+	og, ok := g.(*othello.Game)
+	if !ok {
+		return fmt.Errorf("endgame = %d: game %s has no exact endgame prover (only Othello has one); use 0", cfg.Endgame, g.Name())
+	}
+	if cfg.Endgame < 1 || cfg.Endgame > MaxOthelloEmpties {
+		return fmt.Errorf("endgame = %d: want 1..%d empty squares for Othello (0: off)", cfg.Endgame, MaxOthelloEmpties)
+	}
+	if !cfg.Solver {
+		return fmt.Errorf("endgame = %d needs the MCTS-solver (solver on)", cfg.Endgame)
+	}
+	cfg.Prover = &othelloMaker{empties: cfg.Endgame, size: og.Size()}
+	return nil
+}
+
+// othelloMaker makes Othello provers for one configuration.
+type othelloMaker struct{ empties, size int }
+
+func (m *othelloMaker) NewProver() mcts.Prover {
+	s, err := othelloend.New(othelloend.Config{TTBits: ttBits, Size: m.size})
+	if err != nil {
+		panic(err) // Configure made a valid configuration
+	}
+	return &Othello{Empties: m.empties, squares: m.size * m.size, solver: s}
+}
+
+// Othello proves Othello positions with at most Empties empty squares.
+type Othello struct {
+	Empties int
+	squares int
+	solver  *othelloend.Solver
+	// Solved counts the positions proven.
+	Solved int64
+}
+
+// Prove implements mcts.Prover.
+func (p *Othello) Prove(s games.State) (float32, bool) {
+	st, ok := s.(*othello.State)
+	if !ok {
+		return 0, false
+	}
+	mover, opp := st.Boards()
+	if p.squares-bits.OnesCount64(mover|opp) > p.Empties {
+		return 0, false
+	}
+	// Only the sign matters: search the window (-1, 1) around a draw.
+	score, _ := p.solver.Search(mover, opp, -1, 1)
+	var v float32
+	switch {
+	case score > 0:
+		v = 1
+	case score < 0:
+		v = -1
+	}
+	p.Solved++
+	if st.CurrentPlayer() != 0 {
+		v = -v
+	}
+	return v, true
+}
+
+// Nodes returns the positions the solver has searched.
+func (p *Othello) Nodes() uint64 { return p.solver.Nodes() }

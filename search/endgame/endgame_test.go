@@ -1,0 +1,237 @@
+package endgame
+
+import (
+	"math/bits"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"tabula/games"
+	_ "tabula/games/connect4"
+	"tabula/games/othello"
+	"tabula/mcts"
+	"tabula/search/othelloend"
+)
+
+func newGame(t testing.TB, spec string) games.Game {
+	t.Helper()
+	g, err := games.New(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
+// randomPosition plays random moves from the start until at most empties
+// squares are empty (or the game ends), and returns the position.
+func randomPosition(g games.Game, rng *rand.Rand, empties int) *othello.State {
+	for {
+		st := g.NewInitialState().(*othello.State)
+		var buf []int
+		for !st.IsTerminal() && emptiesOf(st) > empties {
+			buf = st.LegalActions(buf[:0])
+			st.ApplyAction(buf[rng.IntN(len(buf))])
+		}
+		if !st.IsTerminal() {
+			return st
+		}
+	}
+}
+
+func emptiesOf(st *othello.State) int {
+	g := st.Game().(*othello.Game)
+	p, o := st.Boards()
+	return g.Size()*g.Size() - bits.OnesCount64(p|o)
+}
+
+// exact returns the game-theoretic value of st for player 0, by a full
+// solve.
+func exact(t testing.TB, s *othelloend.Solver, st *othello.State) float32 {
+	t.Helper()
+	if st.IsTerminal() {
+		return float32(st.Returns()[0])
+	}
+	p, o := st.Boards()
+	score, _ := s.Solve(p, o)
+	v := float32(0)
+	switch {
+	case score > 0:
+		v = 1
+	case score < 0:
+		v = -1
+	}
+	if st.CurrentPlayer() != 0 {
+		v = -v
+	}
+	return v
+}
+
+func TestConfigureRefuses(t *testing.T) {
+	cases := []struct {
+		game    string
+		endgame int
+		solver  bool
+		want    string
+	}{
+		{"connect4", 10, true, "game connect4 has no exact endgame prover"},
+		{"othello", 17, true, "want 1..16"},
+		{"othello:size=6", 10, false, "needs the MCTS-solver"},
+	}
+	for _, c := range cases {
+		cfg := mcts.DefaultConfig()
+		cfg.Endgame, cfg.Solver = c.endgame, c.solver
+		err := Configure(&cfg, newGame(t, c.game))
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s endgame=%d solver=%v: err %v, want one containing %q", c.game, c.endgame, c.solver, err, c.want)
+		}
+	}
+	cfg := mcts.DefaultConfig()
+	cfg.Prover = &othelloMaker{empties: 4, size: 8}
+	if err := Configure(&cfg, newGame(t, "connect4")); err != nil || cfg.Prover != nil {
+		t.Errorf("endgame 0: err %v, prover set %v; want no error and no prover", err, cfg.Prover != nil)
+	}
+	// A search asked for an endgame with no prover refuses at construction.
+	cfg.Endgame = 8
+	if _, err := mcts.NewSearch(cfg, uniform{}, rand.New(rand.NewPCG(1, 2))); err == nil || !strings.Contains(err.Error(), "no exact prover") {
+		t.Errorf("NewSearch with endgame and no prover: err %v", err)
+	}
+}
+
+// TestProveAgreesWithSolver checks the prover's verdicts against full
+// solves on random 8x8 and 6x6 positions, and that it declines positions
+// beyond its reach.
+func TestProveAgreesWithSolver(t *testing.T) {
+	for _, spec := range []string{"othello", "othello:size=6"} {
+		g := newGame(t, spec)
+		cfg := mcts.DefaultConfig()
+		cfg.Endgame = 10
+		if err := Configure(&cfg, g); err != nil {
+			t.Fatal(err)
+		}
+		pr := cfg.Prover.NewProver().(*Othello)
+		ref, err := othelloend.New(othelloend.Config{TTBits: 16, Size: g.(*othello.Game).Size()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rng := rand.New(rand.NewPCG(7, uint64(len(spec))))
+		seen := map[float32]int{}
+		for i := 0; i < 300; i++ {
+			st := randomPosition(g, rng, 1+rng.IntN(12))
+			v, ok := pr.Prove(st)
+			if e := emptiesOf(st); e > 10 {
+				if ok {
+					t.Fatalf("%s: %d empties proven (%v) beyond endgame=10:\n%v", spec, e, v, st)
+				}
+				continue
+			}
+			if !ok {
+				t.Fatalf("%s: %d empties not proven:\n%v", spec, emptiesOf(st), st)
+			}
+			if want := exact(t, ref, st); v != want {
+				t.Fatalf("%s: prover says %v for player 0, the full solve %v:\n%v", spec, v, want, st)
+			}
+			seen[v]++
+		}
+		if seen[1] == 0 || seen[-1] == 0 {
+			t.Errorf("%s: verdicts %v: want wins and losses for player 0 among the samples", spec, seen)
+		}
+		if pr.Solved == 0 || pr.Nodes() == 0 {
+			t.Errorf("%s: Solved %d, Nodes %d: want counts", spec, pr.Solved, pr.Nodes())
+		}
+	}
+}
+
+// uniform is an evaluator with uniform priors and value 0; it counts the
+// positions it is asked about.
+type uniform struct{ calls *int }
+
+func (u uniform) Evaluate(states []games.State, policies [][]float32, values []float32) error {
+	var buf []int
+	for i, s := range states {
+		buf = s.LegalActions(buf[:0])
+		clear(policies[i])
+		for _, a := range buf {
+			policies[i][a] = 1 / float32(len(buf))
+		}
+		values[i] = 0
+		if u.calls != nil {
+			*u.calls++
+		}
+	}
+	return nil
+}
+
+// TestSearchWithEndgameIsExact searches endgames whose moves differ in
+// their exact result with a network that knows nothing (uniform priors,
+// value 0): with endgame on, every leaf below the root is proven, so the
+// network is asked about the root alone, the root is solved, and the move
+// played achieves the game-theoretic value. Without it, the same search
+// asks the network about hundreds of leaves.
+func TestSearchWithEndgameIsExact(t *testing.T) {
+	g := newGame(t, "othello")
+	ref, err := othelloend.New(othelloend.Config{TTBits: 16})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	tested := 0
+	for tested < 25 {
+		st := randomPosition(g, rng, 9+rng.IntN(3))
+		// The exact value of every legal move, for the player to move.
+		me := st.CurrentPlayer()
+		sign := float32(1)
+		if me != 0 {
+			sign = -1
+		}
+		best := float32(-2)
+		vals := map[int]float32{}
+		for _, a := range st.LegalActions(nil) {
+			c := st.Clone().(*othello.State)
+			c.ApplyAction(a)
+			vals[a] = sign * exact(t, ref, c)
+			best = max(best, vals[a])
+		}
+		distinct := false
+		for _, v := range vals {
+			distinct = distinct || v != best
+		}
+		if !distinct {
+			continue // every move has the same result: nothing to test
+		}
+		tested++
+		for _, endgame := range []int{0, 12} {
+			cfg := mcts.DefaultConfig()
+			cfg.Simulations = 400
+			cfg.DirichletEpsilon = 0
+			cfg.Endgame = endgame
+			if err := Configure(&cfg, g); err != nil {
+				t.Fatal(err)
+			}
+			calls := 0
+			s, err := mcts.NewSearch(cfg, uniform{&calls}, rand.New(rand.NewPCG(1, uint64(tested))))
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := s.Run(t.Context(), st)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if endgame == 0 {
+				if calls < 50 {
+					t.Fatalf("without endgame the network was asked about %d positions; want many", calls)
+				}
+				continue
+			}
+			if calls != 1 {
+				t.Errorf("position %d (%d empties): the network was asked about %d positions, want 1 (the root)", tested, emptiesOf(st), calls)
+			}
+			if vals[res.Action] != best {
+				t.Errorf("position %d (%d empties): played %d worth %v, the best move is worth %v (all: %v)\n%v",
+					tested, emptiesOf(st), res.Action, vals[res.Action], best, vals, st)
+			}
+			if res.Value != best {
+				t.Errorf("position %d: root value %v, want the exact %v", tested, res.Value, best)
+			}
+		}
+	}
+}
