@@ -4,7 +4,6 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
-	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
@@ -12,7 +11,6 @@ import (
 
 	"tabula/games"
 	"tabula/games/gamestest"
-	"tabula/nn"
 )
 
 // TestBuildRefusesChance checks that the kinds that cannot handle chance
@@ -271,16 +269,7 @@ func TestUCTPlaysChance(t *testing.T) {
 // and the player shows its policy and value at its decisions.
 func TestNetPlaysChance(t *testing.T) {
 	g := mustGame(t, "backgammon")
-	p, h, w := g.ObservationShape()
-	wts, err := nn.NewWeights(nn.Config{Filters: 8, Blocks: 1, PolicyFilters: 2, ValueFilters: 1, ValueHidden: 8},
-		nn.Shape{Planes: p, Height: h, Width: w, Actions: g.NumActions()}, rand.New(rand.NewPCG(3, 4)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(t.TempDir(), "bg.tbn")
-	if err := nn.SaveCheckpoint(path, &nn.Checkpoint{Game: g.Name(), Weights: wts}); err != nil {
-		t.Fatal(err)
-	}
+	path := untrainedNet(t, g)
 	sp, err := ParseSpec("net:path=" + path + ",sims=8,batch=4")
 	if err != nil {
 		t.Fatal(err)

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"tabula/games"
 	"tabula/nn"
 )
 
@@ -16,16 +17,7 @@ import (
 func TestNetPlayerGumbel(t *testing.T) {
 	for _, game := range []string{"connect4", "backgammon"} {
 		g := mustGame(t, game)
-		p, h, w := g.ObservationShape()
-		wts, err := nn.NewWeights(nn.Config{Filters: 8, Blocks: 1, PolicyFilters: 2, ValueFilters: 1, ValueHidden: 8},
-			nn.Shape{Planes: p, Height: h, Width: w, Actions: g.NumActions()}, rand.New(rand.NewPCG(3, 4)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		path := filepath.Join(t.TempDir(), "net.tbn")
-		if err := nn.SaveCheckpoint(path, &nn.Checkpoint{Game: g.Name(), Weights: wts}); err != nil {
-			t.Fatal(err)
-		}
+		path := untrainedNet(t, g)
 		fs := mustFactories(t, g, "net:path="+path+",sims=12,batch=4,search=gumbel,gumbel_m=4 random")
 		res, err := Match(context.Background(), MatchConfig{Games: 2, Parallel: 1, Seed: 7}, g, fs)
 		if err != nil {
@@ -60,16 +52,7 @@ func TestNetPlayerGumbel(t *testing.T) {
 // perfect). Without endgame the untrained network loses games it need not.
 func TestNetPlayerEndgame(t *testing.T) {
 	g := mustGame(t, "othello:size=6")
-	p, h, w := g.ObservationShape()
-	wts, err := nn.NewWeights(nn.Config{Filters: 8, Blocks: 1, PolicyFilters: 2, ValueFilters: 1, ValueHidden: 8},
-		nn.Shape{Planes: p, Height: h, Width: w, Actions: g.NumActions()}, rand.New(rand.NewPCG(3, 4)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(t.TempDir(), "net.tbn")
-	if err := nn.SaveCheckpoint(path, &nn.Checkpoint{Game: g.Name(), Weights: wts}); err != nil {
-		t.Fatal(err)
-	}
+	path := untrainedNet(t, g)
 	const games = 12
 	results := func(players string) [][2]float64 {
 		var out [][2]float64
@@ -97,4 +80,21 @@ func TestNetPlayerEndgame(t *testing.T) {
 	if differ == 0 {
 		t.Errorf("without endgame, the untrained network matched perfect play in all %d games: the test shows nothing", games)
 	}
+}
+
+// untrainedNet writes a small network of random weights for game g to a
+// temporary checkpoint and returns its path.
+func untrainedNet(t *testing.T, g games.Game) string {
+	t.Helper()
+	p, h, w := g.ObservationShape()
+	wts, err := nn.NewWeights(nn.Config{Filters: 8, Blocks: 1, PolicyFilters: 2, ValueFilters: 1, ValueHidden: 8},
+		nn.Shape{Planes: p, Height: h, Width: w, Actions: g.NumActions()}, rand.New(rand.NewPCG(3, 4)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "untrained.tbn")
+	if err := nn.SaveCheckpoint(path, &nn.Checkpoint{Game: g.Name(), Weights: wts}); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }
