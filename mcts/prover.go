@@ -58,7 +58,6 @@ func (sr *searcher) prove(path []step, leaf int32, st games.State) bool {
 	nd := &sr.t.nodes[leaf]
 	nd.player = int8(st.CurrentPlayer())
 	nd.solved, nd.sv = true, v
-	sr.proved++
 	sr.t.solvedBackup(path, leaf)
 	sr.t.propagate(path)
 	return true

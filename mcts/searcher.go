@@ -108,7 +108,6 @@ type searcher struct {
 	pathBuf   []step
 	scratch   games.State // proveChildren's copy of a position
 	prover    Prover      // Config.Endgame's exact prover, or nil
-	proved    int64       // leaves the prover solved
 	gammaBuf  []float64
 	counts    []float64
 	pi        []float32

@@ -235,3 +235,57 @@ func TestSearchWithEndgameIsExact(t *testing.T) {
 		}
 	}
 }
+
+// countingMaker records the provers it makes.
+type countingMaker struct {
+	inner mcts.ProverMaker
+	made  []*Othello
+}
+
+func (m *countingMaker) NewProver() mcts.Prover {
+	p := m.inner.NewProver().(*Othello)
+	m.made = append(m.made, p)
+	return p
+}
+
+// TestSelfPlayWithEndgame plays Othello 6x6 self-play games with endgame
+// on: every game slot gets its own prover, the provers prove leaves near
+// the end of each game, and the games finish.
+func TestSelfPlayWithEndgame(t *testing.T) {
+	g := newGame(t, "othello:size=6")
+	cfg := mcts.DefaultConfig()
+	cfg.Simulations = 64
+	cfg.GamesInFlight = 3
+	cfg.BatchSize = 8
+	cfg.Endgame = 8
+	if err := Configure(&cfg, g); err != nil {
+		t.Fatal(err)
+	}
+	cm := &countingMaker{inner: cfg.Prover}
+	cfg.Prover = cm
+	sp, err := mcts.NewSelfPlay(cfg, g, uniform{}, rand.New(rand.NewPCG(5, 6)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cm.made) != cfg.GamesInFlight {
+		t.Fatalf("%d provers made for %d games in flight", len(cm.made), cfg.GamesInFlight)
+	}
+	games := 0
+	err = sp.Run(t.Context(), 4, func(mcts.GameRecord) error {
+		games++
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var solved int64
+	for _, p := range cm.made {
+		solved += p.Solved
+	}
+	if solved == 0 {
+		t.Error("self-play with endgame = 8 proved no leaf")
+	}
+	if games != 4 {
+		t.Errorf("%d games finished, want 4", games)
+	}
+}
