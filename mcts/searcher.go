@@ -224,10 +224,6 @@ func (sr *searcher) collect(b *batch, max int) {
 			sr.done++
 			continue
 		}
-		if sr.prove(path, leaf, st) {
-			sr.done++
-			continue
-		}
 		nd.status = nodePending
 		sr.t.addVirtual(path, vl)
 		it := &b.items[b.n]
@@ -308,12 +304,17 @@ func (sr *searcher) complete(it *batchItem, st games.State, policy []float32, va
 }
 
 // proveChildren looks one move ahead of freshly expanded node i (position
-// st) where the game's states implement games.Threats: a child where the
-// game ends, or whose next two plies are forced, becomes a solved node
-// without being visited or evaluated. It reports whether that solves i.
+// st): a child where the game ends, whose next two plies are forced (where
+// the game's states implement games.Threats), or that the endgame prover
+// solves (Config.Endgame) becomes a solved node without being visited or
+// evaluated. It reports whether that solves i. Proving every child at the
+// expansion, not each leaf when it is first visited, matters: PUCT would
+// otherwise keep visiting a child proven drawn while a winning one with a
+// small prior waits unvisited.
 func (sr *searcher) proveChildren(i int32, st games.State) bool {
-	if _, ok := st.(games.Threats); !ok || games.HasChance(st.Game()) {
-		return false // no threats known, or a child may be a chance node
+	_, threats := st.(games.Threats)
+	if (!threats && sr.prover == nil) || games.HasChance(st.Game()) {
+		return false // nothing to prove with, or a child may be a chance node
 	}
 	nd := sr.t.nodes[i]
 	found := false
@@ -321,19 +322,25 @@ func (sr *searcher) proveChildren(i int32, st games.State) bool {
 		sr.scratch = copyState(sr.scratch, st)
 		c := sr.scratch
 		c.ApplyAction(int(sr.t.edges[k].action))
-		var sv float32 // the child's value for player 0
+		// sv: the child's value for player 0, when proven.
 		terminal := c.IsTerminal()
+		sv, proven := float32(0), terminal
 		if terminal {
 			sv = float32(c.Returns()[0])
-		} else {
-			r := c.(games.Threats).ForcedResult()
-			if r == 0 {
-				continue
+		}
+		if !proven && threats {
+			if r := c.(games.Threats).ForcedResult(); r != 0 {
+				sv, proven = float32(r), true
+				if c.CurrentPlayer() != 0 {
+					sv = -sv
+				}
 			}
-			sv = float32(r)
-			if c.CurrentPlayer() != 0 {
-				sv = -sv
-			}
+		}
+		if !proven && sr.prover != nil {
+			sv, proven = sr.prover.Prove(c)
+		}
+		if !proven {
+			continue
 		}
 		ci := sr.t.newNode()
 		sr.t.edges[k].child = ci

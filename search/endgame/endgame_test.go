@@ -92,7 +92,7 @@ func TestConfigureRefuses(t *testing.T) {
 	}
 	// A search asked for an endgame with no prover refuses at construction.
 	cfg.Endgame = 8
-	if _, err := mcts.NewSearch(cfg, uniform{}, rand.New(rand.NewPCG(1, 2))); err == nil || !strings.Contains(err.Error(), "no exact prover") {
+	if _, err := mcts.NewSearch(cfg, uniform{favour: -1}, rand.New(rand.NewPCG(1, 2))); err == nil || !strings.Contains(err.Error(), "no exact prover") {
 		t.Errorf("NewSearch with endgame and no prover: err %v", err)
 	}
 }
@@ -142,8 +142,12 @@ func TestProveAgreesWithSolver(t *testing.T) {
 }
 
 // uniform is an evaluator with uniform priors and value 0; it counts the
-// positions it is asked about.
-type uniform struct{ calls *int }
+// positions it is asked about. A legal action favour (-1: none) gets
+// a prior of 0.99 (a network sure of a move).
+type uniform struct {
+	calls  *int
+	favour int
+}
 
 func (u uniform) Evaluate(states []games.State, policies [][]float32, values []float32) error {
 	var buf []int
@@ -152,6 +156,12 @@ func (u uniform) Evaluate(states []games.State, policies [][]float32, values []f
 		clear(policies[i])
 		for _, a := range buf {
 			policies[i][a] = 1 / float32(len(buf))
+		}
+		if u.favour >= 0 && s.IsLegal(u.favour) && len(buf) > 1 {
+			for _, a := range buf {
+				policies[i][a] = 0.01 / float32(len(buf)-1)
+			}
+			policies[i][u.favour] = 0.99
 		}
 		values[i] = 0
 		if u.calls != nil {
@@ -162,11 +172,13 @@ func (u uniform) Evaluate(states []games.State, policies [][]float32, values []f
 }
 
 // TestSearchWithEndgameIsExact searches endgames whose moves differ in
-// their exact result with a network that knows nothing (uniform priors,
-// value 0): with endgame on, every leaf below the root is proven, so the
-// network is asked about the root alone, the root is solved, and the move
-// played achieves the game-theoretic value. Without it, the same search
-// asks the network about hundreds of leaves.
+// their exact result with a network that misleads: value 0 and a prior of
+// 0.99 on a move worse than the best (a draw where the best wins, if it
+// can). With endgame on, every child of the root is proven at its
+// expansion, so the network is asked about the root alone, the root is
+// solved, and the move played achieves the game-theoretic value (proving
+// each leaf only when PUCT first visits it would keep visiting the favoured
+// draw). Without endgame the same search asks about hundreds of leaves.
 func TestSearchWithEndgameIsExact(t *testing.T) {
 	g := newGame(t, "othello")
 	ref, err := othelloend.New(othelloend.Config{TTBits: 16})
@@ -199,6 +211,12 @@ func TestSearchWithEndgameIsExact(t *testing.T) {
 			continue // every move has the same result: nothing to test
 		}
 		tested++
+		favour, fv := -1, float32(-2)
+		for a, v := range vals {
+			if v < best && (v > fv || v == fv && a < favour) {
+				favour, fv = a, v
+			}
+		}
 		for _, endgame := range []int{0, 12} {
 			cfg := mcts.DefaultConfig()
 			cfg.Simulations = 400
@@ -208,7 +226,7 @@ func TestSearchWithEndgameIsExact(t *testing.T) {
 				t.Fatal(err)
 			}
 			calls := 0
-			s, err := mcts.NewSearch(cfg, uniform{&calls}, rand.New(rand.NewPCG(1, uint64(tested))))
+			s, err := mcts.NewSearch(cfg, uniform{&calls, favour}, rand.New(rand.NewPCG(1, uint64(tested))))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -263,7 +281,7 @@ func TestSelfPlayWithEndgame(t *testing.T) {
 	}
 	cm := &countingMaker{inner: cfg.Prover}
 	cfg.Prover = cm
-	sp, err := mcts.NewSelfPlay(cfg, g, uniform{}, rand.New(rand.NewPCG(5, 6)))
+	sp, err := mcts.NewSelfPlay(cfg, g, uniform{favour: -1}, rand.New(rand.NewPCG(5, 6)))
 	if err != nil {
 		t.Fatal(err)
 	}
