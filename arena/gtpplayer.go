@@ -68,7 +68,10 @@ func buildGTP(g games.Game, spec Spec) (*Factory, error) {
 			return nil, fmt.Errorf("player %s: GNU Go plays go, not %s", name, g.Name())
 		}
 		eng = gtpEngine{program: "gnugo", install: "apt-get install gnugo",
-			args: []string{"--mode", "gtp", "--chinese-rules", "--level", strconv.Itoa(spec.Int("level", 10))},
+			// Our Go forbids a move that repeats an earlier board
+			// (positional superko); GNU Go's default forbids only the
+			// simple ko recapture, and lost games by forfeit for it.
+			args: []string{"--mode", "gtp", "--chinese-rules", "--positional-superko", "--level", strconv.Itoa(spec.Int("level", 10))},
 			// Our rules score the board as it stands (Tromp-Taylor), so
 			// GNU Go must capture the dead stones before it passes, as in
 			// KGS's cleanup phase; otherwise it plays as with genmove.

@@ -386,3 +386,46 @@ func TestGTPPlayerSendsMovesBeforeItsPass(t *testing.T) {
 		t.Fatal("no forced pass of the engine's side in 200 games")
 	}
 }
+
+// TestGnuGoKeepsPositionalSuperko replays a 9x9 game in which GNU Go at
+// level 10, with its default simple-ko rule, answered C5: a capture that
+// would repeat the board after white's G3, illegal under our positional
+// superko, so it forfeited (the Go 9x9 evaluation of 2026-11-26, game 85).
+// The gnugo preset now runs it with --positional-superko: it plays a legal
+// move there.
+func TestGnuGoKeepsPositionalSuperko(t *testing.T) {
+	refdata.Program(t, "gnugo", "apt-get install gnugo")
+	g := mustGame(t, "go:size=9,komi=7")
+	moves, err := g.(games.Notation).ParseActions("C4 C8 F3 E5 G7 D5 G5 E4 C5 E6 E3 C6 B6 D4 C7 D3 B2 C3 B3 B5 D6 E7 D8 E8 D7 E2 C2 D2 F2 B4 D9 C6 C5 F5 G4 G3 C4 C6")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := g.NewInitialState()
+	for _, a := range moves {
+		if err := games.Play(s, a); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c5, _ := g.(games.Notation).ParseAction("C5")
+	if s.IsLegal(c5) {
+		t.Fatal("C5 is legal here: the position no longer tests superko")
+	}
+	spec, _ := ParseSpec("gnugo:level=10")
+	f, err := Build(g, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := f.New(rand.New(rand.NewPCG(1, 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.(interface{ Close() error }).Close()
+	p.(interface{ Sync([]int) }).Sync(moves)
+	a, err := p.ChooseAction(context.Background(), s)
+	if err != nil {
+		t.Fatalf("GNU Go: %v", err)
+	}
+	if !s.IsLegal(a) {
+		t.Errorf("GNU Go played %d, illegal here", a)
+	}
+}

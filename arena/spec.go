@@ -75,7 +75,7 @@ var kinds = []kindDef{
 		{"args", stringParam, 0, 0, "its arguments, split at spaces; quote them: args=\"--mode gtp --level 3\""},
 		{"timeout", durationParam, 0, 0, "time cap per command (default 5m); an engine past it forfeits"},
 	}},
-	{name: "gnugo", doc: "GNU Go over GTP (Debian gnugo): chinese rules, the game's board size and komi (go only)", params: []paramDef{
+	{name: "gnugo", doc: "GNU Go over GTP (Debian gnugo): chinese rules, positional superko, the game's board size and komi (go only)", params: []paramDef{
 		{"level", intParam, 0, 10, "GNU Go's level, 0..10 (default 10)"},
 		{"timeout", durationParam, 0, 0, "time cap per command (default 5m); an engine past it forfeits"},
 	}},
