@@ -212,16 +212,7 @@ func TestGTPMatchesAgainstEngines(t *testing.T) {
 func TestGTPPlayerFollowsWithoutSync(t *testing.T) {
 	refdata.Program(t, "gnugo", "apt-get install gnugo")
 	g := mustGame(t, "go:size=7,komi=9")
-	spec, _ := ParseSpec("gnugo:level=0")
-	f, err := Build(g, spec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := f.New(rand.New(rand.NewPCG(1, 1)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.(interface{ Close() error }).Close()
+	p := newEnginePlayer(t, g, "gnugo:level=0")
 	s := g.NewInitialState()
 	rng := rand.New(rand.NewPCG(2, 2))
 	for i := 0; i < 10 && !s.IsTerminal(); i++ {
@@ -410,16 +401,7 @@ func TestGnuGoKeepsPositionalSuperko(t *testing.T) {
 	if s.IsLegal(c5) {
 		t.Fatal("C5 is legal here: the position no longer tests superko")
 	}
-	spec, _ := ParseSpec("gnugo:level=10")
-	f, err := Build(g, spec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := f.New(rand.New(rand.NewPCG(1, 1)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.(interface{ Close() error }).Close()
+	p := newEnginePlayer(t, g, "gnugo:level=10")
 	p.(interface{ Sync([]int) }).Sync(moves)
 	a, err := p.ChooseAction(context.Background(), s)
 	if err != nil {
@@ -428,4 +410,24 @@ func TestGnuGoKeepsPositionalSuperko(t *testing.T) {
 	if !s.IsLegal(a) {
 		t.Errorf("GNU Go played %d, illegal here", a)
 	}
+}
+
+// newEnginePlayer builds an outside-engine player from spec for game g; the
+// engine is stopped when the test ends.
+func newEnginePlayer(t *testing.T, g games.Game, spec string) Player {
+	t.Helper()
+	sp, err := ParseSpec(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := Build(g, sp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := f.New(rand.New(rand.NewPCG(1, 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.(interface{ Close() error }).Close() })
+	return p
 }
