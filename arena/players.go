@@ -182,11 +182,11 @@ func buildNet(g games.Game, spec Spec) (*Factory, error) {
 	cfg.Search = spec.Str("search", cfg.Search)
 	cfg.GumbelM = spec.Int("gumbel_m", cfg.GumbelM)
 	cfg.Endgame = spec.Int("endgame", 0)
-	if err := cfg.Validate(); err != nil {
-		_ = eval.Close()
-		return nil, fmt.Errorf("player %s: %w", name, err)
+	err = cfg.Validate()
+	if err == nil {
+		err = endgame.Configure(&cfg, g)
 	}
-	if err := endgame.Configure(&cfg, g); err != nil {
+	if err != nil {
 		_ = eval.Close()
 		return nil, fmt.Errorf("player %s: %w", name, err)
 	}

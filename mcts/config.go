@@ -84,9 +84,9 @@ type Config struct {
 	// proven as soon as it is expanded (a 1-2 ply MCTS-minimax hybrid in the
 	// manner of Baier and Winands).
 	Solver bool `yaml:"solver"`
-	// Endgame, above zero, proves every leaf within Endgame of the end of
-	// the game exactly when the search reaches it (a win, draw or loss,
-	// backed up as a solved node without a network evaluation): an exact
+	// Endgame, above zero, proves exactly every child within Endgame of
+	// the end of the game when its parent is expanded (a win, draw or
+	// loss, a solved node never evaluated by the network): an exact
 	// endgame solver inside the tree, as Othello programs use. For Othello
 	// it counts empty squares (package search/endgame supplies the prover;
 	// other games have none). It needs Solver. 0: off.

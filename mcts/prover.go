@@ -27,16 +27,12 @@ type ProverMaker interface {
 
 // newProver returns the prover of one searcher under cfg: nil when
 // Endgame is off, an error when it is on with no Prover to make one.
-func newProver(cfg *Config, g games.Game) (Prover, error) {
+func newProver(cfg *Config) (Prover, error) {
 	if cfg.Endgame == 0 {
 		return nil, nil
 	}
 	if cfg.Prover == nil {
-		name := "?"
-		if g != nil {
-			name = g.Name()
-		}
-		return nil, fmt.Errorf("mcts: endgame = %d but no exact prover for game %s was set (only Othello has one: search/endgame)", cfg.Endgame, name)
+		return nil, fmt.Errorf("mcts: endgame = %d but no exact prover was set (search/endgame.Configure; only Othello has one)", cfg.Endgame)
 	}
 	p := cfg.Prover.NewProver()
 	if p == nil {

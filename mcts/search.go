@@ -60,7 +60,7 @@ func NewSearch(cfg Config, eval Evaluator, rng *rand.Rand) (*Search, error) {
 	s := &Search{cfg: cfg, eval: eval}
 	s.sr.cfg = &s.cfg
 	s.sr.rng = rng
-	prover, err := newProver(&s.cfg, nil)
+	prover, err := newProver(&s.cfg)
 	if err != nil {
 		return nil, err
 	}

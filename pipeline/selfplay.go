@@ -207,6 +207,10 @@ func generate(parent context.Context, g games.Game, cfg SelfPlayConfig, workers,
 		mu    sync.Mutex
 		stats selfPlayStats
 	)
+	mc := cfg.MCTS // with the game's exact endgame prover, when endgame is on
+	if err := endgame.Configure(&mc, g); err != nil {
+		return stats, err
+	}
 	emit := func(ctx context.Context, rec mcts.GameRecord) error {
 		ex, err := recordExamples(g, rec, cfg.ValueTargetMix, cfg.OpponentTargets)
 		if err != nil {
@@ -268,11 +272,6 @@ func generate(parent context.Context, g games.Game, cfg SelfPlayConfig, workers,
 				return
 			}
 			rng := rand.New(rand.NewPCG(seed, uint64(w)+1))
-			mc := cfg.MCTS
-			if err := endgame.Configure(&mc, g); err != nil {
-				errs[w] = err
-				return
-			}
 			sp, err := mcts.NewSelfPlay(mc, g, eval, rng)
 			if err != nil {
 				errs[w] = err

@@ -1,9 +1,9 @@
 // Package endgame gives the search exact endgames where a game allows them
 // cheaply: mcts.Config.Endgame (and the net player's endgame=N) proves every
-// leaf within N of the end with an exact solver instead of asking the
+// child within N of the end with an exact solver instead of asking the
 // network. Only Othello has one: search/othelloend's solver, asked only for
 // the sign of the final disc margin (a null-window search around a draw),
-// proves an 8x8 position with 10 empty squares in about a millisecond.
+// proves an 8x8 position with 10 empty squares in ~35 us, 12 in ~0.17 ms.
 package endgame
 
 import (
