@@ -7,7 +7,9 @@ import (
 	"math/rand/v2"
 	"os"
 	"reflect"
+	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -399,4 +401,53 @@ func BenchmarkMatch(b *testing.B) {
 		games += 8
 	}
 	b.ReportMetric(float64(games)/b.Elapsed().Seconds(), "games/s")
+}
+
+// stall is a player that waits for its match to stop.
+type stall struct{}
+
+func (stall) Name() string { return "stall" }
+func (stall) ChooseAction(ctx context.Context, _ games.State) (int, error) {
+	<-ctx.Done()
+	return 0, ctx.Err()
+}
+
+// TestMatchStoppedRecordsWhatItCounts stops a match while one early game
+// hangs and later games have finished: every game the result counts is
+// recorded (in game order, with the hung game's gap), so a match file
+// tallies to what the interrupted match printed.
+func TestMatchStoppedRecordsWhatItCounts(t *testing.T) {
+	g := mustGame(t, "connect4")
+	fs := mustFactories(t, g, "random")
+	var made atomic.Int32
+	hangFirst := &Factory{Name: "hangs-once", New: func(rng *rand.Rand) (Player, error) {
+		if made.Add(1) == 1 {
+			return stall{}, nil
+		}
+		return fs[0].New(rng)
+	}}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var recorded []int
+	cfg := MatchConfig{Games: 1000, Parallel: 2, Seed: 1,
+		Record: func(r GameRecord) error { recorded = append(recorded, r.Index); return nil },
+		Progress: func(done, _ int) {
+			if done >= 6 {
+				cancel()
+			}
+		}}
+	res, err := Match(ctx, cfg, g, []*Factory{hangFirst, fs[0]})
+	if err == nil || res == nil {
+		t.Fatalf("stopped match: result %v, error %v; want both", res, err)
+	}
+	counted := res.Total(0).Games()
+	if counted < 6 {
+		t.Fatalf("counted %d games, want >= 6", counted)
+	}
+	if len(recorded) != counted {
+		t.Errorf("recorded %d games %v, the result counts %d", len(recorded), recorded, counted)
+	}
+	if !slices.IsSorted(recorded) {
+		t.Errorf("records out of order: %v", recorded)
+	}
 }

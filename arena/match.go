@@ -8,6 +8,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -31,7 +32,9 @@ type MatchConfig struct {
 	// (from the game's seed) before the players take over, so that
 	// deterministic players do not repeat one game.
 	RandomPlies int
-	// Record, if set, receives every game in game order.
+	// Record, if set, receives every game in game order. A match that stops
+	// early records every game it counted, in order, but with gaps where
+	// games were unfinished.
 	Record func(GameRecord) error
 	// Progress, if set, is called after each finished game.
 	Progress func(done, total int)
@@ -260,6 +263,7 @@ func Match(ctx context.Context, cfg MatchConfig, g games.Game, players []*Factor
 	pending := make(map[int]GameRecord)
 	next := 0
 	var firstErr error
+	recordOK := true
 	for n := 0; n < len(jobs) && firstErr == nil; n++ {
 		var o outcome
 		select {
@@ -284,12 +288,31 @@ func Match(ctx context.Context, cfg MatchConfig, g games.Game, players []*Factor
 			if cfg.Record != nil {
 				if err := cfg.Record(rec); err != nil {
 					firstErr = fmt.Errorf("arena: recording game %d: %w", rec.Index, err)
+					recordOK = false
 					break
 				}
 			}
 		}
 		if cfg.Progress != nil {
 			cfg.Progress(n+1, len(jobs))
+		}
+	}
+	// A stopped match (interrupted, a player's error) still records every
+	// game it counted: those finished behind an unfinished game wait in
+	// pending, and go out now in game order, with the gap.
+	if cfg.Record != nil && recordOK && len(pending) > 0 {
+		rest := make([]int, 0, len(pending))
+		for i := range pending {
+			rest = append(rest, i)
+		}
+		slices.Sort(rest)
+		for _, i := range rest {
+			if err := cfg.Record(pending[i]); err != nil {
+				if firstErr == nil {
+					firstErr = fmt.Errorf("arena: recording game %d: %w", i, err)
+				}
+				break
+			}
 		}
 	}
 	cancel()
