@@ -9,7 +9,8 @@
 #                   then arena bench on the 8x8 sets
 #   go:...          SIMS (default 150 on 7x7, 200 otherwise) against gnugo:level=L for L in LEVELS (default
 #                   "10" on 7x7, "0 5 10" otherwise; 2 random plies), komi from the run's game
-#   backgammon      100 sims against pubeval (GAMES, default 1000), then gnubg rates both in their own match
+#   backgammon      SIMS (default 100; the issue-13 figures use SIMS=800) against pubeval (GAMES, default 1000),
+#                   then gnubg rates both in their own match
 #                   (arena rate, RATE_GAMES, default 100): mean equity lost per decision; then against
 #                   expectimax:depth=1 and depth=2 with the hand evaluation (D1_GAMES, D2_GAMES, default
 #                   GAMES; 0 skips); every match plays each dice sequence twice, colours swapped
@@ -66,12 +67,13 @@ go:*)
   done
   ;;
 backgammon)
-  match pubeval 100 0 "${GAMES:-1000}" pubeval
-  "$arena" rate -game backgammon -players "net:path=$best,sims=100 pubeval" -games "${RATE_GAMES:-100}" -seed "$seed" \
+  sims=${SIMS:-100}
+  match pubeval "$sims" 0 "${GAMES:-1000}" pubeval
+  "$arena" rate -game backgammon -players "net:path=$best,sims=$sims pubeval" -games "${RATE_GAMES:-100}" -seed "$seed" \
     -out "$out/rate.jsonl" -quiet | tee "$out/rate.txt"
   d1=${D1_GAMES:-${GAMES:-1000}} d2=${D2_GAMES:-${GAMES:-1000}}
-  if [ "$d1" -gt 0 ]; then match "expectimax:depth=1,eval=hand" 100 0 "$d1" emm1; fi
-  if [ "$d2" -gt 0 ]; then match "expectimax:depth=2,eval=hand" 100 0 "$d2" emm2; fi
+  if [ "$d1" -gt 0 ]; then match "expectimax:depth=1,eval=hand" "$sims" 0 "$d1" emm1; fi
+  if [ "$d2" -gt 0 ]; then match "expectimax:depth=2,eval=hand" "$sims" 0 "$d2" emm2; fi
   ;;
 *)
   echo "evaluate: game $game: no evaluation here (Connect Four: scripts/evaluate-connect4.sh)" >&2
