@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"runtime"
@@ -263,7 +264,6 @@ func Match(ctx context.Context, cfg MatchConfig, g games.Game, players []*Factor
 	pending := make(map[int]GameRecord)
 	next := 0
 	var firstErr error
-	recordOK := true
 	for n := 0; n < len(jobs) && firstErr == nil; n++ {
 		var o outcome
 		select {
@@ -288,7 +288,7 @@ func Match(ctx context.Context, cfg MatchConfig, g games.Game, players []*Factor
 			if cfg.Record != nil {
 				if err := cfg.Record(rec); err != nil {
 					firstErr = fmt.Errorf("arena: recording game %d: %w", rec.Index, err)
-					recordOK = false
+					clear(pending) // nothing more goes to a failing Record
 					break
 				}
 			}
@@ -300,13 +300,8 @@ func Match(ctx context.Context, cfg MatchConfig, g games.Game, players []*Factor
 	// A stopped match (interrupted, a player's error) still records every
 	// game it counted: those finished behind an unfinished game wait in
 	// pending, and go out now in game order, with the gap.
-	if cfg.Record != nil && recordOK && len(pending) > 0 {
-		rest := make([]int, 0, len(pending))
-		for i := range pending {
-			rest = append(rest, i)
-		}
-		slices.Sort(rest)
-		for _, i := range rest {
+	if cfg.Record != nil {
+		for _, i := range slices.Sorted(maps.Keys(pending)) {
 			if err := cfg.Record(pending[i]); err != nil {
 				if firstErr == nil {
 					firstErr = fmt.Errorf("arena: recording game %d: %w", i, err)
