@@ -1,19 +1,22 @@
 #!/usr/bin/env bash
 # Evaluates the best network of a Connect Four run the way docs/benchmarks.md reports it:
-#   1. 200 games (colours alternating) of the network with 200 simulations against mcts:rollouts=1000;
-#   2. the mistake rate of the network (200 simulations) and of alphabeta:depth=5 on the first N positions of
+#   1. GAMES=200 games (colours alternating) of the network with 200 simulations against mcts:rollouts=1000;
+#   2. the mistake rate of the network (200 simulations), of the same network without the MCTS-solver
+#      (solver=0: the network's own judgement, issue 15) and of alphabeta:depth=5 on the first N positions of
 #      every Pons test set (N_HARD for the slow Begin-Hard set, N_LATE for the middle and end sets, whose
-#      verdicts are quick to compute), judged by the built-in solver.
+#      verdicts are quick to compute), judged by the built-in solver. SOLVER0=0 leaves out the solver=0 player.
 # The solver's verdicts come from data/connect4/verdicts (shipped: the first 1000 positions of every set, 100
 # of Begin-Hard) where they cover the positions, else from the solver; they are cached in RUN/bench/.
 #
-#   scripts/evaluate-connect4.sh [RUN_DIR]   (env: N=200 N_HARD=30 N_LATE=N REFDATA=../shared/refdata/connect4)
+#   scripts/evaluate-connect4.sh [RUN_DIR]   (env: GAMES=200 N=200 N_HARD=30 N_LATE=N SOLVER0=1 REFDATA=../shared/refdata/connect4)
 set -euo pipefail
 run=${1:-runs/connect4}
+games=${GAMES:-200}
 n=${N:-200}
 nhard=${N_HARD:-30}
 nlate=${N_LATE:-$n}
 refdata=${REFDATA:-../shared/refdata/connect4}
+solver0=${SOLVER0:-1}
 best="$run/checkpoints/$(tr -d '[:space:]' < "$run/checkpoints/best")"
 out="$run/eval"
 mkdir -p "$out" "$run/bench"
@@ -21,15 +24,19 @@ arena="$out/arena"
 go build -o "$arena" ./cmd/arena
 
 echo "best network: $best"
-"$arena" match -game connect4 -players "net:path=$best,sims=200 mcts:rollouts=1000" -games 200 -seed 1 \
+"$arena" match -game connect4 -players "net:path=$best,sims=200 mcts:rollouts=1000" -games "$games" -seed 1 \
   -out "$out/match.jsonl" -quiet | tee "$out/match.txt"
 
 for set in Test_L1_R1 Test_L1_R2 Test_L1_R3 Test_L2_R1 Test_L2_R2 Test_L3_R1; do
   k=$n
   [ "$set" = Test_L1_R3 ] && k=$nhard
   case $set in Test_L2_* | Test_L3_*) k=$nlate ;; esac
-  for player in "net:path=$best,sims=200" "alphabeta:depth=5"; do
+  players=("net:path=$best,sims=200" "alphabeta:depth=5")
+  [ "$solver0" = 1 ] && players+=("net:path=$best,sims=200,solver=0")
+  for player in "${players[@]}"; do
+    name=${player%%:*}
+    case $player in *solver=0) name=net-solver0 ;; esac
     "$arena" bench -game connect4 -player "$player" -positions "$refdata/$set" -n "$k" \
-      -verdicts "$run/bench/$set-$k.json" -out "$out/bench-$set-${player%%:*}.jsonl" -quiet
+      -verdicts "$run/bench/$set-$k.json" -out "$out/bench-$set-$name.jsonl" -quiet
   done
 done | tee "$out/bench.txt"
