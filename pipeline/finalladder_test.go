@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"context"
 	"path/filepath"
 	"testing"
 )
@@ -69,5 +70,38 @@ func TestFinalLadderRatesTheLastBest(t *testing.T) {
 	}
 	if m[len(m)-1]["iteration"].(float64) > 4 && m[len(m)-1]["final_ladder"] != true {
 		t.Fatalf("the duration-bound run's last line is not a final ladder: %v", m[len(m)-1])
+	}
+}
+
+// The duration running out after an iteration's checkpoint is saved (here
+// held until it does) lets that iteration finish: its gating, its ladder and
+// its metrics line are kept, and no final ladder repeats the ladder. Before,
+// the deadline cut the ladder, the iteration's metrics line was lost and the
+// final ladder played it again.
+func TestDurationEndingMidIterationKeepsItsLadder(t *testing.T) {
+	dir := t.TempDir()
+	afterCheckpointHook = func(ctx context.Context, n int) {
+		if n == 1 {
+			<-ctx.Done()
+		}
+	}
+	defer func() { afterCheckpointHook = nil }()
+	runOnce(t, smoke(t, dir, "gate.games=2", "bench.every=0", "ladder.every=1", "iterations=0", "duration=15s"))
+	m := readMetrics(t, dir)
+	if len(m) != 1 {
+		t.Fatalf("%d metrics lines, want iteration 1's alone: %v", len(m), m)
+	}
+	line := m[0]
+	if line["iteration"].(float64) != 1 || line["final_ladder"] != nil {
+		t.Fatalf("metrics line %v, want iteration 1's own", line)
+	}
+	if _, ok := line["ladder"]; !ok {
+		t.Fatalf("iteration 1's line has no ladder: %v", line)
+	}
+	if g, ok := line["gate"].(map[string]any); !ok || g["wins"] == nil || g["wins"].(float64)+g["draws"].(float64)+g["losses"].(float64) == 0 {
+		t.Fatalf("iteration 1's line has no gating match: %v", line)
+	}
+	if wall := line["wall_seconds"].(float64); wall < 15 {
+		t.Fatalf("iteration 1 ended at %.1f s, before the 15 s duration: the hook did not hold it", wall)
 	}
 }

@@ -94,6 +94,10 @@ var (
 	selfPlayBackoff     = 500 * time.Millisecond
 )
 
+// afterCheckpointHook, when set (by tests), is called with the iterations'
+// context once iteration n's checkpoint is saved, before gating.
+var afterCheckpointHook func(ctx context.Context, n int)
+
 // New opens (or resumes) the run in cfg.RunDir: it takes the folder's lock,
 // writes the resolved config, loads the latest checkpoint and the replay
 // window. It starts no goroutines.
@@ -518,8 +522,16 @@ func (t *Trainer) Run(ctx context.Context) error {
 	}
 	t.started = start
 	// Self-play failing for good cancels the iterations with its error.
-	iterCtx, failRun := context.WithCancelCause(ctx)
-	defer failRun(nil)
+	iterCtx, failIter := context.WithCancelCause(ctx)
+	defer failIter(nil)
+	// An iteration whose checkpoint is saved finishes (gating, ladder,
+	// bench, its metrics line) even when the duration runs out meanwhile:
+	// only Ctrl-C or a failing run cut it. Otherwise the duration ending in
+	// the middle of a ladder threw away the ladder, the iteration's metrics
+	// and its gating decision.
+	tailCtx, failTail := context.WithCancelCause(caller)
+	defer failTail(nil)
+	failRun := func(err error) { failIter(err); failTail(err) }
 	t.lastMetrics = start
 	// Games reach the replay folder from the bus: this process's own
 	// self-play and cmd/selfplay workers publish them, ingest writes them.
@@ -552,7 +564,7 @@ func (t *Trainer) Run(ctx context.Context) error {
 			break
 		}
 		n := t.iter + 1
-		if err := t.iteration(iterCtx, start); err != nil {
+		if err := t.iteration(iterCtx, tailCtx, start); err != nil {
 			if iterCtx.Err() == nil {
 				runErr = fmt.Errorf("iteration %d: %w", n, err)
 			}
@@ -784,7 +796,9 @@ func (t *Trainer) selfPlayRound(ctx context.Context, bestPath string, gen int, s
 }
 
 // iteration is one round of the loop; it returns ctx's error if cancelled.
-func (t *Trainer) iteration(ctx context.Context, start time.Time) error {
+// Once its checkpoint is saved, the rest (gating, ladder, bench, the metrics
+// line) runs under tail, which the duration does not cancel.
+func (t *Trainer) iteration(ctx, tail context.Context, start time.Time) error {
 	n := t.iter + 1
 	rec := map[string]any{"iteration": n}
 	t.retryPublishBest(ctx)
@@ -821,6 +835,11 @@ func (t *Trainer) iteration(ctx context.Context, start time.Time) error {
 	if err := t.save(path); err != nil {
 		return err
 	}
+
+	if afterCheckpointHook != nil {
+		afterCheckpointHook(ctx, n)
+	}
+	ctx = tail
 
 	// Gating.
 	promoted, gate, err := t.gate(ctx, path)
