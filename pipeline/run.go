@@ -564,8 +564,16 @@ func (t *Trainer) Run(ctx context.Context) error {
 			break
 		}
 		n := t.iter + 1
-		if err := t.iteration(iterCtx, tailCtx, start); err != nil {
-			if iterCtx.Err() == nil {
+		rec, path, err := t.trainIteration(iterCtx)
+		cut := iterCtx // the context whose end explains an error
+		if err == nil {
+			if afterCheckpointHook != nil {
+				afterCheckpointHook(iterCtx, n)
+			}
+			err, cut = t.finishIteration(tailCtx, rec, path, start), tailCtx
+		}
+		if err != nil {
+			if cut.Err() == nil {
 				runErr = fmt.Errorf("iteration %d: %w", n, err)
 			}
 			break
@@ -795,12 +803,12 @@ func (t *Trainer) selfPlayRound(ctx context.Context, bestPath string, gen int, s
 	return nil
 }
 
-// iteration is one round of the loop; it returns ctx's error if cancelled.
-// Once its checkpoint is saved, the rest (gating, ladder, bench, the metrics
-// line) runs under tail, which the duration does not cancel.
-func (t *Trainer) iteration(ctx, tail context.Context, start time.Time) error {
+// trainIteration is the first half of one round of the loop: training, and
+// the new checkpoint (path), with the metrics line's record so far. It
+// returns ctx's error if cancelled.
+func (t *Trainer) trainIteration(ctx context.Context) (rec map[string]any, path string, err error) {
 	n := t.iter + 1
-	rec := map[string]any{"iteration": n}
+	rec = map[string]any{"iteration": n}
 	t.retryPublishBest(ctx)
 
 	// Training, on whatever self-play has written so far.
@@ -812,12 +820,12 @@ func (t *Trainer) iteration(ctx, tail context.Context, start time.Time) error {
 			t.iterSteps += steps
 			path := t.dir.checkpointPath(n)
 			if serr := t.save(path); serr != nil {
-				return errors.Join(err, serr)
+				return nil, "", errors.Join(err, serr)
 			}
 			t.log.Info("saved the unfinished iteration", "iteration", n, "steps_done", t.iterSteps,
 				"of", t.cfg.Train.StepsPerIteration, "file", path)
 		}
-		return err
+		return nil, "", err
 	}
 	t.iterSteps = 0
 	rec["train"] = map[string]any{"steps": steps, "total_steps": t.trainer.Steps(),
@@ -831,15 +839,19 @@ func (t *Trainer) iteration(ctx, tail context.Context, start time.Time) error {
 		rec["train"].(map[string]any)["loss_opp_policy"] = losses.OppPolicy
 	}
 	t.iter = n
-	path := t.dir.checkpointPath(n)
+	path = t.dir.checkpointPath(n)
 	if err := t.save(path); err != nil {
-		return err
+		return nil, "", err
 	}
+	return rec, path, nil
+}
 
-	if afterCheckpointHook != nil {
-		afterCheckpointHook(ctx, n)
-	}
-	ctx = tail
+// finishIteration is the second half of a round whose checkpoint is saved:
+// gating, the ladder and the bench now and then, and the metrics line. Run
+// gives it a context that the duration does not cancel (only Ctrl-C or a
+// failing run), so that a duration running out meanwhile loses none of it.
+func (t *Trainer) finishIteration(ctx context.Context, rec map[string]any, path string, start time.Time) error {
+	n := t.iter
 
 	// Gating.
 	promoted, gate, err := t.gate(ctx, path)
