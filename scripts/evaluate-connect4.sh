@@ -5,6 +5,8 @@
 #      (solver=0: the network's own judgement, issue 15) and of alphabeta:depth=5 on the first N positions of
 #      every Pons test set (N_HARD for the slow Begin-Hard set, N_LATE for the middle and end sets, whose
 #      verdicts are quick to compute), judged by the built-in solver. SOLVER0=0 leaves out the solver=0 player.
+#   3. the network's mistakes on Begin-Medium, Begin-Hard and Middle-Medium split by the best outcome of each
+#      position (wins, draws), in RUN/eval/mistakes.txt.
 # The solver's verdicts come from data/connect4/verdicts (shipped: the first 1000 positions of every set, 100
 # of Begin-Hard) where they cover the positions, else from the solver; they are cached in RUN/bench/.
 #
@@ -40,3 +42,7 @@ for set in Test_L1_R1 Test_L1_R2 Test_L1_R3 Test_L2_R1 Test_L2_R2 Test_L3_R1; do
       -verdicts "$run/bench/$set-$k.json" -out "$out/bench-$set-$name.jsonl" -quiet
   done
 done | tee "$out/bench.txt"
+
+# The network's mistakes by the best outcome of each position (a move that only draws is the hard case; docs:
+# "Where the mistakes are"); scripts/mistakes compares several runs the same way.
+go run ./scripts/mistakes -player net -sets Test_L1_R2,Test_L1_R3,Test_L2_R2 "$run" | tee "$out/mistakes.txt"
