@@ -104,13 +104,20 @@ func outcomeClass(score int) int {
 // a full column): another legal column has a strictly better win/draw/loss
 // outcome.
 func IsMistake(scores [7]int, move int) bool {
+	return outcomeClass(scores[move]) < BestOutcome(scores)
+}
+
+// BestOutcome is the best win/draw/loss outcome (1, 0, -1) among the legal
+// columns of scores (exact scores or outcomes; c4solver.Invalid for a full
+// column), -2 when every column is full.
+func BestOutcome(scores [7]int) int {
 	best := -2
 	for _, s := range scores {
 		if s != c4solver.Invalid {
 			best = max(best, outcomeClass(s))
 		}
 	}
-	return outcomeClass(scores[move]) < best
+	return best
 }
 
 // Bench asks a fresh player from f for a move in every non-terminal position

@@ -37,17 +37,6 @@ func main() {
 	}
 }
 
-// best is the best outcome among a position's legal columns.
-func best(r arena.BenchRecord) int {
-	b := -1
-	for _, o := range r.Outcomes {
-		if o != -1000 && o > b {
-			b = o
-		}
-	}
-	return b
-}
-
 func read(name string) ([]arena.BenchRecord, error) {
 	f, err := os.Open(name)
 	if err != nil {
@@ -61,6 +50,9 @@ func read(name string) ([]arena.BenchRecord, error) {
 		var r arena.BenchRecord
 		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
 			return nil, fmt.Errorf("%s:%d: %w", name, line, err)
+		}
+		if arena.BestOutcome(r.Outcomes) < -1 {
+			return nil, fmt.Errorf("%s:%d: position %s: no legal column in its outcomes", name, line, r.Position)
 		}
 		out = append(out, r)
 	}
@@ -87,7 +79,7 @@ func run(w io.Writer, player string, sets, runs []string) error {
 			if i == 0 {
 				for _, rec := range recs {
 					positions = append(positions, rec.Position)
-					bestOf[rec.Position] = best(rec)
+					bestOf[rec.Position] = arena.BestOutcome(rec.Outcomes)
 				}
 			} else if len(recs) != len(positions) {
 				return fmt.Errorf("%s: %d positions, %s has %d", name, len(recs), runs[0], len(positions))
@@ -98,7 +90,7 @@ func run(w io.Writer, player string, sets, runs []string) error {
 				}
 				if rec.Mistake {
 					missed[rec.Position]++
-					perRun[i][best(rec)+1]++
+					perRun[i][arena.BestOutcome(rec.Outcomes)+1]++
 				}
 			}
 		}
