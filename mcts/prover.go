@@ -6,8 +6,9 @@ import (
 	"tabula/games"
 )
 
-// Prover proves positions exactly where that is cheap: an Othello endgame
-// solver within a few empty squares of the end (package search/endgame).
+// Prover proves positions exactly where that is cheap: an Othello or Connect
+// Four endgame solver within a few empty squares of the end (package
+// search/endgame).
 // With Config.Endgame above zero, the search asks it about every child of
 // each node it expands (the root is expanded by the network, so that a move
 // can be chosen); a proven child becomes a solved node, backed up at its
@@ -32,7 +33,7 @@ func newProver(cfg *Config) (Prover, error) {
 		return nil, nil
 	}
 	if cfg.Prover == nil {
-		return nil, fmt.Errorf("mcts: endgame = %d but no exact prover was set (search/endgame.Configure; only Othello has one)", cfg.Endgame)
+		return nil, fmt.Errorf("mcts: endgame = %d but no exact prover was set (search/endgame.Configure; Othello and Connect Four have one)", cfg.Endgame)
 	}
 	p := cfg.Prover.NewProver()
 	if p == nil {

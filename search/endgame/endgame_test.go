@@ -8,6 +8,7 @@ import (
 
 	"tabula/games"
 	_ "tabula/games/connect4"
+	_ "tabula/games/gogame"
 	"tabula/games/othello"
 	"tabula/mcts"
 	"tabula/search/othelloend"
@@ -73,7 +74,9 @@ func TestConfigureRefuses(t *testing.T) {
 		solver  bool
 		want    string
 	}{
-		{"connect4", 10, true, "game connect4 has no exact endgame prover"},
+		{"go:size=5", 10, true, "game go"},
+		{"connect4", 21, true, "want 1..20 empty cells"},
+		{"connect4", 10, false, "needs the MCTS-solver"},
 		{"othello", 17, true, "want 1..16"},
 		{"othello:size=6", 10, false, "needs the MCTS-solver"},
 	}

@@ -1,0 +1,217 @@
+package endgame
+
+import (
+	"bufio"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"testing"
+
+	"tabula/games"
+	"tabula/games/connect4"
+	"tabula/internal/refdata"
+	"tabula/mcts"
+	"tabula/search/c4solver"
+)
+
+// ponsPosition is one line of Pascal Pons' benchmark sets: a position and
+// its exact score for the player to move (the sign is the outcome).
+type ponsPosition struct {
+	st    *connect4.State
+	score int
+}
+
+func loadPons(tb testing.TB, name string) []ponsPosition {
+	tb.Helper()
+	path := refdata.Path(tb, "connect4", name)
+	f, err := os.Open(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer f.Close()
+	var ps []ponsPosition
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		st, score, ok, err := c4solver.ParsePosition(sc.Text())
+		if err != nil || !ok {
+			tb.Fatalf("%s line %d: %q: %v", path, len(ps)+1, sc.Text(), err)
+		}
+		ps = append(ps, ponsPosition{st, score})
+	}
+	if err := sc.Err(); err != nil {
+		tb.Fatal(err)
+	}
+	return ps
+}
+
+func signOf(v int) float32 {
+	switch {
+	case v > 0:
+		return 1
+	case v < 0:
+		return -1
+	}
+	return 0
+}
+
+// forPlayer0 turns a value for the player to move of st into one for
+// player 0, the prover's convention.
+func forPlayer0(st games.State, v float32) float32 {
+	if st.CurrentPlayer() != 0 {
+		return -v
+	}
+	return v
+}
+
+// TestProveConnect4AgreesWithPons checks the Connect Four prover's verdicts
+// against the published scores of Pons' end and middle sets (1-27 empty
+// cells), and that it declines every position beyond its reach.
+func TestProveConnect4AgreesWithPons(t *testing.T) {
+	g := newGame(t, "connect4")
+	cfg := mcts.DefaultConfig()
+	cfg.Endgame = 16
+	if err := Configure(&cfg, g); err != nil {
+		t.Fatal(err)
+	}
+	pr := cfg.Prover.NewProver().(*Connect4)
+	seen := map[float32]int{}
+	declined := 0
+	for _, set := range []string{"Test_L3_R1", "Test_L2_R1"} {
+		for i, p := range loadPons(t, set) {
+			v, ok := pr.Prove(p.st)
+			empties := connect4.Cells - p.st.MoveNumber()
+			if empties > cfg.Endgame {
+				if ok {
+					t.Fatalf("%s #%d: %d empties proven (%v) beyond endgame=%d", set, i+1, empties, v, cfg.Endgame)
+				}
+				declined++
+				continue
+			}
+			if !ok {
+				t.Fatalf("%s #%d: %d empties not proven", set, i+1, empties)
+			}
+			if want := forPlayer0(p.st, signOf(p.score)); v != want {
+				t.Fatalf("%s #%d (%d empties): prover says %v for player 0, Pons' score %d gives %v", set, i+1, empties, v, p.score, want)
+			}
+			seen[v]++
+		}
+	}
+	if seen[1] == 0 || seen[-1] == 0 || seen[0] == 0 || declined == 0 {
+		t.Errorf("verdicts %v, %d declined: want wins, draws and losses for player 0, and some declined", seen, declined)
+	}
+	if pr.Solved != int64(seen[1]+seen[0]+seen[-1]) || pr.Nodes() == 0 {
+		t.Errorf("Solved %d, Nodes %d: want one count per proof and nodes searched", pr.Solved, pr.Nodes())
+	}
+}
+
+// TestSearchWithEndgameConnect4 searches Pons positions whose moves differ
+// in outcome with a network that misleads (value 0 and a prior of 0.99 on a
+// worse move). With endgame on and every child within reach, the network is
+// asked about the root alone and the move played achieves the position's
+// outcome; without it the favoured move draws many visits.
+func TestSearchWithEndgameConnect4(t *testing.T) {
+	g := newGame(t, "connect4")
+	ref, err := c4solver.New(20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tested := 0
+	for _, p := range loadPons(t, "Test_L2_R1") {
+		if tested == 25 {
+			break
+		}
+		if connect4.Cells-p.st.MoveNumber() > 15 {
+			continue
+		}
+		vals := map[int]float32{}
+		best := float32(-2)
+		for c, o := range ref.OutcomeMoves(p.st) {
+			if o != c4solver.Invalid {
+				vals[c] = float32(o)
+				best = max(best, float32(o))
+			}
+		}
+		favour, fv := -1, float32(-2)
+		for a, v := range vals {
+			if v < best && (v > fv || v == fv && a < favour) {
+				favour, fv = a, v
+			}
+		}
+		if favour < 0 {
+			continue // every move has the same outcome
+		}
+		tested++
+		cfg := mcts.DefaultConfig()
+		cfg.Simulations = 200
+		cfg.DirichletEpsilon = 0
+		cfg.Endgame = 14
+		if err := Configure(&cfg, g); err != nil {
+			t.Fatal(err)
+		}
+		calls := 0
+		s, err := mcts.NewSearch(cfg, uniform{&calls, favour}, rand.New(rand.NewPCG(1, uint64(tested))))
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := s.Run(t.Context(), p.st)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if calls != 1 {
+			t.Errorf("position %d: the network was asked about %d positions, want 1 (the root)", tested, calls)
+		}
+		if vals[res.Action] != best || res.Value != best {
+			t.Errorf("position %d: played %d worth %v (root value %v), the best move is worth %v (all: %v)\n%v",
+				tested, res.Action, vals[res.Action], res.Value, best, vals, p.st)
+		}
+	}
+	if tested < 10 {
+		t.Fatalf("only %d positions with moves of different outcomes", tested)
+	}
+}
+
+// BenchmarkProveConnect4 measures one weak solve of Pons positions (middle
+// and end sets) with a given number of empty cells, with a prover's own
+// 2^14-entry table kept across positions as in a search: what a leaf costs
+// against a network evaluation. The table is cleared whenever the positions
+// come round again, so none is found solved.
+func BenchmarkProveConnect4(b *testing.B) {
+	g := newGame(b, "connect4")
+	var all []ponsPosition
+	for _, set := range []string{"Test_L3_R1", "Test_L2_R1", "Test_L2_R2"} {
+		all = append(all, loadPons(b, set)...)
+	}
+	for _, empties := range []int{8, 12, 14, 16, 18, 20} {
+		b.Run(fmt.Sprintf("e%d", empties), func(b *testing.B) {
+			var pos []*connect4.State
+			for _, p := range all {
+				if connect4.Cells-p.st.MoveNumber() == empties {
+					pos = append(pos, p.st)
+				}
+			}
+			if len(pos) == 0 {
+				b.Skipf("no Pons position with %d empties", empties)
+			}
+			cfg := mcts.DefaultConfig()
+			cfg.Endgame = empties
+			if err := Configure(&cfg, g); err != nil {
+				b.Fatal(err)
+			}
+			pr := cfg.Prover.NewProver().(*Connect4)
+			b.ReportAllocs()
+			i, nodes := 0, uint64(0)
+			for b.Loop() {
+				if i == len(pos) {
+					nodes += pr.Nodes()
+					pr.solver.Reset()
+					i = 0
+				}
+				if _, ok := pr.Prove(pos[i]); !ok {
+					b.Fatal("not proven")
+				}
+				i++
+			}
+			b.ReportMetric(float64(nodes+pr.Nodes())/float64(b.N), "nodes/op")
+		})
+	}
+}
