@@ -6,6 +6,8 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"runtime"
 	"sync"
 	"testing"
@@ -16,6 +18,7 @@ import (
 	"tabula/games"
 	"tabula/mcts"
 	"tabula/nn"
+	"tabula/search/endgame"
 )
 
 // cpuTime reads a CPU clock: CLOCK_PROCESS_CPUTIME_ID for the whole process
@@ -63,6 +66,9 @@ type selfPlayBench struct {
 	direct bool
 	// ownCache gives each direct evaluator its own cache.
 	ownCache bool
+	// weights is a checkpoint to play with instead of random initial
+	// weights (games as long as a trained network's).
+	weights string
 }
 
 // BenchmarkSelfPlayNet plays Connect Four self-play games with the network
@@ -161,6 +167,28 @@ func BenchmarkSelfPlayGumbel(b *testing.B) {
 	}
 }
 
+// BenchmarkSelfPlayEndgame measures Connect Four self-play with exact
+// endgames in the tree (selfplay.mcts.endgame: every leaf within N empty
+// cells of the end is proven by the solver instead of evaluated), at the
+// cheaper settings of the 2026-11-26 hour H (50/16 simulations, gumbel_m
+// 8), direct/W=1. TABULA_BENCH_WEIGHTS names a checkpoint to play with (a
+// trained network's games are longer and closer than random weights').
+//
+//	TABULA_BENCH_WEIGHTS=runs/c4-cheap/checkpoints/ckpt-000072.tbn \
+//	go test ./pipeline -run '^$' -bench SelfPlayEndgame -benchtime 64x -cpu 1
+func BenchmarkSelfPlayEndgame(b *testing.B) {
+	weights := os.Getenv("TABULA_BENCH_WEIGHTS")
+	if weights != "" && !filepath.IsAbs(weights) {
+		weights = filepath.Join("..", weights)
+	}
+	for _, e := range []int{0, 12, 14, 16, 18} {
+		v := selfPlayBench{name: fmt.Sprintf("endgame=%d", e), workers: 1, direct: true, weights: weights,
+			set: []string{"selfplay.mcts.simulations=50", "selfplay.mcts.fast_simulations=16", "selfplay.mcts.gumbel_m=8",
+				fmt.Sprintf("selfplay.mcts.endgame=%d", e)}}
+		b.Run(v.name, func(b *testing.B) { benchSelfPlay(b, v) })
+	}
+}
+
 // BenchmarkSelfPlayBackgammon plays backgammon self-play games with the
 // network and search settings of configs/backgammon.yaml and random initial
 // weights, as BenchmarkSelfPlayNet's direct variants; positions count the
@@ -191,6 +219,20 @@ func benchSelfPlay(b *testing.B, v selfPlayBench) {
 	shape := nn.Shape{Planes: p, Height: h, Width: w, Actions: g.NumActions()}
 	weights, err := nn.NewWeights(cfg.Network, shape, rand.New(rand.NewPCG(cfg.Seed, 1)))
 	if err != nil {
+		b.Fatal(err)
+	}
+	if v.weights != "" {
+		ck, err := nn.LoadCheckpoint(v.weights)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := ck.CheckGame(g); err != nil {
+			b.Fatal(err)
+		}
+		weights = ck.Weights
+	}
+	mc := cfg.SelfPlay.MCTS // with the game's exact endgame prover, as generate has it
+	if err := endgame.Configure(&mc, g); err != nil {
 		b.Fatal(err)
 	}
 	evals := make([]*timedEvaluator, v.workers)
@@ -244,7 +286,7 @@ func benchSelfPlay(b *testing.B, v selfPlayBench) {
 		if i < b.N%v.workers {
 			share++
 		}
-		sp, err := mcts.NewSelfPlay(cfg.SelfPlay.MCTS, g, evals[i], rand.New(rand.NewPCG(cfg.Seed, uint64(i)+1)))
+		sp, err := mcts.NewSelfPlay(mc, g, evals[i], rand.New(rand.NewPCG(cfg.Seed, uint64(i)+1)))
 		if err != nil {
 			b.Fatal(err)
 		}
