@@ -87,9 +87,10 @@ type Config struct {
 	// Endgame, above zero, proves exactly every child within Endgame of
 	// the end of the game when its parent is expanded (a win, draw or
 	// loss, a solved node never evaluated by the network): an exact
-	// endgame solver inside the tree, as Othello programs use. For Othello
-	// it counts empty squares (package search/endgame supplies the prover;
-	// other games have none). It needs Solver. 0: off.
+	// endgame solver inside the tree, as Othello programs use. It counts
+	// empty squares (Othello, up to 16) or cells (Connect Four, up to 20);
+	// package search/endgame supplies the provers; other games have none.
+	// It needs Solver. 0: off.
 	Endgame int `yaml:"endgame"`
 	// Prover makes the exact prover of each search (searches do not share
 	// one). It is set by the caller for the game (endgame.Configure), not
