@@ -12,8 +12,10 @@
 package c4solver
 
 import (
+	"bufio"
 	"fmt"
 	"math/bits"
+	"os"
 	"strconv"
 	"strings"
 
@@ -374,6 +376,40 @@ func (s *Solver) negamax(cur, mask uint64, moves, alpha, beta int) int {
 		s.put(key, alpha-minScore+1)
 	}
 	return alpha
+}
+
+// Position is one line of a benchmark set in Pascal Pons' format: the
+// position and its exact score for the player to move.
+type Position struct {
+	Line  string
+	State *connect4.State
+	Score int
+}
+
+// ReadSet reads a benchmark set in Pons' format (one position and its score
+// a line), naming the file and line of the first bad one.
+func ReadSet(path string) ([]Position, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var ps []Position
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		st, score, ok, err := ParsePosition(sc.Text())
+		if err == nil && !ok {
+			err = fmt.Errorf("no score")
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s line %d: %q: %w", path, len(ps)+1, sc.Text(), err)
+		}
+		ps = append(ps, Position{sc.Text(), st, score})
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return ps, nil
 }
 
 // ParsePosition reads one line in Pons' format, "<moves> [score]": the

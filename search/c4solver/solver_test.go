@@ -1,9 +1,7 @@
 package c4solver
 
 import (
-	"bufio"
 	"math/rand/v2"
-	"os"
 	"testing"
 	"time"
 
@@ -22,23 +20,13 @@ type refPosition struct {
 // loadSet reads a Pons benchmark set from the reference data.
 func loadSet(tb testing.TB, name string) []refPosition {
 	tb.Helper()
-	path := refdata.Path(tb, "connect4", name)
-	f, err := os.Open(path)
+	set, err := ReadSet(refdata.Path(tb, "connect4", name))
 	if err != nil {
 		tb.Fatal(err)
 	}
-	defer f.Close()
-	var ps []refPosition
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		st, score, ok, err := ParsePosition(sc.Text())
-		if err != nil || !ok {
-			tb.Fatalf("%s line %d: %q: %v (score given: %v)", path, len(ps)+1, sc.Text(), err, ok)
-		}
-		ps = append(ps, refPosition{sc.Text(), st, score})
-	}
-	if err := sc.Err(); err != nil {
-		tb.Fatal(err)
+	ps := make([]refPosition, len(set))
+	for i, p := range set {
+		ps[i] = refPosition{p.Line, p.State, p.Score}
 	}
 	return ps
 }

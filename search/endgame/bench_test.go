@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"tabula/games"
 	"tabula/games/othello"
 	"tabula/mcts"
 )
@@ -32,20 +33,37 @@ func BenchmarkProveOthello8(b *testing.B) {
 				b.Fatal(err)
 			}
 			pr := cfg.Prover.NewProver().(*Othello)
-			b.ReportAllocs()
-			i, nodes := 0, uint64(0)
-			for b.Loop() {
-				if i == len(pos) {
-					nodes += pr.Nodes()
-					pr.solver.Reset()
-					i = 0
-				}
-				if _, ok := pr.Prove(pos[i]); !ok {
-					b.Fatal("not proven")
-				}
-				i++
+			ps := make([]games.State, len(pos))
+			for i, st := range pos {
+				ps[i] = st
 			}
-			b.ReportMetric(float64(nodes+pr.Nodes())/float64(b.N), "nodes/op")
+			benchProofs(b, pr, pr.solver.Reset, ps)
 		})
 	}
+}
+
+// countingProver is a prover that counts the solver's nodes.
+type countingProver interface {
+	mcts.Prover
+	Nodes() uint64
+}
+
+// benchProofs proves pos round and round with pr, calling reset (which
+// clears the prover's table and node count) whenever they come round again,
+// and reports the solver nodes a proof.
+func benchProofs(b *testing.B, pr countingProver, reset func(), pos []games.State) {
+	b.ReportAllocs()
+	i, nodes := 0, uint64(0)
+	for b.Loop() {
+		if i == len(pos) {
+			nodes += pr.Nodes()
+			reset()
+			i = 0
+		}
+		if _, ok := pr.Prove(pos[i]); !ok {
+			b.Fatal("not proven")
+		}
+		i++
+	}
+	b.ReportMetric(float64(nodes+pr.Nodes())/float64(b.N), "nodes/op")
 }

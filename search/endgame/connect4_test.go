@@ -1,10 +1,7 @@
 package endgame
 
 import (
-	"bufio"
 	"fmt"
-	"math/rand/v2"
-	"os"
 	"testing"
 
 	"tabula/games"
@@ -14,44 +11,13 @@ import (
 	"tabula/search/c4solver"
 )
 
-// ponsPosition is one line of Pascal Pons' benchmark sets: a position and
-// its exact score for the player to move (the sign is the outcome).
-type ponsPosition struct {
-	st    *connect4.State
-	score int
-}
-
-func loadPons(tb testing.TB, name string) []ponsPosition {
+func loadPons(tb testing.TB, name string) []c4solver.Position {
 	tb.Helper()
-	path := refdata.Path(tb, "connect4", name)
-	f, err := os.Open(path)
+	ps, err := c4solver.ReadSet(refdata.Path(tb, "connect4", name))
 	if err != nil {
 		tb.Fatal(err)
 	}
-	defer f.Close()
-	var ps []ponsPosition
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		st, score, ok, err := c4solver.ParsePosition(sc.Text())
-		if err != nil || !ok {
-			tb.Fatalf("%s line %d: %q: %v", path, len(ps)+1, sc.Text(), err)
-		}
-		ps = append(ps, ponsPosition{st, score})
-	}
-	if err := sc.Err(); err != nil {
-		tb.Fatal(err)
-	}
 	return ps
-}
-
-func signOf(v int) float32 {
-	switch {
-	case v > 0:
-		return 1
-	case v < 0:
-		return -1
-	}
-	return 0
 }
 
 // forPlayer0 turns a value for the player to move of st into one for
@@ -78,8 +44,8 @@ func TestProveConnect4AgreesWithPons(t *testing.T) {
 	declined := 0
 	for _, set := range []string{"Test_L3_R1", "Test_L2_R1"} {
 		for i, p := range loadPons(t, set) {
-			v, ok := pr.Prove(p.st)
-			empties := connect4.Cells - p.st.MoveNumber()
+			v, ok := pr.Prove(p.State)
+			empties := connect4.Cells - p.State.MoveNumber()
 			if empties > cfg.Endgame {
 				if ok {
 					t.Fatalf("%s #%d: %d empties proven (%v) beyond endgame=%d", set, i+1, empties, v, cfg.Endgame)
@@ -90,8 +56,8 @@ func TestProveConnect4AgreesWithPons(t *testing.T) {
 			if !ok {
 				t.Fatalf("%s #%d: %d empties not proven", set, i+1, empties)
 			}
-			if want := forPlayer0(p.st, signOf(p.score)); v != want {
-				t.Fatalf("%s #%d (%d empties): prover says %v for player 0, Pons' score %d gives %v", set, i+1, empties, v, p.score, want)
+			if want := forPlayer0(p.State, float32(max(-1, min(1, p.Score)))); v != want {
+				t.Fatalf("%s #%d (%d empties): prover says %v for player 0, Pons' score %d gives %v", set, i+1, empties, v, p.Score, want)
 			}
 			seen[v]++
 		}
@@ -120,12 +86,12 @@ func TestSearchWithEndgameConnect4(t *testing.T) {
 		if tested == 25 {
 			break
 		}
-		if connect4.Cells-p.st.MoveNumber() > 15 {
+		if connect4.Cells-p.State.MoveNumber() > 15 {
 			continue
 		}
 		vals := map[int]float32{}
 		best := float32(-2)
-		for c, o := range ref.OutcomeMoves(p.st) {
+		for c, o := range ref.OutcomeMoves(p.State) {
 			if o != c4solver.Invalid {
 				vals[c] = float32(o)
 				best = max(best, float32(o))
@@ -141,28 +107,13 @@ func TestSearchWithEndgameConnect4(t *testing.T) {
 			continue // every move has the same outcome
 		}
 		tested++
-		cfg := mcts.DefaultConfig()
-		cfg.Simulations = 200
-		cfg.DirichletEpsilon = 0
-		cfg.Endgame = 14
-		if err := Configure(&cfg, g); err != nil {
-			t.Fatal(err)
-		}
-		calls := 0
-		s, err := mcts.NewSearch(cfg, uniform{&calls, favour}, rand.New(rand.NewPCG(1, uint64(tested))))
-		if err != nil {
-			t.Fatal(err)
-		}
-		res, err := s.Run(t.Context(), p.st)
-		if err != nil {
-			t.Fatal(err)
-		}
+		res, calls := searchMisled(t, g, p.State, 200, 14, favour, uint64(tested))
 		if calls != 1 {
 			t.Errorf("position %d: the network was asked about %d positions, want 1 (the root)", tested, calls)
 		}
 		if vals[res.Action] != best || res.Value != best {
 			t.Errorf("position %d: played %d worth %v (root value %v), the best move is worth %v (all: %v)\n%v",
-				tested, res.Action, vals[res.Action], res.Value, best, vals, p.st)
+				tested, res.Action, vals[res.Action], res.Value, best, vals, p.State)
 		}
 	}
 	if tested < 10 {
@@ -177,16 +128,16 @@ func TestSearchWithEndgameConnect4(t *testing.T) {
 // come round again, so none is found solved.
 func BenchmarkProveConnect4(b *testing.B) {
 	g := newGame(b, "connect4")
-	var all []ponsPosition
+	var all []c4solver.Position
 	for _, set := range []string{"Test_L3_R1", "Test_L2_R1", "Test_L2_R2"} {
 		all = append(all, loadPons(b, set)...)
 	}
 	for _, empties := range []int{8, 12, 14, 16, 18, 20} {
 		b.Run(fmt.Sprintf("e%d", empties), func(b *testing.B) {
-			var pos []*connect4.State
+			var pos []games.State
 			for _, p := range all {
-				if connect4.Cells-p.st.MoveNumber() == empties {
-					pos = append(pos, p.st)
+				if connect4.Cells-p.State.MoveNumber() == empties {
+					pos = append(pos, p.State)
 				}
 			}
 			if len(pos) == 0 {
@@ -198,20 +149,7 @@ func BenchmarkProveConnect4(b *testing.B) {
 				b.Fatal(err)
 			}
 			pr := cfg.Prover.NewProver().(*Connect4)
-			b.ReportAllocs()
-			i, nodes := 0, uint64(0)
-			for b.Loop() {
-				if i == len(pos) {
-					nodes += pr.Nodes()
-					pr.solver.Reset()
-					i = 0
-				}
-				if _, ok := pr.Prove(pos[i]); !ok {
-					b.Fatal("not proven")
-				}
-				i++
-			}
-			b.ReportMetric(float64(nodes+pr.Nodes())/float64(b.N), "nodes/op")
+			benchProofs(b, pr, pr.solver.Reset, pos)
 		})
 	}
 }

@@ -221,22 +221,7 @@ func TestSearchWithEndgameIsExact(t *testing.T) {
 			}
 		}
 		for _, endgame := range []int{0, 12} {
-			cfg := mcts.DefaultConfig()
-			cfg.Simulations = 400
-			cfg.DirichletEpsilon = 0
-			cfg.Endgame = endgame
-			if err := Configure(&cfg, g); err != nil {
-				t.Fatal(err)
-			}
-			calls := 0
-			s, err := mcts.NewSearch(cfg, uniform{&calls, favour}, rand.New(rand.NewPCG(1, uint64(tested))))
-			if err != nil {
-				t.Fatal(err)
-			}
-			res, err := s.Run(t.Context(), st)
-			if err != nil {
-				t.Fatal(err)
-			}
+			res, calls := searchMisled(t, g, st, 400, endgame, favour, uint64(tested))
 			if endgame == 0 {
 				if calls < 50 {
 					t.Fatalf("without endgame the network was asked about %d positions; want many", calls)
@@ -309,4 +294,28 @@ func TestSelfPlayWithEndgame(t *testing.T) {
 	if games != 4 {
 		t.Errorf("%d games finished, want 4", games)
 	}
+}
+
+// searchMisled runs one search of st at sims simulations with endgame N,
+// guided by a network of value 0 that puts 0.99 of its prior on favour,
+// and returns the result and the positions the network was asked about.
+func searchMisled(t *testing.T, g games.Game, st games.State, sims, endgame, favour int, seed uint64) (mcts.Result, int) {
+	t.Helper()
+	cfg := mcts.DefaultConfig()
+	cfg.Simulations = sims
+	cfg.DirichletEpsilon = 0
+	cfg.Endgame = endgame
+	if err := Configure(&cfg, g); err != nil {
+		t.Fatal(err)
+	}
+	calls := 0
+	s, err := mcts.NewSearch(cfg, uniform{&calls, favour}, rand.New(rand.NewPCG(1, seed)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := s.Run(t.Context(), st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res, calls
 }
