@@ -10,38 +10,17 @@ import (
 	"strings"
 	"time"
 
-	"tabula/games/connect4"
 	"tabula/search/c4solver"
 )
 
-// Position is one line of a Pons benchmark file.
-type Position struct {
-	Line  int    // line number in its file, from 1
-	Moves string // columns played, 1-7
-	State *connect4.State
-}
+// Position is one line of a Pons benchmark file (its score, if any, is
+// not used by the bench).
+type Position = c4solver.Position
 
-// ReadPositions reads Pons-format lines ("<moves> [score]", the score
-// ignored), skipping blank lines. The error names the line number.
+// ReadPositions reads Pons-format lines ("<moves> [score]"), skipping blank
+// lines. The error names the line number.
 func ReadPositions(r io.Reader, name string) ([]Position, error) {
-	var out []Position
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 4096), 1<<20)
-	for n := 1; sc.Scan(); n++ {
-		line := strings.TrimSpace(sc.Text())
-		if line == "" {
-			continue
-		}
-		st, _, _, err := c4solver.ParsePosition(line)
-		if err != nil {
-			return nil, fmt.Errorf("%s:%d: %w", name, n, err)
-		}
-		out = append(out, Position{Line: n, Moves: strings.Fields(line)[0], State: st})
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
-	}
-	return out, nil
+	return c4solver.ReadSet(r, name)
 }
 
 // BenchRecord is the verdict on one position, written as a JSON line.

@@ -14,8 +14,8 @@ package c4solver
 import (
 	"bufio"
 	"fmt"
+	"io"
 	"math/bits"
-	"os"
 	"strconv"
 	"strings"
 
@@ -378,38 +378,36 @@ func (s *Solver) negamax(cur, mask uint64, moves, alpha, beta int) int {
 	return alpha
 }
 
-// Position is one line of a benchmark set in Pascal Pons' format: the
-// position and its exact score for the player to move.
+// Position is one line of a benchmark file in Pascal Pons' format.
 type Position struct {
-	Line  string
-	State *connect4.State
-	Score int
+	Line     int    // line number in its file, from 1
+	Moves    string // columns played, 1-7
+	State    *connect4.State
+	Score    int  // the exact score for the player to move, when HasScore
+	HasScore bool // the line gave a score
 }
 
-// ReadSet reads a benchmark set in Pons' format (one position and its score
-// a line), naming the file and line of the first bad one.
-func ReadSet(path string) ([]Position, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	var ps []Position
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		st, score, ok, err := ParsePosition(sc.Text())
-		if err == nil && !ok {
-			err = fmt.Errorf("no score")
+// ReadSet reads Pons-format lines ("<moves> [score]"), skipping blank
+// lines. The error names the file (name) and the line number.
+func ReadSet(r io.Reader, name string) ([]Position, error) {
+	var out []Position
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 4096), 1<<20)
+	for n := 1; sc.Scan(); n++ {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" {
+			continue
 		}
+		st, score, has, err := ParsePosition(line)
 		if err != nil {
-			return nil, fmt.Errorf("%s line %d: %q: %w", path, len(ps)+1, sc.Text(), err)
+			return nil, fmt.Errorf("%s:%d: %w", name, n, err)
 		}
-		ps = append(ps, Position{sc.Text(), st, score})
+		out = append(out, Position{Line: n, Moves: strings.Fields(line)[0], State: st, Score: score, HasScore: has})
 	}
 	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	return ps, nil
+	return out, nil
 }
 
 // ParsePosition reads one line in Pons' format, "<moves> [score]": the

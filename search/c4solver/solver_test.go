@@ -2,6 +2,7 @@ package c4solver
 
 import (
 	"math/rand/v2"
+	"os"
 	"testing"
 	"time"
 
@@ -20,13 +21,22 @@ type refPosition struct {
 // loadSet reads a Pons benchmark set from the reference data.
 func loadSet(tb testing.TB, name string) []refPosition {
 	tb.Helper()
-	set, err := ReadSet(refdata.Path(tb, "connect4", name))
+	path := refdata.Path(tb, "connect4", name)
+	f, err := os.Open(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer f.Close()
+	set, err := ReadSet(f, path)
 	if err != nil {
 		tb.Fatal(err)
 	}
 	ps := make([]refPosition, len(set))
 	for i, p := range set {
-		ps[i] = refPosition{p.Line, p.State, p.Score}
+		if !p.HasScore {
+			tb.Fatalf("%s line %d: %q: no score", path, p.Line, p.Moves)
+		}
+		ps[i] = refPosition{p.Moves, p.State, p.Score}
 	}
 	return ps
 }

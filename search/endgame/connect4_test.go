@@ -2,6 +2,7 @@ package endgame
 
 import (
 	"fmt"
+	"os"
 	"testing"
 
 	"tabula/games"
@@ -13,9 +14,20 @@ import (
 
 func loadPons(tb testing.TB, name string) []c4solver.Position {
 	tb.Helper()
-	ps, err := c4solver.ReadSet(refdata.Path(tb, "connect4", name))
+	path := refdata.Path(tb, "connect4", name)
+	f, err := os.Open(path)
 	if err != nil {
 		tb.Fatal(err)
+	}
+	defer f.Close()
+	ps, err := c4solver.ReadSet(f, path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for _, p := range ps {
+		if !p.HasScore {
+			tb.Fatalf("%s line %d: %q: no score", path, p.Line, p.Moves)
+		}
 	}
 	return ps
 }

@@ -45,27 +45,26 @@ func Configure(cfg *mcts.Config, g games.Game) error {
 		cfg.Prover = nil
 		return nil
 	}
-	if _, ok := g.(connect4.Game); ok {
-		if cfg.Endgame < 1 || cfg.Endgame > MaxConnect4Empties {
-			return fmt.Errorf("endgame = %d: want 1..%d empty cells for Connect Four (0: off)", cfg.Endgame, MaxConnect4Empties)
-		}
-		if !cfg.Solver {
-			return fmt.Errorf("endgame = %d needs the MCTS-solver (solver on)", cfg.Endgame)
-		}
-		cfg.Prover = connect4Maker{empties: cfg.Endgame}
-		return nil
-	}
-	og, ok := g.(*othello.Game)
-	if !ok {
+	var (
+		most  int
+		what  string
+		maker mcts.ProverMaker
+	)
+	switch gg := g.(type) {
+	case connect4.Game:
+		most, what, maker = MaxConnect4Empties, "empty cells for Connect Four", connect4Maker{empties: cfg.Endgame}
+	case *othello.Game:
+		most, what, maker = MaxOthelloEmpties, "empty squares for Othello", &othelloMaker{empties: cfg.Endgame, size: gg.Size()}
+	default:
 		return fmt.Errorf("endgame = %d: game %s has no exact endgame prover (only Othello and Connect Four have one); use 0", cfg.Endgame, g.Name())
 	}
-	if cfg.Endgame < 1 || cfg.Endgame > MaxOthelloEmpties {
-		return fmt.Errorf("endgame = %d: want 1..%d empty squares for Othello (0: off)", cfg.Endgame, MaxOthelloEmpties)
+	if cfg.Endgame < 1 || cfg.Endgame > most {
+		return fmt.Errorf("endgame = %d: want 1..%d %s (0: off)", cfg.Endgame, most, what)
 	}
 	if !cfg.Solver {
 		return fmt.Errorf("endgame = %d needs the MCTS-solver (solver on)", cfg.Endgame)
 	}
-	cfg.Prover = &othelloMaker{empties: cfg.Endgame, size: og.Size()}
+	cfg.Prover = maker
 	return nil
 }
 
