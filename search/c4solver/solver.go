@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"io"
 	"math/bits"
+	"os"
 	"strconv"
 	"strings"
 
@@ -408,6 +409,16 @@ func ReadSet(r io.Reader, name string) ([]Position, error) {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	return out, nil
+}
+
+// ReadSetFile reads the Pons-format file at path with ReadSet.
+func ReadSetFile(path string) ([]Position, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return ReadSet(f, path)
 }
 
 // ParsePosition reads one line in Pons' format, "<moves> [score]": the

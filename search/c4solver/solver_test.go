@@ -2,7 +2,6 @@ package c4solver
 
 import (
 	"math/rand/v2"
-	"os"
 	"testing"
 	"time"
 
@@ -22,12 +21,7 @@ type refPosition struct {
 func loadSet(tb testing.TB, name string) []refPosition {
 	tb.Helper()
 	path := refdata.Path(tb, "connect4", name)
-	f, err := os.Open(path)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer f.Close()
-	set, err := ReadSet(f, path)
+	set, err := ReadSetFile(path)
 	if err != nil {
 		tb.Fatal(err)
 	}

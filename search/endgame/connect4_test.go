@@ -2,7 +2,6 @@ package endgame
 
 import (
 	"fmt"
-	"os"
 	"testing"
 
 	"tabula/games"
@@ -15,12 +14,7 @@ import (
 func loadPons(tb testing.TB, name string) []c4solver.Position {
 	tb.Helper()
 	path := refdata.Path(tb, "connect4", name)
-	f, err := os.Open(path)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer f.Close()
-	ps, err := c4solver.ReadSet(f, path)
+	ps, err := c4solver.ReadSetFile(path)
 	if err != nil {
 		tb.Fatal(err)
 	}
