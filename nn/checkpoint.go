@@ -30,6 +30,7 @@ const (
 	ckScore
 	ckGlobalPooling
 	ckOpponentPolicy
+	ckWDL
 )
 
 // checkpointMagic opens every checkpoint file.
@@ -158,7 +159,7 @@ func WriteCheckpoint(out io.Writer, c *Checkpoint) error {
 		version = CheckpointVersion
 		var flags uint32
 		for bit, on := range map[uint32]bool{ckOwnership: cf.Ownership, ckScore: cf.Score, ckGlobalPooling: cf.GlobalPooling,
-			ckOpponentPolicy: cf.OpponentPolicy} {
+			ckOpponentPolicy: cf.OpponentPolicy, ckWDL: cf.WDL} {
 			if on {
 				flags |= bit
 			}
@@ -394,7 +395,8 @@ func expectedFloats(c Config, s Shape) int64 {
 	n := f*int64(s.Planes)*9 + bn(f)
 	n += int64(c.Blocks) * 2 * (f*f*9 + bn(f))
 	n += pf*f + bn(pf) + int64(s.Actions)*pf*hw + int64(s.Actions)
-	n += vf*f + bn(vf) + vh*vf*hw + vh + vh + 1
+	vo := int64(c.ValueOutputs())
+	n += vf*f + bn(vf) + vh*vf*hw + vh + vo*vh + vo
 	for i := 0; i < c.Blocks; i++ {
 		if c.PoolBlock(i) {
 			n += f*2*int64(c.Pooled()) + f
@@ -424,7 +426,7 @@ func decodeBody(body []byte, version uint32) (*Checkpoint, error) {
 		if i == 5 && version >= 2 {
 			flags = d.u32("config.flags")
 			poolChannels = d.u32("config.pool_channels")
-			if d.err == nil && flags&^(ckOwnership|ckScore|ckGlobalPooling|ckOpponentPolicy) != 0 {
+			if d.err == nil && flags&^(ckOwnership|ckScore|ckGlobalPooling|ckOpponentPolicy|ckWDL) != 0 {
 				d.fail("config.flags = %#x: unknown bits", flags)
 			}
 			if d.err == nil && poolChannels > maxDim {
@@ -442,9 +444,9 @@ func decodeBody(body []byte, version uint32) (*Checkpoint, error) {
 	}
 	cfg := Config{Filters: v[0], Blocks: v[1], PolicyFilters: v[2], ValueFilters: v[3], ValueHidden: v[4],
 		Ownership: flags&ckOwnership != 0, Score: flags&ckScore != 0, GlobalPooling: flags&ckGlobalPooling != 0,
-		OpponentPolicy: flags&ckOpponentPolicy != 0, PoolChannels: int(poolChannels)}
+		OpponentPolicy: flags&ckOpponentPolicy != 0, WDL: flags&ckWDL != 0, PoolChannels: int(poolChannels)}
 	if version >= 2 && !cfg.HasAux() {
-		return nil, errors.New("format version 2 without auxiliary heads or global pooling, which is written as version 1")
+		return nil, errors.New("format version 2 without auxiliary heads, global pooling or a win/draw/loss value head, which is written as version 1")
 	}
 	shape := Shape{Planes: v[5], Height: v[6], Width: v[7], Actions: v[8]}
 	if err := cfg.Validate(); err != nil {

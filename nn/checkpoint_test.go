@@ -122,6 +122,7 @@ func TestExpectedFloatsMatchesTensors(t *testing.T) {
 		{Config{Filters: 12, Blocks: 2, PolicyFilters: 2, ValueFilters: 1, ValueHidden: 8, GlobalPooling: true}, Shape{3, 6, 6, 37}},
 		{Config{Filters: 12, Blocks: 2, PolicyFilters: 2, ValueFilters: 1, ValueHidden: 8, Score: true}, Shape{3, 6, 6, 37}},
 		{Config{Filters: 12, Blocks: 2, PolicyFilters: 3, ValueFilters: 1, ValueHidden: 8, OpponentPolicy: true}, Shape{3, 6, 6, 37}},
+		{Config{Filters: 12, Blocks: 2, PolicyFilters: 2, ValueFilters: 1, ValueHidden: 8, WDL: true}, Shape{2, 6, 7, 7}},
 	} {
 		w := allocate(tc.cfg, tc.shape)
 		var n int64

@@ -33,11 +33,11 @@ type Model struct {
 
 	stem   layer
 	blocks []blockLayers
-	head   layer // both heads' 1x1 convs, stored [PF+VF][F] (transposed)
-	policy layer // stored [Actions][hw*heads] (transposed), zero for the value channels
-	value1 layer // stored [ValueHidden][hw*heads] (transposed), zero for the policy channels
-	value2 []float32
-	v2bias float32
+	head   layer     // both heads' 1x1 convs, stored [PF+VF][F] (transposed)
+	policy layer     // stored [Actions][hw*heads] (transposed), zero for the value channels
+	value1 layer     // stored [ValueHidden][hw*heads] (transposed), zero for the policy channels
+	value2 []float32 // [ValueOutputs][ValueHidden]
+	v2bias []float32 // [ValueOutputs]
 
 	stemCopies, towerCopies []copyOp // im2col plans
 	towerAligned            bool     // every tower run is a multiple of 64 bytes
@@ -95,14 +95,14 @@ func NewModel(w *Weights) (*Model, error) {
 	m.stemCopies = im2colPlan(sh.Height, sh.Width, sh.Planes)
 	m.towerCopies = im2colPlan(sh.Height, sh.Width, cfg.Filters)
 	m.towerAligned = planAligned(m.towerCopies, 4)
-	m.v2bias = w.ValueFC2.B[0]
+	m.v2bias = append([]float32(nil), w.ValueFC2.B...)
 
 	f := int64(cfg.Filters)
 	conv3 := 2 * int64(hw) * 9 * f * f
 	m.flops = 2*int64(hw)*9*int64(sh.Planes)*f + 2*int64(cfg.Blocks)*conv3 +
 		2*int64(hw)*f*int64(m.heads) +
 		2*int64(w.PolicyFC.In)*int64(sh.Actions) +
-		2*int64(w.ValueFC1.In)*int64(cfg.ValueHidden) + 2*int64(cfg.ValueHidden)
+		2*int64(w.ValueFC1.In)*int64(cfg.ValueHidden) + 2*int64(cfg.ValueHidden)*int64(cfg.ValueOutputs())
 	for _, b := range m.blocks {
 		m.flops += 2 * int64(b.pool.k) * int64(b.pool.n)
 	}
@@ -505,8 +505,19 @@ func (n *Net) heads(batch int, logits, values []float32) {
 	vh := n.vh[:batch*m.value1.n]
 	n.dense(batch, m.value1, hd, vh, true)
 	nh := m.value1.n
+	if m.cfg.WDL {
+		var z [3]float32
+		for b := 0; b < batch; b++ {
+			h := vh[b*nh : (b+1)*nh]
+			for k := range z {
+				z[k] = dot(h, m.value2[k*nh:(k+1)*nh]) + m.v2bias[k]
+			}
+			values[b] = WDLValue(z[:], nil)
+		}
+		return
+	}
 	for b := 0; b < batch; b++ {
-		values[b] = float32(math.Tanh(float64(dot(vh[b*nh:(b+1)*nh], m.value2) + m.v2bias)))
+		values[b] = float32(math.Tanh(float64(dot(vh[b*nh:(b+1)*nh], m.value2) + m.v2bias[0])))
 	}
 }
 

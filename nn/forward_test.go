@@ -136,7 +136,14 @@ func refForward(w *Weights, obs []float32) (logits []float64, value float64) {
 	relu(v)
 	v = dense(w.ValueFC1, v)
 	relu(v)
-	value = math.Tanh(dense(w.ValueFC2, v)[0])
+	out := dense(w.ValueFC2, v)
+	if w.Config.WDL {
+		// p(win) - p(loss) of the softmax, in float64.
+		m := max(out[0], out[1], out[2])
+		e0, e1, e2 := math.Exp(out[0]-m), math.Exp(out[1]-m), math.Exp(out[2]-m)
+		return logits, (e0 - e2) / (e0 + e1 + e2)
+	}
+	value = math.Tanh(out[0])
 	return logits, value
 }
 
@@ -151,6 +158,8 @@ func TestForwardMatchesReference(t *testing.T) {
 		{"go9", Shape{Planes: 9, Height: 9, Width: 9, Actions: 82}, Config{Filters: 12, PolicyFilters: 3, ValueFilters: 1, ValueHidden: 10}},
 		{"tiny5", Shape{Planes: 1, Height: 5, Width: 5, Actions: 25}, Config{Filters: 5, PolicyFilters: 1, ValueFilters: 1, ValueHidden: 3}},
 		{"strip1x4", Shape{Planes: 2, Height: 1, Width: 4, Actions: 4}, Config{Filters: 3, PolicyFilters: 1, ValueFilters: 1, ValueHidden: 2}},
+		{"connect4-wdl", Shape{Planes: 2, Height: 6, Width: 7, Actions: 7}, Config{Filters: 16, PolicyFilters: 2, ValueFilters: 1, ValueHidden: 16, WDL: true}},
+		{"go5-wdl", Shape{Planes: 3, Height: 5, Width: 5, Actions: 26}, Config{Filters: 8, PolicyFilters: 2, ValueFilters: 2, ValueHidden: 5, WDL: true}},
 	}
 	seed := uint64(1)
 	for _, s := range shapes {

@@ -41,6 +41,47 @@ type Config struct {
 	GlobalPooling bool `yaml:"global_pooling"`
 	// PoolChannels is how many channels are pooled; 0 means Filters/4.
 	PoolChannels int `yaml:"pool_channels"`
+	// WDL makes the value head predict the probabilities of a win, a draw
+	// and a loss (a softmax over three outputs, as Leela Chess Zero and
+	// KataGo do) instead of one tanh output; the value search reads is
+	// p(win) - p(loss), and training minimises the cross-entropy against the
+	// outcome (see WDLTarget).
+	WDL bool `yaml:"wdl"`
+}
+
+// ValueOutputs is the width of the value head's last layer: 3 with WDL
+// (win, draw, loss logits), 1 otherwise.
+func (c Config) ValueOutputs() int {
+	if c.WDL {
+		return 3
+	}
+	return 1
+}
+
+// WDLValue turns the value head's three logits (win, draw, loss) into the
+// probabilities p and returns the value p[0] - p[2]. p may be nil.
+func WDLValue(logits []float32, p *[3]float32) float32 {
+	m := max(logits[0], logits[1], logits[2])
+	e0 := math.Exp(float64(logits[0] - m))
+	e1 := math.Exp(float64(logits[1] - m))
+	e2 := math.Exp(float64(logits[2] - m))
+	s := e0 + e1 + e2
+	if p != nil {
+		p[0], p[1], p[2] = float32(e0/s), float32(e1/s), float32(e2/s)
+	}
+	return float32((e0 - e2) / s)
+}
+
+// WDLTarget is the win/draw/loss distribution a value target z in [-1, 1]
+// stands for: a win, a draw or a loss for z = 1, 0, -1, and between them the
+// mixture of the two nearest outcomes whose expectation is z (a mixed value
+// target of 0.4 is 40% win, 60% draw). Its p(win) - p(loss) is z.
+func WDLTarget(z float32) [3]float32 {
+	z = min(max(z, -1), 1)
+	if z >= 0 {
+		return [3]float32{z, 1 - z, 0}
+	}
+	return [3]float32{0, 1 + z, -z}
 }
 
 // Pooled returns the number of channels the pooling blocks pool, 0 without
@@ -58,9 +99,11 @@ func (c Config) Pooled() int {
 // PoolBlock reports whether residual block i has global pooling.
 func (c Config) PoolBlock(i int) bool { return c.GlobalPooling && i%2 == 1 }
 
-// HasAux reports whether the network has an auxiliary head or global
-// pooling, the parts that need checkpoint format 2.
-func (c Config) HasAux() bool { return c.Ownership || c.Score || c.OpponentPolicy || c.GlobalPooling }
+// HasAux reports whether the network has an auxiliary head, global pooling
+// or a win/draw/loss value head, the parts that need checkpoint format 2.
+func (c Config) HasAux() bool {
+	return c.Ownership || c.Score || c.OpponentPolicy || c.GlobalPooling || c.WDL
+}
 
 // DefaultConfig is a 64-filter, 5-block tower, the size used for Connect Four.
 func DefaultConfig() Config {
@@ -145,7 +188,8 @@ type Residual struct {
 //	  (a pooling block: ReLU(BN1(Conv1(x)) + Pool(pool(ReLU(BN1(Conv1(x)))))))
 //	policy logits = PolicyFC(flatten(ReLU(PolicyBN(PolicyConv(x)))))  1x1 conv
 //	hidden = ReLU(ValueFC1(flatten(ReLU(ValueBN(ValueConv(x))))))
-//	value = tanh(ValueFC2(hidden))
+//	value = tanh(ValueFC2(hidden))                           or, with WDL:
+//	value = p(win) - p(loss), p = softmax(ValueFC2(hidden))   3 outputs
 //	ownership = tanh(Ownership(x))                            1x1 conv, optional
 //	score = ScoreFC(hidden)                                   optional
 //	opponent logits = OppPolicyFC(the policy head's flattened features)  optional
@@ -227,7 +271,7 @@ func allocate(cfg Config, shape Shape) *Weights {
 		ValueConv:  newConv(cfg.ValueFilters, f, 1),
 		ValueBN:    newBN(cfg.ValueFilters),
 		ValueFC1:   newDense(cfg.ValueFilters*hw, cfg.ValueHidden),
-		ValueFC2:   newDense(cfg.ValueHidden, 1),
+		ValueFC2:   newDense(cfg.ValueHidden, cfg.ValueOutputs()),
 	}
 	for i := range cfg.Blocks {
 		r := Residual{

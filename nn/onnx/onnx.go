@@ -2,13 +2,14 @@
 // trained network can run outside this program (onnxruntime, TensorRT, a
 // browser). The graph is the network of nn.Weights in ONNX operators (opset
 // 13): Conv, BatchNormalization (or batch normalisation folded into the
-// convolutions), Relu, Add, Flatten, Gemm and Tanh.
+// convolutions), Relu, Add, Flatten, Gemm and Tanh (Softmax and MatMul for a
+// win/draw/loss value head).
 //
 // The model has one input and two outputs:
 //
 //	obs            float32 [batch, planes, height, width]   as games.State.Observation writes it
 //	policy_logits  float32 [batch, actions]                 raw logits; softmax over the legal actions
-//	value          float32 [batch, 1]                       tanh, from the point of view of the player to move
+//	value          float32 [batch, 1]                       tanh (or p(win) - p(loss) of a win/draw/loss head), from the point of view of the player to move
 //
 // batch is a symbolic dimension. The game spec, the observation layout and
 // the network's size travel in the model's metadata_props (see Metadata).
@@ -108,7 +109,14 @@ func Export(c *nn.Checkpoint, g games.Game, opts Options) ([]byte, error) {
 	v = b.op("value.flatten", "Flatten", []string{v}, intAttr("axis", 1))
 	v = b.relu("value.fc1.relu", b.gemm("value.fc1", v, w.ValueFC1, ""))
 	v = b.gemm("value.fc2", v, w.ValueFC2, "")
-	b.nodes = append(b.nodes, node("value.tanh", "Tanh", []string{v}, []string{ValueName}))
+	if cfg.WDL {
+		// p(win) - p(loss): the softmax of the three outputs times (1, 0, -1).
+		v = b.op("value.wdl", "Softmax", []string{v}, intAttr("axis", 1))
+		diff := b.init("value.wdl.diff", []int{3, 1}, []float32{1, 0, -1})
+		b.nodes = append(b.nodes, node("value.diff", "MatMul", []string{v, diff}, []string{ValueName}))
+	} else {
+		b.nodes = append(b.nodes, node("value.tanh", "Tanh", []string{v}, []string{ValueName}))
+	}
 
 	batch := dim{param: "batch"}
 	var graph msg
@@ -134,10 +142,12 @@ func Export(c *nn.Checkpoint, g games.Game, opts Options) ([]byte, error) {
 		KeyActions:          strconv.Itoa(sh.Actions),
 		KeyPolicy: fmt.Sprintf("%s: float32 [batch, %d]: raw logits, one per action of %s; "+
 			"the policy is their softmax over the legal actions", PolicyName, sh.Actions, c.Game),
-		KeyValue: fmt.Sprintf("%s: float32 [batch, 1]: expected result in [-1, 1] (tanh) "+
-			"from the point of view of the player to move", ValueName),
-		KeyNetwork: fmt.Sprintf("filters=%d,blocks=%d,policy_filters=%d,value_filters=%d,value_hidden=%d",
-			cfg.Filters, cfg.Blocks, cfg.PolicyFilters, cfg.ValueFilters, cfg.ValueHidden),
+		KeyValue: fmt.Sprintf("%s: float32 [batch, 1]: expected result in [-1, 1] (%s) "+
+			"from the point of view of the player to move", ValueName,
+			map[bool]string{false: "tanh", true: "p(win) - p(loss) of a win/draw/loss softmax"}[cfg.WDL]),
+		KeyNetwork: fmt.Sprintf("filters=%d,blocks=%d,policy_filters=%d,value_filters=%d,value_hidden=%d%s",
+			cfg.Filters, cfg.Blocks, cfg.PolicyFilters, cfg.ValueFilters, cfg.ValueHidden,
+			map[bool]string{false: "", true: ",wdl=true"}[cfg.WDL]),
 		KeyStep:      strconv.FormatInt(c.Step, 10),
 		KeyBatchNorm: map[bool]string{false: "folded", true: "separate"}[b.sep],
 	}

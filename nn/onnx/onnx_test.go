@@ -232,6 +232,16 @@ func TestParityOnnxRuntime(t *testing.T) {
 		}
 		add(name, randomCheckpoint(t, g, cfg, uint64(i+1)), g, uint64(i+1))
 	}
+	// A win/draw/loss value head (network.wdl): Softmax, then MatMul.
+	{
+		spec, cfg := configNetwork(t, "connect4")
+		g, err := games.New(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg.WDL = true
+		add("connect4-wdl", randomCheckpoint(t, g, cfg, 11), g, 11)
+	}
 	// A trained network (8 filters, 1 block; 30 iterations of
 	// configs/connect4-smoke.yaml), with batch-norm statistics from training.
 	ck, err := nn.LoadCheckpoint(filepath.Join("testdata", "connect4-smoke.tbn"))
@@ -305,6 +315,21 @@ func TestMetadata(t *testing.T) {
 		if meta[k] == "" {
 			t.Errorf("metadata %s missing", k)
 		}
+	}
+	ck.Weights.Config.WDL = true
+	ck.Weights = randomCheckpoint(t, g, ck.Weights.Config, 7).Weights
+	model, err = Export(ck, g, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if meta, err = Metadata(model); err != nil {
+		t.Fatal(err)
+	}
+	if got := meta[KeyNetwork]; got != want[KeyNetwork]+",wdl=true" {
+		t.Errorf("win/draw/loss head: metadata %s = %q", KeyNetwork, got)
+	}
+	if got := meta[KeyValue]; !strings.Contains(got, "p(win) - p(loss)") {
+		t.Errorf("win/draw/loss head: metadata %s = %q", KeyValue, got)
 	}
 	if _, err := Metadata([]byte{0x0a, 0x05, 1}); err == nil {
 		t.Error("Metadata of a truncated message: no error")

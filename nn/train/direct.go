@@ -312,7 +312,7 @@ type directEngine struct {
 	logitsBuf    []float32 // [position][actions]
 	dlogits      []float32
 	v1, dv1      []float32 // value hidden layer [position][hidden]
-	v, du        []float32 // value (after tanh) and the gradient before tanh [position]
+	v, du        []float32 // value [position], the gradient of the value head's outputs [position][1 or 3]
 	z            []float32 // the batch's value targets
 
 	policyGrads struct{ fcW, fcB []float32 }
@@ -462,7 +462,7 @@ func newDirectEngine(w *nn.Weights, tc Config, grads [][]float32) (*directEngine
 	e.vin, e.dvin = make([]float32, batch*e.vf*hw), make([]float32, batch*e.vf*hw)
 	e.logitsBuf, e.dlogits = make([]float32, batch*s.Actions), make([]float32, batch*s.Actions)
 	e.v1, e.dv1 = make([]float32, batch*cfg.ValueHidden), make([]float32, batch*cfg.ValueHidden)
-	e.v, e.du, e.z = make([]float32, batch), make([]float32, batch), make([]float32, batch)
+	e.v, e.du, e.z = make([]float32, batch), make([]float32, batch*w.ValueFC2.Out), make([]float32, batch)
 
 	// Reserve the SGEMM scratch of every product (op(B) is k x n).
 	ws := &e.ws
@@ -604,17 +604,21 @@ func (e *directEngine) forward(b Batch) (l Losses) {
 	e.ws.SgemmNTBiasReLU(B, A, e.pf*hw, e.pin, e.pf*hw, w.PolicyFC.W, e.pf*hw, w.PolicyFC.B, false, e.logitsBuf, A)
 	vh := w.Config.ValueHidden
 	e.ws.SgemmNTBiasReLU(B, vh, e.vf*hw, e.vin, e.vf*hw, w.ValueFC1.W, e.vf*hw, w.ValueFC1.B, true, e.v1, vh)
-	for i := range B {
-		e.v[i] = float32(math.Tanh(float64(dot(e.v1[i*vh:(i+1)*vh], w.ValueFC2.W) + w.ValueFC2.B[0])))
+	// Losses, and the gradients of the logits and of the value head's
+	// outputs (before tanh, or before the win/draw/loss softmax).
+	if w.Config.WDL {
+		l.Value = e.wdlLoss(B, vh)
+	} else {
+		for i := range B {
+			e.v[i] = float32(math.Tanh(float64(dot(e.v1[i*vh:(i+1)*vh], w.ValueFC2.W) + w.ValueFC2.B[0])))
+		}
+		for i, z := range e.z {
+			d := float64(z) - float64(e.v[i])
+			l.Value += d * d
+			e.du[i] = float32(-2 * d / float64(B) * (1 - float64(e.v[i])*float64(e.v[i])))
+		}
+		l.Value /= float64(B)
 	}
-
-	// Losses, and the gradients of the logits and of the value before tanh.
-	for i, z := range e.z {
-		d := float64(z) - float64(e.v[i])
-		l.Value += d * d
-		e.du[i] = float32(-2 * d / float64(B) * (1 - float64(e.v[i])*float64(e.v[i])))
-	}
-	l.Value /= float64(B)
 	l.Policy = policyLoss(e.logitsBuf, b.Policy, b.Legal, B, A, e.dlogits, 1/float64(B))
 	if e.oppLogits != nil {
 		// The opponent's reply, over every action (its legal moves are not
@@ -727,21 +731,29 @@ func (e *directEngine) backward() {
 	A, vh := w.Shape.Actions, w.Config.ValueHidden
 	vg, pg := &e.valueGrads, &e.policyGrads
 
-	// Value head.
+	// Value head: vo outputs (1, or 3 with WDL), gradients du [position][vo].
+	vo := w.ValueFC2.Out
 	clear(vg.fc2W)
-	var db2 float32
-	for i, d := range e.du {
-		db2 += d
+	clear(vg.fc2B)
+	for i := range B {
 		row := e.v1[i*vh : (i+1)*vh]
-		for j, v := range row {
-			vg.fc2W[j] += d * v
+		du := e.du[i*vo : (i+1)*vo]
+		for k, d := range du {
+			vg.fc2B[k] += d
+			gw := vg.fc2W[k*vh : (k+1)*vh]
+			for j, v := range row {
+				gw[j] += d * v
+			}
 		}
 		drow := e.dv1[i*vh : (i+1)*vh]
 		for j, v := range row {
-			drow[j] = d * w.ValueFC2.W[j] * positive(v)
+			var s float32
+			for k, d := range du {
+				s += d * w.ValueFC2.W[k*vh+j]
+			}
+			drow[j] = s * positive(v)
 		}
 	}
-	vg.fc2B[0] = db2
 	if e.score != nil {
 		sg := &e.scoreGrads
 		clear(sg.w)
@@ -842,4 +854,31 @@ func dot(a, b []float32) float32 {
 		s += v * b[i]
 	}
 	return s
+}
+
+// wdlLoss computes the win/draw/loss head's values and its mean
+// cross-entropy against nn.WDLTarget of each value target, and leaves the
+// gradient of each output logit, (p - t)/B, in e.du.
+func (e *directEngine) wdlLoss(B, vh int) float64 {
+	w := e.w
+	var loss float64
+	for i := range B {
+		h := e.v1[i*vh : (i+1)*vh]
+		var z [3]float32
+		for k := range z {
+			z[k] = dot(h, w.ValueFC2.W[k*vh:(k+1)*vh]) + w.ValueFC2.B[k]
+		}
+		var p [3]float32
+		e.v[i] = nn.WDLValue(z[:], &p)
+		m := max(z[0], z[1], z[2])
+		lse := float64(m) + math.Log(math.Exp(float64(z[0]-m))+math.Exp(float64(z[1]-m))+math.Exp(float64(z[2]-m)))
+		t := nn.WDLTarget(e.z[i])
+		for k := range z {
+			if t[k] > 0 {
+				loss -= float64(t[k]) * (float64(z[k]) - lse)
+			}
+			e.du[i*3+k] = (p[k] - t[k]) / float32(B)
+		}
+	}
+	return loss / float64(B)
 }
