@@ -346,6 +346,7 @@ func TestForwardAllocatesNothing(t *testing.T) {
 		{Shape{Planes: 3, Height: 5, Width: 5, Actions: 26}, Config{Filters: 20, Blocks: 1, PolicyFilters: 2, ValueFilters: 1, ValueHidden: 20}, 40},
 		{Shape{Planes: 9, Height: 7, Width: 7, Actions: 50}, Config{Filters: 16, Blocks: 2, PolicyFilters: 2, ValueFilters: 1, ValueHidden: 8,
 			Ownership: true, Score: true, GlobalPooling: true}, 24},
+		{Shape{Planes: 2, Height: 6, Width: 7, Actions: 7}, Config{Filters: 16, Blocks: 1, PolicyFilters: 2, ValueFilters: 1, ValueHidden: 8, WDL: true}, 16},
 	} {
 		w := randomWeights(t, tc.cfg, tc.sh, 3)
 		net, err := NewNet(w, tc.maxBatch)
