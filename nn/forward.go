@@ -512,7 +512,8 @@ func (n *Net) heads(batch int, logits, values []float32) {
 			for k := range z {
 				z[k] = dot(h, m.value2[k*nh:(k+1)*nh]) + m.v2bias[k]
 			}
-			values[b] = WDLValue(z[:], nil)
+			p, _ := WDLSoftmax(z[:])
+			values[b] = p[0] - p[2]
 		}
 		return
 	}

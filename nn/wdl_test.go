@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-func TestWDLValue(t *testing.T) {
+func TestWDLSoftmax(t *testing.T) {
 	for _, tc := range []struct {
 		logits []float32
 		p      [3]float64
@@ -16,16 +16,15 @@ func TestWDLValue(t *testing.T) {
 		{[]float32{0, 0, 200}, [3]float64{0, 0, 1}},      // no overflow at large logits
 		{[]float32{-300, -300, 50}, [3]float64{0, 0, 1}}, // nor underflow to 0/0
 	} {
-		var p [3]float32
-		v := WDLValue(tc.logits, &p)
+		p, lse := WDLSoftmax(tc.logits)
 		for k := range p {
 			if math.Abs(float64(p[k])-tc.p[k]) > 1e-6 {
-				t.Errorf("WDLValue(%v): p = %v, want %v", tc.logits, p, tc.p)
+				t.Errorf("WDLSoftmax(%v): p = %v, want %v", tc.logits, p, tc.p)
 				break
 			}
-		}
-		if want := tc.p[0] - tc.p[2]; math.Abs(float64(v)-want) > 1e-6 || v != WDLValue(tc.logits, nil) {
-			t.Errorf("WDLValue(%v) = %v, want %v (the same without p)", tc.logits, v, want)
+			if want := math.Log(tc.p[k]); tc.p[k] > 0.1 && math.Abs(float64(tc.logits[k])-lse-want) > 1e-6 {
+				t.Errorf("WDLSoftmax(%v): log p[%d] = %v, want %v", tc.logits, k, float64(tc.logits[k])-lse, want)
+			}
 		}
 	}
 }
@@ -69,8 +68,9 @@ func TestWDLLowPrecision(t *testing.T) {
 		return v
 	}
 	ref := values(m)
+	cells := sh.Planes * sh.Height * sh.Width
 	for i, v := range ref {
-		if _, want := refForward(w, obs[i*2*42:(i+1)*2*42]); math.Abs(float64(v)-want) > 1e-4 {
+		if _, want := refForward(w, obs[i*cells:(i+1)*cells]); math.Abs(float64(v)-want) > 1e-4 {
 			t.Fatalf("FP32 position %d: value %v, reference %v", i, v, want)
 		}
 	}

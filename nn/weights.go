@@ -58,18 +58,16 @@ func (c Config) ValueOutputs() int {
 	return 1
 }
 
-// WDLValue turns the value head's three logits (win, draw, loss) into the
-// probabilities p and returns the value p[0] - p[2]. p may be nil.
-func WDLValue(logits []float32, p *[3]float32) float32 {
+// WDLSoftmax turns the value head's three logits (win, draw, loss) into
+// their probabilities p and log-sum-exp lse (log p[k] = logits[k] - lse, for
+// the trainer's cross-entropy). The value search reads is p[0] - p[2].
+func WDLSoftmax(logits []float32) (p [3]float32, lse float64) {
 	m := max(logits[0], logits[1], logits[2])
 	e0 := math.Exp(float64(logits[0] - m))
 	e1 := math.Exp(float64(logits[1] - m))
 	e2 := math.Exp(float64(logits[2] - m))
 	s := e0 + e1 + e2
-	if p != nil {
-		p[0], p[1], p[2] = float32(e0/s), float32(e1/s), float32(e2/s)
-	}
-	return float32((e0 - e2) / s)
+	return [3]float32{float32(e0 / s), float32(e1 / s), float32(e2 / s)}, float64(m) + math.Log(s)
 }
 
 // WDLTarget is the win/draw/loss distribution a value target z in [-1, 1]

@@ -868,10 +868,8 @@ func (e *directEngine) wdlLoss(B, vh int) float64 {
 		for k := range z {
 			z[k] = dot(h, w.ValueFC2.W[k*vh:(k+1)*vh]) + w.ValueFC2.B[k]
 		}
-		var p [3]float32
-		e.v[i] = nn.WDLValue(z[:], &p)
-		m := max(z[0], z[1], z[2])
-		lse := float64(m) + math.Log(math.Exp(float64(z[0]-m))+math.Exp(float64(z[1]-m))+math.Exp(float64(z[2]-m)))
+		p, lse := nn.WDLSoftmax(z[:])
+		e.v[i] = p[0] - p[2]
 		t := nn.WDLTarget(e.z[i])
 		for k := range z {
 			if t[k] > 0 {
