@@ -1,6 +1,7 @@
 package nn
 
 import (
+	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -63,5 +64,34 @@ func TestAutoIgnoresNearTies(t *testing.T) {
 	}
 	if m.Precision() == FP32 {
 		t.Errorf("auto kept FP32 for the initial 7x7 Go network (bf16: %v)", a)
+	}
+}
+
+// TestAutoFailures: the accuracy check's bounds, on the agreements measured
+// for networks of a Connect Four hour with the win/draw/loss head (int8 on the
+// check's 512 positions; docs/benchmarks.md "L2"). One outlier does not refuse
+// a precision; a tail of them, a larger mean, a NaN or clear moves changed do.
+func TestAutoFailures(t *testing.T) {
+	// ckpt-000055: max 0.489, 4 positions over 0.05, mean 0.0067; it made
+	// FP32's mistakes within two positions on Middle-Medium.
+	outlier := Agreement{Positions: 512, ArgmaxSame: 0.9902, MaxDV: 0.4894, MeanDV: 0.00672, OverDV: 4, Clear: 505, ClearSame: 0.9941}
+	for _, tc := range []struct {
+		name string
+		a    func(Agreement) Agreement
+		want string // "" passes
+	}{
+		{"one outlier", func(a Agreement) Agreement { return a }, ""},
+		{"10 of 512 over", func(a Agreement) Agreement { a.OverDV = 10; return a }, ""},
+		{"11 of 512 over", func(a Agreement) Agreement { a.OverDV = 11; return a }, "2.15% of |dv| > 0.05"},
+		{"mean", func(a Agreement) Agreement { a.MeanDV = 0.0101; return a }, "mean |dv| 0.0101 > 0.01"},
+		{"NaN mean", func(a Agreement) Agreement { a.MeanDV = math.NaN(); return a }, "mean |dv| NaN"},
+		{"clear argmax", func(a Agreement) Agreement { a.ClearSame = 0.9899; return a }, "clear argmax 98.99%"},
+		{"near-ties only", func(a Agreement) Agreement { a.ArgmaxSame, a.Clear, a.ClearSame = 0.5, 0, 0; return a }, ""},
+		{"no positions", func(a Agreement) Agreement { return Agreement{MeanDV: math.NaN()} }, "mean |dv| NaN"},
+	} {
+		got := strings.Join(autoFailures(tc.a(outlier)), ", ")
+		if tc.want == "" && got != "" || tc.want != "" && !strings.Contains(got, tc.want) {
+			t.Errorf("%s: failures %q, want %q", tc.name, got, tc.want)
+		}
 	}
 }

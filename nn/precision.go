@@ -290,21 +290,28 @@ func CalibrationPositions(g games.Game, n int, seed uint64) (obs []float32, lega
 // Clear counts the positions where the reference's best legal logit beats
 // the second by at least ClearMargin, and ClearSame the fraction of those
 // with the same argmax: an untrained net's logits are nearly equal, so its
-// argmax flips on tiny differences.
+// argmax flips on tiny differences. OverDV counts the positions whose values
+// differ by more than TailDV: the tail of the value error, which the single
+// largest difference describes poorly.
 type Agreement struct {
 	Positions     int
 	ArgmaxSame    float64
 	MaxDV, MeanDV float64
+	OverDV        int
 	Clear         int
 	ClearSame     float64
 }
+
+// TailDV is the value difference beyond which Agreement.OverDV counts a
+// position.
+const TailDV = 0.05
 
 // ClearMargin is the logit margin of Agreement.Clear.
 const ClearMargin = 0.05
 
 func (a Agreement) String() string {
-	return fmt.Sprintf("%d positions: argmax equal %.2f%% (%.2f%% of the %d with a margin >= %g), |dv| max %.4f mean %.5f",
-		a.Positions, 100*a.ArgmaxSame, 100*a.ClearSame, a.Clear, ClearMargin, a.MaxDV, a.MeanDV)
+	return fmt.Sprintf("%d positions: argmax equal %.2f%% (%.2f%% of the %d with a margin >= %g), |dv| max %.4f mean %.5f, %d over %g",
+		a.Positions, 100*a.ArgmaxSame, 100*a.ClearSame, a.Clear, ClearMargin, a.MaxDV, a.MeanDV, a.OverDV, TailDV)
 }
 
 // Merge returns the agreement over the positions of a and b together.
@@ -320,6 +327,7 @@ func (a Agreement) Merge(b Agreement) Agreement {
 		ArgmaxSame: avg(a.ArgmaxSame, b.ArgmaxSame, a.Positions, b.Positions),
 		MaxDV:      max(a.MaxDV, b.MaxDV),
 		MeanDV:     avg(a.MeanDV, b.MeanDV, a.Positions, b.Positions),
+		OverDV:     a.OverDV + b.OverDV,
 		Clear:      a.Clear + b.Clear,
 		ClearSame:  avg(a.ClearSame, b.ClearSame, a.Clear, b.Clear),
 	}
@@ -365,6 +373,9 @@ func Compare(ref, m *Model, obs []float32, legal [][]int) (Agreement, error) {
 		d := math.Abs(float64(va[i]) - float64(vb[i]))
 		a.MaxDV = max(a.MaxDV, d)
 		a.MeanDV += d / float64(n)
+		if !(d <= TailDV) { // a NaN counts
+			a.OverDV++
+		}
 	}
 	a.ArgmaxSame = float64(same) / float64(n)
 	if a.Clear > 0 {
@@ -404,25 +415,31 @@ func argmaxLegal(logits []float32, legal []int) int {
 // The accuracy check of PrecisionAuto: a reduced precision is chosen only if,
 // on checkPositions positions from random play (seed checkSeed, not those of
 // calibration), it picks the same argmax move as FP32 on at least
-// checkMinArgmax of those whose best move leads by ClearMargin and its values are within checkMaxDV of FP32's
-// (mean within checkMeanDV). Int8 calibrates on calibPositions positions
+// checkMinArgmax of those whose best move leads by ClearMargin, its values
+// are within TailDV of FP32's on all but checkMaxOver of the positions, and
+// within checkMeanDV on average. Int8 calibrates on calibPositions positions
 // (seed calibSeed).
 //
-// checkMaxDV was 0.05 until 2026-11-25. Int8's value error is rounding noise
-// spread over the tower (two thirds of it from the weights; neither
-// calibrating on the evaluation positions nor bias correction removed it),
-// so the largest of 512 errors sits at 0.05-0.08 for trained networks of
-// every game, and 0.05 refused int8 for most of the later networks of a
-// Connect Four hour. Yet the last of those networks (max |dv| 0.075 here,
-// 0.6 over the 6,000 Pons positions) made the same mistakes as FP32 within
-// one or two positions on all six Pons sets with the search of the
-// evaluation (solver off, 200 simulations; docs/benchmarks.md "int8 and
-// strength"). The mean bound and the argmax bound are unchanged.
+// The value bound was on the largest difference: 0.05 until 2026-11-25, then
+// 0.1 until 2026-11-27. Int8's value error is rounding noise spread over the
+// tower (two thirds of it from the weights; neither calibrating on the
+// evaluation positions nor bias correction removed it), and its largest of
+// 512 is one outlier that swings between networks of the same run (0.06 to
+// 0.49 in one Connect Four hour with the win/draw/loss head, which refused
+// int8 for 36 of 65 iterations), while the next few stay small (at most 6
+// positions over 0.05). Networks that the largest difference refused (0.075
+// on these positions, 0.6 over the Pons sets; 0.18, 0.21 and 0.49 with the
+// win/draw/loss head) made FP32's mistakes within one to three positions on
+// the Pons sets with the evaluation's search (solver off, 200 simulations;
+// docs/benchmarks.md "int8 and strength" and "L2"). So the bound is on the
+// tail: at most 2% of the positions (10 of 512) off by more than TailDV. A
+// systematic error (a bad calibration) moves the mean and the tail, which
+// both still bound; a NaN counts in the tail and fails the mean.
 const (
 	checkPositions = 512
 	checkSeed      = 2
 	checkMinArgmax = 0.99
-	checkMaxDV     = 0.1
+	checkMaxOver   = 0.02
 	checkMeanDV    = 0.01
 	calibPositions = 512
 	calibSeed      = 1
@@ -471,20 +488,7 @@ func NewModelFor(w *Weights, g games.Game, prec string) (*Model, error) {
 		if err != nil {
 			return nil, err
 		}
-		// Near-ties (the best move ahead by less than ClearMargin in
-		// logit) do not count: either move is as good to the network, and
-		// an untrained network is all near-ties (7x7 Go's initial one kept
-		// FP32 for that alone).
-		var failed []string
-		if a.Clear > 0 && !(a.ClearSame >= checkMinArgmax) {
-			failed = append(failed, fmt.Sprintf("clear argmax %.2f%% < %g%%", 100*a.ClearSame, 100*checkMinArgmax))
-		}
-		if !(a.MaxDV <= checkMaxDV) { // a NaN fails
-			failed = append(failed, fmt.Sprintf("max |dv| %.3f > %g", a.MaxDV, checkMaxDV))
-		}
-		if !(a.MeanDV <= checkMeanDV) {
-			failed = append(failed, fmt.Sprintf("mean |dv| %.4f > %g", a.MeanDV, checkMeanDV))
-		}
+		failed := autoFailures(a)
 		if len(failed) == 0 {
 			low.autoCheck = strings.Join(append(report, fmt.Sprintf("%s passes: %v", p, a)), "; ")
 			return low, nil
@@ -493,6 +497,26 @@ func NewModelFor(w *Weights, g games.Game, prec string) (*Model, error) {
 	}
 	m.autoCheck = strings.Join(append(report, "fp32 kept"), "; ")
 	return m, nil
+}
+
+// autoFailures returns the bounds of the accuracy check that a fails,
+// described, or none.
+func autoFailures(a Agreement) []string {
+	// Near-ties (the best move ahead by less than ClearMargin in logit) do
+	// not count: either move is as good to the network, and an untrained
+	// network is all near-ties (7x7 Go's initial one kept FP32 for that
+	// alone).
+	var failed []string
+	if a.Clear > 0 && !(a.ClearSame >= checkMinArgmax) {
+		failed = append(failed, fmt.Sprintf("clear argmax %.2f%% < %g%%", 100*a.ClearSame, 100*checkMinArgmax))
+	}
+	if over := float64(a.OverDV) / float64(max(a.Positions, 1)); !(over <= checkMaxOver) {
+		failed = append(failed, fmt.Sprintf("%.2f%% of |dv| > %g, over %g%%", 100*over, TailDV, 100*checkMaxOver))
+	}
+	if !(a.MeanDV <= checkMeanDV) { // a NaN fails
+		failed = append(failed, fmt.Sprintf("mean |dv| %.4f > %g", a.MeanDV, checkMeanDV))
+	}
+	return failed
 }
 
 // AutoCheck reports precision auto's accuracy checks for this model: each
