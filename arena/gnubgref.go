@@ -171,8 +171,8 @@ func RateWithGnubg(ctx context.Context, cfg GnubgConfig, turns []BackgammonTurn)
 		batch = 500
 	}
 	par := max(1, cfg.Parallel)
-	if err := ensureGnubgHome(); err != nil {
-		return nil, err
+	if err := backgammon.EnsureGnubgHome(); err != nil {
+		return nil, fmt.Errorf("arena: %w", err)
 	}
 	dir, err := os.MkdirTemp("", "tabula-gnubg-")
 	if err != nil {
@@ -230,22 +230,6 @@ func RateWithGnubg(ctx context.Context, cfg GnubgConfig, turns []BackgammonTurn)
 		return nil, firstErr
 	}
 	return out, nil
-}
-
-// ensureGnubgHome creates gnubg's settings folder, $HOME/.gnubg, if it is
-// missing. gnubg creates it at start, checking first and failing with "File
-// exists" when another gnubg made it in between: on a fresh machine two
-// processes started at once (Parallel > 1) can lose that race (seen once, in
-// .ci/run's first test run on a fresh machine).
-func ensureGnubgHome() error {
-	home, err := os.UserHomeDir()
-	if err != nil {
-		return nil // gnubg reports what it lacks
-	}
-	if err := os.MkdirAll(filepath.Join(home, ".gnubg"), 0o755); err != nil {
-		return fmt.Errorf("arena: gnubg's settings folder: %w", err)
-	}
-	return nil
 }
 
 // rateBatch runs one gnubg process over turns, filling out.

@@ -128,7 +128,7 @@ func TestGnubgReferee(t *testing.T) {
 	prog := refdata.Program(t, "gnubg", "apt-get install gnubg")
 	// A home without .gnubg, as on a fresh machine, where two gnubg
 	// processes started at once each tried to create it and one failed (a
-	// race: not every run without ensureGnubgHome fails).
+	// race: not every run without backgammon.EnsureGnubgHome fails).
 	t.Setenv("HOME", t.TempDir())
 	rng := rand.New(rand.NewPCG(1, 2))
 	states := decisions(12)

@@ -30,10 +30,8 @@ func TestMovesMatchGnubg(t *testing.T) {
 	gnubg := refdata.Program(t, "gnubg", "apt-get install gnubg")
 	// gnubg fails ("File exists") when another gnubg, e.g. another
 	// package's test, creates its settings folder while it starts.
-	if home, err := os.UserHomeDir(); err == nil {
-		if err := os.MkdirAll(filepath.Join(home, ".gnubg"), 0o755); err != nil {
-			t.Fatal(err)
-		}
+	if err := EnsureGnubgHome(); err != nil {
+		t.Fatal(err)
 	}
 	rng := rand.New(rand.NewPCG(13, 17))
 	type query struct {
