@@ -115,7 +115,9 @@ type Config struct {
 	// ForcedPlayoutK is k in n_forced(c) = sqrt(k P(c) sum_b N(b)).
 	ForcedPlayoutK float64 `yaml:"forced_playout_k"`
 
-	// Resign enables resignation in SelfPlay.
+	// Resign enables resignation in SelfPlay. With Endgame on, a root
+	// proven lost is played out instead (its late positions and final
+	// margin are the targets the network learns exact play from).
 	Resign bool `yaml:"resign"`
 	// ResignThreshold: a player resigns when its root value is below it
 	// for ResignConsecutive of its own moves in a row.

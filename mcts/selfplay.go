@@ -261,7 +261,11 @@ func (p *SelfPlay) finishMove(sl *slot, emit func(GameRecord) error) error {
 	}
 	pi, v, a := sl.sr.finish(temp)
 	player := root.CurrentPlayer()
-	if p.cfg.Resign {
+	// With exact endgames on, a root proven lost is played out, not
+	// resigned: each move left costs one network call (the root; its
+	// children are proven), and the game's late positions and final margin
+	// become training targets, which resigning would drop.
+	if p.cfg.Resign && !(p.cfg.Endgame > 0 && sl.sr.t.nodes[0].solved) {
 		if float64(v) < p.cfg.ResignThreshold {
 			sl.low[player]++
 		} else {

@@ -319,3 +319,55 @@ func searchMisled(t *testing.T, g games.Game, st games.State, sims, endgame, fav
 	}
 	return res, calls
 }
+
+// TestSelfPlayWithEndgamePlaysProvenGamesOut: with endgame on, a player
+// whose root is proven lost plays on instead of resigning (the rest of the
+// game costs one network call a move), so every game reaches its end and
+// its late positions and final margin become training targets. The network
+// says 0 everywhere, so only proven roots fall below the resign threshold.
+func TestSelfPlayWithEndgamePlaysProvenGamesOut(t *testing.T) {
+	g := newGame(t, "othello:size=6")
+	cfg := mcts.DefaultConfig()
+	cfg.Simulations = 32
+	cfg.GamesInFlight = 4
+	cfg.BatchSize = 8
+	cfg.Endgame = 8
+	cfg.Resign = true
+	cfg.ResignThreshold = -0.99
+	cfg.ResignConsecutive = 1
+	cfg.NoResignFraction = 0
+	if err := Configure(&cfg, g); err != nil {
+		t.Fatal(err)
+	}
+	sp, err := mcts.NewSelfPlay(cfg, g, uniform{favour: -1}, rand.New(rand.NewPCG(7, 8)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	games, decided := 0, 0
+	err = sp.Run(t.Context(), 8, func(r mcts.GameRecord) error {
+		games++
+		if r.Resigned {
+			t.Errorf("game %d resigned after %d moves: a proven loss is played out with endgame on", games, len(r.Actions))
+		}
+		st := g.NewInitialState()
+		for _, a := range r.Actions {
+			if !st.IsLegal(a) {
+				t.Fatalf("game %d: illegal move %d", games, a)
+			}
+			st.ApplyAction(a)
+		}
+		if !st.IsTerminal() {
+			t.Errorf("game %d stopped before the end (%d moves)", games, len(r.Actions))
+		}
+		if r.Returns[0] != 0 {
+			decided++
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if games != 8 || decided == 0 {
+		t.Fatalf("%d games, %d decided: want 8 games and some with a loser (who would have resigned)", games, decided)
+	}
+}
