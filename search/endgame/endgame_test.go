@@ -254,19 +254,26 @@ func (m *countingMaker) NewProver() mcts.Prover {
 	return p
 }
 
+// selfPlayConfig is the self-play config of the endgame tests: sims
+// simulations, inFlight games at once, batches of 8, endgame 8, changed by
+// edit, then configured with g's prover.
+func selfPlayConfig(t *testing.T, g games.Game, sims, inFlight int, edit func(*mcts.Config)) mcts.Config {
+	t.Helper()
+	cfg := mcts.DefaultConfig()
+	cfg.Simulations, cfg.GamesInFlight, cfg.BatchSize, cfg.Endgame = sims, inFlight, 8, 8
+	edit(&cfg)
+	if err := Configure(&cfg, g); err != nil {
+		t.Fatal(err)
+	}
+	return cfg
+}
+
 // TestSelfPlayWithEndgame plays Othello 6x6 self-play games with endgame
 // on: every game slot gets its own prover, the provers prove leaves near
 // the end of each game, and the games finish.
 func TestSelfPlayWithEndgame(t *testing.T) {
 	g := newGame(t, "othello:size=6")
-	cfg := mcts.DefaultConfig()
-	cfg.Simulations = 64
-	cfg.GamesInFlight = 3
-	cfg.BatchSize = 8
-	cfg.Endgame = 8
-	if err := Configure(&cfg, g); err != nil {
-		t.Fatal(err)
-	}
+	cfg := selfPlayConfig(t, g, 64, 3, func(*mcts.Config) {})
 	cm := &countingMaker{inner: cfg.Prover}
 	cfg.Prover = cm
 	sp, err := mcts.NewSelfPlay(cfg, g, uniform{favour: -1}, rand.New(rand.NewPCG(5, 6)))
@@ -327,18 +334,9 @@ func searchMisled(t *testing.T, g games.Game, st games.State, sims, endgame, fav
 // says 0 everywhere, so only proven roots fall below the resign threshold.
 func TestSelfPlayWithEndgamePlaysProvenGamesOut(t *testing.T) {
 	g := newGame(t, "othello:size=6")
-	cfg := mcts.DefaultConfig()
-	cfg.Simulations = 32
-	cfg.GamesInFlight = 4
-	cfg.BatchSize = 8
-	cfg.Endgame = 8
-	cfg.Resign = true
-	cfg.ResignThreshold = -0.99
-	cfg.ResignConsecutive = 1
-	cfg.NoResignFraction = 0
-	if err := Configure(&cfg, g); err != nil {
-		t.Fatal(err)
-	}
+	cfg := selfPlayConfig(t, g, 32, 4, func(c *mcts.Config) {
+		c.Resign, c.ResignThreshold, c.ResignConsecutive, c.NoResignFraction = true, -0.99, 1, 0
+	})
 	sp, err := mcts.NewSelfPlay(cfg, g, uniform{favour: -1}, rand.New(rand.NewPCG(7, 8)))
 	if err != nil {
 		t.Fatal(err)
