@@ -27,6 +27,14 @@ type Config struct {
 	GumbelCVisit float64 `yaml:"gumbel_c_visit"`
 	// GumbelCScale is c_scale of sigma(q).
 	GumbelCScale float64 `yaml:"gumbel_c_scale"`
+	// GumbelNoiseMoves limits self-play's Gumbel noise to the full
+	// searches of the first GumbelNoiseMoves moves of a game (counted by
+	// the state's MoveNumber); later full searches consider the top m
+	// actions by prior and play the survivor without noise, as a match
+	// player does, so that the late game's results (the value targets)
+	// come from the search's best play rather than from sampled moves.
+	// 0: noise on every full search (the paper's self-play).
+	GumbelNoiseMoves int `yaml:"gumbel_noise_moves"`
 
 	// Simulations is the number of playouts of a full search per move.
 	Simulations int `yaml:"simulations"`
@@ -175,6 +183,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("mcts: gumbel_c_visit = %v, want in [0, 1e6]", c.GumbelCVisit)
 	case c.Search == SearchGumbel && (!finite(c.GumbelCScale) || c.GumbelCScale <= 0 || c.GumbelCScale > 1e3):
 		return fmt.Errorf("mcts: gumbel_c_scale = %v, want in (0, 1000]", c.GumbelCScale)
+	case c.GumbelNoiseMoves < 0:
+		return fmt.Errorf("mcts: gumbel_noise_moves = %d, want >= 0 (0: noise on every move)", c.GumbelNoiseMoves)
 	case c.Search == SearchGumbel && c.ForcedPlayouts:
 		return errors.New("mcts: forced_playouts = true, want false with search = gumbel (a PUCT setting: Sequential Halving allots the root's visits)")
 	case c.Simulations < 1:

@@ -23,6 +23,7 @@ func TestConfigValidate(t *testing.T) {
 		{"dirichlet_epsilon", func(c *Config) { c.DirichletEpsilon = 1.5 }},
 		{"fpu_reduction", func(c *Config) { c.FPUReduction = -0.1 }},
 		{"temperature_moves", func(c *Config) { c.TemperatureMoves = -1 }},
+		{"gumbel_noise_moves", func(c *Config) { c.GumbelNoiseMoves = -1 }},
 		{"temperature", func(c *Config) { c.Temperature = math.NaN() }},
 		{"final_temperature", func(c *Config) { c.FinalTemperature = -1 }},
 		{"virtual_loss", func(c *Config) { c.VirtualLoss = -1 }},

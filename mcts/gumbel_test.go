@@ -639,3 +639,41 @@ func TestGumbelOpeningTemperature(t *testing.T) {
 		}
 	}
 }
+
+// TestGumbelNoiseMoves: with gumbel_noise_moves = 2 and no opening
+// temperature, only the first two moves of a game are drawn with noise, so
+// games that open alike are identical to the end; with the noise on every
+// move (0), they are not.
+func TestGumbelNoiseMoves(t *testing.T) {
+	for _, noiseMoves := range []int{2, 0} {
+		cfg := selfPlayConfig()
+		cfg.Search = SearchGumbel
+		cfg.TemperatureMoves = 0
+		cfg.GumbelNoiseMoves = noiseMoves
+		cfg.BatchSize = 1 // each tree's search is the same whatever the other games do
+		recs := playGames(t, cfg, UniformEvaluator{}, 3, 48)
+		byOpening := map[string]map[string]bool{}
+		for _, r := range recs {
+			o := fmtActions(r.Actions[:2])
+			if byOpening[o] == nil {
+				byOpening[o] = map[string]bool{}
+			}
+			byOpening[o][fmtActions(r.Actions)] = true
+		}
+		varied := 0
+		for _, games := range byOpening {
+			if len(games) > 1 {
+				varied++
+			}
+		}
+		if len(byOpening) < 3 {
+			t.Fatalf("gumbel_noise_moves %d: %d distinct openings of 48 games: the first two moves should vary", noiseMoves, len(byOpening))
+		}
+		if noiseMoves > 0 && varied > 0 {
+			t.Errorf("gumbel_noise_moves %d: %d openings continue in more than one way; after move %d the search has no noise", noiseMoves, varied, noiseMoves)
+		}
+		if noiseMoves == 0 && varied == 0 {
+			t.Errorf("gumbel_noise_moves 0: every opening continued one way in 48 games; the noise should vary later moves too")
+		}
+	}
+}

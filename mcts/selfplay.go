@@ -248,6 +248,7 @@ func (p *SelfPlay) startMove(sl *slot) {
 	if !sl.full {
 		target = p.cfg.FastSimulations
 	}
+	sl.sr.explore = p.cfg.GumbelNoiseMoves == 0 || sl.sr.root.MoveNumber() < p.cfg.GumbelNoiseMoves
 	sl.sr.startMove(target, sl.full)
 }
 
