@@ -94,7 +94,7 @@ type searcher struct {
 
 	// Gumbel search (gumbel.go).
 	gumbel      bool      // cfg.Search is gumbel
-	explore     bool      // Gumbel noise at the root of full searches (self-play)
+	explore     bool      // Gumbel noise at the root of full searches (self-play sets it per move: gumbel_noise_moves)
 	gExplore    bool      // Gumbel noise at the root of this search
 	gScore      []float32 // per root edge: g(a) + logit(a)
 	gConsidered []bool    // per root edge: among the m actions considered

@@ -140,7 +140,6 @@ func NewSelfPlay(cfg Config, g games.Game, eval Evaluator, rng *rand.Rand) (*Sel
 		sl := &slot{}
 		sl.sr.cfg = &p.cfg
 		sl.sr.rng = rng
-		sl.sr.explore = true
 		prover, err := newProver(&p.cfg)
 		if err != nil {
 			return nil, err
