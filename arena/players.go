@@ -182,7 +182,11 @@ func buildNet(g games.Game, spec Spec) (*Factory, error) {
 	cfg.Search = spec.Str("search", cfg.Search)
 	cfg.GumbelM = spec.Int("gumbel_m", cfg.GumbelM)
 	cfg.Endgame = spec.Int("endgame", 0)
+	cfg.Graph = spec.Int("graph", 0) == 1
 	err = cfg.Validate()
+	if err == nil {
+		err = mcts.CheckGame(cfg, g)
+	}
 	if err == nil {
 		err = endgame.Configure(&cfg, g)
 	}

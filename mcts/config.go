@@ -92,6 +92,19 @@ type Config struct {
 	// proven as soon as it is expanded (a 1-2 ply MCTS-minimax hybrid in the
 	// manner of Baier and Winands).
 	Solver bool `yaml:"solver"`
+	// Graph shares statistics across transpositions, Monte-Carlo graph
+	// search in the manner of Czech, Korus and Kersting (2021) over the
+	// tree's own storage: every node of one position (found by
+	// State.Hash) adds its visits and values to one entry, PUCT takes an
+	// edge's Q from the entry of the child's position (all its visits,
+	// by any path), a leaf whose position was already searched backs up
+	// that position's mean value instead of its bare evaluation, and with
+	// the solver a position proven once is proven wherever it recurs.
+	// Exploration still counts the edge's own visits. Gumbel search shares
+	// the leaf values and the proofs, not the Q of its selection. Games
+	// with chance nodes are refused (see CheckGame). Off by default.
+	Graph bool `yaml:"graph"`
+
 	// Endgame, above zero, proves exactly every child within Endgame of
 	// the end of the game when its parent is expanded (a win, draw or
 	// loss, a solved node never evaluated by the network): an exact
@@ -246,4 +259,15 @@ func DefaultDirichletAlpha(g games.Game) float64 {
 	default:
 		return 12 / float64(n)
 	}
+}
+
+// CheckGame reports the settings of c that game g cannot use: graph search
+// in a game with chance nodes (the dice decide which position follows, so a
+// position's value is an expectation over the rolls that the tree samples;
+// merging its nodes is not built).
+func CheckGame(c Config, g games.Game) error {
+	if c.Graph && games.HasChance(g) {
+		return fmt.Errorf("graph = true: %s has chance nodes, which graph search does not handle; use false", g.Name())
+	}
+	return nil
 }

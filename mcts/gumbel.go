@@ -180,6 +180,9 @@ func (sr *searcher) completedQ(i int32, q []float32) (maxN int32) {
 		switch {
 		case sr.cfg.Solver && e.child >= 0 && sr.t.nodes[e.child].solved:
 			q[j] = sr.t.nodes[e.child].valueFor(nd.player)
+		case sr.childEntry(e) >= 0:
+			// Graph search: the child's position over all its visits.
+			q[j] = sr.t.entryValue(sr.t.nodes[e.child].tp, nd.player)
 		case e.n > 0:
 			q[j] = e.w / float32(e.n)
 		default:

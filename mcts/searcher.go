@@ -118,6 +118,7 @@ type searcher struct {
 // setRoot makes a copy of s the root of an empty tree.
 func (sr *searcher) setRoot(s games.State) {
 	sr.root = copyState(sr.root, s)
+	sr.t.graph = sr.cfg.Graph && !games.HasChance(s.Game())
 	sr.t.reset()
 	if sr.cfg.DirichletAlpha > 0 {
 		sr.alpha = sr.cfg.DirichletAlpha
@@ -199,6 +200,12 @@ func (sr *searcher) collect(b *batch, max int) {
 		nd := &sr.t.nodes[leaf]
 		if nd.solved {
 			sr.t.solvedBackup(path, leaf)
+			if sr.t.graph && sr.cfg.Solver {
+				// It may have been solved through its position's entry
+				// (another node of the position was proven): its
+				// parents may follow.
+				sr.t.propagate(path)
+			}
 			sr.done++
 			continue
 		}
@@ -223,6 +230,16 @@ func (sr *searcher) collect(b *batch, max int) {
 			}
 			sr.done++
 			continue
+		}
+		if sr.t.graph && nd.tp < 0 {
+			nd.tp = sr.t.entry(st.Hash(), int8(st.CurrentPlayer()))
+			if sr.cfg.Solver && sr.t.syncSolved(leaf) {
+				nd.player = int8(st.CurrentPlayer())
+				sr.t.solvedBackup(path, leaf)
+				sr.t.propagate(path)
+				sr.done++
+				continue
+			}
 		}
 		nd.status = nodePending
 		sr.t.addVirtual(path, vl)
@@ -287,7 +304,14 @@ func (sr *searcher) sampleEdge(i int32) int32 {
 func (sr *searcher) complete(it *batchItem, st games.State, policy []float32, value float32) {
 	sr.t.expand(it.leaf, st, policy)
 	sr.t.nodes[it.leaf].v = value
-	proved := sr.cfg.Solver && sr.proveChildren(it.leaf, st)
+	if tp := sr.t.nodes[it.leaf].tp; tp >= 0 && sr.t.tps[tp].n > 0 {
+		// Graph search: the position was searched below another node;
+		// back up what that search found rather than the bare evaluation
+		// (Czech, Korus and Kersting's Monte-Carlo graph search).
+		te := &sr.t.tps[tp]
+		value = te.w / float32(te.n)
+	}
+	proved := sr.proveChildren(it.leaf, st)
 	lf := &sr.t.nodes[it.leaf] // after proveChildren, which may grow the nodes
 	if proved {
 		value = lf.valueFor(lf.player)
@@ -304,17 +328,23 @@ func (sr *searcher) complete(it *batchItem, st games.State, policy []float32, va
 }
 
 // proveChildren looks one move ahead of freshly expanded node i (position
-// st): a child where the game ends, whose next two plies are forced (where
-// the game's states implement games.Threats), or that the endgame prover
-// solves (Config.Endgame) becomes a solved node without being visited or
-// evaluated. It reports whether that solves i. Proving every child at the
-// expansion, not each leaf when it is first visited, matters: PUCT would
-// otherwise keep visiting a child proven drawn while a winning one with a
-// small prior waits unvisited.
+// st), with the solver on: a child where the game ends, whose next two plies
+// are forced (where the game's states implement games.Threats), that the
+// endgame prover solves (Config.Endgame) or, in graph search, whose position
+// was proven elsewhere in the tree becomes a solved node without being
+// visited or evaluated. It reports whether that solves i. Proving every
+// child at the expansion, not each leaf when it is first visited, matters:
+// PUCT would otherwise keep visiting a child proven drawn while a winning
+// one with a small prior waits unvisited. In graph search it also links
+// every child whose position the tree has already visited to that
+// position's entry, so that selection sees its value before the first
+// visit through i.
 func (sr *searcher) proveChildren(i int32, st games.State) bool {
 	_, threats := st.(games.Threats)
-	if (!threats && sr.prover == nil) || games.HasChance(st.Game()) {
-		return false // nothing to prove with, or a child may be a chance node
+	solver := sr.cfg.Solver
+	prove := solver && (threats || sr.prover != nil)
+	if (!prove && !sr.t.graph) || games.HasChance(st.Game()) {
+		return false // nothing to prove or link, or a child may be a chance node
 	}
 	nd := sr.t.nodes[i]
 	found := false
@@ -322,8 +352,27 @@ func (sr *searcher) proveChildren(i int32, st games.State) bool {
 		sr.scratch = copyState(sr.scratch, st)
 		c := sr.scratch
 		c.ApplyAction(int(sr.t.edges[k].action))
-		// sv: the child's value for player 0, when proven.
 		terminal := c.IsTerminal()
+		tk := int32(-1) // graph search: the child's entry
+		var h uint64
+		if sr.t.graph && !terminal {
+			h = c.Hash()
+			if x, ok := sr.t.tt[h]; ok && (sr.t.tps[x].n > 0 || (solver && sr.t.tps[x].solved)) {
+				tk = x
+				ci := sr.t.newNode()
+				sr.t.edges[k].child = ci
+				cn := &sr.t.nodes[ci]
+				cn.tp, cn.player = x, int8(c.CurrentPlayer())
+				if solver && sr.t.syncSolved(ci) {
+					found = true
+					continue
+				}
+			}
+		}
+		if !prove {
+			continue
+		}
+		// sv: the child's value for player 0, when proven.
 		sv, proven := float32(0), terminal
 		if terminal {
 			sv = float32(c.Returns()[0])
@@ -342,18 +391,28 @@ func (sr *searcher) proveChildren(i int32, st games.State) bool {
 		if !proven {
 			continue
 		}
-		ci := sr.t.newNode()
-		sr.t.edges[k].child = ci
+		ci := sr.t.edges[k].child // linked to its entry above, or -1
+		if ci < 0 {
+			ci = sr.t.newNode()
+			sr.t.edges[k].child = ci
+		}
 		cn := &sr.t.nodes[ci]
 		cn.player = int8(c.CurrentPlayer())
 		if terminal {
 			cn.setTerminal(sv)
 		} else {
 			cn.solved, cn.sv = true, sv
+			if sr.t.graph {
+				if tk < 0 {
+					tk = sr.t.entry(h, cn.player)
+				}
+				cn.tp = tk
+				sr.t.markSolved(ci)
+			}
 		}
 		found = true
 	}
-	return found && sr.t.trySolve(i)
+	return found && solver && sr.t.trySolve(i)
 }
 
 // rollback undoes the virtual loss of a leaf whose evaluation failed.
@@ -386,6 +445,8 @@ func (sr *searcher) descend() ([]step, int32) {
 		if c < 0 {
 			c = sr.t.newNode()
 			sr.t.edges[ei].child = c
+		} else if sr.t.graph && sr.cfg.Solver {
+			sr.t.syncSolved(c) // proven through another node of its position
 		}
 		path = append(path, step{node: cur, edge: ei})
 		cur = c
@@ -414,6 +475,7 @@ func (sr *searcher) selectEdge(i int32) int32 {
 	}
 	c := float32(sr.cfg.CPuct)
 	solver := sr.cfg.Solver
+	graph := sr.t.graph
 	skipLost := solver && !nd.solved // only the root is searched once solved
 	priors := []float32(nil)
 	if i == 0 {
@@ -437,10 +499,20 @@ func (sr *searcher) selectEdge(i int32) int32 {
 		}
 		nv := e.n + e.vl
 		q := fpu
+		if graph && solver && e.child >= 0 {
+			sr.t.syncSolved(e.child) // proven through another node of its position
+		}
 		if solver && e.child >= 0 && sr.t.nodes[e.child].solved {
 			q = sr.t.nodes[e.child].valueFor(nd.player)
 			if skipLost && q <= -1 {
 				continue // an open node has a child not proven lost
+			}
+		} else if tp := sr.childEntry(e); tp >= 0 {
+			// Graph search: the child's position's value over all its
+			// visits, through any node, with this edge's virtual losses.
+			q = sr.t.entryValue(tp, nd.player)
+			if nv > 0 {
+				q = (q*float32(e.n) - float32(e.vl)) / float32(nv)
 			}
 		} else if nv > 0 {
 			q = (e.w - float32(e.vl)) / float32(nv)
@@ -451,6 +523,19 @@ func (sr *searcher) selectEdge(i int32) int32 {
 		}
 	}
 	return nd.first + int32(bi)
+}
+
+// childEntry is, in graph search, the entry of the child of e when the
+// position has visits, else -1.
+func (sr *searcher) childEntry(e *edge) int32 {
+	if !sr.t.graph || e.child < 0 {
+		return -1
+	}
+	tp := sr.t.nodes[e.child].tp
+	if tp < 0 || sr.t.tps[tp].n == 0 {
+		return -1
+	}
+	return tp
 }
 
 // lostChild reports whether the child of edge e is proven lost for player p.

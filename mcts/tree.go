@@ -44,6 +44,7 @@ type node struct {
 	w      float32 // sum of backed-up values from the point of view of player (at a terminal: Returns()[0])
 	sv     float32 // with solved: the exact value of the position for player 0
 	v      float32 // the evaluator's value of the position for player (Gumbel search's v_mix)
+	tp     int32   // graph search: the position's entry in tree.tps, or -1
 	player int8    // player to move (at a chance node: the player who moves after it)
 	chance bool    // a chance node: its edges are the outcomes, their priors the probabilities
 	status uint8
@@ -71,9 +72,69 @@ type step struct {
 type tree struct {
 	nodes    []node
 	edges    []edge
-	spare    tree2 // second arena for compaction
+	graph    bool             // share statistics across transpositions (Config.Graph)
+	tt       map[uint64]int32 // graph search: position hash -> index in tps
+	tps      []tpEntry        // graph search: one entry per position met
+	spare    tree2            // second arena for compaction
 	queue    []int32
 	legalBuf []int
+}
+
+// tpEntry is what graph search knows of one position, summed over every
+// node of the tree (and of the trees kept before it by tree reuse) that
+// stands for it: the visits and values backed up through any of them, and
+// an exact value once one of them is solved.
+type tpEntry struct {
+	n      int32
+	w      float32 // sum of backed-up values for player
+	sv     float32 // with solved: the exact value for player 0
+	player int8
+	solved bool
+}
+
+// entry returns the index of the entry of the position with hash h for a
+// node whose player to move is player, adding an empty one if there is none.
+func (t *tree) entry(h uint64, player int8) int32 {
+	if k, ok := t.tt[h]; ok {
+		return k
+	}
+	if t.tt == nil {
+		t.tt = make(map[uint64]int32)
+	}
+	k := int32(len(t.tps))
+	t.tps = append(t.tps, tpEntry{player: player})
+	t.tt[h] = k
+	return k
+}
+
+// entryValue is the mean value of entry k, which has visits, for player p.
+func (t *tree) entryValue(k int32, p int8) float32 {
+	te := &t.tps[k]
+	q := te.w / float32(te.n)
+	if te.player != p {
+		q = -q
+	}
+	return q
+}
+
+// markSolved records in node i's entry, if it has one, that i is solved.
+func (t *tree) markSolved(i int32) {
+	nd := &t.nodes[i]
+	if nd.tp >= 0 && nd.solved {
+		e := &t.tps[nd.tp]
+		e.solved, e.sv = true, nd.sv
+	}
+}
+
+// syncSolved solves node i from its entry when another node of the same
+// position was solved; it reports whether it did.
+func (t *tree) syncSolved(i int32) bool {
+	nd := &t.nodes[i]
+	if nd.solved || nd.tp < 0 || !t.tps[nd.tp].solved {
+		return false
+	}
+	nd.solved, nd.sv = true, t.tps[nd.tp].sv
+	return true
 }
 
 type tree2 struct {
@@ -83,13 +144,15 @@ type tree2 struct {
 
 // reset empties the tree, leaving an unexpanded root.
 func (t *tree) reset() {
-	t.nodes = append(t.nodes[:0], node{status: nodeUnexpanded})
+	t.nodes = append(t.nodes[:0], node{status: nodeUnexpanded, tp: -1})
 	t.edges = t.edges[:0]
+	clear(t.tt)
+	t.tps = t.tps[:0]
 }
 
 // newNode appends an unexpanded node and returns its index.
 func (t *tree) newNode() int32 {
-	t.nodes = append(t.nodes, node{status: nodeUnexpanded})
+	t.nodes = append(t.nodes, node{status: nodeUnexpanded, tp: -1})
 	return int32(len(t.nodes) - 1)
 }
 
@@ -156,11 +219,21 @@ func (t *tree) backup(path []step, leaf int32, leafPlayer int8, value float32, v
 		e.n++
 		e.vl -= v
 		e.w += x
+		if nd.tp >= 0 {
+			te := &t.tps[nd.tp]
+			te.n++
+			te.w += x
+		}
 	}
 	lf := &t.nodes[leaf]
 	lf.n++
 	if lf.status != nodeTerminal {
 		lf.w += value
+		if lf.tp >= 0 {
+			te := &t.tps[lf.tp]
+			te.n++
+			te.w += value
+		}
 	}
 }
 
@@ -258,6 +331,7 @@ func (t *tree) trySolve(i int32) bool {
 	} else {
 		nd.sv = -best
 	}
+	t.markSolved(i)
 	return true
 }
 

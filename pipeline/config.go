@@ -239,6 +239,9 @@ func (c *Config) Validate() error {
 	if err := sp.MCTS.Validate(); err != nil {
 		return inSection("selfplay.mcts", err)
 	}
+	if err := mcts.CheckGame(sp.MCTS, g); err != nil {
+		return bad("selfplay.mcts.graph", "selfplay.mcts.%v", err)
+	}
 	if mc := sp.MCTS; mc.Endgame > 0 {
 		if err := endgame.Configure(&mc, g); err != nil {
 			return bad("selfplay.mcts.endgame", "selfplay.mcts.%v", err)

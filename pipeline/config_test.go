@@ -86,6 +86,8 @@ func TestBadConfigsNameTheProblem(t *testing.T) {
 		{"-set bad YAML", g, []string{"ladder.players=[a"}, "-set \"ladder.players=[a\": value"},
 		{"opponent policy with dice", "game: backgammon\nbench: {every: 0}\nnetwork: {opponent_policy: true}\n", nil,
 			"line 3: network.opponent_policy: backgammon rolls dice"},
+		{"graph search with dice", "game: backgammon\nbench: {every: 0}\nselfplay: {mcts: {graph: true}}\n", nil,
+			"line 3: selfplay.mcts.graph = true: backgammon has chance nodes"},
 		{"opp_policy_weight", g, []string{"train.opp_policy_weight=-1"}, "-set: train.opp_policy_weight = -1, want in [0, 100]"},
 	}
 	for _, c := range cases {
