@@ -183,3 +183,56 @@ func TestGraphRefusesChance(t *testing.T) {
 		t.Fatalf("graph on connect4: %v", err)
 	}
 }
+
+// hashEvaluator gives every position priors and a value drawn from its hash:
+// a fixed, varied "network", so that searches disagree with their proofs
+// the way a real network's do.
+type hashEvaluator struct{}
+
+func (hashEvaluator) Evaluate(states []games.State, policies [][]float32, values []float32) error {
+	for i, s := range states {
+		h := s.Hash()
+		next := func() uint64 {
+			h = h*6364136223846793005 + 1442695040888963407
+			return h >> 40
+		}
+		for a := range policies[i] {
+			policies[i][a] = float32(next()) / (1 << 24)
+		}
+		values[i] = float32(next())/(1<<23) - 1
+	}
+	return nil
+}
+
+// TestGraphSelfPlayTargets plays self-play games with graph search, PUCT and
+// Gumbel, with playout caps and reused visits as configs/connect4.yaml has
+// them, and checks that every policy target is a distribution. A root kept
+// by tree reuse can be solved through its position's entry with no child
+// that shows the proof; before the search re-checked such a root, 1 (PUCT)
+// and 2 (Gumbel) of these games' targets were NaN.
+func TestGraphSelfPlayTargets(t *testing.T) {
+	for _, search := range []string{SearchPUCT, SearchGumbel} {
+		cfg := selfPlayConfig()
+		cfg.Search, cfg.GumbelM = search, 8
+		cfg.Simulations, cfg.GamesInFlight = 50, 16
+		cfg.PlayoutCap, cfg.FullSearchFraction, cfg.FastSimulations = true, 0.5, 16
+		cfg.CountReused, cfg.Graph = true, true
+		for _, r := range playGames(t, cfg, hashEvaluator{}, 3, 256) {
+			for m, p := range r.Policies {
+				if p == nil {
+					continue
+				}
+				var sum float64
+				for _, x := range p {
+					if !(x >= 0 && x <= 1) {
+						t.Fatalf("%s: game %v, move %d: policy target %v", search, r.Actions, m, p)
+					}
+					sum += float64(x)
+				}
+				if math.Abs(sum-1) > 1e-4 {
+					t.Fatalf("%s: game %v, move %d: policy target %v sums to %v", search, r.Actions, m, p, sum)
+				}
+			}
+		}
+	}
+}

@@ -144,6 +144,14 @@ func (sr *searcher) startMove(target int, full bool) {
 	sr.noise = full && sr.cfg.DirichletEpsilon > 0 && !sr.gumbel
 	sr.forced = full && sr.cfg.ForcedPlayouts && !sr.gumbel
 	sr.gExplore = full && sr.explore
+	if r := &sr.t.nodes[0]; r.status == nodeExpanded && r.solved && sr.t.graph {
+		// A root kept by tree reuse may have been solved through its
+		// position's entry, by a proof its own children do not show: the
+		// move is chosen among children that achieve the root's value, so
+		// it stays solved only if they prove it (else it is searched).
+		r.solved = false
+		sr.t.trySolve(0)
+	}
 	if sr.t.nodes[0].status == nodeExpanded {
 		sr.prepareRoot()
 	}
