@@ -6,11 +6,14 @@
 #      every Pons test set (N_HARD for the slow Begin-Hard set, N_LATE for the middle and end sets, whose
 #      verdicts are quick to compute), judged by the built-in solver. SOLVER0=0 leaves out the solver=0 player.
 #   3. the network's mistakes on Begin-Medium, Begin-Hard and Middle-Medium split by the best outcome of each
-#      position (wins, draws), in RUN/eval/mistakes.txt.
+#      position (wins, draws), in OUT/mistakes.txt.
 # The solver's verdicts come from data/connect4/verdicts (shipped: the first 1000 positions of every set, 100
 # of Begin-Hard) where they cover the positions, else from the solver; they are cached in RUN/bench/.
 #
-#   scripts/evaluate-connect4.sh [RUN_DIR]   (env: GAMES=200 N=200 N_HARD=30 N_LATE=N SOLVER0=1 REFDATA=../shared/refdata/connect4)
+# NET_OPTS adds settings to both network players (NET_OPTS=,graph=1: graph search); OUT puts the results
+# elsewhere than RUN/eval (the verdicts are still cached in RUN/bench/).
+#
+#   scripts/evaluate-connect4.sh [RUN_DIR]   (env: GAMES=200 N=200 N_HARD=30 N_LATE=N SOLVER0=1 NET_OPTS= OUT=RUN/eval REFDATA=../shared/refdata/connect4)
 set -euo pipefail
 run=${1:-runs/connect4}
 games=${GAMES:-200}
@@ -19,25 +22,26 @@ nhard=${N_HARD:-30}
 nlate=${N_LATE:-$n}
 refdata=${REFDATA:-../shared/refdata/connect4}
 solver0=${SOLVER0:-1}
+opts=${NET_OPTS:-}
 best="$run/checkpoints/$(tr -d '[:space:]' < "$run/checkpoints/best")"
-out="$run/eval"
+out=${OUT:-$run/eval}
 mkdir -p "$out" "$run/bench"
 arena="$out/arena"
 go build -o "$arena" ./cmd/arena
 
 echo "best network: $best"
-"$arena" match -game connect4 -players "net:path=$best,sims=200 mcts:rollouts=1000" -games "$games" -seed 1 \
+"$arena" match -game connect4 -players "net:path=$best,sims=200$opts mcts:rollouts=1000" -games "$games" -seed 1 \
   -out "$out/match.jsonl" -quiet | tee "$out/match.txt"
 
 for set in Test_L1_R1 Test_L1_R2 Test_L1_R3 Test_L2_R1 Test_L2_R2 Test_L3_R1; do
   k=$n
   [ "$set" = Test_L1_R3 ] && k=$nhard
   case $set in Test_L2_* | Test_L3_*) k=$nlate ;; esac
-  players=("net:path=$best,sims=200" "alphabeta:depth=5")
-  [ "$solver0" = 1 ] && players+=("net:path=$best,sims=200,solver=0")
+  players=("net:path=$best,sims=200$opts" "alphabeta:depth=5")
+  [ "$solver0" = 1 ] && players+=("net:path=$best,sims=200,solver=0$opts")
   for player in "${players[@]}"; do
     name=${player%%:*}
-    case $player in *solver=0) name=net-solver0 ;; esac
+    case $player in *solver=0*) name=net-solver0 ;; esac
     "$arena" bench -game connect4 -player "$player" -positions "$refdata/$set" -n "$k" \
       -verdicts "$run/bench/$set-$k.json" -out "$out/bench-$set-$name.jsonl" -quiet
   done
@@ -45,4 +49,4 @@ done | tee "$out/bench.txt"
 
 # The network's mistakes by the best outcome of each position (a move that only draws is the hard case; docs:
 # "Where the mistakes are"); scripts/mistakes compares several runs the same way.
-go run ./scripts/mistakes -player net -sets Test_L1_R2,Test_L1_R3,Test_L2_R2 "$run" | tee "$out/mistakes.txt"
+go run ./scripts/mistakes -player net -sets Test_L1_R2,Test_L1_R3,Test_L2_R2 "$out" | tee "$out/mistakes.txt"

@@ -12,9 +12,11 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -28,13 +30,18 @@ func main() {
 	sets := flag.String("sets", "Test_L1_R2,Test_L1_R3,Test_L2_R2", "comma-separated Pons sets")
 	flag.Parse()
 	if flag.NArg() == 0 {
-		fmt.Fprintln(os.Stderr, "usage: mistakes [-player P] [-sets S1,S2] RUN...")
+		fmt.Fprintln(os.Stderr, "usage: mistakes [-player P] [-sets S1,S2] RUN_OR_EVAL_DIR...")
 		os.Exit(2)
 	}
 	if err := run(os.Stdout, *player, strings.Split(*sets, ","), flag.Args()); err != nil {
 		fmt.Fprintln(os.Stderr, "mistakes:", err)
 		os.Exit(1)
 	}
+}
+
+func fileExists(name string) bool {
+	_, err := os.Stat(name)
+	return err == nil
 }
 
 func read(name string) ([]arena.BenchRecord, error) {
@@ -72,6 +79,12 @@ func run(w io.Writer, player string, sets, runs []string) error {
 		perRun := make([][3]int, len(runs)) // run -> mistakes by best outcome (+1 index)
 		for i, r := range runs {
 			name := filepath.Join(r, "eval", "bench-"+set+"-"+player+".jsonl")
+			if _, err := os.Stat(name); errors.Is(err, fs.ErrNotExist) {
+				// r may be the evaluation folder itself (evaluate-connect4.sh's OUT).
+				if alt := filepath.Join(r, "bench-"+set+"-"+player+".jsonl"); fileExists(alt) {
+					name = alt
+				}
+			}
 			recs, err := read(name)
 			if err != nil {
 				return err
