@@ -57,6 +57,12 @@ type Config struct {
 	// state's MoveNumber) chosen with Temperature; later moves use
 	// FinalTemperature.
 	TemperatureMoves int `yaml:"temperature_moves"`
+	// RandomOpeningPlies, above zero, starts each self-play game with j
+	// uniformly random moves, j drawn uniformly from 0..RandomOpeningPlies
+	// (never a move that ends the game), recorded without a policy target:
+	// the games then reach the odd positions of random play, which the
+	// search's own openings never do. 0: off.
+	RandomOpeningPlies int `yaml:"random_opening_plies"`
 	// Temperature is the temperature of the opening moves.
 	Temperature float64 `yaml:"temperature"`
 	// FinalTemperature is the temperature after the opening; 0 plays the
@@ -214,6 +220,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("mcts: fpu_reduction = %v, want in [0, 2]", c.FPUReduction)
 	case c.TemperatureMoves < 0:
 		return fmt.Errorf("mcts: temperature_moves = %d, want >= 0", c.TemperatureMoves)
+	case c.RandomOpeningPlies < 0 || c.RandomOpeningPlies > 1000:
+		return fmt.Errorf("mcts: random_opening_plies = %d, want in [0, 1000] (0: off)", c.RandomOpeningPlies)
 	case !(c.Temperature >= 0 && c.Temperature <= 10):
 		return fmt.Errorf("mcts: temperature = %v, want in [0, 10]", c.Temperature)
 	case !(c.FinalTemperature >= 0 && c.FinalTemperature <= 10):

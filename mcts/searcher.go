@@ -104,15 +104,16 @@ type searcher struct {
 	gM          int       // actions considered
 	gq          []float32 // scratch per child: completed Q, then pi'
 
-	rootPrior []float32 // root priors used by selection (noised), by edge
-	pathBuf   []step
-	scratch   games.State // proveChildren's copy of a position
-	prover    Prover      // Config.Endgame's exact prover, or nil
-	gammaBuf  []float64
-	counts    []float64
-	pi        []float32
-	chanceP   []float32             // scratch priors of a chance node, by action
-	outs      []games.ChanceOutcome // scratch outcomes of a chance node
+	rootPrior    []float32 // root priors used by selection (noised), by edge
+	pathBuf      []step
+	scratch      games.State // proveChildren's copy of a position
+	prover       Prover      // Config.Endgame's exact prover, or nil
+	gammaBuf     []float64
+	counts       []float64
+	pi           []float32
+	chanceP      []float32             // scratch priors of a chance node, by action
+	legalScratch []int                 // scratch legal moves (self-play's random opening)
+	outs         []games.ChanceOutcome // scratch outcomes of a chance node
 }
 
 // setRoot makes a copy of s the root of an empty tree.

@@ -216,7 +216,50 @@ func (p *SelfPlay) newGame(sl *slot) error {
 	if err := p.rollChance(sl); err != nil {
 		return err
 	}
+	if err := p.randomOpening(sl); err != nil {
+		return err
+	}
 	p.startMove(sl)
+	return nil
+}
+
+// randomOpening plays the random moves that begin a game under
+// RandomOpeningPlies, recorded without policy targets; it stops early where
+// every legal move would end the game (or only chance follows).
+func (p *SelfPlay) randomOpening(sl *slot) error {
+	if p.cfg.RandomOpeningPlies == 0 {
+		return nil
+	}
+	plies := p.rng.IntN(p.cfg.RandomOpeningPlies + 1)
+	root := sl.sr.root
+	for range plies {
+		if root.IsTerminal() || games.IsChanceNode(root) {
+			return nil
+		}
+		legal := sl.sr.t.legalBuf[:0]
+		sl.sr.legalScratch = root.LegalActions(sl.sr.legalScratch[:0])
+		for _, a := range sl.sr.legalScratch {
+			sl.sr.scratch = copyState(sl.sr.scratch, root)
+			sl.sr.scratch.ApplyAction(a)
+			if !sl.sr.scratch.IsTerminal() {
+				legal = append(legal, a)
+			}
+		}
+		sl.sr.t.legalBuf = legal
+		if len(legal) == 0 {
+			return nil
+		}
+		a := legal[p.rng.IntN(len(legal))]
+		sl.rec.Actions = append(sl.rec.Actions, a)
+		sl.rec.Policies = append(sl.rec.Policies, nil)
+		sl.rec.RootValues = append(sl.rec.RootValues, 0)
+		if err := sl.sr.advance(a); err != nil {
+			return fmt.Errorf("self-play: %w", err)
+		}
+		if err := p.rollChance(sl); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"slices"
+	"strings"
 	"testing"
 
 	"tabula/games"
@@ -217,5 +218,48 @@ func TestSelfPlayStops(t *testing.T) {
 	p.eval = failing{}
 	if err := p.Run(context.Background(), 1, func(GameRecord) error { return nil }); err == nil {
 		t.Error("failing evaluator: no error")
+	}
+}
+
+// TestRandomOpening checks random_opening_plies: every game begins with 0 to
+// k moves without a policy target (each count seen), searched moves after
+// them, no game ended by a random move, the records replay, and with the
+// setting off no move lacks its target.
+func TestRandomOpening(t *testing.T) {
+	g := connect4Game(t)
+	for _, k := range []int{0, 4} {
+		cfg := selfPlayConfig()
+		cfg.RandomOpeningPlies = k
+		seen := map[int]int{}
+		for _, r := range playGames(t, cfg, UniformEvaluator{}, 5, 60) {
+			j := 0
+			for j < len(r.Policies) && r.Policies[j] == nil {
+				j++
+			}
+			for m := j; m < len(r.Policies); m++ {
+				if r.Policies[m] == nil {
+					t.Fatalf("k=%d: game %v: move %d, after the opening, has no policy target", k, r.Actions, m)
+				}
+			}
+			if j > k || j == len(r.Actions) {
+				t.Fatalf("k=%d: game %v: %d random moves", k, r.Actions, j)
+			}
+			seen[j]++
+			n := 0
+			if err := r.Examples(g, func(games.State, []float32, float32) error { n++; return nil }); err != nil {
+				t.Fatalf("k=%d: game %v: %v", k, r.Actions, err)
+			}
+			if n != len(r.Actions)-j {
+				t.Fatalf("k=%d: game %v: %d examples, want %d", k, r.Actions, n, len(r.Actions)-j)
+			}
+		}
+		if len(seen) != k+1 {
+			t.Fatalf("k=%d: random opening lengths %v, want each of 0..%d", k, seen, k)
+		}
+	}
+	cfg := DefaultConfig()
+	cfg.RandomOpeningPlies = -1
+	if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), "random_opening_plies") {
+		t.Fatalf("random_opening_plies -1: %v", err)
 	}
 }
