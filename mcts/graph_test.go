@@ -107,14 +107,7 @@ func TestGraphSolverAgreesWithMinimax(t *testing.T) {
 		cfg.DirichletEpsilon, cfg.TemperatureMoves = 0, 0
 		cfg.Graph = graph
 		for k, s := range positions {
-			search, err := NewSearch(cfg, UniformEvaluator{}, newRNG(uint64(k)))
-			if err != nil {
-				t.Fatal(err)
-			}
-			r, err := search.Run(context.Background(), s)
-			if err != nil {
-				t.Fatal(err)
-			}
+			search, r := runSearch(t, cfg, UniformEvaluator{}, uint64(k), s)
 			if !search.sr.t.nodes[0].solved {
 				t.Fatalf("graph=%v, position %d (%v): not solved after %d simulations", graph, k, s, r.Simulations)
 			}

@@ -151,14 +151,7 @@ func TestSolverAgreesWithMinimax(t *testing.T) {
 				if want != 0 {
 					decided++
 				}
-				search, err := NewSearch(cfg, UniformEvaluator{}, newRNG(uint64(k)))
-				if err != nil {
-					t.Fatal(err)
-				}
-				r, err := search.Run(context.Background(), s)
-				if err != nil {
-					t.Fatal(err)
-				}
+				search, r := runSearch(t, cfg, UniformEvaluator{}, uint64(k), s)
 				p := s.CurrentPlayer()
 				if !search.sr.t.nodes[0].solved {
 					t.Fatalf("position %d (%v): not solved after %d simulations", k, s, r.Simulations)
@@ -217,11 +210,17 @@ func (c *tallying) Evaluate(states []games.State, policies [][]float32, values [
 // after moves.
 func searchOnce(t *testing.T, cfg Config, ev Evaluator, seed uint64, moves string) (*Search, Result) {
 	t.Helper()
+	return runSearch(t, cfg, ev, seed, position(t, moves))
+}
+
+// runSearch runs one search with cfg and ev (rng seeded seed) of st.
+func runSearch(t *testing.T, cfg Config, ev Evaluator, seed uint64, st games.State) (*Search, Result) {
+	t.Helper()
 	s, err := NewSearch(cfg, ev, newRNG(seed))
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := s.Run(context.Background(), position(t, moves))
+	r, err := s.Run(context.Background(), st)
 	if err != nil {
 		t.Fatal(err)
 	}
