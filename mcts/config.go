@@ -107,8 +107,8 @@ type Config struct {
 	// that position's mean value instead of its bare evaluation, and with
 	// the solver a position proven once is proven wherever it recurs.
 	// Exploration still counts the edge's own visits. Gumbel search shares
-	// the leaf values and the proofs, not the Q of its selection. Games
-	// with chance nodes are refused (see CheckGame). Off by default.
+	// the leaf values, the proofs and the completed Q. Games with chance
+	// nodes are refused (see CheckGame). Off by default.
 	Graph bool `yaml:"graph"`
 
 	// Endgame, above zero, proves exactly every child within Endgame of

@@ -104,16 +104,15 @@ type searcher struct {
 	gM          int       // actions considered
 	gq          []float32 // scratch per child: completed Q, then pi'
 
-	rootPrior    []float32 // root priors used by selection (noised), by edge
-	pathBuf      []step
-	scratch      games.State // proveChildren's copy of a position
-	prover       Prover      // Config.Endgame's exact prover, or nil
-	gammaBuf     []float64
-	counts       []float64
-	pi           []float32
-	chanceP      []float32             // scratch priors of a chance node, by action
-	legalScratch []int                 // scratch legal moves (self-play's random opening)
-	outs         []games.ChanceOutcome // scratch outcomes of a chance node
+	rootPrior []float32 // root priors used by selection (noised), by edge
+	pathBuf   []step
+	scratch   games.State // proveChildren's copy of a position
+	prover    Prover      // Config.Endgame's exact prover, or nil
+	gammaBuf  []float64
+	counts    []float64
+	pi        []float32
+	chanceP   []float32             // scratch priors of a chance node, by action
+	outs      []games.ChanceOutcome // scratch outcomes of a chance node
 }
 
 // setRoot makes a copy of s the root of an empty tree.
@@ -313,12 +312,11 @@ func (sr *searcher) sampleEdge(i int32) int32 {
 func (sr *searcher) complete(it *batchItem, st games.State, policy []float32, value float32) {
 	sr.t.expand(it.leaf, st, policy)
 	sr.t.nodes[it.leaf].v = value
-	if tp := sr.t.nodes[it.leaf].tp; tp >= 0 && sr.t.tps[tp].n > 0 {
+	if lf := &sr.t.nodes[it.leaf]; lf.tp >= 0 && sr.t.tps[lf.tp].n > 0 {
 		// Graph search: the position was searched below another node;
 		// back up what that search found rather than the bare evaluation
 		// (Czech, Korus and Kersting's Monte-Carlo graph search).
-		te := &sr.t.tps[tp]
-		value = te.w / float32(te.n)
+		value = sr.t.entryValue(lf.tp, lf.player)
 	}
 	proved := sr.proveChildren(it.leaf, st)
 	lf := &sr.t.nodes[it.leaf] // after proveChildren, which may grow the nodes

@@ -236,16 +236,16 @@ func (p *SelfPlay) randomOpening(sl *slot) error {
 		if root.IsTerminal() || games.IsChanceNode(root) {
 			return nil
 		}
-		legal := sl.sr.t.legalBuf[:0]
-		sl.sr.legalScratch = root.LegalActions(sl.sr.legalScratch[:0])
-		for _, a := range sl.sr.legalScratch {
+		all := root.LegalActions(sl.sr.t.legalBuf[:0])
+		sl.sr.t.legalBuf = all
+		legal := all[:0] // filtered in place: the moves that do not end the game
+		for _, a := range all {
 			sl.sr.scratch = copyState(sl.sr.scratch, root)
 			sl.sr.scratch.ApplyAction(a)
 			if !sl.sr.scratch.IsTerminal() {
 				legal = append(legal, a)
 			}
 		}
-		sl.sr.t.legalBuf = legal
 		if len(legal) == 0 {
 			return nil
 		}

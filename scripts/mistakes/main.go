@@ -12,11 +12,9 @@ package main
 import (
 	"bufio"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -79,11 +77,9 @@ func run(w io.Writer, player string, sets, runs []string) error {
 		perRun := make([][3]int, len(runs)) // run -> mistakes by best outcome (+1 index)
 		for i, r := range runs {
 			name := filepath.Join(r, "eval", "bench-"+set+"-"+player+".jsonl")
-			if _, err := os.Stat(name); errors.Is(err, fs.ErrNotExist) {
-				// r may be the evaluation folder itself (evaluate-connect4.sh's OUT).
-				if alt := filepath.Join(r, "bench-"+set+"-"+player+".jsonl"); fileExists(alt) {
-					name = alt
-				}
+			// r may be the evaluation folder itself (evaluate-connect4.sh's OUT).
+			if alt := filepath.Join(r, "bench-"+set+"-"+player+".jsonl"); !fileExists(name) && fileExists(alt) {
+				name = alt
 			}
 			recs, err := read(name)
 			if err != nil {
