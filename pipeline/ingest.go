@@ -37,6 +37,16 @@ import (
 // is recognised and dropped.
 const ingestLedger = "ingest.log"
 
+// ingestCatchUp bounds one fetch, and so one replay chunk, at this many
+// times selfplay.chunk_games. The bus fetch returns as soon as that many
+// games wait, or after its wait with what came: a trainer that keeps up
+// writes chunks of the games of its wait (about chunk_games at 2-core
+// rates), and one that has fallen behind catches up in larger chunks, its
+// ledger, chunk and folder syncs and its fetch round trip shared by more
+// games (docs/benchmarks.md: "the ingest under load"; the bus holds every
+// game until it is acknowledged, so a larger fetch risks nothing).
+const ingestCatchUp = 8
+
 // ingestMaxFailures is how many batches in a row may fail to be written
 // before the run stops: a replay folder that cannot take games is a fault
 // to report, not to train around.
@@ -50,7 +60,7 @@ type ingest struct {
 	dir      string // the replay folder
 	path     string // the ledger
 	log      *slog.Logger
-	batch    int        // games per fetch and per chunk at most
+	batch    int        // games per fetch and per chunk: selfplay.chunk_games, up to ingestCatchUp times that
 	maxStale int        // bus.max_stale_generations
 	best     func() int // the current best generation
 
@@ -251,7 +261,7 @@ func (in *ingest) countLocked(worker string) *workerCount {
 	return c
 }
 
-// step fetches up to batch games (waiting up to wait for the first),
+// step fetches up to ingestCatchUp x batch games (waiting up to wait),
 // writes the new ones into one replay chunk (ledger line first), and
 // acknowledges them; repeats, and games of a network too far behind the
 // best, are acknowledged and dropped. It returns how many deliveries it
@@ -259,7 +269,7 @@ func (in *ingest) countLocked(worker string) *workerCount {
 // away: worth waiting for), as against a replay folder that could not be
 // written.
 func (in *ingest) step(ctx context.Context, feed gameFeed, wait time.Duration) (n int, fetchErr bool, err error) {
-	items, err := feed.fetch(ctx, in.batch, wait)
+	items, err := feed.fetch(ctx, in.batch*ingestCatchUp, wait)
 	if err != nil {
 		return 0, true, err
 	}
@@ -355,15 +365,25 @@ func (in *ingest) step(ctx context.Context, feed gameFeed, wait time.Duration) (
 		in.mu.Unlock()
 		in.log.Debug("ingest: chunk written", "file", filepath.Base(chunk), "games", len(fresh), "examples", len(examples))
 	}
-	// Acknowledge even when ctx has just ended: the games are stored.
+	// Acknowledge even when ctx has just ended: the games are stored. The
+	// acks go out together: one at a time, each round trip waits for the
+	// scheduler on a machine whose cores self-play and training keep busy,
+	// and the ingest fell minutes behind self-play (docs/benchmarks.md:
+	// "the ingest under load").
 	actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
+	var wg sync.WaitGroup
 	for _, it := range append(freshItems, drop...) {
-		if err := it.ack(actx); err != nil {
-			// Written and in the ledger: when it comes again it is dropped.
-			in.log.Warn("ingest: acknowledging a game failed; it will come again and be dropped", "id", it.game.ID, "err", err)
-		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := it.ack(actx); err != nil {
+				// Written and in the ledger: when it comes again it is dropped.
+				in.log.Warn("ingest: acknowledging a game failed; it will come again and be dropped", "id", it.game.ID, "err", err)
+			}
+		}()
 	}
+	wg.Wait()
 	return len(items), false, nil
 }
 
