@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -69,7 +70,17 @@ func newGameID() string {
 var errStale = errors.New("the network playing is stale")
 
 // busSink publishes every finished game on the bus, unless the network that
-// played it has fallen too far behind the best.
+// played it has fallen too far behind the best. put hands a game to up to
+// publishConcurrency publishing goroutines and returns once it is queued,
+// so that a self-play worker (and every game it has in flight) does not
+// wait for the stream's ack: on a loaded machine each round trip waits for
+// the scheduler, and over a network for the link. At most publishAhead
+// games wait in the queue; put blocks beyond that. flush waits until every
+// queued game is stored (or has failed) and returns the first error; a
+// publish error also fails the next put, which stops the round. The
+// "game published" debug line still means the stream acknowledged the
+// game. flush must not run concurrently with put (generate calls it once,
+// after its workers stop).
 type busSink struct {
 	g          games.Game
 	pub        gamePublisher
@@ -84,50 +95,151 @@ type busSink struct {
 	timeout time.Duration
 	log     *slog.Logger
 
-	published, stale atomic.Int64
+	published, stale, lost atomic.Int64
+
+	once    sync.Once
+	queue   chan queuedGame
+	pending sync.WaitGroup // queued games not yet published or failed
+
+	mu       sync.Mutex
+	draining int   // publishing goroutines running
+	err      error // the first publish error
+	graceAt  time.Time
 }
+
+// queuedGame is a game waiting to be published, with the context of the
+// put that queued it.
+type queuedGame struct {
+	ctx      context.Context
+	game     busGame
+	examples int
+}
+
+// publishAhead is how many finished games a busSink holds waiting for the
+// bus before put blocks; publishConcurrency how many it publishes at once.
+const (
+	publishAhead       = 32
+	publishConcurrency = 4
+)
 
 func (s *busSink) put(ctx context.Context, examples []replay.Example, _ int) error {
 	if cur := s.best(); cur-s.generation > s.maxStale {
 		s.stale.Add(1)
 		return fmt.Errorf("%w: generation %d, best %d, bus.max_stale_generations %d", errStale, s.generation, cur, s.maxStale)
 	}
+	if err := s.failed(); err != nil {
+		return err
+	}
 	data, err := encodeGame(s.g, examples)
 	if err != nil {
 		return fmt.Errorf("self-play record: %w", err)
 	}
-	game := busGame{ID: newGameID(), Worker: s.worker, Generation: s.generation, Data: data}
-	// A finished game is worth a short wait when the process is stopping
-	// (Ctrl-C): publishing it gets publishGrace after ctx ends.
+	s.once.Do(func() { s.queue = make(chan queuedGame, publishAhead) })
+	s.pending.Add(1)
+	s.queue <- queuedGame{ctx: ctx, game: busGame{ID: newGameID(), Worker: s.worker, Generation: s.generation, Data: data}, examples: len(examples)}
+	s.mu.Lock()
+	if s.draining < publishConcurrency {
+		s.draining++
+		go s.drain()
+	}
+	s.mu.Unlock()
+	return nil
+}
+
+// drain publishes queued games until the queue is empty.
+func (s *busSink) drain() {
+	for {
+		var q queuedGame
+		select {
+		case q = <-s.queue:
+		default:
+			s.mu.Lock()
+			if len(s.queue) > 0 {
+				s.mu.Unlock()
+				continue
+			}
+			s.draining--
+			s.mu.Unlock()
+			return
+		}
+		s.publishOne(q)
+		s.pending.Done()
+	}
+}
+
+// publishOne publishes one queued game, unless an earlier one failed (the
+// round is stopping: the game is lost, as games in flight are).
+func (s *busSink) publishOne(q queuedGame) {
+	if s.failed() != nil {
+		s.lost.Add(1)
+		return
+	}
+	pctx, cancel := s.publishContext(q.ctx)
+	err := s.pub.publish(pctx, q.game)
+	cancel()
+	if err != nil {
+		s.lost.Add(1)
+		s.mu.Lock()
+		if s.err == nil {
+			s.err = fmt.Errorf("publishing a game: %w", err)
+		}
+		s.mu.Unlock()
+		return
+	}
+	s.published.Add(1)
+	s.log.Debug("game published", "id", q.game.ID, "worker", s.worker, "generation", s.generation,
+		"examples", q.examples, "bytes", len(q.game.Data))
+}
+
+// publishContext bounds one publish: by timeout, when set, and once ctx
+// ends (the process stopping, Ctrl-C) by publishGrace after the first
+// publish that saw it end, for every game still queued together: a
+// finished game is worth a short wait, a queue of them no more than one.
+func (s *busSink) publishContext(ctx context.Context) (context.Context, context.CancelFunc) {
 	pctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	if s.timeout > 0 {
 		pctx, cancel = context.WithTimeout(context.WithoutCancel(ctx), s.timeout)
 	}
-	defer cancel()
-	done := make(chan struct{})
-	defer close(done)
-	go func() {
-		select {
-		case <-done:
-		case <-ctx.Done():
-			select {
-			case <-done:
-			case <-time.After(publishGrace):
-				cancel()
-			}
+	var timer *time.Timer
+	var tmu sync.Mutex
+	stop := context.AfterFunc(ctx, func() {
+		s.mu.Lock()
+		if s.graceAt.IsZero() {
+			s.graceAt = time.Now().Add(publishGrace)
 		}
-	}()
-	if err := s.pub.publish(pctx, game); err != nil {
-		return fmt.Errorf("publishing a game: %w", err)
+		at := s.graceAt
+		s.mu.Unlock()
+		tmu.Lock()
+		timer = time.AfterFunc(time.Until(at), cancel)
+		tmu.Unlock()
+	})
+	return pctx, func() {
+		stop()
+		tmu.Lock()
+		if timer != nil {
+			timer.Stop()
+		}
+		tmu.Unlock()
+		cancel()
 	}
-	s.published.Add(1)
-	s.log.Debug("game published", "id", game.ID, "worker", s.worker, "generation", s.generation,
-		"examples", len(examples), "bytes", len(data))
-	return nil
 }
 
-func (s *busSink) flush() error { return nil }
+// failed returns the first publish error, if any.
+func (s *busSink) failed() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.err
+}
 
-// publishGrace is how long a game finished as its process stops may still
+// flush waits for every queued game and returns the first publish error.
+func (s *busSink) flush() error {
+	s.pending.Wait()
+	if n := s.lost.Load(); n > 0 {
+		s.log.Warn("games not published", "games", n, "worker", s.worker, "err", s.failed())
+	}
+	return s.failed()
+}
+
+// publishGrace is how long games finished as their process stops may still
 // take to publish.
 const publishGrace = 3 * time.Second

@@ -423,8 +423,11 @@ func TestBusSinkDropsStaleGames(t *testing.T) {
 	best := 4
 	pub := &recordingPublisher{}
 	sink := &busSink{g: g, pub: pub, worker: "w", generation: 2, best: func() int { return best }, maxStale: 2, log: quietLog()}
-	if err := sink.put(context.Background(), ex, len(ex)); err != nil || len(pub.games) != 1 {
-		t.Fatalf("2 generations behind with max 2: %v, %d published", err, len(pub.games))
+	if err := sink.put(context.Background(), ex, len(ex)); err != nil {
+		t.Fatalf("2 generations behind with max 2: %v", err)
+	}
+	if err := sink.flush(); err != nil || len(pub.games) != 1 {
+		t.Fatalf("2 generations behind with max 2: flush %v, %d published", err, len(pub.games))
 	}
 	gm := pub.games[0]
 	if gm.Worker != "w" || gm.Generation != 2 || len(gm.ID) != 32 {
@@ -574,6 +577,35 @@ func BenchmarkBusIngest(b *testing.B) {
 // sink keeps the spinners' arithmetic from being optimised away.
 var sink float64
 
+// spin keeps n goroutines busy with arithmetic until stop is called: a
+// process whose Ps are all taken, as in a run.
+func spin(n int) (stop func()) {
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	for range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			x := 1.0
+			for {
+				select {
+				case <-done:
+					sink = x
+					return
+				default:
+				}
+				for i := 0; i < 100_000; i++ {
+					x = x*1.0000001 + 1e-9
+				}
+			}
+		}()
+	}
+	return func() {
+		close(done)
+		wg.Wait()
+	}
+}
+
 func benchBusIngest(b *testing.B, spinners int) {
 	g, _ := games.New("connect4")
 	pool := testGames(b, g, "w", 0, 64)
@@ -605,26 +637,7 @@ func benchBusIngest(b *testing.B, spinners int) {
 	defer in.close()
 	pub := busPublisher{bb}
 	b.ResetTimer()
-	stop := make(chan struct{})
-	var spin sync.WaitGroup
-	for range spinners {
-		spin.Add(1)
-		go func() {
-			defer spin.Done()
-			x := 1.0
-			for {
-				select {
-				case <-stop:
-					sink = x
-					return
-				default:
-				}
-				for i := 0; i < 100_000; i++ {
-					x = x*1.0000001 + 1e-9
-				}
-			}
-		}()
-	}
+	stopSpin := spin(spinners)
 	c0, t0 := cpuTime(unix.CLOCK_PROCESS_CPUTIME_ID), time.Now()
 	for i := 0; i < b.N; i++ {
 		gm := pool[i%len(pool)]
@@ -640,8 +653,7 @@ func benchBusIngest(b *testing.B, spinners int) {
 		}
 	}
 	c2, t2 := cpuTime(unix.CLOCK_PROCESS_CPUTIME_ID), time.Now()
-	close(stop)
-	spin.Wait()
+	stopSpin()
 	b.StopTimer()
 	n := float64(b.N)
 	b.ReportMetric(n/t1.Sub(t0).Seconds(), "publish-games/s")
