@@ -70,17 +70,21 @@ func newGameID() string {
 var errStale = errors.New("the network playing is stale")
 
 // busSink publishes every finished game on the bus, unless the network that
-// played it has fallen too far behind the best. put hands a game to up to
+// played it has fallen too far behind the best. With ahead 0, put returns
+// once the stream has acknowledged the game. With ahead > 0 (a self-play
+// worker process: cmd/selfplay), put hands the game to up to
 // publishConcurrency publishing goroutines and returns once it is queued,
-// so that a self-play worker (and every game it has in flight) does not
-// wait for the stream's ack: on a loaded machine each round trip waits for
-// the scheduler, and over a network for the link. At most publishAhead
-// games wait in the queue; put blocks beyond that. flush waits until every
+// so that the worker (and every game it has in flight) does not wait for
+// the ack, a round trip over the network link; at most ahead games wait in
+// the queue, and put blocks beyond that. The trainer's own self-play keeps
+// ahead 0: there, with self-play and training sharing the cores, not
+// waiting moved ~15% of the training steps to ~2% more positions (docs/
+// benchmarks.md, "Publishing without waiting"). flush waits until every
 // queued game is stored (or has failed) and returns the first error; a
 // publish error also fails the next put, which stops the round. The
-// "game published" debug line still means the stream acknowledged the
-// game. flush must not run concurrently with put (generate calls it once,
-// after its workers stop).
+// "game published" debug line means the stream acknowledged the game.
+// flush must not run concurrently with put (generate calls it once, after
+// its workers stop).
 type busSink struct {
 	g          games.Game
 	pub        gamePublisher
@@ -94,6 +98,9 @@ type busSink struct {
 	// ctx ends (a worker waiting out a trainer restart).
 	timeout time.Duration
 	log     *slog.Logger
+	// ahead: how many finished games may wait to be published (0: put
+	// waits for each ack).
+	ahead int
 
 	published, stale, lost atomic.Int64
 
@@ -115,8 +122,9 @@ type queuedGame struct {
 	examples int
 }
 
-// publishAhead is how many finished games a busSink holds waiting for the
-// bus before put blocks; publishConcurrency how many it publishes at once.
+// publishAhead is how many finished games a worker process's busSink holds
+// waiting for the bus before put blocks; publishConcurrency how many a
+// busSink publishes at once.
 const (
 	publishAhead       = 32
 	publishConcurrency = 4
@@ -134,9 +142,14 @@ func (s *busSink) put(ctx context.Context, examples []replay.Example, _ int) err
 	if err != nil {
 		return fmt.Errorf("self-play record: %w", err)
 	}
-	s.once.Do(func() { s.queue = make(chan queuedGame, publishAhead) })
+	q := queuedGame{ctx: ctx, game: busGame{ID: newGameID(), Worker: s.worker, Generation: s.generation, Data: data}, examples: len(examples)}
+	if s.ahead <= 0 {
+		s.publishOne(q)
+		return s.failed()
+	}
+	s.once.Do(func() { s.queue = make(chan queuedGame, s.ahead) })
 	s.pending.Add(1)
-	s.queue <- queuedGame{ctx: ctx, game: busGame{ID: newGameID(), Worker: s.worker, Generation: s.generation, Data: data}, examples: len(examples)}
+	s.queue <- q
 	s.mu.Lock()
 	if s.draining < publishConcurrency {
 		s.draining++

@@ -75,7 +75,7 @@ func sinkExamples(t *testing.T) (games.Game, []replay.Example) {
 func TestBusSinkPutDoesNotWaitForTheBus(t *testing.T) {
 	g, ex := sinkExamples(t)
 	pub := &gatedPublisher{release: make(chan struct{})}
-	sink := &busSink{g: g, pub: pub, worker: "w", best: func() int { return 0 }, maxStale: 2, log: quietLog()}
+	sink := &busSink{g: g, pub: pub, worker: "w", best: func() int { return 0 }, maxStale: 2, log: quietLog(), ahead: publishAhead}
 	n := publishAhead + publishConcurrency
 	queued := make(chan error, 1)
 	go func() {
@@ -142,7 +142,7 @@ func TestBusSinkPublishErrorStopsTheRound(t *testing.T) {
 	g, ex := sinkExamples(t)
 	pub := &gatedPublisher{release: make(chan struct{}), fail: 1}
 	close(pub.release)
-	sink := &busSink{g: g, pub: pub, worker: "w", best: func() int { return 0 }, maxStale: 2, log: quietLog()}
+	sink := &busSink{g: g, pub: pub, worker: "w", best: func() int { return 0 }, maxStale: 2, log: quietLog(), ahead: publishAhead}
 	queued := 0
 	for i := 0; i < 3; i++ {
 		if err := sink.put(context.Background(), ex, len(ex)); err != nil {
@@ -175,7 +175,7 @@ func TestBusSinkStopsWithinOneGrace(t *testing.T) {
 	}
 	g, ex := sinkExamples(t)
 	pub := &gatedPublisher{release: make(chan struct{})} // never released: the bus is away
-	sink := &busSink{g: g, pub: pub, worker: "w", best: func() int { return 0 }, maxStale: 2, log: quietLog()}
+	sink := &busSink{g: g, pub: pub, worker: "w", best: func() int { return 0 }, maxStale: 2, log: quietLog(), ahead: publishAhead}
 	ctx, cancel := context.WithCancel(context.Background())
 	for i := 0; i < 12; i++ {
 		if err := sink.put(ctx, ex, len(ex)); err != nil {
@@ -199,8 +199,9 @@ func TestBusSinkStopsWithinOneGrace(t *testing.T) {
 
 // BenchmarkBusSink measures how fast self-play hands finished games to the
 // embedded bus, idle and loaded (every P of the process kept busy, as in a
-// run): "wait" publishes each game and waits for its ack, as put did before
-// 2026-11-28; "sink" is busSink, whose put queues the game (and flush, at
+// run): "wait" is busSink with ahead 0, whose put waits for each game's
+// ack (the trainer's own self-play); "sink" has ahead publishAhead (a
+// worker process), whose put queues the game (and flush, at
 // the end, waits for every ack). games/s counts the whole loop to the last
 // ack; put-us is the mean time one put kept its caller, a self-play worker
 // with all its games in flight, waiting.
@@ -239,17 +240,13 @@ func benchBusSink(b *testing.B, spinners int, queued bool) {
 	stopSpin := spin(spinners)
 	defer stopSpin()
 	b.ResetTimer()
+	if queued {
+		s.ahead = publishAhead
+	}
 	var inPut time.Duration
 	for i := 0; i < b.N; i++ {
 		t0 := time.Now()
-		if queued {
-			err = s.put(ctx, ex, len(ex))
-		} else {
-			var data []byte
-			if data, err = encodeGame(g, ex); err == nil {
-				err = pub.publish(ctx, busGame{ID: newGameID(), Worker: "w", Data: data})
-			}
-		}
+		err := s.put(ctx, ex, len(ex))
 		inPut += time.Since(t0)
 		if err != nil {
 			b.Fatal(err)

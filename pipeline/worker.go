@@ -247,7 +247,8 @@ func RunRemoteWorker(ctx context.Context, opt RemoteOptions) error {
 			n = min(n, opt.Games-played)
 		}
 		sink := &busSink{g: g, pub: pub, worker: opt.ID, generation: loaded.Generation,
-			best: func() int { return current().Generation }, maxStale: cfg.Bus.MaxStaleGenerations, log: log}
+			best: func() int { return current().Generation }, maxStale: cfg.Bus.MaxStaleGenerations, log: log,
+			ahead: publishAhead}
 		bar := progress.New(opt.Progress, n, fmt.Sprintf("self-play worker round %d (%s)", round, loaded.Name))
 		st, err := generate(ctx, g, cfg.SelfPlay, workers, n, opt.Seed<<32^round, newEval, sink, func(selfPlayStats) { bar.Add(1) })
 		bar.Finish()
