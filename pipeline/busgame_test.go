@@ -7,7 +7,6 @@ import (
 	"runtime"
 	"strings"
 	"sync"
-	"tabula/bus"
 	"testing"
 	"time"
 
@@ -224,18 +223,8 @@ func benchBusSink(b *testing.B, spinners int, queued bool) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	srv, err := bus.StartServer(bus.ServerConfig{Dir: filepath.Join(b.TempDir(), "bus")})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer srv.Shutdown()
 	ctx := context.Background()
-	bb, err := bus.Connect(ctx, bus.Options{URL: srv.URL(), Name: "trainer", Run: "bench"})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer bb.Close()
-	pub := busPublisher{bb}
+	pub := busPublisher{embeddedBus(b, filepath.Join(b.TempDir(), "bus"))}
 	s := &busSink{g: g, pub: pub, worker: "w", best: func() int { return 0 }, maxStale: 2, timeout: 30 * time.Second, log: quietLog()}
 	stopSpin := spin(spinners)
 	defer stopSpin()

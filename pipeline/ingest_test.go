@@ -604,21 +604,29 @@ func spin(n int) (stop func()) {
 	}
 }
 
+// embeddedBus starts a bus server storing in dir and connects to it as the
+// trainer; both stop when b ends.
+func embeddedBus(b *testing.B, dir string) *bus.Bus {
+	srv, err := bus.StartServer(bus.ServerConfig{Dir: dir})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(srv.Shutdown)
+	bb, err := bus.Connect(context.Background(), bus.Options{URL: srv.URL(), Name: "trainer", Run: "bench"})
+	if err != nil {
+		srv.Shutdown()
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { bb.Close() })
+	return bb
+}
+
 func benchBusIngest(b *testing.B, spinners int) {
 	g, _ := games.New("connect4")
 	pool := testGames(b, g, "w", 0, 64)
 	dir := b.TempDir()
-	srv, err := bus.StartServer(bus.ServerConfig{Dir: filepath.Join(dir, "bus")})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer srv.Shutdown()
+	bb := embeddedBus(b, filepath.Join(dir, "bus"))
 	ctx := context.Background()
-	bb, err := bus.Connect(ctx, bus.Options{URL: srv.URL(), Name: "trainer", Run: "bench"})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer bb.Close()
 	cons, err := bb.Consumer(ctx, trainerName)
 	if err != nil {
 		b.Fatal(err)
