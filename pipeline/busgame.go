@@ -72,8 +72,8 @@ var errStale = errors.New("the network playing is stale")
 // busSink publishes every finished game on the bus, unless the network that
 // played it has fallen too far behind the best. With ahead 0, put returns
 // once the stream has acknowledged the game. With ahead > 0 (a self-play
-// worker process: cmd/selfplay), put hands the game to up to
-// publishConcurrency publishing goroutines and returns once it is queued,
+// worker process: cmd/selfplay), put hands the game to a goroutine of its
+// own (at most publishConcurrency publish at once) and returns,
 // so that the worker (and every game it has in flight) does not wait for
 // the ack, a round trip over the network link; at most ahead games wait in
 // the queue, and put blocks beyond that. The trainer's own self-play keeps
@@ -105,13 +105,13 @@ type busSink struct {
 	published, stale, lost atomic.Int64
 
 	once    sync.Once
-	queue   chan queuedGame
+	held    chan struct{}  // a token per game queued or publishing (ahead + publishConcurrency)
+	sending chan struct{}  // a token per publish in flight (publishConcurrency)
 	pending sync.WaitGroup // queued games not yet published or failed
 
-	mu       sync.Mutex
-	draining int   // publishing goroutines running
-	err      error // the first publish error
-	graceAt  time.Time
+	mu      sync.Mutex
+	err     error // the first publish error
+	graceAt time.Time
 }
 
 // queuedGame is a game waiting to be published, with the context of the
@@ -147,37 +147,20 @@ func (s *busSink) put(ctx context.Context, examples []replay.Example, _ int) err
 		s.publishOne(q)
 		return s.failed()
 	}
-	s.once.Do(func() { s.queue = make(chan queuedGame, s.ahead) })
+	s.once.Do(func() {
+		s.held = make(chan struct{}, s.ahead+publishConcurrency)
+		s.sending = make(chan struct{}, publishConcurrency)
+	})
+	s.held <- struct{}{} // blocks while ahead games wait beside those publishing
 	s.pending.Add(1)
-	s.queue <- q
-	s.mu.Lock()
-	if s.draining < publishConcurrency {
-		s.draining++
-		go s.drain()
-	}
-	s.mu.Unlock()
-	return nil
-}
-
-// drain publishes queued games until the queue is empty.
-func (s *busSink) drain() {
-	for {
-		var q queuedGame
-		select {
-		case q = <-s.queue:
-		default:
-			s.mu.Lock()
-			if len(s.queue) > 0 {
-				s.mu.Unlock()
-				continue
-			}
-			s.draining--
-			s.mu.Unlock()
-			return
-		}
+	go func() {
+		s.sending <- struct{}{}
 		s.publishOne(q)
+		<-s.sending
+		<-s.held
 		s.pending.Done()
-	}
+	}()
+	return nil
 }
 
 // publishOne publishes one queued game, unless an earlier one failed (the
@@ -213,8 +196,6 @@ func (s *busSink) publishContext(ctx context.Context) (context.Context, context.
 	if s.timeout > 0 {
 		pctx, cancel = context.WithTimeout(context.WithoutCancel(ctx), s.timeout)
 	}
-	var timer *time.Timer
-	var tmu sync.Mutex
 	stop := context.AfterFunc(ctx, func() {
 		s.mu.Lock()
 		if s.graceAt.IsZero() {
@@ -222,17 +203,11 @@ func (s *busSink) publishContext(ctx context.Context) (context.Context, context.
 		}
 		at := s.graceAt
 		s.mu.Unlock()
-		tmu.Lock()
-		timer = time.AfterFunc(time.Until(at), cancel)
-		tmu.Unlock()
+		time.Sleep(time.Until(at))
+		cancel() // a no-op when the publish is over
 	})
 	return pctx, func() {
 		stop()
-		tmu.Lock()
-		if timer != nil {
-			timer.Stop()
-		}
-		tmu.Unlock()
 		cancel()
 	}
 }

@@ -122,7 +122,7 @@ func TestBusSinkPutDoesNotWaitForTheBus(t *testing.T) {
 	if pub.most != publishConcurrency {
 		t.Errorf("at most %d publishes at once, want %d", pub.most, publishConcurrency)
 	}
-	// The sink publishes again after a flush (the drainers came and went).
+	// The sink publishes again after a flush (its publishing goroutines came and went).
 	pub2 := &gatedPublisher{release: make(chan struct{})}
 	close(pub2.release)
 	sink.pub = pub2
