@@ -103,3 +103,35 @@ func untrainedNet(t *testing.T, g games.Game) string {
 	}
 	return path
 }
+
+// TestNetPlayerSymmetries plays an untrained Othello 6x6 network averaged
+// over its 8 symmetries (sym=8) and checks that a count past the game's
+// symmetries, or symmetries in a game without any, is refused by name.
+func TestNetPlayerSymmetries(t *testing.T) {
+	g := mustGame(t, "othello:size=6")
+	path := untrainedNet(t, g)
+	fs := mustFactories(t, g, "net:path="+path+",sims=16,batch=4,sym=8 random")
+	res, err := Match(context.Background(), MatchConfig{Games: 2, Parallel: 1, Seed: 3}, g, fs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := res.Total(0).Games(); n != 2 {
+		t.Fatalf("%d games counted, want 2", n)
+	}
+	for _, tc := range []struct{ game, want string }{
+		{"connect4", "want 1..2"},
+		{"backgammon", "no symmetries"},
+	} {
+		g := mustGame(t, tc.game)
+		sp, err := ParseSpec("net:path=" + untrainedNet(t, g) + ",sym=3")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Build(g, sp); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: sym=3: error %v, want one saying %q", tc.game, err, tc.want)
+		}
+	}
+	if _, err := ParseSpec("net:path=" + path + ",sym=9"); err == nil || !strings.Contains(err.Error(), "sym") {
+		t.Errorf("sym=9: error %v, want one naming sym", err)
+	}
+}

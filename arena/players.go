@@ -194,7 +194,14 @@ func buildNet(g games.Game, spec Spec) (*Factory, error) {
 		_ = eval.Close()
 		return nil, fmt.Errorf("player %s: %w", name, err)
 	}
-	f := PUCTFactory(name, cfg, eval)
+	var ev mcts.Evaluator = eval
+	if k := spec.Int("sym", 1); k > 1 {
+		if ev, err = mcts.NewSymmetrized(eval, g, k); err != nil {
+			_ = eval.Close()
+			return nil, fmt.Errorf("player %s: %w", name, err)
+		}
+	}
+	f := PUCTFactory(name, cfg, ev)
 	f.Cleanup = eval.Close
 	return f, nil
 }
