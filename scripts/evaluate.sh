@@ -14,16 +14,19 @@
 #                   (arena rate, RATE_GAMES, default 100): mean equity lost per decision; then against
 #                   expectimax:depth=1 and depth=2 with the hand evaluation (D1_GAMES, D2_GAMES, default
 #                   GAMES; 0 skips); every match plays each dice sequence twice, colours swapped
-# Results go to RUN/eval/ (JSON lines per game or position) and to the terminal.
+# NET_OPTS adds settings to the network player (NET_OPTS=,sym=8: the network averaged over the board's 8
+# symmetries); OUT puts the results elsewhere (default RUN/eval).
+# Results go to OUT (JSON lines per game or position) and to the terminal.
 #
-#   scripts/evaluate.sh RUN_DIR   (env: GAMES LEVELS SIMS RATE_GAMES SEED=1)
+#   scripts/evaluate.sh RUN_DIR   (env: GAMES LEVELS SIMS RATE_GAMES SEED=1 NET_OPTS= OUT=RUN/eval)
 set -euo pipefail
 run=${1:?usage: scripts/evaluate.sh RUN_DIR}
 [ -f "$run/config.yaml" ] || { echo "evaluate: $run/config.yaml not found (is $run a run folder?)" >&2; exit 2; }
 [ -f "$run/checkpoints/best" ] || { echo "evaluate: $run has no best network yet ($run/checkpoints/best)" >&2; exit 2; }
 game=$(sed -n 's/^game: *//p' "$run/config.yaml" | head -1 | tr -d '"')
 seed=${SEED:-1}
-out="$run/eval"
+out=${OUT:-$run/eval}
+opts=${NET_OPTS:-}
 mkdir -p "$out"
 # The network is copied so that a run still going (or resumed) cannot change it under the evaluation.
 best="$out/best-weights.tbn"
@@ -33,7 +36,7 @@ go build -o "$arena" ./cmd/arena
 echo "game $game, best network $(tr -d '[:space:]' < "$run/checkpoints/best") (copied to $best)"
 
 match() { # match OPPONENT SIMS PLIES GAMES NAME
-  "$arena" match -game "$game" -players "net:path=$best,sims=$2 $1" -games "$4" -random-plies "$3" -seed "$seed" \
+  "$arena" match -game "$game" -players "net:path=$best,sims=$2$opts $1" -games "$4" -random-plies "$3" -seed "$seed" \
     -out "$out/match-$5.jsonl" -quiet | tee "$out/match-$5.txt"
 }
 othello_bench() { # othello_bench SIZE SETS...
@@ -42,7 +45,7 @@ othello_bench() { # othello_bench SIZE SETS...
   for s in "$@"; do sets+=("data/othello/othello$size-$s.txt"); done
   local list
   list=$(IFS=,; echo "${sets[*]}")
-  for player in "net:path=$best,sims=200" "alphabeta:depth=6"; do
+  for player in "net:path=$best,sims=200$opts" "alphabeta:depth=6"; do
     "$arena" bench -game "$game" -player "$player" -positions "$list" -quiet
   done | tee "$out/bench.txt"
 }
@@ -69,7 +72,7 @@ go:*)
 backgammon)
   sims=${SIMS:-100}
   match pubeval "$sims" 0 "${GAMES:-1000}" pubeval
-  "$arena" rate -game backgammon -players "net:path=$best,sims=$sims pubeval" -games "${RATE_GAMES:-100}" -seed "$seed" \
+  "$arena" rate -game backgammon -players "net:path=$best,sims=$sims$opts pubeval" -games "${RATE_GAMES:-100}" -seed "$seed" \
     -out "$out/rate.jsonl" -quiet | tee "$out/rate.txt"
   d1=${D1_GAMES:-${GAMES:-1000}} d2=${D2_GAMES:-${GAMES:-1000}}
   if [ "$d1" -gt 0 ]; then match "expectimax:depth=1,eval=hand" "$sims" 0 "$d1" emm1; fi
