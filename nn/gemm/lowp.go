@@ -32,11 +32,16 @@ type PackedBF16 struct {
 }
 
 // PackedInt8 is a K x N weight matrix quantised to int8 with one scale per
-// column (the column's largest magnitude / 127), packed for GemmInt8.
+// column (the column's largest magnitude / 127), packed for GemmInt8 and,
+// the same values widened to 16 bits, for GemmInt8Wide.
 type PackedInt8 struct {
 	k, n, kp, np int
 	data         []int8
 	scale        []float32 // per column, len np (zero past n)
+	// wide holds data's values as int16 in 16-column panels: the panel at
+	// column j0 starts at j0*kp and holds, per pair of k values s, 16
+	// columns of two values: wide[j0*kp+(s*16+j)*2+t] = B(2s+t, j0+j).
+	wide []int16
 }
 
 // K returns the depth of the product, the rows of B.
@@ -128,6 +133,17 @@ func PackInt8(b []float32, k, n, ldb int, transB bool) *PackedInt8 {
 			}
 		}
 	}
+	p.wide = make([]int16, p.kp*p.np)
+	for j0 := 0; j0 < p.np; j0 += 64 {
+		w := lowPanel(j0, p.np)
+		d := p.data[j0*p.kp : (j0+w)*p.kp]
+		for l := 0; l < p.kp; l++ {
+			for j := 0; j < w; j++ {
+				jj := j0 + j
+				p.wide[(jj&^15)*p.kp+(l/2*16+jj&15)*2+l&1] = int16(d[(l/4*w+j)*4+l&3])
+			}
+		}
+	}
 	return p
 }
 
@@ -195,6 +211,26 @@ func QuantizeU8(dst []uint8, src []float32, scale float32) {
 	}
 }
 
+// QuantizeU16 is QuantizeU8 with 16-bit results (the same values), for
+// GemmInt8Wide.
+func QuantizeU16(dst []uint16, src []float32, scale float32) {
+	if !(scale > 0) {
+		panic(fmt.Sprintf("gemm: quantize: scale %g, want > 0", scale))
+	}
+	dst = dst[:len(src)]
+	inv := 1 / scale
+	n := 0
+	if lowActive == lowAVX2 {
+		n = len(src) &^ 15
+		if n > 0 {
+			quantU16(&dst[0], &src[0], n, inv)
+		}
+	}
+	for i := n; i < len(src); i++ {
+		dst[i] = uint16(quantizeOne(src[i], inv))
+	}
+}
+
 func quantizeOne(x, inv float32) uint8 {
 	v := x * inv
 	if !(v < 255) {
@@ -209,42 +245,49 @@ type lowKernel int
 const (
 	lowGeneric lowKernel = iota
 	lowAVX512            // AVX512_BF16 and AVX512_VNNI
+	lowAVX2              // AVX2: int8 only, with operands widened to 16 bits (GemmInt8Wide)
 )
+
+var lowNames = [...]string{lowGeneric: "generic", lowAVX512: "avx512", lowAVX2: "avx2"}
 
 // lowActive is the kernel in use, chosen once at start-up (see
 // ForceLowPrecision).
 var lowActive = lowGeneric
 
 // LowPrecisionKernel names the kernel the bf16 and int8 products use:
-// "avx512" (AVX512_BF16 and AVX512_VNNI) or "generic".
-func LowPrecisionKernel() string {
-	if lowActive == lowAVX512 {
-		return "avx512"
-	}
-	return "generic"
-}
+// "avx512" (AVX512_BF16 and AVX512_VNNI: GemmBF16 and GemmInt8), "avx2"
+// (int8 only, through GemmInt8Wide; the other products run portable Go) or
+// "generic".
+func LowPrecisionKernel() string { return lowNames[lowActive] }
 
 // HasLowPrecisionKernels reports whether this CPU and build have the
-// assembly bf16 and int8 kernels.
+// assembly bf16 and int8 kernels of AVX-512.
 func HasLowPrecisionKernels() bool { return lowAvailable(lowAVX512) }
 
+// HasWideInt8Kernel reports whether this CPU and build have the AVX2 int8
+// kernel of GemmInt8Wide.
+func HasWideInt8Kernel() bool { return lowAvailable(lowAVX2) }
+
+// Int8Wide reports whether the int8 products run fastest as GemmInt8Wide
+// (the AVX2 kernel is in use) rather than GemmInt8.
+func Int8Wide() bool { return lowActive == lowAVX2 }
+
 // ForceLowPrecision selects the kernel of the bf16 and int8 products by name
-// ("avx512" or "generic") and returns the previous one, for tests and
-// benchmarks; it is not safe to call while products run.
+// ("avx512", "avx2" or "generic") and returns the previous one, for tests
+// and benchmarks; it is not safe to call while products run.
 func ForceLowPrecision(name string) (prev string, err error) {
 	prev = LowPrecisionKernel()
-	switch name {
-	case "generic":
-		lowActive = lowGeneric
-	case "avx512":
-		if !lowAvailable(lowAVX512) {
+	for id, n := range lowNames {
+		if n != name {
+			continue
+		}
+		if !lowAvailable(lowKernel(id)) {
 			return prev, fmt.Errorf("gemm: kernel %q not available on this CPU or build", name)
 		}
-		lowActive = lowAVX512
-	default:
-		return prev, fmt.Errorf("gemm: unknown kernel %q, want avx512 or generic", name)
+		lowActive = lowKernel(id)
+		return prev, nil
 	}
-	return prev, nil
+	return prev, fmt.Errorf("gemm: unknown kernel %q, want avx512, avx2 or generic", name)
 }
 
 // lowKcSteps is the most k steps (4 bytes of an A row each) per k block: a
@@ -291,8 +334,140 @@ func (w *Workspace) GemmInt8(m int, a []uint8, lda int, aScale float32, b *Packe
 		unsafe.Pointer(&b.data[0]), b.kp, ws.scale, acc, bias, relu, c, ldc)
 }
 
-// ReserveLow grows w so that GemmBF16 and GemmInt8 with a B of k x n
-// allocate nothing.
+// GemmInt8Wide is GemmInt8 with A's uint8 values held in 16 bits (see
+// QuantizeU16): the same products, exactly, through the AVX2 kernel where
+// Int8Wide reports it (portable Go elsewhere). A is m x b.KPad() (row stride
+// lda >= b.KPad(), values past K anything up to 255).
+func (w *Workspace) GemmInt8Wide(m int, a []uint16, lda int, aScale float32, b *PackedInt8, acc bool, bias []float32, relu bool, c []float32, ldc int) {
+	if m < 0 || lda < b.kp || (m > 0 && len(a) < (m-1)*lda+b.kp) {
+		panic(fmt.Sprintf("gemm: int8 wide: m=%d lda=%d len(a)=%d for kpad=%d", m, lda, len(a), b.kp))
+	}
+	checkMatrix("c", m, b.n, c, ldc)
+	checkBias(bias, b.n)
+	if m == 0 {
+		return
+	}
+	ws := &w.ws
+	ws.scale = grow(ws.scale, b.np)
+	for j, s := range b.scale {
+		ws.scale[j] = aScale * s
+	}
+	wideGemm(ws, m, unsafe.Pointer(&a[0]), 2*lda, b, ws.scale, acc, bias, relu, c, ldc)
+}
+
+// wideGemm runs the 6 x 16 widened int8 tiles over C. A rows start at a +
+// i*ldaB (bytes) and hold b.kp/2 4-byte pairs.
+func wideGemm(ws *workspace, m int, a unsafe.Pointer, ldaB int, b *PackedInt8, scale []float32, acc bool, bias []float32, relu bool, c []float32, ldc int) {
+	// The k blocks of GemmInt8's (lowKcSteps groups of 4), in pairs: the
+	// partial sums are rounded to float32 at the same places, so the two
+	// give the same floats. A 16-column panel block of 320 pairs is 20 KiB.
+	steps := b.kp / 2
+	kcStep := steps
+	if nblk := (b.kp/4 + lowKcSteps - 1) / lowKcSteps; nblk > 1 {
+		kcStep = 2 * ((b.kp/4 + nblk - 1) / nblk)
+	}
+	bw := unsafe.Pointer(&b.wide[0])
+	for ic := 0; ic < m; ic += mcBlk {
+		mc := min(mcBlk, m-ic)
+		for s0 := 0; s0 < steps; s0 += kcStep {
+			kc := min(kcStep, steps-s0)
+			flags := 0
+			if s0 > 0 || acc {
+				flags |= flagAcc
+			}
+			if s0+kc == steps {
+				if bias != nil {
+					flags |= flagBias
+				}
+				if relu {
+					flags |= flagReLU
+				}
+			}
+			for j0 := 0; j0 < b.np; j0 += 16 {
+				cols := min(16, b.n-j0)
+				bp := unsafe.Add(bw, 2*(j0*b.kp+s0*32))
+				sp := &scale[j0]
+				var bb *float32
+				if bias != nil && cols == 16 {
+					bb = &bias[j0]
+				}
+				for ir := 0; ir < mc; ir += mr {
+					rows := min(mr, mc-ir)
+					ap, as := unsafe.Add(a, (ic+ir)*ldaB+s0*4), ldaB
+					if rows < mr {
+						e := growBytes(ws.edgeLow, mr*kc*4)
+						ws.edgeLow = e
+						for i := 0; i < mr; i++ {
+							dst := e[i*kc*4 : (i+1)*kc*4]
+							if i < rows {
+								copy(dst, unsafe.Slice((*byte)(unsafe.Add(ap, i*ldaB)), kc*4))
+							} else {
+								clear(dst)
+							}
+						}
+						ap, as = unsafe.Pointer(&e[0]), kc*4
+					}
+					crow := (ic+ir)*ldc + j0
+					if rows == mr && cols == 16 {
+						callWide(kc, ap, as, bp, &c[crow], ldc, sp, bb, flags)
+						continue
+					}
+					callWide(kc, ap, as, bp, &ws.tile[0], 16, sp, nil, 0)
+					mergeTile(ws.tile[:], 16, rows, cols, c[crow:], ldc, flags, bias, j0)
+				}
+			}
+		}
+	}
+}
+
+// callWide runs one 6 x 16 widened int8 tile with the AVX2 kernel, or
+// portable Go computing the same int32 sums when it is not in use.
+func callWide(steps int, a unsafe.Pointer, lda int, b unsafe.Pointer, c *float32, ldc int, scale, bias *float32, flags int) {
+	if lowActive == lowAVX2 {
+		callWideAsm(steps, (*byte)(a), lda, (*byte)(b), c, ldc, scale, bias, flags)
+		return
+	}
+	bs := unsafe.Slice((*int16)(b), steps*32)
+	cs := unsafe.Slice(c, 5*ldc+16)
+	sc := unsafe.Slice(scale, 16)
+	var bi []float32
+	if bias != nil {
+		bi = unsafe.Slice(bias, 16)
+	}
+	var accs [mr][16]int32
+	for s := 0; s < steps; s++ {
+		brow := bs[s*32 : (s+1)*32]
+		for i := 0; i < mr; i++ {
+			ap := unsafe.Slice((*uint16)(unsafe.Add(a, i*lda+4*s)), 2)
+			a0, a1 := int32(ap[0]), int32(ap[1])
+			if a0|a1 == 0 {
+				continue
+			}
+			row := &accs[i]
+			for j := range row {
+				row[j] += a0*int32(brow[2*j]) + a1*int32(brow[2*j+1])
+			}
+		}
+	}
+	for i := 0; i < mr; i++ {
+		for j := 0; j < 16; j++ {
+			v := float32(accs[i][j]) * sc[j]
+			if flags&flagAcc != 0 {
+				v += cs[i*ldc+j]
+			}
+			if flags&flagBias != 0 {
+				v += bi[j]
+			}
+			if flags&flagReLU != 0 && v < 0 {
+				v = 0
+			}
+			cs[i*ldc+j] = v
+		}
+	}
+}
+
+// ReserveLow grows w so that GemmBF16, GemmInt8 and GemmInt8Wide with a B
+// of k x n allocate nothing.
 func (w *Workspace) ReserveLow(n, k int) {
 	w.ws.edgeLow = growBytes(w.ws.edgeLow, mr*((k+3)&^3)*2)
 	w.ws.scale = grow(w.ws.scale, max(len(w.ws.scale), (n+15)&^15))
@@ -458,6 +633,10 @@ func lowTileGeneric(bf16 bool, w, steps int, a unsafe.Pointer, lda int, b unsafe
 // and returns the operations done (a multiply-add is two), or 0 without the
 // kernels.
 func lowPeak(bf16 bool, n int) int {
+	if !bf16 && lowActive == lowAVX2 {
+		pmaddwdPeak256(n)
+		return n * 12 * 16 * 2
+	}
 	if !lowAvailable(lowAVX512) {
 		return 0
 	}

@@ -51,16 +51,48 @@ func bf16Peak512(n int)
 // vnniPeak512 runs n iterations of 12 independent VPDPBUSD.
 func vnniPeak512(n int)
 
-var hasLowAsm = cpu.X86.HasAVX512F && cpu.X86.HasAVX512BW && cpu.X86.HasAVX512BF16 && cpu.X86.HasAVX512VNNI
+// i16Kern16 is the AVX2 int8 tile (6 x 16) over operands widened to 16
+// bits: see wideKernel in internal/asmgen.
+//
+//go:noescape
+func i16Kern16(steps int, a *byte, lda int, b *byte, c *float32, ldc int, scale *float32, bias *float32, flags int)
+
+// quantU16 is quantU8 with 16-bit results, in AVX2, for n a multiple of 16.
+//
+//go:noescape
+func quantU16(dst *uint16, src *float32, n int, inv float32)
+
+// pmaddwdPeak256 runs n iterations of 12 independent VPMADDWD (ymm).
+func pmaddwdPeak256(n int)
+
+var (
+	hasLowAsm  = cpu.X86.HasAVX512F && cpu.X86.HasAVX512BW && cpu.X86.HasAVX512BF16 && cpu.X86.HasAVX512VNNI
+	hasWideAsm = cpu.X86.HasAVX2
+)
 
 func init() {
-	if hasLowAsm {
+	switch {
+	case hasLowAsm:
 		lowActive = lowAVX512
+	case hasWideAsm:
+		lowActive = lowAVX2
 	}
 }
 
 // lowAvailable reports whether kernel id can run on this CPU.
-func lowAvailable(id lowKernel) bool { return id == lowGeneric || hasLowAsm }
+func lowAvailable(id lowKernel) bool {
+	switch id {
+	case lowAVX512:
+		return hasLowAsm
+	case lowAVX2:
+		return hasWideAsm
+	}
+	return true
+}
+
+func callWideAsm(steps int, a *byte, lda int, b *byte, c *float32, ldc int, scale, bias *float32, flags int) {
+	i16Kern16(steps, a, lda, b, c, ldc, scale, bias, flags)
+}
 
 func callLowAsm(bf16 bool, w, steps int, a *byte, lda int, b *byte, c *float32, ldc int, scale, bias *float32, flags int) {
 	switch {

@@ -21,7 +21,12 @@ func lowKernelsToTest(t *testing.T) []string {
 	if HasLowPrecisionKernels() {
 		ks = append(ks, "avx512")
 	} else {
-		t.Log("no AVX512_BF16/VNNI kernels on this CPU or build: testing the generic path only")
+		t.Log("no AVX512_BF16/VNNI kernels on this CPU or build")
+	}
+	if HasWideInt8Kernel() {
+		ks = append(ks, "avx2")
+	} else {
+		t.Log("no AVX2 int8 kernel on this CPU or build")
 	}
 	return ks
 }
@@ -110,9 +115,11 @@ func TestQuantizeU8(t *testing.T) {
 		for _, n := range []int{1, 16, 31, 333} {
 			dst := make([]uint8, n)
 			QuantizeU8(dst, src[:n], 0.02)
+			wide := make([]uint16, n)
+			QuantizeU16(wide, src[:n], 0.02)
 			for i := range dst {
-				if w := want(src[i], 0.02); dst[i] != w {
-					t.Fatalf("%s: quantize %g = %d, want %d", k, src[i], dst[i], w)
+				if w := want(src[i], 0.02); dst[i] != w || wide[i] != uint16(w) {
+					t.Fatalf("%s: quantize %g = %d, 16 bits %d, want %d", k, src[i], dst[i], wide[i], w)
 				}
 			}
 		}
@@ -272,6 +279,14 @@ func TestGemmInt8(t *testing.T) {
 			got := append([]float32(nil), c0...)
 			ws.GemmInt8(c.m, aq, lda, aScale, pb, c.acc, bias, c.relu, got, c.n)
 			results[kern] = append(results[kern], got)
+			// The same product with A widened to 16 bits.
+			aw := make([]uint16, len(aq))
+			for i, x := range aq {
+				aw[i] = uint16(x)
+			}
+			wide := append([]float32(nil), c0...)
+			ws.GemmInt8Wide(c.m, aw, lda, aScale, pb, c.acc, bias, c.relu, wide, c.n)
+			results[kern+"/wide"] = append(results[kern+"/wide"], wide)
 			sc := pb.Scales()
 			want := lowRef(c, func(i, l int) float64 { return aScale * float64(aq[i*lda+l]) },
 				func(l, j int) float64 {
@@ -295,14 +310,18 @@ func TestGemmInt8(t *testing.T) {
 	}
 	// The int32 sums are exact, so the assembly and the portable tiles give
 	// the same floats.
-	if g, a := results["generic"], results["avx512"]; a != nil {
+	g := results["generic"]
+	for name, a := range results {
 		for i := range g {
 			for j := range g[i] {
 				if g[i][j] != a[i][j] {
-					t.Fatalf("case %v: avx512 %g, generic %g", lowCases()[i], a[i][j], g[i][j])
+					t.Fatalf("case %v: %s %g, generic %g", lowCases()[i], name, a[i][j], g[i][j])
 				}
 			}
 		}
+	}
+	if len(results) != 2*len(kerns) {
+		t.Fatalf("%d results for %d kernels", len(results), len(kerns))
 	}
 }
 
@@ -318,6 +337,8 @@ func TestLowPanicsOnBadArgs(t *testing.T) {
 			ws.GemmInt8(2, make([]uint8, 24), 12, 1, pi, false, make([]float32, 15), false, make([]float32, 32), 16)
 		},
 		"zero scale":   func() { QuantizeU8(make([]uint8, 4), make([]float32, 4), 0) },
+		"wide lda":     func() { ws.GemmInt8Wide(2, make([]uint16, 40), 9, 1, pi, false, nil, false, make([]float32, 32), 16) },
+		"wide short a": func() { ws.GemmInt8Wide(2, make([]uint16, 23), 12, 1, pi, false, nil, false, make([]float32, 32), 16) },
 		"empty pack":   func() { PackBF16(nil, 0, 4, 4, false) },
 		"short pack b": func() { PackInt8(make([]float32, 10), 4, 4, 4, false) },
 	} {
@@ -343,6 +364,7 @@ func TestLowNoAllocs(t *testing.T) {
 	if a := testing.AllocsPerRun(5, func() {
 		ws.GemmBF16(m-1, ab, k, pb, false, nil, true, c, n)
 		ws.GemmInt8(m-1, aq, k, 0.1, pi, true, nil, true, c, n)
+		ws.GemmInt8Wide(m-1, ab, k, 0.1, pi, true, nil, true, c, n)
 	}); a != 0 {
 		t.Errorf("%g allocations per call, want 0", a)
 	}
@@ -356,6 +378,11 @@ func TestForceLowPrecision(t *testing.T) {
 	if !HasLowPrecisionKernels() {
 		if _, err := ForceLowPrecision("avx512"); err == nil {
 			t.Error("avx512 accepted on a CPU without it")
+		}
+	}
+	if !HasWideInt8Kernel() {
+		if _, err := ForceLowPrecision("avx2"); err == nil {
+			t.Error("avx2 accepted on a CPU without it")
 		}
 	}
 	if _, err := ForceLowPrecision("generic"); err != nil || LowPrecisionKernel() != "generic" {

@@ -19,6 +19,9 @@ func lowpFile() []byte {
 	quantU8(&g)
 	lowPeak(&g, "bf16Peak512", true)
 	lowPeak(&g, "vnniPeak512", false)
+	wideKernel(&g)
+	quantU16(&g)
+	widePeak(&g)
 	return g.Bytes()
 }
 
@@ -288,6 +291,190 @@ func lowPeak(g *gen, name string, bf16 bool) {
 	}
 	g.i("DECQ CX")
 	g.i("JNZ %s_loop", name)
+	g.i("VZEROUPPER")
+	g.i("RET")
+}
+
+// wideKernel emits the AVX2 int8 tile, with both operands widened to 16 bits:
+//
+//	func i16Kern16(steps int, a *byte, lda int, b *byte, c *float32, ldc int, scale *float32, bias *float32, flags int)
+//
+// computing a 6 x 16 tile of C. Row i of A starts at a + i*lda (lda in
+// bytes) and step s reads its 4 bytes (two 16-bit k values) at offset 4*s;
+// the B panel holds per step 16 columns of two int16 values (64 bytes).
+// VPMADDWD multiplies the pairs and sums each pair into an int32 (exact:
+// the operands are uint8 and int8 values, so nothing saturates), VPADDD
+// accumulates. AVX2 has no VPDPBUSD, and VPMADDUBSW on 8-bit operands
+// would saturate its 16-bit pair sums; widening costs one multiply a pair,
+// as VPMADDUBSW followed by VPMADDWD would, and keeps the int32 sums of
+// the VNNI kernel exactly. The epilogue is the int8 lowKernel's: fp32,
+// times scale[j], then C (flags&1), bias (flags&2), ReLU (flags&4).
+func wideKernel(g *gen) {
+	const mr, name = 6, "i16Kern16"
+	acc := func(i, v int) string { return fmt.Sprintf("Y%d", 2*i+v) }
+	arow := func(i, u int) string {
+		base := "R8"
+		if i >= 3 {
+			base = "R9"
+		}
+		off := ""
+		if u > 0 {
+			off = fmt.Sprint(4 * u)
+		}
+		switch i % 3 {
+		case 0:
+			return off + "(" + base + ")"
+		case 1:
+			return off + "(" + base + ")(R10*1)"
+		default:
+			return off + "(" + base + ")(R10*2)"
+		}
+	}
+	g.p("")
+	g.p("// func %s(steps int, a *byte, lda int, b *byte, c *float32, ldc int, scale *float32, bias *float32, flags int)", name)
+	g.p("TEXT ·%s(SB), NOSPLIT, $0-72", name)
+	g.i("MOVQ steps+0(FP), CX")
+	g.i("MOVQ a+8(FP), R8")
+	g.i("MOVQ lda+16(FP), R10")
+	g.i("LEAQ (R8)(R10*2), R9")
+	g.i("ADDQ R10, R9")
+	g.i("MOVQ b+24(FP), BX")
+	for k := 0; k < 2*mr; k++ {
+		g.i("VPXOR Y%d, Y%d, Y%d", k, k, k)
+	}
+	step := func(u int) {
+		g.i("VMOVDQU %d(BX), Y12", 64*u)
+		g.i("VMOVDQU %d(BX), Y13", 64*u+32)
+		for i := 0; i < mr; i++ {
+			g.i("VPBROADCASTD %s, Y14", arow(i, u))
+			for v := 0; v < 2; v++ {
+				g.i("VPMADDWD Y%d, Y14, Y15", 12+v)
+				g.i("VPADDD Y15, %s, %s", acc(i, v), acc(i, v))
+			}
+		}
+	}
+	g.i("CMPQ CX, $2")
+	g.i("JLT %s_tail", name)
+	g.p("%s_loop2:", name)
+	step(0)
+	step(1)
+	g.i("ADDQ $128, BX")
+	g.i("ADDQ $8, R8")
+	g.i("ADDQ $8, R9")
+	g.i("SUBQ $2, CX")
+	g.i("CMPQ CX, $2")
+	g.i("JGE %s_loop2", name)
+	g.p("%s_tail:", name)
+	g.i("TESTQ CX, CX")
+	g.i("JZ %s_epilogue", name)
+	step(0)
+	g.p("%s_epilogue:", name)
+	g.i("MOVQ flags+64(FP), DX")
+	g.i("MOVQ scale+48(FP), SI")
+	g.i("VMOVUPS (SI), Y12")
+	g.i("VMOVUPS 32(SI), Y13")
+	for i := 0; i < mr; i++ {
+		for v := 0; v < 2; v++ {
+			g.i("VCVTDQ2PS %s, %s", acc(i, v), acc(i, v))
+			g.i("VMULPS Y%d, %s, %s", 12+v, acc(i, v), acc(i, v))
+		}
+	}
+	g.i("MOVQ c+32(FP), DI")
+	g.i("MOVQ ldc+40(FP), R12")
+	g.i("SHLQ $2, R12")
+	g.i("LEAQ (DI)(R12*2), R13")
+	g.i("ADDQ R12, R13")
+	g.i("TESTQ $1, DX")
+	g.i("JZ %s_noacc", name)
+	for i := 0; i < mr; i++ {
+		for v := 0; v < 2; v++ {
+			g.i("VADDPS %s, %s, %s", crow(i, 32*v), acc(i, v), acc(i, v))
+		}
+	}
+	g.p("%s_noacc:", name)
+	g.i("TESTQ $2, DX")
+	g.i("JZ %s_nobias", name)
+	g.i("MOVQ bias+56(FP), SI")
+	g.i("VMOVUPS (SI), Y12")
+	g.i("VMOVUPS 32(SI), Y13")
+	for i := 0; i < mr; i++ {
+		for v := 0; v < 2; v++ {
+			g.i("VADDPS Y%d, %s, %s", 12+v, acc(i, v), acc(i, v))
+		}
+	}
+	g.p("%s_nobias:", name)
+	g.i("TESTQ $4, DX")
+	g.i("JZ %s_store", name)
+	g.i("VXORPS Y14, Y14, Y14")
+	for k := 0; k < 2*mr; k++ {
+		g.i("VMAXPS Y14, Y%d, Y%d", k, k)
+	}
+	g.p("%s_store:", name)
+	for i := 0; i < mr; i++ {
+		for v := 0; v < 2; v++ {
+			g.i("VMOVUPS %s, %s", acc(i, v), crow(i, 32*v))
+		}
+	}
+	g.i("VZEROUPPER")
+	g.i("RET")
+}
+
+// quantU16 emits func quantU16(dst *uint16, src *float32, n int, inv
+// float32) with AVX2: dst[i] = src[i]*inv rounded to nearest even and
+// clamped to 0..255, for n a multiple of 16 (a NaN gives 255): quantU8's
+// values, 16 bits wide, for i16Kern16.
+func quantU16(g *gen) {
+	g.p("")
+	g.p("// func quantU16(dst *uint16, src *float32, n int, inv float32)")
+	g.p("TEXT ·quantU16(SB), NOSPLIT, $0-28")
+	g.i("MOVQ dst+0(FP), DI")
+	g.i("MOVQ src+8(FP), SI")
+	g.i("MOVQ n+16(FP), CX")
+	g.i("VBROADCASTSS inv+24(FP), Y2")
+	g.i("VPXOR Y3, Y3, Y3")
+	g.i("MOVL $0x437f0000, AX") // 255.0
+	g.i("MOVQ AX, X4")
+	g.i("VPBROADCASTD X4, Y4")
+	g.i("SHRQ $4, CX")
+	g.i("JZ quantU16_done")
+	g.p("quantU16_loop:")
+	g.i("VMULPS (SI), Y2, Y0")
+	g.i("VMULPS 32(SI), Y2, Y1")
+	g.i("VMINPS Y4, Y0, Y0") // Intel vminps y0, y0, y4: 255 for a NaN
+	g.i("VMINPS Y4, Y1, Y1")
+	g.i("VCVTPS2DQ Y0, Y0")
+	g.i("VCVTPS2DQ Y1, Y1")
+	g.i("VPMAXSD Y3, Y0, Y0")
+	g.i("VPMAXSD Y3, Y1, Y1")
+	g.i("VPACKUSDW Y1, Y0, Y0") // per 128-bit lane: 4 of Y0, then 4 of Y1
+	g.i("VPERMQ $0xd8, Y0, Y0") // quadwords 0, 2, 1, 3: back in order
+	g.i("VMOVDQU Y0, (DI)")
+	g.i("ADDQ $64, SI")
+	g.i("ADDQ $32, DI")
+	g.i("DECQ CX")
+	g.i("JNZ quantU16_loop")
+	g.p("quantU16_done:")
+	g.i("VZEROUPPER")
+	g.i("RET")
+}
+
+// widePeak emits func pmaddwdPeak256(n int): n iterations of 12
+// independent VPMADDWD on ymm registers, the multiply throughput of
+// i16Kern16 (each also needs a VPADDD, which other ports run).
+func widePeak(g *gen) {
+	g.p("")
+	g.p("// func pmaddwdPeak256(n int)")
+	g.p("TEXT ·pmaddwdPeak256(SB), NOSPLIT, $0-8")
+	g.i("MOVQ n+0(FP), CX")
+	for k := 0; k < 14; k++ {
+		g.i("VPXOR Y%d, Y%d, Y%d", k, k, k)
+	}
+	g.p("pmaddwdPeak256_loop:")
+	for k := 0; k < 12; k++ {
+		g.i("VPMADDWD Y13, Y12, Y%d", k)
+	}
+	g.i("DECQ CX")
+	g.i("JNZ pmaddwdPeak256_loop")
 	g.i("VZEROUPPER")
 	g.i("RET")
 }
