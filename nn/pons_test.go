@@ -12,6 +12,7 @@ import (
 	"tabula/games"
 	"tabula/internal/refdata"
 	"tabula/mcts"
+	"tabula/nn/gemm"
 )
 
 // ponsSets are Pascal Pons' Connect Four test sets in ../shared/refdata.
@@ -135,8 +136,11 @@ func TestPrecisionOnPons(t *testing.T) {
 }
 
 func lowKernelName() string {
-	if NativePrecision(Int8) {
+	switch gemm.LowPrecisionKernel() {
+	case "avx512":
 		return "avx512 (AVX512_BF16, AVX512_VNNI)"
+	case "avx2":
+		return "avx2 (int8 through VPMADDWD; bf16 in portable Go)"
 	}
 	return "portable Go"
 }

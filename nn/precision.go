@@ -69,10 +69,17 @@ func ValidatePrecision(s string) error {
 }
 
 // NativePrecision reports whether precision p runs on assembly kernels (on
-// this CPU and build, with the kernel gemm has selected). Elsewhere BF16 and
-// Int8 run portable Go, correct but several times slower than FP32.
+// this CPU and build, with the kernel gemm has selected: AVX-512 runs both,
+// AVX2 int8 only). Elsewhere BF16 and Int8 run portable Go, correct but
+// several times slower than FP32.
 func NativePrecision(p Precision) bool {
-	return p == FP32 || gemm.LowPrecisionKernel() == "avx512"
+	switch gemm.LowPrecisionKernel() {
+	case "avx512":
+		return true
+	case "avx2":
+		return p != BF16
+	}
+	return p == FP32
 }
 
 // lowConv is one tower convolution in reduced precision.
@@ -480,6 +487,9 @@ func NewModelFor(w *Weights, g games.Game, prec string) (*Model, error) {
 	}
 	var report []string
 	for _, p := range []Precision{Int8, BF16} {
+		if !NativePrecision(p) {
+			continue
+		}
 		low, err := m.WithPrecision(p, calib, calibPositions)
 		if err != nil {
 			return nil, err

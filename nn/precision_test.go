@@ -31,11 +31,16 @@ func lowKernels(t *testing.T) []string {
 			t.Fatal(err)
 		}
 	})
+	ks := []string{"generic"}
 	if gemm.HasLowPrecisionKernels() {
-		return []string{"generic", "avx512"}
+		ks = append(ks, "avx512")
+	} else {
+		t.Log("no AVX512_BF16/VNNI kernels")
 	}
-	t.Log("no AVX512_BF16/VNNI: testing the portable kernels only")
-	return []string{"generic"}
+	if gemm.HasWideInt8Kernel() {
+		ks = append(ks, "avx2")
+	}
+	return ks
 }
 
 // TestLowPrecisionParity runs bf16 and int8 models against FP32 on random
@@ -179,8 +184,8 @@ func TestLowPrecisionBatchIndependent(t *testing.T) {
 }
 
 func TestLowPrecisionAllocatesNothing(t *testing.T) {
-	if !gemm.HasLowPrecisionKernels() {
-		t.Skip("no AVX512_BF16/VNNI kernels")
+	if !NativePrecision(Int8) {
+		t.Skip("no AVX512_BF16/VNNI or AVX2 int8 kernels")
 	}
 	g := connect4Game(t)
 	obs, _, err := CalibrationPositions(g, 64, 3)
@@ -192,6 +197,9 @@ func TestLowPrecisionAllocatesNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, p := range []Precision{BF16, Int8} {
+		if !NativePrecision(p) {
+			continue
+		}
 		low, err := m.WithPrecision(p, obs, 64)
 		if err != nil {
 			t.Fatal(err)
@@ -235,7 +243,7 @@ func TestNewModelFor(t *testing.T) {
 			t.Errorf("%q: precision %s, want one of %v", tc.setting, m.Precision(), tc.want)
 		}
 		if tc.setting == "auto" {
-			if !gemm.HasLowPrecisionKernels() && m.Precision() != FP32 {
+			if !NativePrecision(m.Precision()) {
 				t.Errorf("auto chose %s without native kernels", m.Precision())
 			}
 			t.Logf("auto chose %s", m.Precision())
