@@ -293,13 +293,16 @@ func TestEnginesTrainAlike(t *testing.T) {
 	}
 	g, n, x := curves[0], curves[1], curves[2]
 	t.Logf("loss %.4f -> %.4f (gorgonia), %.4f -> %.4f (direct), %.4f -> %.4f (gorgonia, one ulp away)", g[0], g[steps-1], x[0], x[steps-1], n[0], n[steps-1])
-	t.Logf("largest relative difference from gorgonia, steps 0-4 / all: direct %.2g / %.2g, one ulp away %.2g / %.2g; last ten steps' mean %.4f / %.4f / %.4f",
+	t.Logf("largest relative difference from gorgonia, steps 0-4 / all: direct %.3g / %.3g, one ulp away %.3g / %.3g; last ten steps' mean %.4f / %.4f / %.4f",
 		worst(g, x, 0, 5), worst(g, x, 0, steps), worst(g, n, 0, 5), worst(g, n, 0, steps), tail(g), tail(x), tail(n))
 	if d := rel(g[0], x[0]); d > 1e-5 {
 		t.Errorf("first step's loss: gorgonia %v, direct %v", g[0], x[0])
 	}
-	if d := worst(g, x, 0, 5); d > 1e-3 {
-		t.Errorf("steps 0-4: losses differ by up to %.2g (relative), want <= 1e-3", d)
+	// Steps 0-4 measured 3.8e-4 on Zen 5 (AVX-512 SGEMM tiles) and 1.0e-3 on a
+	// Zen 3 EPYC (AVX2 tiles, another summation order); a wrong update
+	// (a term of the loss, Adam's moments) is off by far more.
+	if d := worst(g, x, 0, 5); d > 2e-3 {
+		t.Errorf("steps 0-4: losses differ by up to %.3g (relative), want <= 2e-3", d)
 	}
 	if d := worst(g, x, 0, steps); d > 0.05 {
 		t.Errorf("losses differ by up to %.2g (relative), want <= 0.05", d)
