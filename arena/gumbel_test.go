@@ -111,7 +111,8 @@ func TestNetPlayerSymmetries(t *testing.T) {
 	g := mustGame(t, "othello:size=6")
 	path := untrainedNet(t, g)
 	fs := mustFactories(t, g, "net:path="+path+",sims=16,batch=4,sym=8 random")
-	res, err := Match(context.Background(), MatchConfig{Games: 2, Parallel: 1, Seed: 3}, g, fs)
+	// Two games at once share the averaged evaluator (go test -race).
+	res, err := Match(context.Background(), MatchConfig{Games: 2, Parallel: 2, Seed: 3}, g, fs)
 	if err != nil {
 		t.Fatal(err)
 	}
