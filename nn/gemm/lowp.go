@@ -307,7 +307,7 @@ func (w *Workspace) GemmBF16(m int, a []uint16, lda int, b *PackedBF16, acc bool
 	if m == 0 {
 		return
 	}
-	lowGemm(&w.ws, true, m, unsafe.Pointer(&a[0]), 2*lda, b.kp/2, b.n, b.np,
+	lowGemm(&w.ws, productBF16, m, unsafe.Pointer(&a[0]), 2*lda, b.kp/2, b.n, b.np,
 		unsafe.Pointer(&b.data[0]), b.kp*2, nil, acc, bias, relu, c, ldc)
 }
 
@@ -330,7 +330,7 @@ func (w *Workspace) GemmInt8(m int, a []uint8, lda int, aScale float32, b *Packe
 	for j, s := range b.scale {
 		ws.scale[j] = aScale * s
 	}
-	lowGemm(ws, false, m, unsafe.Pointer(&a[0]), lda, b.kp/4, b.n, b.np,
+	lowGemm(ws, productInt8, m, unsafe.Pointer(&a[0]), lda, b.kp/4, b.n, b.np,
 		unsafe.Pointer(&b.data[0]), b.kp, ws.scale, acc, bias, relu, c, ldc)
 }
 
@@ -352,72 +352,8 @@ func (w *Workspace) GemmInt8Wide(m int, a []uint16, lda int, aScale float32, b *
 	for j, s := range b.scale {
 		ws.scale[j] = aScale * s
 	}
-	wideGemm(ws, m, unsafe.Pointer(&a[0]), 2*lda, b, ws.scale, acc, bias, relu, c, ldc)
-}
-
-// wideGemm runs the 6 x 16 widened int8 tiles over C. A rows start at a +
-// i*ldaB (bytes) and hold b.kp/2 4-byte pairs.
-func wideGemm(ws *workspace, m int, a unsafe.Pointer, ldaB int, b *PackedInt8, scale []float32, acc bool, bias []float32, relu bool, c []float32, ldc int) {
-	// The k blocks of GemmInt8's (lowKcSteps groups of 4), in pairs: the
-	// partial sums are rounded to float32 at the same places, so the two
-	// give the same floats. A 16-column panel block of 320 pairs is 20 KiB.
-	steps := b.kp / 2
-	kcStep := steps
-	if nblk := (b.kp/4 + lowKcSteps - 1) / lowKcSteps; nblk > 1 {
-		kcStep = 2 * ((b.kp/4 + nblk - 1) / nblk)
-	}
-	bw := unsafe.Pointer(&b.wide[0])
-	for ic := 0; ic < m; ic += mcBlk {
-		mc := min(mcBlk, m-ic)
-		for s0 := 0; s0 < steps; s0 += kcStep {
-			kc := min(kcStep, steps-s0)
-			flags := 0
-			if s0 > 0 || acc {
-				flags |= flagAcc
-			}
-			if s0+kc == steps {
-				if bias != nil {
-					flags |= flagBias
-				}
-				if relu {
-					flags |= flagReLU
-				}
-			}
-			for j0 := 0; j0 < b.np; j0 += 16 {
-				cols := min(16, b.n-j0)
-				bp := unsafe.Add(bw, 2*(j0*b.kp+s0*32))
-				sp := &scale[j0]
-				var bb *float32
-				if bias != nil && cols == 16 {
-					bb = &bias[j0]
-				}
-				for ir := 0; ir < mc; ir += mr {
-					rows := min(mr, mc-ir)
-					ap, as := unsafe.Add(a, (ic+ir)*ldaB+s0*4), ldaB
-					if rows < mr {
-						e := growBytes(ws.edgeLow, mr*kc*4)
-						ws.edgeLow = e
-						for i := 0; i < mr; i++ {
-							dst := e[i*kc*4 : (i+1)*kc*4]
-							if i < rows {
-								copy(dst, unsafe.Slice((*byte)(unsafe.Add(ap, i*ldaB)), kc*4))
-							} else {
-								clear(dst)
-							}
-						}
-						ap, as = unsafe.Pointer(&e[0]), kc*4
-					}
-					crow := (ic+ir)*ldc + j0
-					if rows == mr && cols == 16 {
-						callWide(kc, ap, as, bp, &c[crow], ldc, sp, bb, flags)
-						continue
-					}
-					callWide(kc, ap, as, bp, &ws.tile[0], 16, sp, nil, 0)
-					mergeTile(ws.tile[:], 16, rows, cols, c[crow:], ldc, flags, bias, j0)
-				}
-			}
-		}
-	}
+	lowGemm(ws, productWide, m, unsafe.Pointer(&a[0]), 2*lda, b.kp/2, b.n, b.np,
+		unsafe.Pointer(&b.wide[0]), b.kp*2, ws.scale, acc, bias, relu, c, ldc)
 }
 
 // callWide runs one 6 x 16 widened int8 tile with the AVX2 kernel, or
@@ -480,15 +416,32 @@ func growBytes(s []byte, n int) []byte {
 	return s[:max(len(s), n)]
 }
 
-// lowGemm runs the bf16 (bf16) or int8 tiles over C. A rows start at a +
-// i*ldaB (bytes) and hold steps 4-byte groups; the panel of B at column j0
-// starts at b + j0*panelB bytes and holds w 4-byte groups per step. scale
-// (int8) holds np values.
-func lowGemm(ws *workspace, bf16 bool, m int, a unsafe.Pointer, ldaB, steps, n, np int,
+// lowProduct names the operands of a reduced-precision product.
+type lowProduct int
+
+const (
+	productBF16 lowProduct = iota // bf16 pairs, panels of up to 64 columns
+	productInt8                   // uint8 x int8 quadruples, panels of up to 64 columns
+	productWide                   // the same values in 16 bits, pairs, panels of 16 columns
+)
+
+// lowGemm runs the tiles of product p over C. A rows start at a + i*ldaB
+// (bytes) and hold steps 4-byte groups; the panel of B at column j0 starts
+// at b + j0*panelB bytes and holds w 4-byte groups per step. scale (int8)
+// holds np values.
+func lowGemm(ws *workspace, p lowProduct, m int, a unsafe.Pointer, ldaB, steps, n, np int,
 	b unsafe.Pointer, panelB int, scale []float32, acc bool, bias []float32, relu bool, c []float32, ldc int) {
+	// A wide step is half an int8 step: its k blocks are those of int8's
+	// (lowKcSteps groups of 4), in pairs, so that the partial sums are
+	// rounded to float32 at the same places and the two give the same
+	// floats. A 16-column panel block of 320 pairs is 20 KiB.
+	per := 1
+	if p == productWide {
+		per = 2
+	}
 	kcStep := steps
-	if nblk := (steps + lowKcSteps - 1) / lowKcSteps; nblk > 1 {
-		kcStep = (steps + nblk - 1) / nblk
+	if nblk := (steps/per + lowKcSteps - 1) / lowKcSteps; nblk > 1 {
+		kcStep = per * ((steps/per + nblk - 1) / nblk)
 	}
 	var sp *float32
 	for ic := 0; ic < m; ic += mcBlk {
@@ -507,8 +460,11 @@ func lowGemm(ws *workspace, bf16 bool, m int, a unsafe.Pointer, ldaB, steps, n, 
 					flags |= flagReLU
 				}
 			}
-			for j0 := 0; j0 < np; j0 += 64 {
+			for j0 := 0; j0 < np; {
 				w := lowPanel(j0, np)
+				if p == productWide {
+					w = 16
+				}
 				cols := min(w, n-j0)
 				bp := unsafe.Add(b, j0*panelB+s0*w*4)
 				if scale != nil {
@@ -536,19 +492,25 @@ func lowGemm(ws *workspace, bf16 bool, m int, a unsafe.Pointer, ldaB, steps, n, 
 					}
 					crow := (ic+ir)*ldc + j0
 					if rows == mr && cols == w {
-						callLow(bf16, w, kc, ap, as, bp, &c[crow], ldc, sp, bb, flags)
+						callLow(p, w, kc, ap, as, bp, &c[crow], ldc, sp, bb, flags)
 						continue
 					}
-					callLow(bf16, w, kc, ap, as, bp, &ws.tile[0], w, sp, nil, 0)
+					callLow(p, w, kc, ap, as, bp, &ws.tile[0], w, sp, nil, 0)
 					mergeTile(ws.tile[:], w, rows, cols, c[crow:], ldc, flags, bias, j0)
 				}
+				j0 += w
 			}
 		}
 	}
 }
 
-// callLow runs one 6 x w tile with the kernel in use.
-func callLow(bf16 bool, w, steps int, a unsafe.Pointer, lda int, b unsafe.Pointer, c *float32, ldc int, scale, bias *float32, flags int) {
+// callLow runs one 6 x w tile of product p with the kernel in use.
+func callLow(p lowProduct, w, steps int, a unsafe.Pointer, lda int, b unsafe.Pointer, c *float32, ldc int, scale, bias *float32, flags int) {
+	if p == productWide {
+		callWide(steps, a, lda, b, c, ldc, scale, bias, flags)
+		return
+	}
+	bf16 := p == productBF16
 	if lowActive == lowAVX512 {
 		callLowAsm(bf16, w, steps, (*byte)(a), lda, (*byte)(b), c, ldc, scale, bias, flags)
 		return
