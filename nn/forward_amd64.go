@@ -24,12 +24,18 @@ var haveAVX = cpu.X86.HasAVX
 //go:noescape
 func im2colRuns(dst, src *byte, ops *copyOp, nops int, shift int)
 
+// im2colRuns32 is im2colRuns with 32-byte AVX moves, for CPUs without
+// AVX-512; every run must be a positive multiple of 32 bytes.
+//
+//go:noescape
+func im2colRuns32(dst, src *byte, ops *copyOp, nops int, shift int)
+
 var haveAVX512 = cpu.X86.HasAVX512F
 
 // im2colFast runs im2col's copies of nb positions in assembly when every run
 // of plan is a multiple of 64 bytes, and reports whether it did.
 func im2colFast[T float32 | uint16 | uint8](dst, src []T, nb int, plan []copyOp, per, stride int, aligned bool) bool {
-	if !haveAVX512 || !aligned || len(plan) == 0 || nb < 1 {
+	if !(haveAVX512 || haveAVX) || !aligned || len(plan) == 0 || nb < 1 {
 		return false
 	}
 	if len(dst) < nb*per || len(src) < nb*stride {
@@ -43,8 +49,12 @@ func im2colFast[T float32 | uint16 | uint8](dst, src []T, nb int, plan []copyOp,
 	case 4:
 		shift = 2
 	}
+	runs := im2colRuns
+	if !haveAVX512 {
+		runs = im2colRuns32
+	}
 	for b := 0; b < nb; b++ {
-		im2colRuns((*byte)(unsafe.Pointer(&dst[b*per])), (*byte)(unsafe.Pointer(&src[b*stride])), &plan[0], len(plan), shift)
+		runs((*byte)(unsafe.Pointer(&dst[b*per])), (*byte)(unsafe.Pointer(&src[b*stride])), &plan[0], len(plan), shift)
 	}
 	return true
 }

@@ -69,3 +69,41 @@ runschunk:
 runsdone:
 	VZEROUPPER
 	RET
+
+// func im2colRuns32(dst, src *byte, ops *copyOp, nops int, shift int)
+//
+// im2colRuns with 32-byte AVX moves: every op's length must be a positive
+// multiple of 32 bytes.
+TEXT ·im2colRuns32(SB), NOSPLIT, $0-40
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ ops+16(FP), R8
+	MOVQ nops+24(FP), R9
+	MOVQ shift+32(FP), CX
+	TESTQ R9, R9
+	JLE  runs32done
+
+runs32op:
+	MOVLQSX 0(R8), AX
+	MOVLQSX 4(R8), BX
+	MOVLQSX 8(R8), DX
+	SHLQ    CX, AX
+	SHLQ    CX, BX
+	SHLQ    CX, DX
+	ADDQ    DI, AX
+	ADDQ    SI, BX
+
+runs32chunk:
+	VMOVDQU (BX), Y0
+	VMOVDQU Y0, (AX)
+	ADDQ    $32, AX
+	ADDQ    $32, BX
+	SUBQ    $32, DX
+	JG      runs32chunk
+	ADDQ    $12, R8
+	DECQ    R9
+	JNZ     runs32op
+
+runs32done:
+	VZEROUPPER
+	RET
