@@ -29,6 +29,7 @@ import (
 	"tabula/internal/progress"
 	"tabula/internal/refdata"
 	"tabula/nn"
+	"tabula/nn/gemm"
 	"tabula/nn/train"
 	"tabula/replay"
 )
@@ -780,7 +781,8 @@ func (t *Trainer) selfPlayRound(ctx context.Context, bestPath string, gen int, s
 		one.Leaves, one.NetEvals = es.Positions-last.Positions, es.Evaluated-last.Evaluated
 		t.mu.Lock()
 		if es.Precision != t.precision {
-			t.log.Info("self-play precision", "precision", es.Precision, "evaluator.precision", t.cfg.Evaluator.Precision, "generation", gen)
+			t.log.Info("self-play precision", "precision", es.Precision, "evaluator.precision", t.cfg.Evaluator.Precision,
+				"kernel", gemm.LowPrecisionKernel(), "generation", gen)
 			t.precision = es.Precision
 		}
 		t.spStats.add(one)
