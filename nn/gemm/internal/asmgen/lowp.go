@@ -76,6 +76,28 @@ func vcvtneps2bf16(dst, src int) string {
 		fmt.Sprintf(" // VCVTNEPS2BF16 Z%d, Y%d", src, dst)
 }
 
+// arow addresses step u's 4 bytes of row i of the A tile, which the
+// reduced-precision kernels hold the same way: rows 0-2 from R8, rows 3-5
+// from R9, R10 the row stride in bytes.
+func arow(i, u int) string {
+	base := "R8"
+	if i >= 3 {
+		base = "R9"
+	}
+	off := ""
+	if u > 0 {
+		off = fmt.Sprint(4 * u)
+	}
+	switch i % 3 {
+	case 0:
+		return off + "(" + base + ")"
+	case 1:
+		return off + "(" + base + ")(R10*1)"
+	default:
+		return off + "(" + base + ")(R10*2)"
+	}
+}
+
 // lowKernel emits, for bf16 (VDPBF16PS, two k values per step) or int8
 // (VPDPBUSD, four per step):
 //
@@ -96,24 +118,6 @@ func lowKernel(g *gen, name string, bf16 bool, vecs int) {
 	bregN := func(v int) int { return nacc + v }
 	breg := func(v int) string { return fmt.Sprintf("Z%d", bregN(v)) }
 	bcN := [2]int{nacc + vecs, nacc + vecs + 1}
-	arow := func(i, u int) string {
-		base := "R8"
-		if i >= 3 {
-			base = "R9"
-		}
-		off := ""
-		if u > 0 {
-			off = fmt.Sprint(4 * u)
-		}
-		switch i % 3 {
-		case 0:
-			return off + "(" + base + ")"
-		case 1:
-			return off + "(" + base + ")(R10*1)"
-		default:
-			return off + "(" + base + ")(R10*2)"
-		}
-	}
 	g.p("")
 	g.p("// func %s(steps int, a *byte, lda int, b *byte, c *float32, ldc int, scale *float32, bias *float32, flags int)", name)
 	g.p("TEXT ·%s(SB), NOSPLIT, $0-72", name)
@@ -312,24 +316,6 @@ func lowPeak(g *gen, name string, bf16 bool) {
 func wideKernel(g *gen) {
 	const mr, name = 6, "i16Kern16"
 	acc := func(i, v int) string { return fmt.Sprintf("Y%d", 2*i+v) }
-	arow := func(i, u int) string {
-		base := "R8"
-		if i >= 3 {
-			base = "R9"
-		}
-		off := ""
-		if u > 0 {
-			off = fmt.Sprint(4 * u)
-		}
-		switch i % 3 {
-		case 0:
-			return off + "(" + base + ")"
-		case 1:
-			return off + "(" + base + ")(R10*1)"
-		default:
-			return off + "(" + base + ")(R10*2)"
-		}
-	}
 	g.p("")
 	g.p("// func %s(steps int, a *byte, lda int, b *byte, c *float32, ldc int, scale *float32, bias *float32, flags int)", name)
 	g.p("TEXT ·%s(SB), NOSPLIT, $0-72", name)
