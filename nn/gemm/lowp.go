@@ -194,40 +194,32 @@ func ConvertBF16(dst []uint16, src []float32) {
 // clamped to 0..255 (a NaN gives 255), computing src[i]*(1/scale) in float32.
 // scale must be positive.
 func QuantizeU8(dst []uint8, src []float32, scale float32) {
-	if !(scale > 0) {
-		panic(fmt.Sprintf("gemm: quantize: scale %g, want > 0", scale))
-	}
-	dst = dst[:len(src)]
-	inv := 1 / scale
-	n := 0
-	if lowActive == lowAVX512 {
-		n = len(src) &^ 15
-		if n > 0 {
-			quantU8(&dst[0], &src[0], n, inv)
-		}
-	}
-	for i := n; i < len(src); i++ {
-		dst[i] = quantizeOne(src[i], inv)
-	}
+	quantize(dst, src, scale, lowActive == lowAVX512, quantU8)
 }
 
 // QuantizeU16 is QuantizeU8 with 16-bit results (the same values), for
 // GemmInt8Wide.
 func QuantizeU16(dst []uint16, src []float32, scale float32) {
+	quantize(dst, src, scale, lowActive == lowAVX2, quantU16)
+}
+
+// quantize runs asm over the largest multiple of 16 values when fast, and
+// quantizeOne over the rest.
+func quantize[T uint8 | uint16](dst []T, src []float32, scale float32, fast bool, asm func(*T, *float32, int, float32)) {
 	if !(scale > 0) {
 		panic(fmt.Sprintf("gemm: quantize: scale %g, want > 0", scale))
 	}
 	dst = dst[:len(src)]
 	inv := 1 / scale
 	n := 0
-	if lowActive == lowAVX2 {
+	if fast {
 		n = len(src) &^ 15
 		if n > 0 {
-			quantU16(&dst[0], &src[0], n, inv)
+			asm(&dst[0], &src[0], n, inv)
 		}
 	}
 	for i := n; i < len(src); i++ {
-		dst[i] = uint16(quantizeOne(src[i], inv))
+		dst[i] = T(quantizeOne(src[i], inv))
 	}
 }
 
