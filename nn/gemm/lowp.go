@@ -329,7 +329,7 @@ func (w *Workspace) GemmInt8(m int, a []uint8, lda int, aScale float32, b *Packe
 // GemmInt8Wide is GemmInt8 with A's uint8 values held in 16 bits (see
 // QuantizeU16): the same products, exactly, through the AVX2 kernel where
 // Int8Wide reports it (portable Go elsewhere). A is m x b.KPad() (row stride
-// lda >= b.KPad(), values past K anything up to 255).
+// lda >= b.KPad(), values past K anything: B is zero there).
 func (w *Workspace) GemmInt8Wide(m int, a []uint16, lda int, aScale float32, b *PackedInt8, acc bool, bias []float32, relu bool, c []float32, ldc int) {
 	if m < 0 || lda < b.kp || (m > 0 && len(a) < (m-1)*lda+b.kp) {
 		panic(fmt.Sprintf("gemm: int8 wide: m=%d lda=%d len(a)=%d for kpad=%d", m, lda, len(a), b.kp))
