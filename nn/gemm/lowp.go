@@ -309,21 +309,7 @@ func (w *Workspace) GemmBF16(m int, a []uint16, lda int, b *PackedBF16, acc bool
 // b.KPad() (row stride lda >= b.KPad()), C is m x b.N() (stride ldc); bias
 // may be nil or hold b.N() values. It panics on inconsistent arguments.
 func (w *Workspace) GemmInt8(m int, a []uint8, lda int, aScale float32, b *PackedInt8, acc bool, bias []float32, relu bool, c []float32, ldc int) {
-	if m < 0 || lda < b.kp || (m > 0 && len(a) < (m-1)*lda+b.kp) {
-		panic(fmt.Sprintf("gemm: int8: m=%d lda=%d len(a)=%d for kpad=%d", m, lda, len(a), b.kp))
-	}
-	checkMatrix("c", m, b.n, c, ldc)
-	checkBias(bias, b.n)
-	if m == 0 {
-		return
-	}
-	ws := &w.ws
-	ws.scale = grow(ws.scale, b.np)
-	for j, s := range b.scale {
-		ws.scale[j] = aScale * s
-	}
-	lowGemm(ws, productInt8, m, unsafe.Pointer(&a[0]), lda, b.kp/4, b.n, b.np,
-		unsafe.Pointer(&b.data[0]), b.kp, ws.scale, acc, bias, relu, c, ldc)
+	w.gemmInt8(productInt8, m, unsafe.Pointer(unsafe.SliceData(a)), len(a), lda, aScale, b, acc, bias, relu, c, ldc)
 }
 
 // GemmInt8Wide is GemmInt8 with A's uint8 values held in 16 bits (see
@@ -331,8 +317,15 @@ func (w *Workspace) GemmInt8(m int, a []uint8, lda int, aScale float32, b *Packe
 // Int8Wide reports it (portable Go elsewhere). A is m x b.KPad() (row stride
 // lda >= b.KPad(), values past K anything: B is zero there).
 func (w *Workspace) GemmInt8Wide(m int, a []uint16, lda int, aScale float32, b *PackedInt8, acc bool, bias []float32, relu bool, c []float32, ldc int) {
-	if m < 0 || lda < b.kp || (m > 0 && len(a) < (m-1)*lda+b.kp) {
-		panic(fmt.Sprintf("gemm: int8 wide: m=%d lda=%d len(a)=%d for kpad=%d", m, lda, len(a), b.kp))
+	w.gemmInt8(productWide, m, unsafe.Pointer(unsafe.SliceData(a)), len(a), lda, aScale, b, acc, bias, relu, c, ldc)
+}
+
+// gemmInt8 checks the arguments of GemmInt8 (p productInt8, A of uint8) or
+// GemmInt8Wide (productWide, A of uint16; na and lda in elements) and runs
+// the product over B's layout for p.
+func (w *Workspace) gemmInt8(p lowProduct, m int, a unsafe.Pointer, na, lda int, aScale float32, b *PackedInt8, acc bool, bias []float32, relu bool, c []float32, ldc int) {
+	if m < 0 || lda < b.kp || (m > 0 && na < (m-1)*lda+b.kp) {
+		panic(fmt.Sprintf("gemm: int8: m=%d lda=%d len(a)=%d for kpad=%d", m, lda, na, b.kp))
 	}
 	checkMatrix("c", m, b.n, c, ldc)
 	checkBias(bias, b.n)
@@ -344,8 +337,11 @@ func (w *Workspace) GemmInt8Wide(m int, a []uint16, lda int, aScale float32, b *
 	for j, s := range b.scale {
 		ws.scale[j] = aScale * s
 	}
-	lowGemm(ws, productWide, m, unsafe.Pointer(&a[0]), 2*lda, b.kp/2, b.n, b.np,
-		unsafe.Pointer(&b.wide[0]), b.kp*2, ws.scale, acc, bias, relu, c, ldc)
+	if p == productWide {
+		lowGemm(ws, p, m, a, 2*lda, b.kp/2, b.n, b.np, unsafe.Pointer(&b.wide[0]), b.kp*2, ws.scale, acc, bias, relu, c, ldc)
+		return
+	}
+	lowGemm(ws, p, m, a, lda, b.kp/4, b.n, b.np, unsafe.Pointer(&b.data[0]), b.kp, ws.scale, acc, bias, relu, c, ldc)
 }
 
 // callWide runs one 6 x 16 widened int8 tile with the AVX2 kernel, or
