@@ -98,6 +98,28 @@ func arow(i, u int) string {
 	}
 }
 
+// stepLoop emits the k loop of a reduced-precision kernel over CX steps:
+// step(0) and step(1) an iteration (step reads A at offset 4*u from R8 and
+// R9 and advances BX past its B rows), then one step(0) for an odd count,
+// ending at the label name_epilogue.
+func stepLoop(g *gen, name string, step func(u int)) {
+	g.i("CMPQ CX, $2")
+	g.i("JLT %s_tail", name)
+	g.p("%s_loop2:", name)
+	step(0)
+	step(1)
+	g.i("ADDQ $8, R8")
+	g.i("ADDQ $8, R9")
+	g.i("SUBQ $2, CX")
+	g.i("CMPQ CX, $2")
+	g.i("JGE %s_loop2", name)
+	g.p("%s_tail:", name)
+	g.i("TESTQ CX, CX")
+	g.i("JZ %s_epilogue", name)
+	step(0)
+	g.p("%s_epilogue:", name)
+}
+
 // lowKernel emits, for bf16 (VDPBF16PS, two k values per step) or int8
 // (VPDPBUSD, four per step):
 //
@@ -149,21 +171,7 @@ func lowKernel(g *gen, name string, bf16 bool, vecs int) {
 		}
 		g.i("ADDQ $%d, BX", stepBytes)
 	}
-	g.i("CMPQ CX, $2")
-	g.i("JLT %s_tail", name)
-	g.p("%s_loop2:", name)
-	step(0)
-	step(1)
-	g.i("ADDQ $8, R8")
-	g.i("ADDQ $8, R9")
-	g.i("SUBQ $2, CX")
-	g.i("CMPQ CX, $2")
-	g.i("JGE %s_loop2", name)
-	g.p("%s_tail:", name)
-	g.i("TESTQ CX, CX")
-	g.i("JZ %s_epilogue", name)
-	step(0)
-	g.p("%s_epilogue:", name)
+	stepLoop(g, name, step)
 	g.i("MOVQ flags+64(FP), DX")
 	if !bf16 {
 		g.i("MOVQ scale+48(FP), SI")
@@ -329,8 +337,8 @@ func wideKernel(g *gen) {
 		g.i("VPXOR Y%d, Y%d, Y%d", k, k, k)
 	}
 	step := func(u int) {
-		g.i("VMOVDQU %d(BX), Y12", 64*u)
-		g.i("VMOVDQU %d(BX), Y13", 64*u+32)
+		g.i("VMOVDQU (BX), Y12")
+		g.i("VMOVDQU 32(BX), Y13")
 		for i := 0; i < mr; i++ {
 			g.i("VPBROADCASTD %s, Y14", arow(i, u))
 			for v := 0; v < 2; v++ {
@@ -338,23 +346,9 @@ func wideKernel(g *gen) {
 				g.i("VPADDD Y15, %s, %s", acc(i, v), acc(i, v))
 			}
 		}
+		g.i("ADDQ $64, BX")
 	}
-	g.i("CMPQ CX, $2")
-	g.i("JLT %s_tail", name)
-	g.p("%s_loop2:", name)
-	step(0)
-	step(1)
-	g.i("ADDQ $128, BX")
-	g.i("ADDQ $8, R8")
-	g.i("ADDQ $8, R9")
-	g.i("SUBQ $2, CX")
-	g.i("CMPQ CX, $2")
-	g.i("JGE %s_loop2", name)
-	g.p("%s_tail:", name)
-	g.i("TESTQ CX, CX")
-	g.i("JZ %s_epilogue", name)
-	step(0)
-	g.p("%s_epilogue:", name)
+	stepLoop(g, name, step)
 	g.i("MOVQ flags+64(FP), DX")
 	g.i("MOVQ scale+48(FP), SI")
 	g.i("VMOVUPS (SI), Y12")
