@@ -217,11 +217,9 @@ type Net struct {
 	ws gemm.Workspace // SGEMM scratch, reserved for every product of Forward
 
 	// The low-precision tower's input ([point][filters]) and im2col
-	// ([point][kpad]) in bf16 or uint8, and for the AVX2 int8 kernel the
-	// uint8 values in 16 bits (gemm.Int8Wide).
+	// ([point][kpad]) in bf16 or uint8.
 	inB, colB []uint16
 	inQ, colQ []uint8
-	inW, colW []uint16
 
 	record []topK // calibration: the largest inputs of every tower convolution
 }
@@ -287,9 +285,6 @@ func (m *Model) newNet(maxBatch, chunk int) *Net {
 			}
 			if l.q != nil && n.inQ == nil {
 				n.inQ, n.colQ = make([]uint8, rows*f), make([]uint8, rows*kp)
-				if gemm.Int8Wide() {
-					n.inW, n.colW = make([]uint16, rows*f), make([]uint16, rows*kp)
-				}
 			}
 		}
 	}
@@ -494,13 +489,6 @@ func (n *Net) lowConv(rows, nb int, lc lowConv, l layer, in, out []float32, acc,
 		gemm.ConvertBF16(bin, in)
 		im2col(n.colB, bin, nb, m.lowCopies, hw*kp, hw*f, m.lowAligned)
 		n.ws.GemmBF16(rows, n.colB, kp, lc.bf, acc, l.bias, relu, out, f)
-		return
-	}
-	if gemm.Int8Wide() && n.colW != nil {
-		q := n.inW[:rows*f]
-		gemm.QuantizeU16(q, in, lc.inScale)
-		im2col(n.colW, q, nb, m.lowCopies, hw*kp, hw*f, m.lowAligned)
-		n.ws.GemmInt8Wide(rows, n.colW, kp, lc.inScale, lc.q, acc, l.bias, relu, out, f)
 		return
 	}
 	q := n.inQ[:rows*f]

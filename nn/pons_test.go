@@ -140,7 +140,7 @@ func lowKernelName() string {
 	case "avx512":
 		return "avx512 (AVX512_BF16, AVX512_VNNI)"
 	case "avx2":
-		return "avx2 (int8 through VPMADDWD; bf16 in portable Go)"
+		return "avx2 (int8 through VPMADDUBSW; bf16 in portable Go)"
 	}
 	return "portable Go"
 }

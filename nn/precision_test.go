@@ -37,7 +37,7 @@ func lowKernels(t *testing.T) []string {
 	} else {
 		t.Log("no AVX512_BF16/VNNI kernels")
 	}
-	if gemm.HasWideInt8Kernel() {
+	if gemm.HasAVX2Int8Kernel() {
 		ks = append(ks, "avx2")
 	}
 	return ks

@@ -20,10 +20,18 @@ import (
 // must be zero (any uint8 for int8, since the packed B is zero there; a
 // non-finite bf16 would turn the product into NaN).
 //
+// CPUs with AVX2 but not AVX-512 run int8 through an AVX2 kernel over the
+// same operands (VPMADDUBSW, see u8Kern16): the same int32 sums, except that
+// the sum of each pair of products a0*b0 + a1*b1 (k = 4s, 4s+1 and 4s+2,
+// 4s+3) is clamped to the int16 range, which takes two large activations
+// meeting two large weights of one sign (on a trained Connect Four network,
+// about 3 in 10^8 pair sums, and no change in its values' agreement with
+// FP32); they run no bf16.
+//
 // Without the instructions (other CPUs, the noasm tag, or ForceLowPrecision
 // with "generic") portable Go computes the same tiles: exactly the same
-// integers for int8, and the same products in another summation order for
-// bf16.
+// integers for int8 (as the VNNI kernel), and the same products in another
+// summation order for bf16.
 
 // PackedBF16 is a K x N weight matrix in bf16, packed for GemmBF16.
 type PackedBF16 struct {
@@ -32,16 +40,11 @@ type PackedBF16 struct {
 }
 
 // PackedInt8 is a K x N weight matrix quantised to int8 with one scale per
-// column (the column's largest magnitude / 127), packed for GemmInt8 and,
-// the same values widened to 16 bits, for GemmInt8Wide.
+// column (the column's largest magnitude / 127), packed for GemmInt8.
 type PackedInt8 struct {
 	k, n, kp, np int
-	data         []int8
+	data         []int8    // panel at column j0: kp*w values at j0*kp
 	scale        []float32 // per column, len np (zero past n)
-	// wide holds data's values as int16 in 16-column panels: the panel at
-	// column j0 starts at j0*kp and holds, per pair of k values s, 16
-	// columns of two values: wide[j0*kp+(s*16+j)*2+t] = B(2s+t, j0+j).
-	wide []int16
 }
 
 // K returns the depth of the product, the rows of B.
@@ -133,17 +136,6 @@ func PackInt8(b []float32, k, n, ldb int, transB bool) *PackedInt8 {
 			}
 		}
 	}
-	p.wide = make([]int16, p.kp*p.np)
-	for j0 := 0; j0 < p.np; j0 += 64 {
-		w := lowPanel(j0, p.np)
-		d := p.data[j0*p.kp : (j0+w)*p.kp]
-		for l := 0; l < p.kp; l++ {
-			for j := 0; j < w; j++ {
-				jj := j0 + j
-				p.wide[(jj&^15)*p.kp+(l/2*16+jj&15)*2+l&1] = int16(d[(l/4*w+j)*4+l&3])
-			}
-		}
-	}
 	return p
 }
 
@@ -194,32 +186,24 @@ func ConvertBF16(dst []uint16, src []float32) {
 // clamped to 0..255 (a NaN gives 255), computing src[i]*(1/scale) in float32.
 // scale must be positive.
 func QuantizeU8(dst []uint8, src []float32, scale float32) {
-	quantize(dst, src, scale, lowActive == lowAVX512, quantU8)
-}
-
-// QuantizeU16 is QuantizeU8 with 16-bit results (the same values), for
-// GemmInt8Wide.
-func QuantizeU16(dst []uint16, src []float32, scale float32) {
-	quantize(dst, src, scale, lowActive == lowAVX2, quantU16)
-}
-
-// quantize runs asm over the largest multiple of 16 values when fast, and
-// quantizeOne over the rest.
-func quantize[T uint8 | uint16](dst []T, src []float32, scale float32, fast bool, asm func(*T, *float32, int, float32)) {
 	if !(scale > 0) {
 		panic(fmt.Sprintf("gemm: quantize: scale %g, want > 0", scale))
 	}
 	dst = dst[:len(src)]
 	inv := 1 / scale
 	n := 0
-	if fast {
+	if lowActive != lowGeneric {
 		n = len(src) &^ 15
-		if n > 0 {
-			asm(&dst[0], &src[0], n, inv)
+		switch {
+		case n == 0:
+		case lowActive == lowAVX512:
+			quantU8(&dst[0], &src[0], n, inv)
+		default:
+			quantU8AVX2(&dst[0], &src[0], n, inv)
 		}
 	}
 	for i := n; i < len(src); i++ {
-		dst[i] = T(quantizeOne(src[i], inv))
+		dst[i] = quantizeOne(src[i], inv)
 	}
 }
 
@@ -237,7 +221,7 @@ type lowKernel int
 const (
 	lowGeneric lowKernel = iota
 	lowAVX512            // AVX512_BF16 and AVX512_VNNI
-	lowAVX2              // AVX2: int8 only, with operands widened to 16 bits (GemmInt8Wide)
+	lowAVX2              // AVX2: int8 only (VPMADDUBSW), pair sums clamped to int16
 )
 
 var lowNames = [...]string{lowGeneric: "generic", lowAVX512: "avx512", lowAVX2: "avx2"}
@@ -248,21 +232,16 @@ var lowActive = lowGeneric
 
 // LowPrecisionKernel names the kernel the bf16 and int8 products use:
 // "avx512" (AVX512_BF16 and AVX512_VNNI: GemmBF16 and GemmInt8), "avx2"
-// (int8 only, through GemmInt8Wide; the other products run portable Go) or
-// "generic".
+// (GemmInt8 only; GemmBF16 runs portable Go) or "generic".
 func LowPrecisionKernel() string { return lowNames[lowActive] }
 
 // HasLowPrecisionKernels reports whether this CPU and build have the
 // assembly bf16 and int8 kernels of AVX-512.
 func HasLowPrecisionKernels() bool { return lowAvailable(lowAVX512) }
 
-// HasWideInt8Kernel reports whether this CPU and build have the AVX2 int8
-// kernel of GemmInt8Wide.
-func HasWideInt8Kernel() bool { return lowAvailable(lowAVX2) }
-
-// Int8Wide reports whether the int8 products run fastest as GemmInt8Wide
-// (the AVX2 kernel is in use) rather than GemmInt8.
-func Int8Wide() bool { return lowActive == lowAVX2 }
+// HasAVX2Int8Kernel reports whether this CPU and build have the AVX2 int8
+// kernel.
+func HasAVX2Int8Kernel() bool { return lowAvailable(lowAVX2) }
 
 // ForceLowPrecision selects the kernel of the bf16 and int8 products by name
 // ("avx512", "avx2" or "generic") and returns the previous one, for tests
@@ -309,23 +288,8 @@ func (w *Workspace) GemmBF16(m int, a []uint16, lda int, b *PackedBF16, acc bool
 // b.KPad() (row stride lda >= b.KPad()), C is m x b.N() (stride ldc); bias
 // may be nil or hold b.N() values. It panics on inconsistent arguments.
 func (w *Workspace) GemmInt8(m int, a []uint8, lda int, aScale float32, b *PackedInt8, acc bool, bias []float32, relu bool, c []float32, ldc int) {
-	w.gemmInt8(productInt8, m, unsafe.Pointer(unsafe.SliceData(a)), len(a), lda, aScale, b, acc, bias, relu, c, ldc)
-}
-
-// GemmInt8Wide is GemmInt8 with A's uint8 values held in 16 bits (see
-// QuantizeU16): the same products, exactly, through the AVX2 kernel where
-// Int8Wide reports it (portable Go elsewhere). A is m x b.KPad() (row stride
-// lda >= b.KPad(), values past K anything: B is zero there).
-func (w *Workspace) GemmInt8Wide(m int, a []uint16, lda int, aScale float32, b *PackedInt8, acc bool, bias []float32, relu bool, c []float32, ldc int) {
-	w.gemmInt8(productWide, m, unsafe.Pointer(unsafe.SliceData(a)), len(a), lda, aScale, b, acc, bias, relu, c, ldc)
-}
-
-// gemmInt8 checks the arguments of GemmInt8 (p productInt8, A of uint8) or
-// GemmInt8Wide (productWide, A of uint16; na and lda in elements) and runs
-// the product over B's layout for p.
-func (w *Workspace) gemmInt8(p lowProduct, m int, a unsafe.Pointer, na, lda int, aScale float32, b *PackedInt8, acc bool, bias []float32, relu bool, c []float32, ldc int) {
-	if m < 0 || lda < b.kp || (m > 0 && na < (m-1)*lda+b.kp) {
-		panic(fmt.Sprintf("gemm: int8: m=%d lda=%d len(a)=%d for kpad=%d", m, lda, na, b.kp))
+	if m < 0 || lda < b.kp || (m > 0 && len(a) < (m-1)*lda+b.kp) {
+		panic(fmt.Sprintf("gemm: int8: m=%d lda=%d len(a)=%d for kpad=%d", m, lda, len(a), b.kp))
 	}
 	checkMatrix("c", m, b.n, c, ldc)
 	checkBias(bias, b.n)
@@ -337,61 +301,11 @@ func (w *Workspace) gemmInt8(p lowProduct, m int, a unsafe.Pointer, na, lda int,
 	for j, s := range b.scale {
 		ws.scale[j] = aScale * s
 	}
-	if p == productWide {
-		lowGemm(ws, p, m, a, 2*lda, b.kp/2, b.n, b.np, unsafe.Pointer(&b.wide[0]), b.kp*2, ws.scale, acc, bias, relu, c, ldc)
-		return
-	}
-	lowGemm(ws, p, m, a, lda, b.kp/4, b.n, b.np, unsafe.Pointer(&b.data[0]), b.kp, ws.scale, acc, bias, relu, c, ldc)
+	lowGemm(ws, productInt8, m, unsafe.Pointer(&a[0]), lda, b.kp/4, b.n, b.np, unsafe.Pointer(&b.data[0]), b.kp, ws.scale, acc, bias, relu, c, ldc)
 }
 
-// callWide runs one 6 x 16 widened int8 tile with the AVX2 kernel, or
-// portable Go computing the same int32 sums when it is not in use.
-func callWide(steps int, a unsafe.Pointer, lda int, b unsafe.Pointer, c *float32, ldc int, scale, bias *float32, flags int) {
-	if lowActive == lowAVX2 {
-		callWideAsm(steps, (*byte)(a), lda, (*byte)(b), c, ldc, scale, bias, flags)
-		return
-	}
-	bs := unsafe.Slice((*int16)(b), steps*32)
-	cs := unsafe.Slice(c, 5*ldc+16)
-	sc := unsafe.Slice(scale, 16)
-	var bi []float32
-	if bias != nil {
-		bi = unsafe.Slice(bias, 16)
-	}
-	var accs [mr][16]int32
-	for s := 0; s < steps; s++ {
-		brow := bs[s*32 : (s+1)*32]
-		for i := 0; i < mr; i++ {
-			ap := unsafe.Slice((*uint16)(unsafe.Add(a, i*lda+4*s)), 2)
-			a0, a1 := int32(ap[0]), int32(ap[1])
-			if a0|a1 == 0 {
-				continue
-			}
-			row := &accs[i]
-			for j := range row {
-				row[j] += a0*int32(brow[2*j]) + a1*int32(brow[2*j+1])
-			}
-		}
-	}
-	for i := 0; i < mr; i++ {
-		for j := 0; j < 16; j++ {
-			v := float32(accs[i][j]) * sc[j]
-			if flags&flagAcc != 0 {
-				v += cs[i*ldc+j]
-			}
-			if flags&flagBias != 0 {
-				v += bi[j]
-			}
-			if flags&flagReLU != 0 && v < 0 {
-				v = 0
-			}
-			cs[i*ldc+j] = v
-		}
-	}
-}
-
-// ReserveLow grows w so that GemmBF16, GemmInt8 and GemmInt8Wide with a B
-// of k x n allocate nothing.
+// ReserveLow grows w so that GemmBF16 and GemmInt8 with a B of k x n
+// allocate nothing.
 func (w *Workspace) ReserveLow(n, k int) {
 	w.ws.edgeLow = growBytes(w.ws.edgeLow, mr*((k+3)&^3)*2)
 	w.ws.scale = grow(w.ws.scale, max(len(w.ws.scale), (n+15)&^15))
@@ -410,7 +324,6 @@ type lowProduct int
 const (
 	productBF16 lowProduct = iota // bf16 pairs, panels of up to 64 columns
 	productInt8                   // uint8 x int8 quadruples, panels of up to 64 columns
-	productWide                   // the same values in 16 bits, pairs, panels of 16 columns
 )
 
 // lowGemm runs the tiles of product p over C. A rows start at a + i*ldaB
@@ -419,17 +332,9 @@ const (
 // holds np values.
 func lowGemm(ws *workspace, p lowProduct, m int, a unsafe.Pointer, ldaB, steps, n, np int,
 	b unsafe.Pointer, panelB int, scale []float32, acc bool, bias []float32, relu bool, c []float32, ldc int) {
-	// A wide step is half an int8 step: its k blocks are those of int8's
-	// (lowKcSteps groups of 4), in pairs, so that the partial sums are
-	// rounded to float32 at the same places and the two give the same
-	// floats. A 16-column panel block of 320 pairs is 20 KiB.
-	per := 1
-	if p == productWide {
-		per = 2
-	}
 	kcStep := steps
-	if nblk := (steps/per + lowKcSteps - 1) / lowKcSteps; nblk > 1 {
-		kcStep = per * ((steps/per + nblk - 1) / nblk)
+	if nblk := (steps + lowKcSteps - 1) / lowKcSteps; nblk > 1 {
+		kcStep = (steps + nblk - 1) / nblk
 	}
 	var sp *float32
 	for ic := 0; ic < m; ic += mcBlk {
@@ -450,9 +355,6 @@ func lowGemm(ws *workspace, p lowProduct, m int, a unsafe.Pointer, ldaB, steps, 
 			}
 			for j0 := 0; j0 < np; {
 				w := lowPanel(j0, np)
-				if p == productWide {
-					w = 16
-				}
 				cols := min(w, n-j0)
 				bp := unsafe.Add(b, j0*panelB+s0*w*4)
 				if scale != nil {
@@ -494,22 +396,34 @@ func lowGemm(ws *workspace, p lowProduct, m int, a unsafe.Pointer, ldaB, steps, 
 
 // callLow runs one 6 x w tile of product p with the kernel in use.
 func callLow(p lowProduct, w, steps int, a unsafe.Pointer, lda int, b unsafe.Pointer, c *float32, ldc int, scale, bias *float32, flags int) {
-	if p == productWide {
-		callWide(steps, a, lda, b, c, ldc, scale, bias, flags)
-		return
-	}
 	bf16 := p == productBF16
-	if lowActive == lowAVX512 {
+	switch {
+	case lowActive == lowAVX512:
 		callLowAsm(bf16, w, steps, (*byte)(a), lda, (*byte)(b), c, ldc, scale, bias, flags)
-		return
+	case lowActive == lowAVX2 && !bf16:
+		// 16 columns at a time: B's rows of w groups are w*4 bytes apart.
+		for j := 0; j < w; j += 16 {
+			var bj *float32
+			if bias != nil {
+				bj = (*float32)(unsafe.Add(unsafe.Pointer(bias), 4*j))
+			}
+			callAVX2Asm(steps, (*byte)(a), lda, (*byte)(unsafe.Add(b, 4*j)), (*float32)(unsafe.Add(unsafe.Pointer(c), 4*j)), ldc,
+				(*float32)(unsafe.Add(unsafe.Pointer(scale), 4*j)), bj, flags, 4*w)
+		}
+	default:
+		lowTileGeneric(bf16, genericSat, w, steps, a, lda, b, c, ldc, scale, bias, flags)
 	}
-	lowTileGeneric(bf16, w, steps, a, lda, b, c, ldc, scale, bias, flags)
 }
 
+// genericSat makes the portable int8 tile clamp each pair sum to int16 as the
+// AVX2 kernel does, for the tests that compare the two.
+var genericSat = false
+
 // lowTileGeneric is the portable 6 x w tile: the same arithmetic as the
-// kernels (int8: exact int32 sums; bf16: fp32 sums of exact products, in
-// another order).
-func lowTileGeneric(bf16 bool, w, steps int, a unsafe.Pointer, lda int, b unsafe.Pointer, c *float32, ldc int, scale, bias *float32, flags int) {
+// kernels (int8: exact int32 sums, or with sat each pair sum clamped to
+// int16 as the AVX2 kernel's; bf16: fp32 sums of exact products, in another
+// order).
+func lowTileGeneric(bf16, sat bool, w, steps int, a unsafe.Pointer, lda int, b unsafe.Pointer, c *float32, ldc int, scale, bias *float32, flags int) {
 	bs := unsafe.Slice((*byte)(b), steps*w*4)
 	cs := unsafe.Slice(c, 5*ldc+w)
 	var sc, bi []float32
@@ -552,7 +466,13 @@ func lowTileGeneric(bf16 bool, w, steps int, a unsafe.Pointer, lda int, b unsafe
 				row := acc[i][:w]
 				for j := range row {
 					g := brow[4*j : 4*j+4]
-					row[j] += a0*int32(int8(g[0])) + a1*int32(int8(g[1])) + a2*int32(int8(g[2])) + a3*int32(int8(g[3]))
+					p0 := a0*int32(int8(g[0])) + a1*int32(int8(g[1]))
+					p1 := a2*int32(int8(g[2])) + a3*int32(int8(g[3]))
+					if sat {
+						p0 = max(-32768, min(32767, p0))
+						p1 = max(-32768, min(32767, p1))
+					}
+					row[j] += p0 + p1
 				}
 			}
 		}
@@ -580,12 +500,12 @@ func lowTileGeneric(bf16 bool, w, steps int, a unsafe.Pointer, lda int, b unsafe
 }
 
 // lowPeak runs n iterations of 12 independent VDPBF16PS (bf16) or VPDPBUSD
-// and returns the operations done (a multiply-add is two), or 0 without the
-// kernels.
+// (int8; on the AVX2 kernel VPMADDUBSW and VPMADDWD pairs) and returns the
+// operations done (a multiply-add is two), or 0 without the kernels.
 func lowPeak(bf16 bool, n int) int {
 	if !bf16 && lowActive == lowAVX2 {
-		pmaddwdPeak256(n)
-		return n * 12 * 16 * 2
+		maddubsPeak256(n)
+		return n * 12 * 32 * 2
 	}
 	if !lowAvailable(lowAVX512) {
 		return 0

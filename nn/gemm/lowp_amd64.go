@@ -51,19 +51,20 @@ func bf16Peak512(n int)
 // vnniPeak512 runs n iterations of 12 independent VPDPBUSD.
 func vnniPeak512(n int)
 
-// i16Kern16 is the AVX2 int8 tile (6 x 16) over operands widened to 16
-// bits: see wideKernel in internal/asmgen.
+// u8Kern16 is the AVX2 int8 tile (6 x 16) over the VNNI kernels' operands,
+// B's steps ldb bytes apart: see avx2Kernel in internal/asmgen.
 //
 //go:noescape
-func i16Kern16(steps int, a *byte, lda int, b *byte, c *float32, ldc int, scale *float32, bias *float32, flags int)
+func u8Kern16(steps int, a *byte, lda int, b *byte, c *float32, ldc int, scale *float32, bias *float32, flags int, ldb int)
 
-// quantU16 is quantU8 with 16-bit results, in AVX2, for n a multiple of 16.
+// quantU8AVX2 is quantU8 in AVX2, for n a multiple of 16.
 //
 //go:noescape
-func quantU16(dst *uint16, src *float32, n int, inv float32)
+func quantU8AVX2(dst *uint8, src *float32, n int, inv float32)
 
-// pmaddwdPeak256 runs n iterations of 12 independent VPMADDWD (ymm).
-func pmaddwdPeak256(n int)
+// maddubsPeak256 runs n iterations of 12 independent VPMADDUBSW, each
+// followed by a VPMADDWD (ymm).
+func maddubsPeak256(n int)
 
 var (
 	hasLowAsm  = cpu.X86.HasAVX512F && cpu.X86.HasAVX512BW && cpu.X86.HasAVX512BF16 && cpu.X86.HasAVX512VNNI
@@ -90,8 +91,8 @@ func lowAvailable(id lowKernel) bool {
 	return true
 }
 
-func callWideAsm(steps int, a *byte, lda int, b *byte, c *float32, ldc int, scale, bias *float32, flags int) {
-	i16Kern16(steps, a, lda, b, c, ldc, scale, bias, flags)
+func callAVX2Asm(steps int, a *byte, lda int, b *byte, c *float32, ldc int, scale, bias *float32, flags, ldb int) {
+	u8Kern16(steps, a, lda, b, c, ldc, scale, bias, flags, ldb)
 }
 
 func callLowAsm(bf16 bool, w, steps int, a *byte, lda int, b *byte, c *float32, ldc int, scale, bias *float32, flags int) {

@@ -16,11 +16,12 @@ func BenchmarkBF16Peak(b *testing.B) { benchLowPeak(b, true) }
 // integer operations, reported as GFLOP/s for comparison).
 func BenchmarkVNNIPeak(b *testing.B) { benchLowPeak(b, false) }
 
-// BenchmarkWidePeak measures the VPMADDWD throughput of one core (ymm):
-// 12 independent instructions, each 8 lanes x 2 multiply-adds (32 integer
-// operations): the multiply bound of the AVX2 int8 kernel (GemmInt8Wide).
-func BenchmarkWidePeak(b *testing.B) {
-	if !HasWideInt8Kernel() {
+// BenchmarkAVX2Int8Peak measures the multiply throughput of the AVX2 int8
+// kernel on one core: 12 independent VPMADDUBSW (ymm, 32 uint8 x int8
+// products summed in pairs), each followed by its VPMADDWD (the pairs
+// summed): 64 integer operations a pair of instructions.
+func BenchmarkAVX2Int8Peak(b *testing.B) {
+	if !HasAVX2Int8Kernel() {
 		b.Skip("no AVX2 on this CPU or build")
 	}
 	prev, _ := ForceLowPrecision("avx2")
@@ -57,7 +58,7 @@ func BenchmarkLowGemm(b *testing.B) {
 	kerns := []string{"generic"}
 	if HasLowPrecisionKernels() {
 		kerns = []string{"avx512"}
-	} else if HasWideInt8Kernel() {
+	} else if HasAVX2Int8Kernel() {
 		kerns = []string{"avx2"}
 	}
 	for _, kern := range kerns {
@@ -93,20 +94,6 @@ func BenchmarkLowGemm(b *testing.B) {
 				clk := startCPUClock(b)
 				for b.Loop() {
 					ws.GemmInt8(sh.m, aq, sh.k, 1.0/255, pi, false, bias, true, c, sh.n)
-				}
-				reportGFLOPS(b, clk, sh)
-			})
-			if kern != "avx2" {
-				continue
-			}
-			b.Run(fmt.Sprintf("int8wide-%s/conv3x3/b%d", kern, batch), func(b *testing.B) {
-				ForceLowPrecision(kern)
-				pi := PackInt8(bb, sh.k, sh.n, sh.n, false)
-				aq := make([]uint16, len(a))
-				QuantizeU16(aq, a, 1.0/255)
-				clk := startCPUClock(b)
-				for b.Loop() {
-					ws.GemmInt8Wide(sh.m, aq, sh.k, 1.0/255, pi, false, bias, true, c, sh.n)
 				}
 				reportGFLOPS(b, clk, sh)
 			})

@@ -4,15 +4,15 @@ package gemm
 
 func lowAvailable(id lowKernel) bool { return id == lowGeneric }
 
-func callWideAsm(steps int, a *byte, lda int, b *byte, c *float32, ldc int, scale, bias *float32, flags int) {
+func callAVX2Asm(steps int, a *byte, lda int, b *byte, c *float32, ldc int, scale, bias *float32, flags, ldb int) {
 	panic("gemm: no assembly kernels in this build")
 }
 
-func quantU16(dst *uint16, src *float32, n int, inv float32) {
+func quantU8AVX2(dst *uint8, src *float32, n int, inv float32) {
 	panic("gemm: no assembly kernels in this build")
 }
 
-func pmaddwdPeak256(n int) {}
+func maddubsPeak256(n int) {}
 
 func callLowAsm(bf16 bool, w, steps int, a *byte, lda int, b *byte, c *float32, ldc int, scale, bias *float32, flags int) {
 	panic("gemm: no assembly kernels in this build")

@@ -23,7 +23,7 @@ func lowKernelsToTest(t *testing.T) []string {
 	} else {
 		t.Log("no AVX512_BF16/VNNI kernels on this CPU or build")
 	}
-	if HasWideInt8Kernel() {
+	if HasAVX2Int8Kernel() {
 		ks = append(ks, "avx2")
 	} else {
 		t.Log("no AVX2 int8 kernel on this CPU or build")
@@ -115,11 +115,9 @@ func TestQuantizeU8(t *testing.T) {
 		for _, n := range []int{1, 16, 31, 333} {
 			dst := make([]uint8, n)
 			QuantizeU8(dst, src[:n], 0.02)
-			wide := make([]uint16, n)
-			QuantizeU16(wide, src[:n], 0.02)
 			for i := range dst {
-				if w := want(src[i], 0.02); dst[i] != w || wide[i] != uint16(w) {
-					t.Fatalf("%s: quantize %g = %d, 16 bits %d, want %d", k, src[i], dst[i], wide[i], w)
+				if w := want(src[i], 0.02); dst[i] != w {
+					t.Fatalf("%s: quantize %g = %d, want %d", k, src[i], dst[i], w)
 				}
 			}
 		}
@@ -187,6 +185,40 @@ func lowRef(c lowCase, af func(i, l int) float64, bf func(l, j int) float64, c0,
 			for l := 0; l < c.k; l++ {
 				s += af(i, l) * bf(l, j)
 			}
+			if c.acc {
+				s += float64(c0[i*c.n+j])
+			}
+			if bias != nil {
+				s += float64(bias[j])
+			}
+			if c.relu && s < 0 {
+				s = 0
+			}
+			out[i*c.n+j] = s
+		}
+	}
+	return out
+}
+
+// lowRefInt8 computes the expected C of an int8 product from A's uint8 and
+// B's int8 values (af, bf) as integer sums, each pair of products (k = 4s,
+// 4s+1 and 4s+2, 4s+3) clamped to the int16 range if clamp.
+func lowRefInt8(c lowCase, af func(i, l int) float64, bf func(l, j int) float64, aScale float32, sc []float32, clamp bool, c0, bias []float32) []float64 {
+	out := make([]float64, c.m*c.n)
+	for i := 0; i < c.m; i++ {
+		for j := 0; j < c.n; j++ {
+			var sum float64
+			for l := 0; l < c.k; l += 2 {
+				p := af(i, l) * bf(l, j)
+				if l+1 < c.k {
+					p += af(i, l+1) * bf(l+1, j)
+				}
+				if clamp {
+					p = max(-32768, min(32767, p))
+				}
+				sum += p
+			}
+			s := float64(float32(sum) * (aScale * sc[j]))
 			if c.acc {
 				s += float64(c0[i*c.n+j])
 			}
@@ -279,39 +311,56 @@ func TestGemmInt8(t *testing.T) {
 			got := append([]float32(nil), c0...)
 			ws.GemmInt8(c.m, aq, lda, aScale, pb, c.acc, bias, c.relu, got, c.n)
 			results[kern] = append(results[kern], got)
-			// The same product with A widened to 16 bits.
-			aw := make([]uint16, len(aq))
-			for i, x := range aq {
-				aw[i] = uint16(x)
+			// The AVX2 kernel's pair sums are clamped to int16: the portable
+			// tile doing the same must give the same floats.
+			if kern == "avx2" {
+				useLow(t, "generic")
+				genericSat = true
+				sat := append([]float32(nil), c0...)
+				ws.GemmInt8(c.m, aq, lda, aScale, pb, c.acc, bias, c.relu, sat, c.n)
+				genericSat = false
+				useLow(t, kern)
+				for i := range sat {
+					if sat[i] != got[i] {
+						t.Fatalf("avx2 %v: C[%d][%d] = %g, generic with int16 pair sums %g", c, i/c.n, i%c.n, got[i], sat[i])
+					}
+				}
 			}
-			wide := append([]float32(nil), c0...)
-			ws.GemmInt8Wide(c.m, aw, lda, aScale, pb, c.acc, bias, c.relu, wide, c.n)
-			results[kern+"/wide"] = append(results[kern+"/wide"], wide)
 			sc := pb.Scales()
-			want := lowRef(c, func(i, l int) float64 { return aScale * float64(aq[i*lda+l]) },
-				func(l, j int) float64 {
-					return float64(sc[j]) * math.RoundToEven(float64(b[l*c.n+j])/float64(sc[j]))
-				}, c0, bias)
+			q := func(l, j int) float64 { return math.RoundToEven(float64(b[l*c.n+j]) / float64(sc[j])) }
+			// The exact int32 sums, or the AVX2 kernel's clamped pair sums.
+			want := lowRefInt8(c, func(i, l int) float64 { return float64(aq[i*lda+l]) }, q,
+				aScale, sc, kern == "avx2", c0, bias)
 			for i, w := range want {
 				if d := math.Abs(float64(got[i]) - w); d > 1e-5*(math.Abs(w)+float64(c.k)) {
 					t.Fatalf("%s %v: C[%d][%d] = %g, want %g", kern, c, i/c.n, i%c.n, got[i], w)
 				}
 			}
 			// The real product: half a step of A (3/510) and of B (1/254
-			// of the column's largest) per term.
+			// of the column's largest) per term, where no pair sum was
+			// clamped.
 			exact := lowRef(c, func(i, l int) float64 { return float64(a[i*lda+l]) },
 				func(l, j int) float64 { return float64(b[l*c.n+j]) }, c0, bias)
+			unclamped := lowRefInt8(c, func(i, l int) float64 { return float64(aq[i*lda+l]) }, q,
+				aScale, sc, false, c0, bias)
 			for i, w := range exact {
+				if unclamped[i] != want[i] {
+					continue
+				}
 				if d := math.Abs(float64(got[i]) - w); d > 0.04*math.Sqrt(float64(c.k))+1e-3 {
 					t.Fatalf("%s %v: C[%d][%d] = %g, exact %g: too far", kern, c, i/c.n, i%c.n, got[i], w)
 				}
 			}
 		}
 	}
-	// The int32 sums are exact, so the assembly and the portable tiles give
-	// the same floats.
+	// The int32 sums are exact, so the VNNI and the portable tiles give the
+	// same floats (the AVX2 kernel's, whose pair sums are clamped, were
+	// compared with the clamping portable tile above).
 	g := results["generic"]
 	for name, a := range results {
+		if name == "avx2" {
+			continue
+		}
 		for i := range g {
 			for j := range g[i] {
 				if g[i][j] != a[i][j] {
@@ -320,7 +369,7 @@ func TestGemmInt8(t *testing.T) {
 			}
 		}
 	}
-	if len(results) != 2*len(kerns) {
+	if len(results) != len(kerns) {
 		t.Fatalf("%d results for %d kernels", len(results), len(kerns))
 	}
 }
@@ -337,8 +386,7 @@ func TestLowPanicsOnBadArgs(t *testing.T) {
 			ws.GemmInt8(2, make([]uint8, 24), 12, 1, pi, false, make([]float32, 15), false, make([]float32, 32), 16)
 		},
 		"zero scale":   func() { QuantizeU8(make([]uint8, 4), make([]float32, 4), 0) },
-		"wide lda":     func() { ws.GemmInt8Wide(2, make([]uint16, 40), 9, 1, pi, false, nil, false, make([]float32, 32), 16) },
-		"wide short a": func() { ws.GemmInt8Wide(2, make([]uint16, 23), 12, 1, pi, false, nil, false, make([]float32, 32), 16) },
+		"short int8 a": func() { ws.GemmInt8(2, make([]uint8, 23), 12, 1, pi, false, nil, false, make([]float32, 32), 16) },
 		"empty pack":   func() { PackBF16(nil, 0, 4, 4, false) },
 		"short pack b": func() { PackInt8(make([]float32, 10), 4, 4, 4, false) },
 	} {
@@ -364,7 +412,6 @@ func TestLowNoAllocs(t *testing.T) {
 	if a := testing.AllocsPerRun(5, func() {
 		ws.GemmBF16(m-1, ab, k, pb, false, nil, true, c, n)
 		ws.GemmInt8(m-1, aq, k, 0.1, pi, true, nil, true, c, n)
-		ws.GemmInt8Wide(m-1, ab, k, 0.1, pi, true, nil, true, c, n)
 	}); a != 0 {
 		t.Errorf("%g allocations per call, want 0", a)
 	}
@@ -380,7 +427,7 @@ func TestForceLowPrecision(t *testing.T) {
 			t.Error("avx512 accepted on a CPU without it")
 		}
 	}
-	if !HasWideInt8Kernel() {
+	if !HasAVX2Int8Kernel() {
 		if _, err := ForceLowPrecision("avx2"); err == nil {
 			t.Error("avx2 accepted on a CPU without it")
 		}

@@ -19,9 +19,9 @@ func lowpFile() []byte {
 	quantU8(&g)
 	lowPeak(&g, "bf16Peak512", true)
 	lowPeak(&g, "vnniPeak512", false)
-	wideKernel(&g)
-	quantU16(&g)
-	widePeak(&g)
+	avx2Kernel(&g)
+	quantU8AVX2(&g)
+	avx2Peak(&g)
 	return g.Bytes()
 }
 
@@ -307,32 +307,42 @@ func lowPeak(g *gen, name string, bf16 bool) {
 	g.i("RET")
 }
 
-// wideKernel emits the AVX2 int8 tile, with both operands widened to 16 bits:
+// avx2Kernel emits the AVX2 int8 tile:
 //
-//	func i16Kern16(steps int, a *byte, lda int, b *byte, c *float32, ldc int, scale *float32, bias *float32, flags int)
+//	func u8Kern16(steps int, a *byte, lda int, b *byte, c *float32, ldc int, scale *float32, bias *float32, flags int, ldb int)
 //
-// computing a 6 x 16 tile of C. Row i of A starts at a + i*lda (lda in
-// bytes) and step s reads its 4 bytes (two 16-bit k values) at offset 4*s;
-// the B panel holds per step 16 columns of two int16 values (64 bytes).
-// VPMADDWD multiplies the pairs and sums each pair into an int32 (exact:
-// the operands are uint8 and int8 values, so nothing saturates), VPADDD
-// accumulates. AVX2 has no VPDPBUSD, and VPMADDUBSW on 8-bit operands
-// would saturate its 16-bit pair sums; widening costs one multiply a pair,
-// as VPMADDUBSW followed by VPMADDWD would, and keeps the int32 sums of
-// the VNNI kernel exactly. The epilogue is the int8 lowKernel's: fp32,
-// times scale[j], then C (flags&1), bias (flags&2), ReLU (flags&4).
-func wideKernel(g *gen) {
-	const mr, name = 6, "i16Kern16"
+// computing a 6 x 16 tile of C from the operands of the VNNI kernels: row i
+// of A starts at a + i*lda (lda in bytes) and step s reads its 4 uint8
+// values at offset 4*s; B is 16 columns of a packed int8 panel, each step's
+// 16 groups of 4 values at b + s*ldb. AVX2 has no VPDPBUSD, so a step is
+// VPMADDUBSW (uint8 x int8 products, each pair of k summed into a
+// saturating int16), VPMADDWD by ones (the two pairs summed into an
+// int32) and VPADDD: 32 multiply-adds in two multiplies and an add. The
+// sums equal the VNNI kernel's unless a pair's sum leaves the int16 range
+// (|a0*b0 + a1*b1| > 32767, which needs two large activations meeting two
+// large weights of one sign); then it is clamped there. The epilogue is
+// the int8 lowKernel's: fp32, times scale[j], then C (flags&1), bias
+// (flags&2), ReLU (flags&4).
+func avx2Kernel(g *gen) {
+	const mr, name = 6, "u8Kern16"
 	acc := func(i, v int) string { return fmt.Sprintf("Y%d", 2*i+v) }
 	g.p("")
-	g.p("// func %s(steps int, a *byte, lda int, b *byte, c *float32, ldc int, scale *float32, bias *float32, flags int)", name)
-	g.p("TEXT ·%s(SB), NOSPLIT, $0-72", name)
+	g.p("DATA onesW<>+0(SB)/8, $0x0001000100010001")
+	g.p("DATA onesW<>+8(SB)/8, $0x0001000100010001")
+	g.p("DATA onesW<>+16(SB)/8, $0x0001000100010001")
+	g.p("DATA onesW<>+24(SB)/8, $0x0001000100010001")
+	g.p("GLOBL onesW<>(SB), RODATA|NOPTR, $32")
+	g.p("")
+	g.p("// func %s(steps int, a *byte, lda int, b *byte, c *float32, ldc int, scale *float32, bias *float32, flags int, ldb int)", name)
+	g.p("TEXT ·%s(SB), NOSPLIT, $0-80", name)
 	g.i("MOVQ steps+0(FP), CX")
 	g.i("MOVQ a+8(FP), R8")
 	g.i("MOVQ lda+16(FP), R10")
 	g.i("LEAQ (R8)(R10*2), R9")
 	g.i("ADDQ R10, R9")
 	g.i("MOVQ b+24(FP), BX")
+	g.i("MOVQ ldb+72(FP), DX")
+	g.i("LEAQ onesW<>(SB), R11")
 	for k := 0; k < 2*mr; k++ {
 		g.i("VPXOR Y%d, Y%d, Y%d", k, k, k)
 	}
@@ -342,11 +352,13 @@ func wideKernel(g *gen) {
 		for i := 0; i < mr; i++ {
 			g.i("VPBROADCASTD %s, Y14", arow(i, u))
 			for v := 0; v < 2; v++ {
-				g.i("VPMADDWD Y%d, Y14, Y15", 12+v)
+				// Intel: vpmaddubsw y15, y14 (u8, A), y12 (s8, B).
+				g.i("VPMADDUBSW Y%d, Y14, Y15", 12+v)
+				g.i("VPMADDWD (R11), Y15, Y15")
 				g.i("VPADDD Y15, %s, %s", acc(i, v), acc(i, v))
 			}
 		}
-		g.i("ADDQ $64, BX")
+		g.i("ADDQ DX, BX")
 	}
 	stepLoop(g, name, step)
 	g.i("MOVQ flags+64(FP), DX")
@@ -399,14 +411,13 @@ func wideKernel(g *gen) {
 	g.i("RET")
 }
 
-// quantU16 emits func quantU16(dst *uint16, src *float32, n int, inv
-// float32) with AVX2: dst[i] = src[i]*inv rounded to nearest even and
-// clamped to 0..255, for n a multiple of 16 (a NaN gives 255): quantU8's
-// values, 16 bits wide, for i16Kern16.
-func quantU16(g *gen) {
+// quantU8AVX2 emits func quantU8AVX2(dst *uint8, src *float32, n int, inv
+// float32), quantU8 in AVX2: dst[i] = src[i]*inv rounded to nearest even and
+// clamped to 0..255, for n a multiple of 16 (a NaN gives 255).
+func quantU8AVX2(g *gen) {
 	g.p("")
-	g.p("// func quantU16(dst *uint16, src *float32, n int, inv float32)")
-	g.p("TEXT ·quantU16(SB), NOSPLIT, $0-28")
+	g.p("// func quantU8AVX2(dst *uint8, src *float32, n int, inv float32)")
+	g.p("TEXT ·quantU8AVX2(SB), NOSPLIT, $0-28")
 	g.i("MOVQ dst+0(FP), DI")
 	g.i("MOVQ src+8(FP), SI")
 	g.i("MOVQ n+16(FP), CX")
@@ -416,8 +427,8 @@ func quantU16(g *gen) {
 	g.i("MOVQ AX, X4")
 	g.i("VPBROADCASTD X4, Y4")
 	g.i("SHRQ $4, CX")
-	g.i("JZ quantU16_done")
-	g.p("quantU16_loop:")
+	g.i("JZ quantU8AVX2_done")
+	g.p("quantU8AVX2_loop:")
 	g.i("VMULPS (SI), Y2, Y0")
 	g.i("VMULPS 32(SI), Y2, Y1")
 	g.i("VMINPS Y4, Y0, Y0") // Intel vminps y0, y0, y4: 255 for a NaN
@@ -427,34 +438,40 @@ func quantU16(g *gen) {
 	g.i("VPMAXSD Y3, Y0, Y0")
 	g.i("VPMAXSD Y3, Y1, Y1")
 	g.i("VPACKUSDW Y1, Y0, Y0") // per 128-bit lane: 4 of Y0, then 4 of Y1
-	g.i("VPERMQ $0xd8, Y0, Y0") // quadwords 0, 2, 1, 3: back in order
-	g.i("VMOVDQU Y0, (DI)")
+	g.i("VPERMQ $0xd8, Y0, Y0") // quadwords 0, 2, 1, 3: 16 words in order
+	g.i("VEXTRACTI128 $1, Y0, X1")
+	g.i("VPACKUSWB X1, X0, X0") // 16 bytes in order
+	g.i("VMOVDQU X0, (DI)")
 	g.i("ADDQ $64, SI")
-	g.i("ADDQ $32, DI")
+	g.i("ADDQ $16, DI")
 	g.i("DECQ CX")
-	g.i("JNZ quantU16_loop")
-	g.p("quantU16_done:")
+	g.i("JNZ quantU8AVX2_loop")
+	g.p("quantU8AVX2_done:")
 	g.i("VZEROUPPER")
 	g.i("RET")
 }
 
-// widePeak emits func pmaddwdPeak256(n int): n iterations of 12
-// independent VPMADDWD on ymm registers, the multiply throughput of
-// i16Kern16 (each also needs a VPADDD, which other ports run).
-func widePeak(g *gen) {
+// avx2Peak emits func maddubsPeak256(n int): n iterations of 12
+// independent VPMADDUBSW, each followed by its VPMADDWD by ones: the
+// multiply throughput of u8Kern16 (32 multiply-adds a pair; the kernel's
+// VPADDD runs beside them).
+func avx2Peak(g *gen) {
 	g.p("")
-	g.p("// func pmaddwdPeak256(n int)")
-	g.p("TEXT ·pmaddwdPeak256(SB), NOSPLIT, $0-8")
+	g.p("// func maddubsPeak256(n int)")
+	g.p("TEXT ·maddubsPeak256(SB), NOSPLIT, $0-8")
 	g.i("MOVQ n+0(FP), CX")
-	for k := 0; k < 14; k++ {
+	for k := 0; k < 15; k++ {
 		g.i("VPXOR Y%d, Y%d, Y%d", k, k, k)
 	}
-	g.p("pmaddwdPeak256_loop:")
+	g.p("maddubsPeak256_loop:")
 	for k := 0; k < 12; k++ {
-		g.i("VPMADDWD Y13, Y12, Y%d", k)
+		g.i("VPMADDUBSW Y13, Y12, Y%d", k)
+	}
+	for k := 0; k < 12; k++ {
+		g.i("VPMADDWD Y14, Y%d, Y%d", k, k)
 	}
 	g.i("DECQ CX")
-	g.i("JNZ pmaddwdPeak256_loop")
+	g.i("JNZ maddubsPeak256_loop")
 	g.i("VZEROUPPER")
 	g.i("RET")
 }
