@@ -436,3 +436,50 @@ func TestForceLowPrecision(t *testing.T) {
 		t.Errorf("generic: %v, kernel %s", err, LowPrecisionKernel())
 	}
 }
+
+// TestGemmInt8AVX2Clamps pins the one difference of the AVX2 kernel: a pair
+// sum a0*b0 + a1*b1 beyond the int16 range is clamped there (VPMADDUBSW),
+// where the VNNI and portable tiles sum exactly.
+func TestGemmInt8AVX2Clamps(t *testing.T) {
+	if !HasAVX2Int8Kernel() {
+		t.Skip("no AVX2 int8 kernel on this CPU or build")
+	}
+	const m, n, k = 6, 16, 8
+	b := make([]float32, k*n)
+	for l := range b {
+		b[l] = 1 // every weight the column's largest: int8 127
+		if l%n == 1 {
+			b[l] = -1
+		}
+	}
+	b[3*n+2] = 0.5 // column 2: pair (2, 3) sums 255*127 + 255*64 = 48705
+	pb := PackInt8(b, k, n, n, false)
+	a := make([]uint8, m*k)
+	for i := range a {
+		a[i] = 255
+	}
+	var ws Workspace
+	run := func(kern string) []float32 {
+		useLow(t, kern)
+		c := make([]float32, m*n)
+		ws.GemmInt8(m, a, k, 1, pb, false, nil, false, c, n)
+		return c
+	}
+	lowKernelsToTest(t) // restores the kernel
+	exact, clamped := run("generic"), run("avx2")
+	sc := pb.Scales()
+	for j, want := range map[int][2]float64{
+		0: {4 * 2 * 255 * 127, 4 * 32767},
+		1: {-4 * 2 * 255 * 127, -4 * 32768},
+		2: {3*2*255*127 + 255*127 + 255*64, 3*32767 + 32767},
+	} {
+		for i := 0; i < m; i++ {
+			if g, w := exact[i*n+j], float32(want[0])*sc[j]; g != w {
+				t.Errorf("generic C[%d][%d] = %g, want the exact %g", i, j, g, w)
+			}
+			if g, w := clamped[i*n+j], float32(want[1])*sc[j]; g != w {
+				t.Errorf("avx2 C[%d][%d] = %g, want the clamped %g", i, j, g, w)
+			}
+		}
+	}
+}
