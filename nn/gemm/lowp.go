@@ -25,7 +25,7 @@ import (
 // the sum of each pair of products a0*b0 + a1*b1 (k = 4s, 4s+1 and 4s+2,
 // 4s+3) is clamped to the int16 range, which takes two large activations
 // meeting two large weights of one sign (on a trained Connect Four network,
-// about 3 in 10^8 pair sums, and no change in its values' agreement with
+// about 5 in 10^8 pair sums, and no change in its values' agreement with
 // FP32); they run no bf16.
 //
 // Without the instructions (other CPUs, the noasm tag, or ForceLowPrecision
