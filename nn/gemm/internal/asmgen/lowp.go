@@ -327,10 +327,9 @@ func avx2Kernel(g *gen) {
 	const mr, name = 6, "u8Kern16"
 	acc := func(i, v int) string { return fmt.Sprintf("Y%d", 2*i+v) }
 	g.p("")
-	g.p("DATA onesW<>+0(SB)/8, $0x0001000100010001")
-	g.p("DATA onesW<>+8(SB)/8, $0x0001000100010001")
-	g.p("DATA onesW<>+16(SB)/8, $0x0001000100010001")
-	g.p("DATA onesW<>+24(SB)/8, $0x0001000100010001")
+	for off := 0; off < 32; off += 8 { // 16 int16 ones, VPMADDWD's second operand
+		g.p("DATA onesW<>+%d(SB)/8, $0x0001000100010001", off)
+	}
 	g.p("GLOBL onesW<>(SB), RODATA|NOPTR, $32")
 	g.p("")
 	g.p("// func %s(steps int, a *byte, lda int, b *byte, c *float32, ldc int, scale *float32, bias *float32, flags int, ldb int)", name)
