@@ -185,19 +185,25 @@ func lowRef(c lowCase, af func(i, l int) float64, bf func(l, j int) float64, c0,
 			for l := 0; l < c.k; l++ {
 				s += af(i, l) * bf(l, j)
 			}
-			if c.acc {
-				s += float64(c0[i*c.n+j])
-			}
-			if bias != nil {
-				s += float64(bias[j])
-			}
-			if c.relu && s < 0 {
-				s = 0
-			}
-			out[i*c.n+j] = s
+			out[i*c.n+j] = lowFinish(c, i, j, s, c0, bias)
 		}
 	}
 	return out
+}
+
+// lowFinish applies case c's epilogue to the product s at C[i][j]: + C (acc),
+// + bias, then ReLU.
+func lowFinish(c lowCase, i, j int, s float64, c0, bias []float32) float64 {
+	if c.acc {
+		s += float64(c0[i*c.n+j])
+	}
+	if bias != nil {
+		s += float64(bias[j])
+	}
+	if c.relu && s < 0 {
+		s = 0
+	}
+	return s
 }
 
 // lowRefInt8 computes the expected C of an int8 product from A's uint8 and
@@ -219,16 +225,7 @@ func lowRefInt8(c lowCase, af func(i, l int) float64, bf func(l, j int) float64,
 				sum += p
 			}
 			s := float64(float32(sum) * (aScale * sc[j]))
-			if c.acc {
-				s += float64(c0[i*c.n+j])
-			}
-			if bias != nil {
-				s += float64(bias[j])
-			}
-			if c.relu && s < 0 {
-				s = 0
-			}
-			out[i*c.n+j] = s
+			out[i*c.n+j] = lowFinish(c, i, j, s, c0, bias)
 		}
 	}
 	return out
