@@ -194,13 +194,11 @@ func QuantizeU8(dst []uint8, src []float32, scale float32) {
 	n := 0
 	if lowActive != lowGeneric {
 		n = len(src) &^ 15
-		switch {
-		case n == 0:
-		case lowActive == lowAVX512:
-			quantU8(&dst[0], &src[0], n, inv)
-		default:
-			quantU8AVX2(&dst[0], &src[0], n, inv)
-		}
+	}
+	if n > 0 && lowActive == lowAVX512 {
+		quantU8(&dst[0], &src[0], n, inv)
+	} else if n > 0 {
+		quantU8AVX2(&dst[0], &src[0], n, inv)
 	}
 	for i := n; i < len(src); i++ {
 		dst[i] = quantizeOne(src[i], inv)
