@@ -191,14 +191,14 @@ func QuantizeU8(dst []uint8, src []float32, scale float32) {
 	}
 	dst = dst[:len(src)]
 	inv := 1 / scale
-	n := 0
-	if lowActive != lowGeneric {
-		n = len(src) &^ 15
-	}
-	if n > 0 && lowActive == lowAVX512 {
+	n := len(src) &^ 15 // the assembly's share: whole blocks of 16
+	switch {
+	case n > 0 && lowActive == lowAVX512:
 		quantU8(&dst[0], &src[0], n, inv)
-	} else if n > 0 {
+	case n > 0 && lowActive == lowAVX2:
 		quantU8AVX2(&dst[0], &src[0], n, inv)
+	default:
+		n = 0 // the portable loop below quantizes everything
 	}
 	for i := n; i < len(src); i++ {
 		dst[i] = quantizeOne(src[i], inv)
