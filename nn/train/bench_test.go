@@ -8,8 +8,9 @@ import (
 	"tabula/nn"
 )
 
-// benchNet is the Connect Four net of configs/connect4.yaml: 64 filters, 4
-// residual blocks, on 2x6x7 inputs with 7 actions.
+// benchNet is the Connect Four net configs/connect4.yaml had until hour X
+// (docs/benchmarks.md; 48 filters since): 64 filters, 4 residual blocks,
+// on 2x6x7 inputs with 7 actions.
 var (
 	benchShape = nn.Shape{Planes: 2, Height: 6, Width: 7, Actions: 7}
 	benchNet   = nn.Config{Filters: 64, Blocks: 4, PolicyFilters: 2, ValueFilters: 1, ValueHidden: 64}
@@ -19,8 +20,13 @@ var (
 // size batch on engine, and a batch of random examples (with legality
 // masks) for it.
 func benchTrainer(b *testing.B, engine string, batch int) (*Trainer, Batch) {
+	return benchTrainerNet(b, benchNet, engine, batch)
+}
+
+// benchTrainerNet is benchTrainer for the net net.
+func benchTrainerNet(b *testing.B, net nn.Config, engine string, batch int) (*Trainer, Batch) {
 	b.Helper()
-	w, err := nn.NewWeights(benchNet, benchShape, rand.New(rand.NewPCG(1, 2)))
+	w, err := nn.NewWeights(net, benchShape, rand.New(rand.NewPCG(1, 2)))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -36,9 +42,10 @@ func benchTrainer(b *testing.B, engine string, batch int) (*Trainer, Batch) {
 }
 
 // BenchmarkTrainStep measures training samples per second (wall clock) and
-// per CPU-second of the process for the Connect Four net of
-// configs/connect4.yaml with Adam at batch 256: the gorgonia engine with
-// each BLAS, and the direct engine at batch 128, 256 and 512.
+// per CPU-second of the process for benchNet with Adam at batch 256: the
+// gorgonia engine with each BLAS, and the direct engine at batch 128, 256
+// and 512; and the direct engine at 256 for the net of configs/connect4.yaml
+// since hour X (48 filters).
 func BenchmarkTrainStep(b *testing.B) {
 	type run struct{ engine, blas string }
 	for _, r := range []run{{EngineGorgonia, BLASGonum}, {EngineGorgonia, BLASTabula}, {EngineDirect, ""}} {
@@ -63,6 +70,12 @@ func BenchmarkTrainStep(b *testing.B) {
 			})
 		}
 	}
+	b.Run("engine=direct/filters=48/batch=256", func(b *testing.B) {
+		net := benchNet
+		net.Filters = 48
+		tr, batch := benchTrainerNet(b, net, EngineDirect, 256)
+		benchSteps(b, tr, batch)
+	})
 }
 
 // BenchmarkTrainEngines alternates steps of the gorgonia engine (our SGEMM)

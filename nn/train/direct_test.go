@@ -231,7 +231,7 @@ func directFiniteDifferences(t *testing.T, w *nn.Weights, b Batch, minParams int
 	}
 }
 
-// TestEnginesTrainAlike trains the Connect Four net of configs/connect4.yaml
+// TestEnginesTrainAlike trains benchNet, the Connect Four net
 // (64 filters, 4 blocks) from the same weights on the same 50 batches with
 // Adam at the config's learning rate, with each engine, and with the
 // gorgonia engine from weights moved by one ulp: the float noise floor
