@@ -407,12 +407,13 @@ func edgeLow(ws *workspace, ap unsafe.Pointer, ldaB, rows, kc int) (unsafe.Point
 // avx2Panel runs the AVX2 int8 tiles (6 x 16) of one panel of B, w columns
 // of which cols are in C, over rows ic..ic+mc of A and C for the k block of
 // kc steps from s0. It goes 16 columns at a time, each slice over all the
-// row tiles, so that one slice of the panel (kc*64 bytes: 9 KiB at k = 576)
-// stays in L1, where the whole 64-column panel (36 KiB at k = 576) does not:
-// tile by tile across the panel, the 64-filter Connect Four tower ran at 0.7x
-// the 48-filter one's rate per FLOP. Slices wholly inside C are written in
-// place; only the last slice of a panel with cols < w goes through the
-// scratch tile, and slices past cols are not computed.
+// row tiles (one slice of the panel, kc*64 bytes, stays in L1). Slices
+// wholly inside C are written in place; only the last slice of a panel with
+// cols < w goes through the scratch tile, and slices past cols are not
+// computed. Before, a panel with cols < w went whole through the scratch
+// tile and a scalar merge: the 40-filter Connect Four tower ran at 0.7x the
+// 48-filter one's positions per CPU-second, 1.5x faster since; 48 and 64
+// filters (whole panels) run as before (docs/benchmarks.md).
 func avx2Panel(ws *workspace, a unsafe.Pointer, ldaB, ic, mc, s0, kc int, bp unsafe.Pointer, w, cols int,
 	scale *float32, bias []float32, j0, flags int, c []float32, ldc int) {
 	for j := 0; j < cols; j += 16 {

@@ -44,8 +44,8 @@ func benchTrainerNet(b *testing.B, net nn.Config, engine string, batch int) (*Tr
 // BenchmarkTrainStep measures training samples per second (wall clock) and
 // per CPU-second of the process for benchNet with Adam at batch 256: the
 // gorgonia engine with each BLAS, and the direct engine at batch 128, 256
-// and 512; and the direct engine at 256 for the net of configs/connect4.yaml
-// since hour X (48 filters).
+// and 512; and the direct engine at 256 for the smaller nets of
+// configs/connect4.yaml: 48 filters (hours X, X2) and 32 (hours Y, Y2).
 func BenchmarkTrainStep(b *testing.B) {
 	type run struct{ engine, blas string }
 	for _, r := range []run{{EngineGorgonia, BLASGonum}, {EngineGorgonia, BLASTabula}, {EngineDirect, ""}} {
@@ -70,12 +70,14 @@ func BenchmarkTrainStep(b *testing.B) {
 			})
 		}
 	}
-	b.Run("engine=direct/filters=48/batch=256", func(b *testing.B) {
-		net := benchNet
-		net.Filters = 48
-		tr, batch := benchTrainerNet(b, net, EngineDirect, 256)
-		benchSteps(b, tr, batch)
-	})
+	for _, filters := range []int{32, 48} {
+		b.Run(fmt.Sprintf("engine=direct/filters=%d/batch=256", filters), func(b *testing.B) {
+			net := benchNet
+			net.Filters = filters
+			tr, batch := benchTrainerNet(b, net, EngineDirect, 256)
+			benchSteps(b, tr, batch)
+		})
+	}
 }
 
 // BenchmarkTrainEngines alternates steps of the gorgonia engine (our SGEMM)
