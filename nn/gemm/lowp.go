@@ -441,22 +441,13 @@ func avx2Panel(ws *workspace, a unsafe.Pointer, ldaB, ic, mc, s0, kc int, bp uns
 	}
 }
 
-// callLow runs one 6 x w tile of product p with the kernel in use.
+// callLow runs one 6 x w tile of product p with the kernel in use (the AVX2
+// int8 product goes through avx2Panel instead; AVX2 bf16 is portable).
 func callLow(p lowProduct, w, steps int, a unsafe.Pointer, lda int, b unsafe.Pointer, c *float32, ldc int, scale, bias *float32, flags int) {
 	bf16 := p == productBF16
 	switch {
 	case lowActive == lowAVX512:
 		callLowAsm(bf16, w, steps, (*byte)(a), lda, (*byte)(b), c, ldc, scale, bias, flags)
-	case lowActive == lowAVX2 && !bf16:
-		// 16 columns at a time: B's rows of w groups are w*4 bytes apart.
-		for j := 0; j < w; j += 16 {
-			var bj *float32
-			if bias != nil {
-				bj = (*float32)(unsafe.Add(unsafe.Pointer(bias), 4*j))
-			}
-			callAVX2Asm(steps, (*byte)(a), lda, (*byte)(unsafe.Add(b, 4*j)), (*float32)(unsafe.Add(unsafe.Pointer(c), 4*j)), ldc,
-				(*float32)(unsafe.Add(unsafe.Pointer(scale), 4*j)), bj, flags, 4*w)
-		}
 	default:
 		lowTileGeneric(bf16, genericSat, w, steps, a, lda, b, c, ldc, scale, bias, flags)
 	}

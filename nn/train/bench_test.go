@@ -9,8 +9,8 @@ import (
 )
 
 // benchNet is the Connect Four net configs/connect4.yaml had until hour X
-// (docs/benchmarks.md; 48 filters since): 64 filters, 4 residual blocks,
-// on 2x6x7 inputs with 7 actions.
+// (docs/benchmarks.md; 48 filters in X and X2, 32 since Y): 64 filters, 4
+// residual blocks, on 2x6x7 inputs with 7 actions.
 var (
 	benchShape = nn.Shape{Planes: 2, Height: 6, Width: 7, Actions: 7}
 	benchNet   = nn.Config{Filters: 64, Blocks: 4, PolicyFilters: 2, ValueFilters: 1, ValueHidden: 64}
