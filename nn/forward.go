@@ -222,6 +222,10 @@ type Net struct {
 	inQ, colQ []uint8
 
 	record []topK // calibration: the largest inputs of every tower convolution
+	// calibration: for each tower convolution, the sum over its im2col rows
+	// of row^T row (k x k), the Hessian of its output's squared error in
+	// its weights (quantizeGPTQ); nil except when calibrating
+	hess [][]float32
 }
 
 // copyOp is one contiguous run of im2col: dst and src offsets relative to the
@@ -419,6 +423,7 @@ func (n *Net) tower(obs []float32, nb int, hd []float32) {
 			continue
 		}
 		im2col(n.colTower, x, nb, m.towerCopies, hw*9*f, hw*f, m.towerAligned)
+		n.addHessian(2*i, rows, b.conv1.k)
 		if pool {
 			n.ws.SgemmBiasReLU(rows, f, b.conv1.k, n.colTower, b.conv1.k, b.conv1.w, f, b.conv1.bias, false, h, f)
 			n.globalPool(nb, b.pool, h)
@@ -429,12 +434,22 @@ func (n *Net) tower(obs []float32, nb int, hd []float32) {
 			n.record[2*i+1].add(h)
 		}
 		im2col(n.colTower, h, nb, m.towerCopies, hw*9*f, hw*f, m.towerAligned)
+		n.addHessian(2*i+1, rows, b.conv2.k)
 		// x = ReLU(x + conv2(h) + bias)
 		n.ws.Sgemm(false, false, rows, f, b.conv2.k, 1, n.colTower, b.conv2.k, b.conv2.w, f, 1, x, f)
 		biasReLU(x, b.conv2.bias)
 	}
 
 	n.dense(rows, m.head, x, hd, true)
+}
+
+// addHessian adds the Gram matrix of the rows x k im2col matrix in
+// n.colTower to the Hessian of tower convolution i, when calibrating.
+func (n *Net) addHessian(i, rows, k int) {
+	if n.hess == nil {
+		return
+	}
+	n.ws.Sgemm(true, false, k, k, rows, 1, n.colTower, k, n.colTower, k, 1, n.hess[i], k)
 }
 
 // globalPool applies a block's global pooling to the first convolution's

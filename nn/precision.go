@@ -25,7 +25,8 @@ const (
 	// FP32 (AVX512_BF16's VDPBF16PS).
 	BF16
 	// Int8 quantises the tower's weights to int8 with a scale per output
-	// channel and each convolution's input (a ReLU output, so >= 0) to
+	// channel (rounded by GPTQ against calibration inputs, see
+	// quantizeGPTQ) and each convolution's input (a ReLU output, so >= 0) to
 	// uint8 with a scale per layer calibrated on sample positions, and
 	// accumulates in int32 (AVX512_VNNI's VPDPBUSD).
 	Int8
@@ -119,12 +120,17 @@ func (m *Model) InputScales() []float32 {
 // clipping: the largest few are clipped to 255 steps.
 const calibPercentile = 0.99999
 
+// hessPositions is how many of the calibration positions (the first, in
+// batches of 64) make the Hessians of GPTQ's weight rounding (quantizeGPTQ).
+const hessPositions = 128
+
 // WithPrecision returns a Model that shares m's FP32 layers and runs its
 // tower in precision p. Int8 needs calibration positions: calib holds n
 // observations laid out as Forward takes them (CalibrationPositions makes a
 // set from random play); each convolution's input scale is the
-// calibPercentile quantile of its FP32 input values over them. BF16 and FP32
-// ignore calib.
+// calibPercentile quantile of its FP32 input values over them, and the
+// first hessPositions of them make the Gram matrices by which GPTQ rounds
+// each convolution's weights. BF16 and FP32 ignore calib.
 func (m *Model) WithPrecision(p Precision, calib []float32, n int) (*Model, error) {
 	if int(p) >= len(precisionNames) {
 		return nil, fmt.Errorf("nn: precision %d unknown", p)
@@ -147,13 +153,14 @@ func (m *Model) WithPrecision(p Precision, calib []float32, n int) (*Model, erro
 			return nil, fmt.Errorf("nn: int8 calibration: %d values for %d positions of %d, want at least one position",
 				len(calib), n, per)
 		}
-		quant, err := m.calibrate(calib, n)
+		quant, hess, err := m.calibrate(calib, n)
 		if err != nil {
 			return nil, err
 		}
 		for i, b := range m.blocks {
 			for j, l := range []layer{b.conv1, b.conv2} {
-				c.low = append(c.low, lowConv{q: gemm.PackInt8(l.w, l.k, l.n, l.n, false), inScale: quant[2*i+j]})
+				q, scale := quantizeGPTQ(l.w, l.k, l.n, hess[2*i+j])
+				c.low = append(c.low, lowConv{q: gemm.PackInt8Scaled(q, l.k, l.n, l.n, false, scale), inScale: quant[2*i+j]})
 			}
 		}
 	}
@@ -172,7 +179,7 @@ func (m *Model) WithPrecision(p Precision, calib []float32, n int) (*Model, erro
 // calibrate runs n positions through m in FP32 and returns, for each tower
 // convolution, the scale of its uint8 input: the calibPercentile quantile
 // of the input's values / 255 (a tiny positive scale for an all-zero input).
-func (m *Model) calibrate(obs []float32, n int) ([]float32, error) {
+func (m *Model) calibrate(obs []float32, n int) (scales []float32, hess [][]float32, err error) {
 	const batch = 64
 	net := m.newNet(min(n, batch), defaultChunk(min(n, batch), m.hw))
 	values := n * m.hw * m.cfg.Filters // inputs of each convolution
@@ -181,26 +188,35 @@ func (m *Model) calibrate(obs []float32, n int) ([]float32, error) {
 	for i := range net.record {
 		net.record[i].k = keep
 	}
+	hess = make([][]float32, 2*len(m.blocks))
+	for i, b := range m.blocks {
+		hess[2*i], hess[2*i+1] = make([]float32, b.conv1.k*b.conv1.k), make([]float32, b.conv2.k*b.conv2.k)
+	}
 	per, na := m.shape.Planes*m.hw, m.shape.Actions
 	logits, vals := make([]float32, batch*na), make([]float32, batch)
 	for s := 0; s < n; s += batch {
 		nb := min(batch, n-s)
+		if s < hessPositions {
+			net.hess = hess
+		} else {
+			net.hess = nil
+		}
 		if err := net.Forward(obs[s*per:(s+nb)*per], nb, logits, vals); err != nil {
-			return nil, fmt.Errorf("nn: int8 calibration: %w", err)
+			return nil, nil, fmt.Errorf("nn: int8 calibration: %w", err)
 		}
 	}
-	scales := make([]float32, len(net.record))
+	scales = make([]float32, len(net.record))
 	for i, t := range net.record {
 		q := t.min()
 		switch {
 		case t.bad:
-			return nil, fmt.Errorf("nn: int8 calibration: convolution %d has a non-finite input", i)
+			return nil, nil, fmt.Errorf("nn: int8 calibration: convolution %d has a non-finite input", i)
 		case !(q > 0):
 			q = 1e-6 // all zero: any scale will do
 		}
 		scales[i] = q / 255
 	}
-	return scales, nil
+	return scales, hess, nil
 }
 
 // topK keeps the k largest values added (a min-heap), and whether any was
@@ -429,8 +445,11 @@ func argmaxLegal(logits []float32, legal []int) int {
 //
 // The value bound was on the largest difference: 0.05 until 2026-11-25, then
 // 0.1 until 2026-11-27. Int8's value error is rounding noise spread over the
-// tower (two thirds of it from the weights; neither calibrating on the
-// evaluation positions nor bias correction removed it), and its largest of
+// tower (two thirds of it from the weights when they were rounded to
+// nearest; neither calibrating on the evaluation positions nor bias
+// correction removed it; GPTQ's rounding, quantizeGPTQ, halves the mean:
+// 0.010-0.012 to 0.0055-0.0066 on the 32-filter Connect Four networks this
+// check refused in hour Y, docs/benchmarks.md "GPTQ"), and its largest of
 // 512 is one outlier that swings between networks of the same run (0.06 to
 // 0.49 in one Connect Four hour with the win/draw/loss head, which refused
 // int8 for 36 of 65 iterations), while the next few stay small (at most 6

@@ -3,6 +3,9 @@ package nn
 import (
 	"fmt"
 	"testing"
+
+	"tabula/games"
+	_ "tabula/games/othello"
 )
 
 // BenchmarkForwardPrecision runs the Connect Four net (DefaultConfig,
@@ -71,5 +74,33 @@ func BenchmarkForwardPrecisionFilters(b *testing.B) {
 				timeForward(b, net, obs, batch, make([]float32, batch*7), make([]float32, batch))
 			})
 		}
+	}
+}
+
+// BenchmarkNewModelInt8 is what a promotion costs self-play at precision
+// int8 (or auto, before its check): calibrating the activation scales and
+// rounding the weights by GPTQ on the calibration positions, for the
+// Connect Four net at 32 and 64 filters (DefaultConfig's 5 blocks) and the
+// Othello 8x8 net of configs/othello8.yaml (64 filters, 6 blocks).
+func BenchmarkNewModelInt8(b *testing.B) {
+	for _, c := range []struct {
+		game            string
+		filters, blocks int
+	}{{"connect4", 32, 5}, {"connect4", 64, 5}, {"othello:size=8", 64, 6}} {
+		g, err := games.New(c.game)
+		if err != nil {
+			b.Fatal(err)
+		}
+		p, h, wd := g.ObservationShape()
+		cfg := DefaultConfig()
+		cfg.Filters, cfg.Blocks = c.filters, c.blocks
+		w := randomWeights(b, cfg, Shape{Planes: p, Height: h, Width: wd, Actions: g.NumActions()}, 1)
+		b.Run(fmt.Sprintf("%s/filters=%d/blocks=%d", c.game, c.filters, c.blocks), func(b *testing.B) {
+			for b.Loop() {
+				if _, err := NewModelFor(w, g, "int8"); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

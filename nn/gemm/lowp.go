@@ -108,19 +108,43 @@ func PackBF16(b []float32, k, n, ldb int, transB bool) *PackedBF16 {
 // to int8 with a scale per column, round to nearest even, and packs it.
 func PackInt8(b []float32, k, n, ldb int, transB bool) *PackedInt8 {
 	checkPackArgs(b, k, n, ldb, transB)
-	p := &PackedInt8{k: k, n: n, kp: (k + 3) &^ 3, np: (n + 15) &^ 15}
-	p.data = make([]int8, p.kp*p.np)
-	p.scale = make([]float32, p.np)
+	scale := make([]float32, n)
 	for j := 0; j < n; j++ {
 		var m float32
 		for l := 0; l < k; l++ {
 			m = max(m, float32(math.Abs(float64(bElem(b, ldb, transB, k, n, l, j)))))
 		}
-		p.scale[j] = 1
+		scale[j] = 1
 		if m > 0 {
-			p.scale[j] = m / 127
+			scale[j] = m / 127
 		}
 	}
+	return packInt8(b, k, n, ldb, transB, scale)
+}
+
+// PackInt8Scaled quantises B as PackInt8 does but with the given scale of
+// each column (len n, each positive and finite): values round to the
+// nearest multiple of their column's scale, ties to even, clamped to
+// [-127, 127] steps. B's values that are already such multiples (a
+// quantiser's output) are packed exactly.
+func PackInt8Scaled(b []float32, k, n, ldb int, transB bool, scale []float32) *PackedInt8 {
+	checkPackArgs(b, k, n, ldb, transB)
+	if len(scale) != n {
+		panic(fmt.Sprintf("gemm: PackInt8Scaled: %d scales for %d columns", len(scale), n))
+	}
+	for j, s := range scale {
+		if !(s > 0) || math.IsInf(float64(s), 0) {
+			panic(fmt.Sprintf("gemm: PackInt8Scaled: scale %d is %g, want positive and finite", j, s))
+		}
+	}
+	return packInt8(b, k, n, ldb, transB, scale)
+}
+
+func packInt8(b []float32, k, n, ldb int, transB bool, scale []float32) *PackedInt8 {
+	p := &PackedInt8{k: k, n: n, kp: (k + 3) &^ 3, np: (n + 15) &^ 15}
+	p.data = make([]int8, p.kp*p.np)
+	p.scale = make([]float32, p.np)
+	copy(p.scale, scale)
 	for j0 := 0; j0 < p.np; j0 += 64 {
 		w := lowPanel(j0, p.np)
 		d := p.data[j0*p.kp : (j0+w)*p.kp]

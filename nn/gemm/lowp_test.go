@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -386,6 +387,11 @@ func TestLowPanicsOnBadArgs(t *testing.T) {
 		"short int8 a": func() { ws.GemmInt8(2, make([]uint8, 23), 12, 1, pi, false, nil, false, make([]float32, 32), 16) },
 		"empty pack":   func() { PackBF16(nil, 0, 4, 4, false) },
 		"short pack b": func() { PackInt8(make([]float32, 10), 4, 4, 4, false) },
+		"scales short": func() { PackInt8Scaled(make([]float32, 16), 4, 4, 4, false, make([]float32, 3)) },
+		"scale zero":   func() { PackInt8Scaled(make([]float32, 16), 4, 4, 4, false, []float32{1, 1, 0, 1}) },
+		"scale NaN": func() {
+			PackInt8Scaled(make([]float32, 16), 4, 4, 4, false, []float32{1, 1, float32(math.NaN()), 1})
+		},
 	} {
 		func() {
 			defer func() {
@@ -479,4 +485,55 @@ func TestGemmInt8AVX2Clamps(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestPackInt8Scaled: with PackInt8's own scales it packs the same bytes
+// as PackInt8; values already on their column's grid are packed exactly,
+// whatever the column's largest magnitude; off-grid values round to the
+// nearest step and clamp at 127 steps.
+func TestPackInt8Scaled(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 9))
+	const k, n = 37, 40 // neither a multiple of the packing
+	b := randSlice(r, k*n)
+	ref := PackInt8(b, k, n, n, false)
+	got := PackInt8Scaled(b, k, n, n, false, ref.Scales())
+	if !slices.Equal(ref.data, got.data) || !slices.Equal(ref.scale, got.scale) {
+		t.Fatal("PackInt8Scaled with PackInt8's scales packs other values")
+	}
+	scale := make([]float32, n)
+	q := make([]int8, k*n)
+	grid := make([]float32, k*n)
+	for j := range scale {
+		scale[j] = 0.01 * float32(1+j)
+	}
+	for i := range q {
+		q[i] = int8(r.IntN(201) - 100) // at most 100 steps: the column's largest is not 127 steps
+		grid[i] = float32(q[i]) * scale[i%n]
+	}
+	p := PackInt8Scaled(grid, k, n, n, false, scale)
+	if !slices.Equal(p.Scales(), scale) {
+		t.Fatalf("scales %v, want %v", p.Scales(), scale)
+	}
+	for l := range k {
+		for j := range n {
+			if v := p.elem(l, j); v != q[l*n+j] {
+				t.Fatalf("(%d, %d) packed %d, want %d", l, j, v, q[l*n+j])
+			}
+		}
+	}
+	off := []float32{0.26, -0.26, 0.24, 50, -50} // steps of 0.1: 3, -3, 2, then clamped
+	want := []int8{3, -3, 2, 127, -127}
+	p = PackInt8Scaled(off, 5, 1, 1, false, []float32{0.1})
+	for l, w := range want {
+		if v := p.elem(l, 0); v != w {
+			t.Errorf("%g at scale 0.1 packed %d, want %d", off[l], v, w)
+		}
+	}
+}
+
+// elem returns the int8 value packed for row l, column j of B.
+func (p *PackedInt8) elem(l, j int) int8 {
+	j0 := j / 64 * 64
+	w := lowPanel(j0, p.np)
+	return p.data[j0*p.kp+((l/4)*w+j-j0)*4+l%4]
 }
