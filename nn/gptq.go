@@ -1,6 +1,10 @@
 package nn
 
-import "math"
+import (
+	"math"
+
+	"tabula/nn/gemm"
+)
 
 // gptqDamp is the damping added to the Hessian's diagonal, as a fraction of
 // its mean: it keeps the inverse well conditioned when inputs are
@@ -22,36 +26,24 @@ const gptqDamp = 0.01
 // the calibration positions, the error of the layer's outputs shrinks,
 // not the error of the weights.
 func quantizeGPTQ(w []float32, k, n int, h []float32) (q, scale []float32) {
-	scale = make([]float32, n)
-	for j := range n {
-		var m float32
-		for l := range k {
-			m = max(m, float32(math.Abs(float64(w[l*n+j]))))
-		}
-		scale[j] = 1
-		if m > 0 {
-			scale[j] = m / 127
-		}
-	}
-	// The Hessian in float64, damped; an input that is never nonzero gets
-	// a unit diagonal (its weights round to nearest: nothing moves there).
+	scale = gemm.Int8Scales(w, k, n, n, false)
+	// The Hessian in float64, damped. An input that is never nonzero has a
+	// zero row and column; a unit diagonal makes it harmless (its weights
+	// round to nearest: nothing moves there).
 	hd := make([]float64, k*k)
+	for i, v := range h[:k*k] {
+		hd[i] = float64(v)
+	}
 	var mean float64
 	for i := range k {
-		mean += float64(h[i*k+i])
+		mean += hd[i*k+i]
 	}
 	mean /= float64(k)
 	if !(mean > 0) || math.IsInf(mean, 0) {
 		mean = 1
 	}
 	for i := range k {
-		for j := range k {
-			hd[i*k+j] = float64(h[i*k+j])
-		}
 		if hd[i*k+i] <= 0 {
-			for j := range k {
-				hd[i*k+j], hd[j*k+i] = 0, 0
-			}
 			hd[i*k+i] = 1
 		}
 		hd[i*k+i] += gptqDamp * mean
@@ -96,9 +88,7 @@ func quantizeGPTQ(w []float32, k, n int, h []float32) (q, scale []float32) {
 // roundStep rounds v to the nearest multiple of s in [-127s, 127s], ties to
 // even, as gemm.PackInt8 rounds.
 func roundStep(v float64, s float32) float32 {
-	r := math.RoundToEven(v / float64(s))
-	r = max(-127, min(127, r))
-	return float32(r * float64(s))
+	return float32(float64(gemm.RoundInt8(v, s)) * float64(s))
 }
 
 // inverseCholeskyUpper returns the upper triangular U with U^T U = A^-1 for

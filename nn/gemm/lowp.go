@@ -107,6 +107,13 @@ func PackBF16(b []float32, k, n, ldb int, transB bool) *PackedBF16 {
 // PackInt8 quantises B (k x n, or n x k stored when transB, row stride ldb)
 // to int8 with a scale per column, round to nearest even, and packs it.
 func PackInt8(b []float32, k, n, ldb int, transB bool) *PackedInt8 {
+	return packInt8(b, k, n, ldb, transB, Int8Scales(b, k, n, ldb, transB))
+}
+
+// Int8Scales returns PackInt8's scale of each column of B (k x n, or n x k
+// stored when transB, row stride ldb): the column's largest magnitude /
+// 127, or 1 for a column of zeros.
+func Int8Scales(b []float32, k, n, ldb int, transB bool) []float32 {
 	checkPackArgs(b, k, n, ldb, transB)
 	scale := make([]float32, n)
 	for j := 0; j < n; j++ {
@@ -119,7 +126,13 @@ func PackInt8(b []float32, k, n, ldb int, transB bool) *PackedInt8 {
 			scale[j] = m / 127
 		}
 	}
-	return packInt8(b, k, n, ldb, transB, scale)
+	return scale
+}
+
+// RoundInt8 returns v in steps of scale as PackInt8 packs it: rounded to
+// nearest, ties to even, and clamped to [-127, 127].
+func RoundInt8(v float64, scale float32) int8 {
+	return int8(max(-127, min(127, math.RoundToEven(v/float64(scale)))))
 }
 
 // PackInt8Scaled quantises B as PackInt8 does but with the given scale of
@@ -154,8 +167,7 @@ func packInt8(b []float32, k, n, ldb int, transB bool, scale []float32) *PackedI
 					continue
 				}
 				for t := 0; t < 4; t++ {
-					q := math.RoundToEven(float64(bElem(b, ldb, transB, k, n, 4*s+t, j0+j)) / float64(p.scale[j0+j]))
-					d[(s*w+j)*4+t] = int8(max(-127, min(127, q)))
+					d[(s*w+j)*4+t] = RoundInt8(float64(bElem(b, ldb, transB, k, n, 4*s+t, j0+j)), p.scale[j0+j])
 				}
 			}
 		}
