@@ -202,6 +202,22 @@ func BenchmarkSelfPlayBackgammon(b *testing.B) {
 	}
 }
 
+// BenchmarkSelfPlayWidth plays Othello 8x8 and Go 9x9 self-play with each
+// game's shipped config at 32, 48 and 64 filters (one worker with its own
+// evaluator, random initial weights): the positions per CPU-second a smaller
+// network buys, the lever that carried Connect Four (docs/benchmarks.md).
+//
+//	go test ./pipeline -run '^$' -bench SelfPlayWidth -benchtime 8x -cpu 1
+func BenchmarkSelfPlayWidth(b *testing.B) {
+	for _, game := range []string{"othello8", "go9"} {
+		for _, f := range []int{32, 48, 64} {
+			v := selfPlayBench{name: fmt.Sprintf("%s/filters=%d", game, f), workers: 1, direct: true,
+				config: "../configs/" + game + ".yaml", set: []string{fmt.Sprintf("network.filters=%d", f), "evaluator.precision=int8"}}
+			b.Run(v.name, func(b *testing.B) { benchSelfPlay(b, v) })
+		}
+	}
+}
+
 func benchSelfPlay(b *testing.B, v selfPlayBench) {
 	path := v.config
 	if path == "" {
