@@ -203,9 +203,11 @@ func BenchmarkSelfPlayBackgammon(b *testing.B) {
 }
 
 // BenchmarkSelfPlayWidth plays Othello 8x8 and Go 9x9 self-play with each
-// game's shipped config at 32, 48 and 64 filters (one worker with its own
-// evaluator, random initial weights): the positions per CPU-second a smaller
-// network buys, the lever that carried Connect Four (docs/benchmarks.md).
+// game's shipped config at 32, 48 and 64 filters, in int8 (one worker with
+// its own evaluator, random initial weights): the evaluations per
+// CPU-second a smaller network buys, the lever that carried Connect Four
+// (docs/benchmarks.md). Compare evals/cpu-s: random weights play games of
+// different lengths and evaluations a position at each width.
 //
 //	go test ./pipeline -run '^$' -bench SelfPlayWidth -benchtime 8x -cpu 1
 func BenchmarkSelfPlayWidth(b *testing.B) {
