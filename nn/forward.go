@@ -40,13 +40,13 @@ type Model struct {
 	v2bias []float32 // [ValueOutputs]
 
 	stemCopies, towerCopies []copyOp // im2col plans
-	towerAligned            bool     // every tower run is a multiple of 64 bytes
+	towerAlign              int      // planAlign of the tower's plan
 
-	prec       Precision // of the tower's convolutions
-	autoCheck  string    // precision auto's verdicts (NewModelFor), "" otherwise
-	low        []lowConv // BF16, Int8: conv1 and conv2 of each block
-	lowCopies  []copyOp  // im2col plan of the low-precision tower
-	lowAligned bool
+	prec      Precision // of the tower's convolutions
+	autoCheck string    // precision auto's verdicts (NewModelFor), "" otherwise
+	low       []lowConv // BF16, Int8: conv1 and conv2 of each block
+	lowCopies []copyOp  // im2col plan of the low-precision tower
+	lowAlign  int       // planAlign of lowCopies
 
 	flops int64
 }
@@ -94,7 +94,7 @@ func NewModel(w *Weights) (*Model, error) {
 	m.value2 = append([]float32(nil), w.ValueFC2.W...)
 	m.stemCopies = im2colPlan(sh.Height, sh.Width, sh.Planes)
 	m.towerCopies = im2colPlan(sh.Height, sh.Width, cfg.Filters)
-	m.towerAligned = planAligned(m.towerCopies, 4)
+	m.towerAlign = planAlign(m.towerCopies, 4)
 	m.v2bias = append([]float32(nil), w.ValueFC2.B...)
 
 	f := int64(cfg.Filters)
@@ -334,23 +334,36 @@ func im2colPlanStride(h, w, c, stride int) []copyOp {
 	return ops
 }
 
-// planAligned reports whether every run of plan, of elements of size
-// bytes, is a positive multiple of 64 bytes (im2colFast can copy it).
-func planAligned(plan []copyOp, size int) bool {
-	for _, op := range plan {
-		if op.n <= 0 || int(op.n)*size%64 != 0 {
-			return false
+// planAlign returns the largest of 64, 32 and 16 bytes that divides the
+// length of every run of plan, of elements of size bytes, or 0 if none does
+// (or plan is empty): im2colFast copies runs in chunks of that many bytes.
+// An int8 tower of 32 filters has runs of 32, 64 and 96 bytes, one of 48
+// filters runs of 48, 96 and 144.
+func planAlign(plan []copyOp, size int) int {
+	if len(plan) == 0 {
+		return 0
+	}
+	for _, a := range []int{64, 32, 16} {
+		ok := true
+		for _, op := range plan {
+			if op.n <= 0 || int(op.n)*size%a != 0 {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			return a
 		}
 	}
-	return len(plan) > 0
+	return 0
 }
 
 // im2col fills the im2col matrix of nb positions from channels-last
 // activations src, following plan; per is the size of one position's im2col
-// matrix and stride that of its activations. aligned says planAligned of
-// plan holds, so that the runs may be copied in assembly.
-func im2col[T float32 | uint16 | uint8](dst, src []T, nb int, plan []copyOp, per, stride int, aligned bool) {
-	if im2colFast(dst, src, nb, plan, per, stride, aligned) {
+// matrix and stride that of its activations. align is planAlign of plan
+// (the chunk in bytes that the runs may be copied in by assembly).
+func im2col[T float32 | uint16 | uint8](dst, src []T, nb int, plan []copyOp, per, stride int, align int) {
+	if im2colFast(dst, src, nb, plan, per, stride, align) {
 		return
 	}
 	for b := 0; b < nb; b++ {
@@ -407,7 +420,7 @@ func (n *Net) tower(obs []float32, nb int, hd []float32) {
 	}
 
 	x, h := n.x[:rows*f], n.h[:rows*f]
-	im2col(n.colStem, in, nb, m.stemCopies, hw*9*p, hw*p, false)
+	im2col(n.colStem, in, nb, m.stemCopies, hw*9*p, hw*p, 0)
 	n.conv(rows, m.stem, n.colStem, x)
 	for i, b := range m.blocks {
 		if n.record != nil {
@@ -422,7 +435,7 @@ func (n *Net) tower(obs []float32, nb int, hd []float32) {
 			n.lowConv(rows, nb, m.low[2*i+1], b.conv2, h, x, true, true)
 			continue
 		}
-		im2col(n.colTower, x, nb, m.towerCopies, hw*9*f, hw*f, m.towerAligned)
+		im2col(n.colTower, x, nb, m.towerCopies, hw*9*f, hw*f, m.towerAlign)
 		n.addHessian(2*i, rows, b.conv1.k)
 		if pool {
 			n.ws.SgemmBiasReLU(rows, f, b.conv1.k, n.colTower, b.conv1.k, b.conv1.w, f, b.conv1.bias, false, h, f)
@@ -433,7 +446,7 @@ func (n *Net) tower(obs []float32, nb int, hd []float32) {
 		if n.record != nil {
 			n.record[2*i+1].add(h)
 		}
-		im2col(n.colTower, h, nb, m.towerCopies, hw*9*f, hw*f, m.towerAligned)
+		im2col(n.colTower, h, nb, m.towerCopies, hw*9*f, hw*f, m.towerAlign)
 		n.addHessian(2*i+1, rows, b.conv2.k)
 		// x = ReLU(x + conv2(h) + bias)
 		n.ws.Sgemm(false, false, rows, f, b.conv2.k, 1, n.colTower, b.conv2.k, b.conv2.w, f, 1, x, f)
@@ -502,13 +515,13 @@ func (n *Net) lowConv(rows, nb int, lc lowConv, l layer, in, out []float32, acc,
 	if lc.bf != nil {
 		bin := n.inB[:rows*f]
 		gemm.ConvertBF16(bin, in)
-		im2col(n.colB, bin, nb, m.lowCopies, hw*kp, hw*f, m.lowAligned)
+		im2col(n.colB, bin, nb, m.lowCopies, hw*kp, hw*f, m.lowAlign)
 		n.ws.GemmBF16(rows, n.colB, kp, lc.bf, acc, l.bias, relu, out, f)
 		return
 	}
 	q := n.inQ[:rows*f]
 	gemm.QuantizeU8(q, in, lc.inScale)
-	im2col(n.colQ, q, nb, m.lowCopies, hw*kp, hw*f, m.lowAligned)
+	im2col(n.colQ, q, nb, m.lowCopies, hw*kp, hw*f, m.lowAlign)
 	n.ws.GemmInt8(rows, n.colQ, kp, lc.inScale, lc.q, acc, l.bias, relu, out, f)
 }
 

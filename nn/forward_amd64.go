@@ -24,19 +24,32 @@ var haveAVX = cpu.X86.HasAVX
 //go:noescape
 func im2colRuns(dst, src *byte, ops *copyOp, nops int, shift int)
 
-// im2colRuns32 is im2colRuns with 32-byte AVX moves, for CPUs without
-// AVX-512; every run must be a positive multiple of 32 bytes.
+// im2colRuns32 is im2colRuns with 32-byte AVX moves: every run must be a
+// positive multiple of 32 bytes.
 //
 //go:noescape
 func im2colRuns32(dst, src *byte, ops *copyOp, nops int, shift int)
 
+// im2colRuns16 is im2colRuns with 16-byte SSE2 moves (every amd64 CPU has
+// them): every run must be a positive multiple of 16 bytes.
+//
+//go:noescape
+func im2colRuns16(dst, src *byte, ops *copyOp, nops int, shift int)
+
 var haveAVX512 = cpu.X86.HasAVX512F
 
-// im2colFast runs im2col's copies of nb positions in assembly when every run
-// of plan is a multiple of 64 bytes, and reports whether it did.
-func im2colFast[T float32 | uint16 | uint8](dst, src []T, nb int, plan []copyOp, per, stride int, aligned bool) bool {
-	if !(haveAVX512 || haveAVX) || !aligned || len(plan) == 0 || nb < 1 {
+// im2colFast runs im2col's copies of nb positions in assembly, in the
+// widest moves that both the CPU and align (planAlign of plan) allow, and
+// reports whether it did (not when align is 0).
+func im2colFast[T float32 | uint16 | uint8](dst, src []T, nb int, plan []copyOp, per, stride int, align int) bool {
+	runs := im2colRuns16
+	switch {
+	case align < 16 || len(plan) == 0 || nb < 1:
 		return false
+	case align >= 64 && haveAVX512:
+		runs = im2colRuns
+	case align >= 32 && haveAVX:
+		runs = im2colRuns32
 	}
 	if len(dst) < nb*per || len(src) < nb*stride {
 		panic("nn: im2col buffers too short")
@@ -48,10 +61,6 @@ func im2colFast[T float32 | uint16 | uint8](dst, src []T, nb int, plan []copyOp,
 		shift = 1
 	case 4:
 		shift = 2
-	}
-	runs := im2colRuns
-	if !haveAVX512 {
-		runs = im2colRuns32
 	}
 	for b := 0; b < nb; b++ {
 		runs((*byte)(unsafe.Pointer(&dst[b*per])), (*byte)(unsafe.Pointer(&src[b*stride])), &plan[0], len(plan), shift)

@@ -107,3 +107,40 @@ runs32chunk:
 runs32done:
 	VZEROUPPER
 	RET
+
+// func im2colRuns16(dst, src *byte, ops *copyOp, nops int, shift int)
+//
+// im2colRuns with 16-byte SSE2 moves: every op's length must be a positive
+// multiple of 16 bytes.
+TEXT ·im2colRuns16(SB), NOSPLIT, $0-40
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ ops+16(FP), R8
+	MOVQ nops+24(FP), R9
+	MOVQ shift+32(FP), CX
+	TESTQ R9, R9
+	JLE  runs16done
+
+runs16op:
+	MOVLQSX 0(R8), AX
+	MOVLQSX 4(R8), BX
+	MOVLQSX 8(R8), DX
+	SHLQ    CX, AX
+	SHLQ    CX, BX
+	SHLQ    CX, DX
+	ADDQ    DI, AX
+	ADDQ    SI, BX
+
+runs16chunk:
+	MOVOU (BX), X0
+	MOVOU X0, (AX)
+	ADDQ  $16, AX
+	ADDQ  $16, BX
+	SUBQ  $16, DX
+	JG    runs16chunk
+	ADDQ  $12, R8
+	DECQ  R9
+	JNZ   runs16op
+
+runs16done:
+	RET

@@ -5,6 +5,6 @@ package nn
 // biasReLU adds bias to every row of x and clamps negatives to zero.
 func biasReLU(x, bias []float32) { biasReLUGeneric(x, bias) }
 
-func im2colFast[T float32 | uint16 | uint8](dst, src []T, nb int, plan []copyOp, per, stride int, aligned bool) bool {
+func im2colFast[T float32 | uint16 | uint8](dst, src []T, nb int, plan []copyOp, per, stride int, align int) bool {
 	return false
 }

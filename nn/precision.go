@@ -171,7 +171,7 @@ func (m *Model) WithPrecision(p Precision, calib []float32, n int) (*Model, erro
 		if p == Int8 {
 			size = 1
 		}
-		c.lowAligned = planAligned(c.lowCopies, size)
+		c.lowAlign = planAlign(c.lowCopies, size)
 	}
 	return &c, nil
 }

@@ -389,8 +389,9 @@ func TestEvaluatorPrecision(t *testing.T) {
 	}
 }
 
-// TestIm2colFast checks the assembly im2col against the portable loop on
-// plans whose runs are multiples of 64 bytes, for each element size.
+// TestIm2colFast checks im2col against plain copies on plans whose runs are
+// multiples of 64, 32 and 16 bytes (each assembly routine, on amd64) and of
+// none, for each element size.
 func TestIm2colFast(t *testing.T) {
 	check := func(name string, got, want []uint8) {
 		t.Helper()
@@ -401,7 +402,7 @@ func TestIm2colFast(t *testing.T) {
 		}
 	}
 	r := rand.New(rand.NewPCG(1, 1))
-	for _, c := range []int{16, 32, 64, 128} {
+	for _, c := range []int{16, 32, 48, 64, 128} {
 		for _, stride := range []int{9 * c, 9*c + 4} {
 			plan := im2colPlanStride(6, 7, c, stride)
 			per, in := 42*stride, 42*c
@@ -416,22 +417,25 @@ func TestIm2colFast(t *testing.T) {
 				}
 			}
 			got := make([]uint8, 3*per)
-			aligned := planAligned(plan, 1)
-			im2col(got, src, 3, plan, per, in, aligned)
-			check(fmt.Sprintf("u8 c=%d aligned=%v", c, aligned), got, want)
+			align := planAlign(plan, 1)
+			if wantAlign := map[int]int{16: 16, 32: 32, 48: 16, 64: 64, 128: 64}[c]; align != wantAlign {
+				t.Errorf("u8 c=%d: planAlign %d, want %d", c, align, wantAlign)
+			}
+			im2col(got, src, 3, plan, per, in, align)
+			check(fmt.Sprintf("u8 c=%d align=%d", c, align), got, want)
 			// The same bytes as uint16 and float32 elements (c/2, c/4 channels).
 			if c%4 == 0 {
 				p2 := im2colPlanStride(6, 7, c/2, stride/2)
 				s2 := unsafeSlice[uint16](src)
 				g2 := make([]uint16, 3*per/2)
-				im2col(g2, s2, 3, p2, per/2, in/2, planAligned(p2, 2))
+				im2col(g2, s2, 3, p2, per/2, in/2, planAlign(p2, 2))
 				if stride%2 == 0 {
 					check(fmt.Sprintf("u16 c=%d", c/2), unsafeBytes(g2), want)
 				}
 				p4 := im2colPlanStride(6, 7, c/4, stride/4)
 				s4 := unsafeSlice[float32](src)
 				g4 := make([]float32, 3*per/4)
-				im2col(g4, s4, 3, p4, per/4, in/4, planAligned(p4, 4))
+				im2col(g4, s4, 3, p4, per/4, in/4, planAlign(p4, 4))
 				if stride%4 == 0 {
 					check(fmt.Sprintf("f32 c=%d", c/4), unsafeBytes(g4), want)
 				}
