@@ -18,23 +18,12 @@ func biasReLURowsAVX(x *float32, rows int, bias *float32, n int)
 var haveAVX = cpu.X86.HasAVX
 
 // im2colRuns copies the runs of ops (offsets and lengths in elements of
-// 1<<shift bytes) from src to dst with 64-byte AVX-512 moves; every run
-// must be a positive multiple of 64 bytes.
+// 1<<shift bytes) from src to dst in moves of width bytes: 64 (AVX-512), 32
+// (AVX) or 16 (SSE2, which every amd64 CPU has); every run must be a
+// positive multiple of width.
 //
 //go:noescape
-func im2colRuns(dst, src *byte, ops *copyOp, nops int, shift int)
-
-// im2colRuns32 is im2colRuns with 32-byte AVX moves: every run must be a
-// positive multiple of 32 bytes.
-//
-//go:noescape
-func im2colRuns32(dst, src *byte, ops *copyOp, nops int, shift int)
-
-// im2colRuns16 is im2colRuns with 16-byte SSE2 moves (every amd64 CPU has
-// them): every run must be a positive multiple of 16 bytes.
-//
-//go:noescape
-func im2colRuns16(dst, src *byte, ops *copyOp, nops int, shift int)
+func im2colRuns(dst, src *byte, ops *copyOp, nops int, shift int, width int)
 
 var haveAVX512 = cpu.X86.HasAVX512F
 
@@ -42,14 +31,14 @@ var haveAVX512 = cpu.X86.HasAVX512F
 // widest moves that both the CPU and align (planAlign of plan) allow, and
 // reports whether it did (not when align is 0).
 func im2colFast[T float32 | uint16 | uint8](dst, src []T, nb int, plan []copyOp, per, stride int, align int) bool {
-	runs := im2colRuns16
+	width := 16
 	switch {
 	case align < 16 || len(plan) == 0 || nb < 1:
 		return false
 	case align >= 64 && haveAVX512:
-		runs = im2colRuns
+		width = 64
 	case align >= 32 && haveAVX:
-		runs = im2colRuns32
+		width = 32
 	}
 	if len(dst) < nb*per || len(src) < nb*stride {
 		panic("nn: im2col buffers too short")
@@ -63,7 +52,7 @@ func im2colFast[T float32 | uint16 | uint8](dst, src []T, nb int, plan []copyOp,
 		shift = 2
 	}
 	for b := 0; b < nb; b++ {
-		runs((*byte)(unsafe.Pointer(&dst[b*per])), (*byte)(unsafe.Pointer(&src[b*stride])), &plan[0], len(plan), shift)
+		im2colRuns((*byte)(unsafe.Pointer(&dst[b*per])), (*byte)(unsafe.Pointer(&src[b*stride])), &plan[0], len(plan), shift, width)
 	}
 	return true
 }

@@ -31,17 +31,18 @@ done:
 	VZEROUPPER
 	RET
 
-// func im2colRuns(dst, src *byte, ops *copyOp, nops int, shift int)
+// func im2colRuns(dst, src *byte, ops *copyOp, nops int, shift int, width int)
 //
 // For each op: copy op.n<<shift bytes from src+op.src<<shift to
-// dst+op.dst<<shift, 64 bytes at a time: every op's length must be a
-// positive multiple of 64 bytes.
-TEXT ·im2colRuns(SB), NOSPLIT, $0-40
+// dst+op.dst<<shift, width bytes at a time (64: AVX-512, 32: AVX, else 16:
+// SSE2): every op's length must be a positive multiple of width.
+TEXT ·im2colRuns(SB), NOSPLIT, $0-48
 	MOVQ dst+0(FP), DI
 	MOVQ src+8(FP), SI
 	MOVQ ops+16(FP), R8
 	MOVQ nops+24(FP), R9
 	MOVQ shift+32(FP), CX
+	MOVQ width+40(FP), R10
 	TESTQ R9, R9
 	JLE  runsdone
 
@@ -54,93 +55,46 @@ runsop:
 	SHLQ    CX, DX
 	ADDQ    DI, AX
 	ADDQ    SI, BX
+	CMPQ    R10, $64
+	JEQ     runs64
+	CMPQ    R10, $32
+	JEQ     runs32
 
-runschunk:
-	VMOVDQU64 (BX), Z0
-	VMOVDQU64 Z0, (AX)
-	ADDQ      $64, AX
-	ADDQ      $64, BX
-	SUBQ      $64, DX
-	JG        runschunk
-	ADDQ      $12, R8
-	DECQ      R9
-	JNZ       runsop
-
-runsdone:
-	VZEROUPPER
-	RET
-
-// func im2colRuns32(dst, src *byte, ops *copyOp, nops int, shift int)
-//
-// im2colRuns with 32-byte AVX moves: every op's length must be a positive
-// multiple of 32 bytes.
-TEXT ·im2colRuns32(SB), NOSPLIT, $0-40
-	MOVQ dst+0(FP), DI
-	MOVQ src+8(FP), SI
-	MOVQ ops+16(FP), R8
-	MOVQ nops+24(FP), R9
-	MOVQ shift+32(FP), CX
-	TESTQ R9, R9
-	JLE  runs32done
-
-runs32op:
-	MOVLQSX 0(R8), AX
-	MOVLQSX 4(R8), BX
-	MOVLQSX 8(R8), DX
-	SHLQ    CX, AX
-	SHLQ    CX, BX
-	SHLQ    CX, DX
-	ADDQ    DI, AX
-	ADDQ    SI, BX
-
-runs32chunk:
-	VMOVDQU (BX), Y0
-	VMOVDQU Y0, (AX)
-	ADDQ    $32, AX
-	ADDQ    $32, BX
-	SUBQ    $32, DX
-	JG      runs32chunk
-	ADDQ    $12, R8
-	DECQ    R9
-	JNZ     runs32op
-
-runs32done:
-	VZEROUPPER
-	RET
-
-// func im2colRuns16(dst, src *byte, ops *copyOp, nops int, shift int)
-//
-// im2colRuns with 16-byte SSE2 moves: every op's length must be a positive
-// multiple of 16 bytes.
-TEXT ·im2colRuns16(SB), NOSPLIT, $0-40
-	MOVQ dst+0(FP), DI
-	MOVQ src+8(FP), SI
-	MOVQ ops+16(FP), R8
-	MOVQ nops+24(FP), R9
-	MOVQ shift+32(FP), CX
-	TESTQ R9, R9
-	JLE  runs16done
-
-runs16op:
-	MOVLQSX 0(R8), AX
-	MOVLQSX 4(R8), BX
-	MOVLQSX 8(R8), DX
-	SHLQ    CX, AX
-	SHLQ    CX, BX
-	SHLQ    CX, DX
-	ADDQ    DI, AX
-	ADDQ    SI, BX
-
-runs16chunk:
+runs16:
 	MOVOU (BX), X0
 	MOVOU X0, (AX)
 	ADDQ  $16, AX
 	ADDQ  $16, BX
 	SUBQ  $16, DX
-	JG    runs16chunk
-	ADDQ  $12, R8
-	DECQ  R9
-	JNZ   runs16op
+	JG    runs16
+	JMP   runsnext
 
-runs16done:
+runs32:
+	VMOVDQU (BX), Y0
+	VMOVDQU Y0, (AX)
+	ADDQ    $32, AX
+	ADDQ    $32, BX
+	SUBQ    $32, DX
+	JG      runs32
+	JMP     runsnext
+
+runs64:
+	VMOVDQU64 (BX), Z0
+	VMOVDQU64 Z0, (AX)
+	ADDQ      $64, AX
+	ADDQ      $64, BX
+	SUBQ      $64, DX
+	JG        runs64
+
+runsnext:
+	ADDQ $12, R8
+	DECQ R9
+	JNZ  runsop
+
+runsdone:
+	CMPQ R10, $16
+	JLE  runsret      // SSE2 only: no AVX state to clear (and no VZEROUPPER without AVX)
+	VZEROUPPER
+
+runsret:
 	RET
