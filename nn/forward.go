@@ -340,20 +340,15 @@ func im2colPlanStride(h, w, c, stride int) []copyOp {
 // An int8 tower of 32 filters has runs of 32, 64 and 96 bytes, one of 48
 // filters runs of 48, 96 and 144.
 func planAlign(plan []copyOp, size int) int {
-	if len(plan) == 0 {
-		return 0
+	lengths := 0 // every run's length in bytes, or-ed: its lowest set bit divides them all
+	for _, op := range plan {
+		if op.n <= 0 {
+			return 0
+		}
+		lengths |= int(op.n) * size
 	}
-	for _, a := range []int{64, 32, 16} {
-		ok := true
-		for _, op := range plan {
-			if op.n <= 0 || int(op.n)*size%a != 0 {
-				ok = false
-				break
-			}
-		}
-		if ok {
-			return a
-		}
+	if a := lengths & -lengths; a >= 16 {
+		return min(a, 64)
 	}
 	return 0
 }
