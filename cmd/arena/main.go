@@ -7,6 +7,7 @@
 //	arena bench -game othello[:size=6] -player SPEC -positions FILE[,FILE...] [-out FILE]
 //	arena solve -game connect4 [-positions FILE] [-all]
 //	arena tally -in FILE
+//	arena compare -a FILE -b FILE
 //	arena rate -game backgammon -players "SPEC SPEC" [-games N] [-plies P] | -in FILE
 //
 // A player spec is kind or kind:key=value,...; "arena help" lists the kinds.
@@ -93,6 +94,10 @@ var commands = []command{
 	{"tally", "-in FILE [flags]",
 		"Adds up games written by \"arena match -out\" and prints what the match printed: the table, Elo,\n" +
 			"and for a game of chance the mirrored pairs' scores and the wins by points (gammons).", defineTally},
+	{"compare", "-a FILE -b FILE",
+		"Compares two players' verdicts on the same positions, written by \"arena bench -out\": for each\n" +
+			"set and in all, both mistake counts, how many positions only one of them got wrong, and the exact\n" +
+			"McNemar test (a sign test on those): whether one player makes fewer mistakes beyond chance.", defineCompare},
 }
 
 func commandNames() string {

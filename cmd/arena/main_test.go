@@ -453,7 +453,7 @@ func TestHelpFlags(t *testing.T) {
 				t.Errorf("arena help: section %s lacks -%s", c.name, f.Name)
 			}
 		})
-		if n < 4 {
+		if n < 2 {
 			t.Errorf("%s defines %d flags", c.name, n)
 		}
 	}
