@@ -4,7 +4,8 @@
 # config.yaml; the network plays at the simulations named below, colours alternate, and every head-to-head
 # is GAMES games (default 100):
 #   othello:size=6  200 sims against mcts:rollouts=1000 (4 random plies), then arena bench on the 6x6 sets
-#                   of data/othello (mistake rate and mean disc loss), beside alphabeta:depth=6
+#                   of data/othello (mistake rate and mean disc loss), beside alphabeta:depth=6, and arena
+#                   compare of the two on the same positions (exact McNemar test)
 #   othello:size=8  200 sims against grhino:level=L for L in LEVELS (default "1 2 3 4 5"; 4 random plies),
 #                   then arena bench on the 8x8 sets
 #   go:...          SIMS (default 150 on 7x7, 200 otherwise) against gnugo:level=L for L in LEVELS (default
@@ -45,9 +46,12 @@ othello_bench() { # othello_bench SIZE SETS...
   for s in "$@"; do sets+=("data/othello/othello$size-$s.txt"); done
   local list
   list=$(IFS=,; echo "${sets[*]}")
-  for player in "net:path=$best,sims=200$opts" "alphabeta:depth=6"; do
-    "$arena" bench -game "$game" -player "$player" -positions "$list" -quiet
-  done | tee "$out/bench.txt"
+  {
+    "$arena" bench -game "$game" -player "net:path=$best,sims=200$opts" -positions "$list" -out "$out/bench-net.jsonl" -quiet
+    "$arena" bench -game "$game" -player "alphabeta:depth=6" -positions "$list" -out "$out/bench-alphabeta6.jsonl" -quiet
+    # Paired on the same positions: does one make fewer mistakes beyond chance (exact McNemar test)?
+    "$arena" compare -a "$out/bench-net.jsonl" -b "$out/bench-alphabeta6.jsonl"
+  } | tee "$out/bench.txt"
 }
 
 case $game in
