@@ -331,15 +331,22 @@ func TestBadInput(t *testing.T) {
 		{[]string{"solve", "-tt", "99"}, "", []string{"table size"}},
 		{[]string{"solve", "extra"}, "", []string{`unexpected argument "extra"`}},
 	} {
-		_, _, err := runCmd(t, tc.stdin, tc.args...)
-		if err == nil {
-			t.Errorf("%q: no error", tc.args)
-			continue
-		}
-		for _, w := range tc.want {
-			if !strings.Contains(err.Error(), w) {
-				t.Errorf("%q: error %q does not contain %q", tc.args, err, w)
-			}
+		wantError(t, tc.stdin, tc.args, tc.want...)
+	}
+}
+
+// wantError runs arena with args and checks that it fails with an error
+// containing every string of want.
+func wantError(t *testing.T, stdin string, args []string, want ...string) {
+	t.Helper()
+	_, _, err := runCmd(t, stdin, args...)
+	if err == nil {
+		t.Errorf("%q: no error", args)
+		return
+	}
+	for _, w := range want {
+		if !strings.Contains(err.Error(), w) {
+			t.Errorf("%q: error %q does not contain %q", args, err, w)
 		}
 	}
 }
