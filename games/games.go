@@ -173,6 +173,19 @@ type Threats interface {
 	ForcedResult() int
 }
 
+// Ending is an optional interface of a State where a single known move can
+// end the game at once. Go has one: a pass answering a pass ends the game,
+// scored as the board stands. The MCTS-solver proves that move's result as
+// soon as the position is expanded, so that a search cannot pass into a
+// lost count because the network's prior for the opponent's pass was too
+// low to visit it (the opponent simply passes back).
+type Ending interface {
+	// EndingAction returns the action that ends the game at once, or -1
+	// when no single action does (none, or several: at a move limit every
+	// move ends the game).
+	EndingAction() int
+}
+
 // ChancePlayer is what State.CurrentPlayer returns at a chance node (as
 // OpenSpiel's kChancePlayerId).
 const ChancePlayer = -1

@@ -335,9 +335,11 @@ func (sr *searcher) complete(it *batchItem, st games.State, policy []float32, va
 }
 
 // proveChildren looks one move ahead of freshly expanded node i (position
-// st), with the solver on: a child where the game ends, whose next two plies
-// are forced (where the game's states implement games.Threats), that the
-// endgame prover solves (Config.Endgame) or, in graph search, whose position
+// st), with the solver on: a child where the game ends (only the one move that
+// can end it, where the state implements games.Ending and nothing else
+// proves children), whose next two plies are forced (where the game's states
+// implement games.Threats), that the endgame prover solves (Config.Endgame)
+// or, in graph search, whose position
 // was proven elsewhere in the tree becomes a solved node without being
 // visited or evaluated. It reports whether that solves i. Proving every
 // child at the expansion, not each leaf when it is first visited, matters:
@@ -349,13 +351,23 @@ func (sr *searcher) complete(it *batchItem, st games.State, policy []float32, va
 func (sr *searcher) proveChildren(i int32, st games.State) bool {
 	_, threats := st.(games.Threats)
 	solver := sr.cfg.Solver
-	prove := solver && (threats || sr.prover != nil)
-	if (!prove && !sr.t.graph) || games.HasChance(st.Game()) {
+	proveAll := solver && (threats || sr.prover != nil)
+	// Where one known move can end the game at once (games.Ending: Go's
+	// pass after a pass), that child alone is looked at.
+	ending := -1
+	if e, ok := st.(games.Ending); ok && solver && !proveAll {
+		ending = e.EndingAction()
+	}
+	if (!proveAll && ending < 0 && !sr.t.graph) || games.HasChance(st.Game()) {
 		return false // nothing to prove or link, or a child may be a chance node
 	}
 	nd := sr.t.nodes[i]
 	found := false
 	for k := nd.first; k < nd.first+nd.count; k++ {
+		prove := proveAll || int(sr.t.edges[k].action) == ending
+		if !prove && !sr.t.graph {
+			continue
+		}
 		sr.scratch = copyState(sr.scratch, st)
 		c := sr.scratch
 		c.ApplyAction(int(sr.t.edges[k].action))

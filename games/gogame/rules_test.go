@@ -651,3 +651,40 @@ func TestNoAllocations(t *testing.T) {
 		t.Fatalf("%v allocations per game", allocs)
 	}
 }
+
+// TestEndingAction: a pass answering a pass ends the game, so after one pass
+// the pass is the ending action; otherwise there is none, and at the move
+// limit's last move (every move ends the game there) none is named.
+func TestEndingAction(t *testing.T) {
+	g := mustGame(t, 5, 7, 6)
+	s := g.NewInitialState().(*gogame.State)
+	check := func(want int) {
+		t.Helper()
+		if got := s.EndingAction(); got != want {
+			t.Fatalf("after %d moves: EndingAction = %d, want %d", s.MoveNumber(), got, want)
+		}
+	}
+	check(-1)
+	for _, m := range []struct{ a, want int }{
+		{g.Pass(), g.Pass()}, // one pass: passing again ends the game
+		{12, -1},             // a stone: no
+		{g.Pass(), g.Pass()}, // pass again
+		{13, -1},
+		{g.Pass(), -1}, // five moves of six: every move ends the game now
+	} {
+		if err := games.Play(s, m.a); err != nil {
+			t.Fatal(err)
+		}
+		check(m.want)
+	}
+	// A pass answering the pass ends the game, as EndingAction said.
+	s2 := g.NewInitialState()
+	for _, a := range []int{g.Pass(), g.Pass()} {
+		if err := games.Play(s2, a); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !s2.IsTerminal() {
+		t.Fatal("the ending action did not end the game")
+	}
+}

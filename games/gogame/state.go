@@ -53,6 +53,7 @@ type setup struct {
 var (
 	_ games.State    = (*State)(nil)
 	_ games.Outcomer = (*State)(nil)
+	_ games.Ending   = (*State)(nil)
 )
 
 func (g *Game) newState() *State {
@@ -107,6 +108,16 @@ func (s *State) CurrentPlayer() int { return int(s.toMove) }
 
 // MoveNumber returns the number of actions played, passes included.
 func (s *State) MoveNumber() int { return len(s.moves) }
+
+// EndingAction implements games.Ending: after a pass, passing again ends the
+// game, scored as the board stands (dead stones not removed). At the move
+// limit's last move every action ends it, and it returns -1.
+func (s *State) EndingAction() int {
+	if s.passes == 1 && len(s.moves)+1 < s.g.maxMoves {
+		return s.g.n
+	}
+	return -1
+}
 
 // IsTerminal reports whether two consecutive passes were played or the
 // length cap is reached.
