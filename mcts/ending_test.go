@@ -52,8 +52,13 @@ func TestSolverSeesThePassBack(t *testing.T) {
 		t.Fatal(err)
 	}
 	pass := g.NumActions() - 1
-	for _, solver := range []bool{true, false} {
+	for _, c := range []struct {
+		search string
+		solver bool
+	}{{SearchPUCT, true}, {SearchPUCT, false}, {SearchGumbel, true}, {SearchGumbel, false}} {
+		solver := c.solver
 		cfg := DefaultConfig()
+		cfg.Search = c.search
 		cfg.Simulations = 100
 		cfg.DirichletEpsilon = 0
 		cfg.TemperatureMoves = 0
@@ -67,10 +72,10 @@ func TestSolverSeesThePassBack(t *testing.T) {
 			t.Fatal(err)
 		}
 		if solver && (r.Action == pass || r.Policy[pass] != 0) {
-			t.Errorf("solver: action %d, pass's policy %.3f: want a move other than the losing pass, with no policy", r.Action, r.Policy[pass])
+			t.Errorf("%s, solver: action %d, pass's policy %.3f: want a move other than the losing pass, with no policy", c.search, r.Action, r.Policy[pass])
 		}
 		if !solver && r.Action != pass {
-			t.Errorf("no solver: action %d, want the pass the network favours (else this test shows nothing)", r.Action)
+			t.Errorf("%s, no solver: action %d, want the pass the network favours (else this test shows nothing)", c.search, r.Action)
 		}
 	}
 }
