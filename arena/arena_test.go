@@ -451,3 +451,29 @@ func TestMatchStoppedRecordsWhatItCounts(t *testing.T) {
 		t.Errorf("records out of order: %v", recorded)
 	}
 }
+
+// TestOpeningNeverPasses: Go's random opening plies draw from every legal
+// move but the pass (a pass answered by a pass would end the game before the
+// players have moved), so none of 400 random plies is a pass; 1 in 26 would
+// be otherwise.
+func TestOpeningNeverPasses(t *testing.T) {
+	g := mustGame(t, "go:size=5")
+	const plies = 10
+	var recs []GameRecord
+	cfg := MatchConfig{Games: 40, Parallel: 1, Seed: 9, RandomPlies: plies,
+		Record: func(r GameRecord) error { recs = append(recs, r); return nil }}
+	if _, err := Match(context.Background(), cfg, g, mustFactories(t, g, "random random")); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range recs {
+		moves := strings.Fields(r.Moves)
+		if len(moves) < plies {
+			t.Fatalf("record %d: %d moves, fewer than the %d random plies", r.Index, len(moves), plies)
+		}
+		for i, m := range moves[:plies] {
+			if m == "pass" {
+				t.Errorf("record %d: random opening ply %d is a pass: %s", r.Index, i+1, r.Moves)
+			}
+		}
+	}
+}

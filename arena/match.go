@@ -31,7 +31,8 @@ type MatchConfig struct {
 	Seed uint64
 	// RandomPlies is the number of opening plies played uniformly at random
 	// (from the game's seed) before the players take over, so that
-	// deterministic players do not repeat one game.
+	// deterministic players do not repeat one game. No random ply lets the
+	// opponent end the game at once (a pass in Go) where another is legal.
 	RandomPlies int
 	// Record, if set, receives every game in game order. A match that stops
 	// early records every game it counted, in order, but with gaps where
@@ -492,6 +493,28 @@ func gameRNG(seed uint64, index, side int) *rand.Rand {
 	return rand.New(rand.NewPCG(seed, uint64(index)*4+uint64(side)+1))
 }
 
+// openingMove draws a random opening ply of s from its legal moves legal,
+// uniformly, but never one after which the opponent could end the game at
+// once (games.Ending: in Go a pass, which would let a pass answer it and
+// end the game before the players have moved) unless no other move is
+// legal.
+func openingMove(s games.State, legal []int, rng *rand.Rand) int {
+	if _, ok := s.(games.Ending); ok && len(legal) > 1 {
+		keep := make([]int, 0, len(legal))
+		for _, a := range legal {
+			c := s.Clone()
+			c.ApplyAction(a)
+			if e, ok := c.(games.Ending); !ok || e.EndingAction() < 0 {
+				keep = append(keep, a)
+			}
+		}
+		if len(keep) > 0 {
+			legal = keep
+		}
+	}
+	return legal[rng.IntN(len(legal))]
+}
+
 // playGame plays one game to its end.
 func playGame(ctx context.Context, cfg MatchConfig, g games.Game, players []*Factory, names []string, jb job) (GameRecord, error) {
 	rec := GameRecord{Index: jb.index, Game: g.Name(), Seats: jb.seats}
@@ -530,7 +553,7 @@ func playGame(ctx context.Context, cfg MatchConfig, g games.Game, players []*Fac
 			}
 		} else if len(moves) < cfg.RandomPlies {
 			buf = s.LegalActions(buf)
-			a = buf[opening.IntN(len(buf))]
+			a = openingMove(s, buf, opening)
 		} else {
 			side := s.CurrentPlayer()
 			if sy, ok := ps[side].(Syncer); ok {
