@@ -504,7 +504,7 @@ func openingMove(s games.State, legal []int, rng *rand.Rand) int {
 		for _, a := range legal {
 			c := s.Clone()
 			c.ApplyAction(a)
-			if e, ok := c.(games.Ending); !ok || e.EndingAction() < 0 {
+			if c.(games.Ending).EndingAction() < 0 { // c is of s's type
 				keep = append(keep, a)
 			}
 		}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"flag"
@@ -52,32 +51,28 @@ func readVerdicts(path string) (*verdicts, error) {
 	}
 	defer f.Close()
 	v := &verdicts{mistake: map[verdictKey]bool{}}
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<16), 1<<24)
-	for line := 1; sc.Scan(); line++ {
-		if len(sc.Bytes()) == 0 {
-			continue
-		}
+	err = eachJSONLine(f, path, func(line int, data []byte) (bool, error) {
 		var r struct {
 			Set      string  `json:"set"`
 			Position *string `json:"position"`
 			Mistake  *bool   `json:"mistake"`
 		}
-		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
-			return nil, fmt.Errorf("%s:%d: not a bench record: %w", path, line, err)
+		if err := json.Unmarshal(data, &r); err != nil {
+			return false, fmt.Errorf("%s:%d: not a bench record: %w", path, line, err)
 		}
 		if r.Position == nil || r.Mistake == nil {
-			return nil, fmt.Errorf("%s:%d: not a bench record (\"arena bench -out\"): no \"position\" or no \"mistake\"", path, line)
+			return false, fmt.Errorf("%s:%d: not a bench record (\"arena bench -out\"): no \"position\" or no \"mistake\"", path, line)
 		}
 		k := verdictKey{r.Set, *r.Position}
 		if _, dup := v.mistake[k]; dup {
-			return nil, fmt.Errorf("%s:%d: position %q%s is listed twice", path, line, k.position, inSet(k.set))
+			return false, fmt.Errorf("%s:%d: position %q%s is listed twice", path, line, k.position, inSet(k.set))
 		}
 		v.keys = append(v.keys, k)
 		v.mistake[k] = *r.Mistake
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return true, nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	if len(v.keys) == 0 {
 		return nil, fmt.Errorf("%s: no bench records", path)

@@ -14,6 +14,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -215,6 +216,26 @@ func newBar(total int, desc string, stderr io.Writer, quiet bool) progress.Bar {
 		stderr = nil
 	}
 	return progress.New(stderr, total, desc)
+}
+
+// eachJSONLine calls each with every non-blank line of r (the file path)
+// and its line number, until each returns false or an error; a line too long
+// to read is an error naming path.
+func eachJSONLine(r io.Reader, path string, each func(line int, data []byte) (more bool, err error)) error {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 1<<16), 1<<24)
+	for line := 1; sc.Scan(); line++ {
+		if len(sc.Bytes()) == 0 {
+			continue
+		}
+		if more, err := each(line, sc.Bytes()); err != nil || !more {
+			return err
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return nil
 }
 
 // jsonLines writes values as JSON lines to a file created at path.

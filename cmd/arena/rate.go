@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -109,26 +108,22 @@ func readRecords(path string, g games.Game, n int) ([]arena.GameRecord, error) {
 	}
 	defer f.Close()
 	var recs []arena.GameRecord
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<16), 1<<24)
-	for line := 1; sc.Scan() && (n == 0 || len(recs) < n); line++ {
-		if len(sc.Bytes()) == 0 {
-			continue
-		}
+	err = eachJSONLine(f, path, func(line int, data []byte) (bool, error) {
 		var r arena.GameRecord
-		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
-			return nil, fmt.Errorf("%s:%d: not a game record: %w", path, line, err)
+		if err := json.Unmarshal(data, &r); err != nil {
+			return false, fmt.Errorf("%s:%d: not a game record: %w", path, line, err)
 		}
 		switch {
 		case g != nil && r.Game != g.Name():
-			return nil, fmt.Errorf("%s:%d: a game of %q, want %s", path, line, r.Game, g.Name())
+			return false, fmt.Errorf("%s:%d: a game of %q, want %s", path, line, r.Game, g.Name())
 		case g == nil && len(recs) > 0 && r.Game != recs[0].Game:
-			return nil, fmt.Errorf("%s:%d: a game of %q, the first record's is %q", path, line, r.Game, recs[0].Game)
+			return false, fmt.Errorf("%s:%d: a game of %q, the first record's is %q", path, line, r.Game, recs[0].Game)
 		}
 		recs = append(recs, r)
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return n == 0 || len(recs) < n, nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	if len(recs) == 0 {
 		return nil, fmt.Errorf("%s: no game records", path)
