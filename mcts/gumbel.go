@@ -279,10 +279,15 @@ func (sr *searcher) gumbelSelect(i int32) int32 {
 		qmax = max(qmax, q[j])
 		sumN += es[j].n + es[j].vl
 	}
-	// q becomes the unnormalised pi'.
+	// q becomes the unnormalised pi'. The children not yet visited share
+	// one completed Q (v_mix), so runs of equal q reuse one exponential.
 	var z float32
+	lastQ, lastE := float32(math.NaN()), float32(0)
 	for j := range es {
-		q[j] = es[j].p * float32(math.Exp(float64(scale*(q[j]-qmax))))
+		if q[j] != lastQ {
+			lastQ, lastE = q[j], float32(math.Exp(float64(scale*(q[j]-qmax))))
+		}
+		q[j] = es[j].p * lastE
 		z += q[j]
 	}
 	inv := float32(0)

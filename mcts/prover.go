@@ -18,6 +18,11 @@ type Prover interface {
 	// Prove returns the game-theoretic value of s for player 0 (1: a win,
 	// 0: a draw, -1: a loss) and true, or false when s is beyond its reach.
 	Prove(s games.State) (value float32, ok bool)
+	// Reaches reports whether a child of s may be within reach. Where it
+	// is false the search does not look at s's children for the prover:
+	// far from the end that would apply every move of every expanded node
+	// for nothing (in Othello it was 8% of self-play's search).
+	Reaches(s games.State) bool
 }
 
 // ProverMaker makes the Prover of one search. Config holds one (not a

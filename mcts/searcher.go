@@ -351,7 +351,8 @@ func (sr *searcher) complete(it *batchItem, st games.State, policy []float32, va
 func (sr *searcher) proveChildren(i int32, st games.State) bool {
 	_, threats := st.(games.Threats)
 	solver := sr.cfg.Solver
-	proveAll := solver && (threats || sr.prover != nil)
+	prover := sr.prover != nil && sr.prover.Reaches(st)
+	proveAll := solver && (threats || prover)
 	// Where one known move can end the game at once (games.Ending: Go's
 	// pass after a pass), that child alone is looked at.
 	ending := -1
@@ -362,8 +363,24 @@ func (sr *searcher) proveChildren(i int32, st games.State) bool {
 		return false // nothing to prove or link, or a child may be a chance node
 	}
 	nd := sr.t.nodes[i]
+	// The child of the highest prior is looked at first: below the root,
+	// one child proven a win solves the node and the others are skipped
+	// (each costs the prover an exact search).
+	top := nd.first
+	for k := nd.first + 1; k < nd.first+nd.count; k++ {
+		if sr.t.edges[k].p > sr.t.edges[top].p {
+			top = k
+		}
+	}
 	found := false
-	for k := nd.first; k < nd.first+nd.count; k++ {
+	for n := int32(0); n < nd.count; n++ {
+		k := top
+		if n > 0 {
+			k = nd.first + n - 1
+			if k >= top {
+				k++
+			}
+		}
 		prove := proveAll || int(sr.t.edges[k].action) == ending
 		if !prove && !sr.t.graph {
 			continue
@@ -404,7 +421,7 @@ func (sr *searcher) proveChildren(i int32, st games.State) bool {
 				}
 			}
 		}
-		if !proven && sr.prover != nil {
+		if !proven && prover {
 			sv, proven = sr.prover.Prove(c)
 		}
 		if !proven {
@@ -430,6 +447,9 @@ func (sr *searcher) proveChildren(i int32, st games.State) bool {
 			}
 		}
 		found = true
+		if solver && i != 0 && cn.valueFor(nd.player) >= 1 {
+			break // i is won: its other children need no proof
+		}
 	}
 	return found && solver && sr.t.trySolve(i)
 }

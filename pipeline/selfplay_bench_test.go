@@ -69,6 +69,9 @@ type selfPlayBench struct {
 	// weights is a checkpoint to play with instead of random initial
 	// weights (games as long as a trained network's).
 	weights string
+	// filters, when above zero, is the width the variant is named after: a
+	// checkpoint of another width skips it.
+	filters int
 }
 
 // BenchmarkSelfPlayNet plays Connect Four self-play games with the network
@@ -177,16 +180,23 @@ func BenchmarkSelfPlayGumbel(b *testing.B) {
 //	TABULA_BENCH_WEIGHTS=runs/c4-cheap/checkpoints/ckpt-000072.tbn \
 //	go test ./pipeline -run '^$' -bench SelfPlayEndgame -benchtime 64x -cpu 1
 func BenchmarkSelfPlayEndgame(b *testing.B) {
-	weights := os.Getenv("TABULA_BENCH_WEIGHTS")
-	if weights != "" && !filepath.IsAbs(weights) {
-		weights = filepath.Join("..", weights)
-	}
+	weights := benchWeights()
 	for _, e := range []int{0, 12, 14, 16, 18} {
 		v := selfPlayBench{name: fmt.Sprintf("endgame=%d", e), workers: 1, direct: true, weights: weights,
 			set: []string{"selfplay.mcts.simulations=50", "selfplay.mcts.fast_simulations=16", "selfplay.mcts.gumbel_m=8",
 				fmt.Sprintf("selfplay.mcts.endgame=%d", e)}}
 		b.Run(v.name, func(b *testing.B) { benchSelfPlay(b, v) })
 	}
+}
+
+// benchWeights returns the checkpoint that TABULA_BENCH_WEIGHTS names
+// (relative to the repository root), or "" for random initial weights.
+func benchWeights() string {
+	weights := os.Getenv("TABULA_BENCH_WEIGHTS")
+	if weights != "" && !filepath.IsAbs(weights) {
+		weights = filepath.Join("..", weights)
+	}
+	return weights
 }
 
 // BenchmarkSelfPlayBackgammon plays backgammon self-play games with the
@@ -208,12 +218,15 @@ func BenchmarkSelfPlayBackgammon(b *testing.B) {
 // CPU-second a smaller network buys, the lever that carried Connect Four
 // (docs/benchmarks.md). Compare evals/cpu-s: random weights play games of
 // different lengths and evaluations a position at each width.
+// TABULA_BENCH_WEIGHTS names a trained checkpoint to play with instead; the
+// variants of its game and width run and the others are skipped.
 //
 //	go test ./pipeline -run '^$' -bench SelfPlayWidth -benchtime 8x -cpu 1
 func BenchmarkSelfPlayWidth(b *testing.B) {
+	weights := benchWeights()
 	for _, game := range []string{"othello8", "go9"} {
 		for _, f := range []int{32, 48, 64} {
-			v := selfPlayBench{name: fmt.Sprintf("%s/filters=%d", game, f), workers: 1, direct: true,
+			v := selfPlayBench{name: fmt.Sprintf("%s/filters=%d", game, f), workers: 1, direct: true, weights: weights, filters: f,
 				config: "../configs/" + game + ".yaml", set: []string{fmt.Sprintf("network.filters=%d", f), "evaluator.precision=int8"}}
 			b.Run(v.name, func(b *testing.B) { benchSelfPlay(b, v) })
 		}
@@ -245,7 +258,10 @@ func benchSelfPlay(b *testing.B, v selfPlayBench) {
 			b.Fatal(err)
 		}
 		if err := ck.CheckGame(g); err != nil {
-			b.Fatal(err)
+			b.Skip(err)
+		}
+		if v.filters > 0 && ck.Weights.Config.Filters != v.filters {
+			b.Skipf("%s has %d filters, not %d", v.weights, ck.Weights.Config.Filters, v.filters)
 		}
 		weights = ck.Weights
 	}

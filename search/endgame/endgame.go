@@ -114,6 +114,17 @@ func (p *Othello) Prove(s games.State) (float32, bool) {
 	return v, true
 }
 
+// Reaches reports whether a child of s may have at most Empties empty
+// squares: one fewer than s, or as many after a pass.
+func (p *Othello) Reaches(s games.State) bool {
+	st, ok := s.(*othello.State)
+	if !ok {
+		return false
+	}
+	mover, opp := st.Boards()
+	return p.squares-bits.OnesCount64(mover|opp) <= p.Empties+1
+}
+
 // Nodes returns the positions the solver has searched.
 func (p *Othello) Nodes() uint64 { return p.solver.Nodes() }
 
@@ -150,6 +161,13 @@ func (p *Connect4) Prove(s games.State) (float32, bool) {
 		v = -v
 	}
 	return v, true
+}
+
+// Reaches reports whether a child of s may have at most Empties empty
+// cells.
+func (p *Connect4) Reaches(s games.State) bool {
+	st, ok := s.(*connect4.State)
+	return ok && connect4.Cells-st.MoveNumber() <= p.Empties+1
 }
 
 // Nodes returns the positions the solver has searched.

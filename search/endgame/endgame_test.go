@@ -369,3 +369,51 @@ func TestSelfPlayWithEndgamePlaysProvenGamesOut(t *testing.T) {
 		t.Fatalf("%d games, %d decided: want 8 games and some with a loser (who would have resigned)", games, decided)
 	}
 }
+
+// TestReaches checks each prover's Reaches on random positions of every
+// depth: true wherever some child is proven (the search would otherwise
+// miss that proof), and false more than one move beyond the prover's reach
+// (so that the search skips those nodes' children).
+func TestReaches(t *testing.T) {
+	for _, spec := range []string{"othello", "othello:size=6", "connect4"} {
+		g := newGame(t, spec)
+		cfg := mcts.DefaultConfig()
+		cfg.Endgame = 8
+		if err := Configure(&cfg, g); err != nil {
+			t.Fatal(err)
+		}
+		pr := cfg.Prover.NewProver()
+		rng := rand.New(rand.NewPCG(11, uint64(len(spec))))
+		reached, skipped := 0, 0
+		var buf []int
+		for range 400 {
+			st := g.NewInitialState()
+			for !st.IsTerminal() {
+				buf = st.LegalActions(buf[:0])
+				childProven := false
+				for _, a := range buf {
+					c := st.Clone()
+					c.ApplyAction(a)
+					if _, ok := pr.Prove(c); ok {
+						childProven = true
+					}
+				}
+				_, self := pr.Prove(st)
+				switch r := pr.Reaches(st); {
+				case childProven && !r:
+					t.Fatalf("%s: Reaches false where a child is proven:\n%v", spec, st)
+				case r:
+					reached++
+				case !r && self:
+					t.Fatalf("%s: Reaches false for a position the prover itself proves:\n%v", spec, st)
+				default:
+					skipped++
+				}
+				st.ApplyAction(buf[rng.IntN(len(buf))])
+			}
+		}
+		if reached == 0 || skipped < reached {
+			t.Errorf("%s: Reaches true at %d positions and false at %d: want most skipped", spec, reached, skipped)
+		}
+	}
+}
