@@ -301,3 +301,25 @@ func BenchmarkForwardPooling(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkCheckHash times the evaluation cache's check hash of one
+// observation the size of Othello 8x8's (3x8x8) and Go 9x9's (9x9x9), with
+// a dozen legal moves.
+func BenchmarkCheckHash(b *testing.B) {
+	for _, n := range []int{192, 729} {
+		b.Run(fmt.Sprintf("obs=%d", n), func(b *testing.B) {
+			obs := make([]float32, n)
+			for i := range obs {
+				obs[i] = float32(i % 3 / 2)
+			}
+			legal := []int{3, 7, 11, 19, 20, 21, 30, 41, 42, 50, 58, 61}
+			var h uint64
+			for b.Loop() {
+				h += checkHash(obs, legal)
+			}
+			sinkHash = h
+		})
+	}
+}
+
+var sinkHash uint64

@@ -482,9 +482,28 @@ func grow[T any](s []T, n int) []T {
 // checkHash mixes the observation and the legal actions into the 64-bit check
 // value stored beside a cache entry.
 func checkHash(obs []float32, legal []int) uint64 {
-	h := uint64(0x9e3779b97f4a7c15)
-	for _, v := range obs {
-		h = (h ^ uint64(math.Float32bits(v))) * 0xbf58476d1ce4e5b9
+	// Four independent lanes, each a chain of multiplies, so that the CPU
+	// overlaps them (one chain took ~5 cycles an element, 2% of Go 9x9
+	// self-play), then folded into one.
+	h0, h1, h2, h3 := uint64(0x9e3779b97f4a7c15), uint64(0x6a09e667f3bcc909), uint64(0xbb67ae8584caa73b), uint64(0x3c6ef372fe94f82b)
+	i := 0
+	for ; i+4 <= len(obs); i += 4 {
+		h0 = (h0 ^ uint64(math.Float32bits(obs[i]))) * 0xbf58476d1ce4e5b9
+		h1 = (h1 ^ uint64(math.Float32bits(obs[i+1]))) * 0xbf58476d1ce4e5b9
+		h2 = (h2 ^ uint64(math.Float32bits(obs[i+2]))) * 0xbf58476d1ce4e5b9
+		h3 = (h3 ^ uint64(math.Float32bits(obs[i+3]))) * 0xbf58476d1ce4e5b9
+		h0 ^= h0 >> 29
+		h1 ^= h1 >> 29
+		h2 ^= h2 >> 29
+		h3 ^= h3 >> 29
+	}
+	for ; i < len(obs); i++ {
+		h0 = (h0 ^ uint64(math.Float32bits(obs[i]))) * 0xbf58476d1ce4e5b9
+		h0 ^= h0 >> 29
+	}
+	h := h0
+	for _, x := range [3]uint64{h1, h2, h3} {
+		h = (h ^ x) * 0xbf58476d1ce4e5b9
 		h ^= h >> 29
 	}
 	for _, a := range legal {

@@ -662,3 +662,36 @@ func TestEvaluateAllocatesNothing(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckHashSeesEveryElement checks that the cache's check hash changes
+// with every element of an observation (each lane and the tail), with the
+// order of two elements, and with the legal moves.
+func TestCheckHashSeesEveryElement(t *testing.T) {
+	for _, n := range []int{84, 191, 729} {
+		obs := make([]float32, n)
+		for i := range obs {
+			obs[i] = float32(i * 7 % 3 / 2)
+		}
+		legal := []int{1, 4, 9}
+		seen := map[uint64]int{checkHash(obs, legal): -1}
+		for i := range obs {
+			old := obs[i]
+			obs[i] = 0.5
+			h := checkHash(obs, legal)
+			if j, ok := seen[h]; ok {
+				t.Fatalf("n=%d: element %d changed, the hash equals that of change %d", n, i, j)
+			}
+			seen[h] = i
+			obs[i] = old
+		}
+		obs[0], obs[1] = 1, 0
+		a := checkHash(obs, legal)
+		obs[0], obs[1] = 0, 1
+		if a == checkHash(obs, legal) {
+			t.Errorf("n=%d: swapping two elements leaves the hash", n)
+		}
+		if checkHash(obs, legal) == checkHash(obs, []int{1, 4, 8}) {
+			t.Errorf("n=%d: other legal moves, the same hash", n)
+		}
+	}
+}
