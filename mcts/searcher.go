@@ -341,7 +341,10 @@ func (sr *searcher) complete(it *batchItem, st games.State, policy []float32, va
 // implement games.Threats), that the endgame prover solves (Config.Endgame)
 // or, in graph search, whose position
 // was proven elsewhere in the tree becomes a solved node without being
-// visited or evaluated. It reports whether that solves i. Proving every
+// visited or evaluated. It reports whether that solves i. Below the root
+// it stops at the first child proven a win for i's player (the one of the
+// highest prior is tried first): that solves i, and its siblings' proofs
+// would be wasted. Proving every
 // child at the expansion, not each leaf when it is first visited, matters:
 // PUCT would otherwise keep visiting a child proven drawn while a winning
 // one with a small prior waits unvisited. In graph search it also links
