@@ -316,9 +316,10 @@ func TestGumbelCompletedQ(t *testing.T) {
 	sr.cfg = &cfg
 	sr.t.reset()
 	sr.t.nodes[0] = node{first: 0, count: 3, status: nodeExpanded, v: 0.2}
+	sr.t.nodes = append(sr.t.nodes, node{}, node{}) // the visited children
 	sr.t.edges = []edge{
-		{action: 0, child: -1, n: 2, w: 1.0, p: 0.5},  // q = 0.5
-		{action: 1, child: -1, n: 1, w: -0.5, p: 0.3}, // q = -0.5
+		{action: 0, child: 1, n: 2, w: 1.0, p: 0.5},  // q = 0.5
+		{action: 1, child: 2, n: 1, w: -0.5, p: 0.3}, // q = -0.5
 		{action: 2, child: -1, p: 0.2},
 	}
 	q := make([]float32, 3)
@@ -555,6 +556,12 @@ func TestGumbelSelectFormula(t *testing.T) {
 		sr.t.nodes[0] = nd
 		sr.t.nodes = append(sr.t.nodes, node{}) // select from node 1, not the root
 		sr.t.nodes[1] = nd
+		for j, e := range sr.t.edges {
+			if e.n > 0 || e.vl > 0 { // reached: the child has a node
+				sr.t.edges[j].child = int32(len(sr.t.nodes))
+				sr.t.nodes = append(sr.t.nodes, node{})
+			}
+		}
 		es := sr.t.edges
 		// The formula, in float64.
 		var sumN, sumP, sumPQ, maxN float64
