@@ -156,16 +156,6 @@ func (sr *searcher) prepareGumbel() {
 func (sr *searcher) completedQ(i int32, q []float32) (maxN int32) {
 	nd := &sr.t.nodes[i]
 	es := sr.t.edges[nd.first : nd.first+nd.count]
-	vmix, maxN := mixedValue(nd, es)
-	for j := range es {
-		q[j] = sr.childQ(&es[j], nd.player, vmix)
-	}
-	return maxN
-}
-
-// mixedValue returns v_mix of node nd with edges es, the value completed Q
-// gives the unvisited children, and the largest visit count of a child.
-func mixedValue(nd *node, es []edge) (vmix float32, maxN int32) {
 	var sumN, sumP, sumPQ, sumW float32
 	for j := range es {
 		e := &es[j]
@@ -178,30 +168,28 @@ func mixedValue(nd *node, es []edge) (vmix float32, maxN int32) {
 			maxN = max(maxN, e.n)
 		}
 	}
-	vmix = nd.v
+	vmix := nd.v
 	switch {
 	case sumN > 0 && sumP > 0:
 		vmix = (nd.v + sumN/sumP*sumPQ) / (1 + sumN)
 	case sumN > 0:
 		vmix = (nd.v + sumW) / (1 + sumN)
 	}
-	return vmix, maxN
-}
-
-// childQ is the completed Q-value of the child of edge e for player p.
-func (sr *searcher) childQ(e *edge, p int8, vmix float32) float32 {
-	switch {
-	case e.child < 0:
-		return vmix // not reached yet: unvisited and unproven
-	case sr.cfg.Solver && sr.t.nodes[e.child].solved:
-		return sr.t.nodes[e.child].valueFor(p)
-	case sr.childEntry(e) >= 0:
-		// Graph search: the child's position over all its visits.
-		return sr.t.entryValue(sr.t.nodes[e.child].tp, p)
-	case e.n > 0:
-		return e.w / float32(e.n)
+	for j := range es {
+		e := &es[j]
+		switch {
+		case sr.cfg.Solver && e.child >= 0 && sr.t.nodes[e.child].solved:
+			q[j] = sr.t.nodes[e.child].valueFor(nd.player)
+		case sr.childEntry(e) >= 0:
+			// Graph search: the child's position over all its visits.
+			q[j] = sr.t.entryValue(sr.t.nodes[e.child].tp, nd.player)
+		case e.n > 0:
+			q[j] = e.w / float32(e.n)
+		default:
+			q[j] = vmix
+		}
 	}
-	return vmix
+	return maxN
 }
 
 // sigmaScale is the factor of q in sigma(q) = (c_visit + maxN) c_scale
@@ -279,46 +267,28 @@ func (sr *searcher) unstartRoot(path []step) {
 
 // gumbelSelect returns the child of expanded non-root node i maximising
 // pi'(a) - N(a) / (1 + sum_b N(b)), visits in flight counted in N. With the
-// solver, children proven lost are skipped while the node is open. The
-// children not reached yet (no node: unvisited, unproven, not in flight)
-// share v_mix, so their pi' differ only by prior: only the first of the
-// highest prior among them can be selected, and one exponential serves all.
+// solver, children proven lost are skipped while the node is open.
 func (sr *searcher) gumbelSelect(i int32) int32 {
 	nd := &sr.t.nodes[i]
 	es := sr.t.edges[nd.first : nd.first+nd.count]
 	q := sr.qBuf(len(es))
-	vmix, maxN := mixedValue(nd, es)
-	scale := sr.sigmaScale(maxN)
-	fresh, pFresh := -1, float32(0) // the best unreached child, and their total prior
+	scale := sr.sigmaScale(sr.completedQ(i, q))
 	qmax := float32(math.Inf(-1))
 	var sumN int32
 	for j := range es {
-		e := &es[j]
-		if e.child < 0 {
-			pFresh += e.p
-			if fresh < 0 || e.p > es[fresh].p {
-				fresh = j
-			}
-			continue
-		}
-		sumN += e.n + e.vl
-		q[j] = sr.childQ(e, nd.player, vmix)
 		qmax = max(qmax, q[j])
+		sumN += es[j].n + es[j].vl
 	}
-	if fresh >= 0 {
-		qmax = max(qmax, vmix)
-	}
-	// q of the reached children becomes their unnormalised pi'.
-	var z, eFresh float32
-	if fresh >= 0 {
-		eFresh = float32(math.Exp(float64(scale * (vmix - qmax))))
-		z = pFresh * eFresh
-	}
+	// q becomes the unnormalised pi'. The children not yet visited share
+	// one completed Q (v_mix), so runs of equal q reuse one exponential.
+	var z float32
+	lastQ, lastE := float32(math.NaN()), float32(0)
 	for j := range es {
-		if es[j].child >= 0 {
-			q[j] = es[j].p * float32(math.Exp(float64(scale*(q[j]-qmax))))
-			z += q[j]
+		if q[j] != lastQ {
+			lastQ, lastE = q[j], float32(math.Exp(float64(scale*(q[j]-qmax))))
 		}
+		q[j] = es[j].p * lastE
+		z += q[j]
 	}
 	inv := float32(0)
 	if z > 0 {
@@ -329,19 +299,10 @@ func (sr *searcher) gumbelSelect(i int32) int32 {
 	best, bi := float32(math.Inf(-1)), -1
 	for j := range es {
 		e := &es[j]
-		var s float32
-		switch {
-		case e.child < 0:
-			if j != fresh {
-				continue
-			}
-			s = e.p * eFresh * inv
-		case skipLost && sr.lostChild(e, nd.player):
+		if skipLost && sr.lostChild(e, nd.player) {
 			continue
-		default:
-			s = q[j]*inv - float32(e.n+e.vl)*invN
 		}
-		if s > best {
+		if s := q[j]*inv - float32(e.n+e.vl)*invN; s > best {
 			best, bi = s, j
 		}
 	}

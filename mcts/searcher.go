@@ -366,11 +366,11 @@ func (sr *searcher) proveChildren(i int32, st games.State) bool {
 		return false // nothing to prove or link, or a child may be a chance node
 	}
 	nd := sr.t.nodes[i]
-	// The child of the highest prior is looked at first: below the root,
-	// one child proven a win solves the node and the others are skipped
-	// (each costs the prover an exact search).
+	// Where every child is asked about, the child of the highest prior is
+	// asked first: below the root, one child proven a win solves the node
+	// and the others are skipped (each costs the prover an exact search).
 	top := nd.first
-	for k := nd.first + 1; k < nd.first+nd.count; k++ {
+	for k := nd.first + 1; proveAll && k < nd.first+nd.count; k++ {
 		if sr.t.edges[k].p > sr.t.edges[top].p {
 			top = k
 		}

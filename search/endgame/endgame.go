@@ -94,10 +94,10 @@ func (p *Othello) Prove(s games.State) (float32, bool) {
 	if !ok {
 		return 0, false
 	}
-	mover, opp := st.Boards()
-	if p.squares-bits.OnesCount64(mover|opp) > p.Empties {
+	if p.empties(st) > p.Empties {
 		return 0, false
 	}
+	mover, opp := st.Boards()
 	// Only the sign matters: search the window (-1, 1) around a draw.
 	score, _ := p.solver.Search(mover, opp, -1, 1)
 	var v float32
@@ -118,11 +118,13 @@ func (p *Othello) Prove(s games.State) (float32, bool) {
 // squares: one fewer than s, or as many after a pass.
 func (p *Othello) Reaches(s games.State) bool {
 	st, ok := s.(*othello.State)
-	if !ok {
-		return false
-	}
+	return ok && p.empties(st) <= p.Empties+1
+}
+
+// empties returns the number of empty squares of st.
+func (p *Othello) empties(st *othello.State) int {
 	mover, opp := st.Boards()
-	return p.squares-bits.OnesCount64(mover|opp) <= p.Empties+1
+	return p.squares - bits.OnesCount64(mover|opp)
 }
 
 // Nodes returns the positions the solver has searched.
