@@ -119,9 +119,10 @@ type Config struct {
 	// package search/endgame supplies the provers; other games have none.
 	// It needs Solver. 0: off.
 	Endgame int `yaml:"endgame"`
-	// Prover makes the exact prover of each search (searches do not share
-	// one). It is set by the caller for the game (endgame.Configure), not
-	// read from YAML, and is required when Endgame is above zero.
+	// Prover makes the exact prover of each Search, and the one prover a
+	// SelfPlay worker's games take turns with (never two goroutines). It is
+	// set by the caller for the game (endgame.Configure), not read from
+	// YAML, and is required when Endgame is above zero.
 	Prover ProverMaker `yaml:"-"`
 
 	// PlayoutCap enables KataGo's playout cap randomisation in SelfPlay

@@ -12,8 +12,10 @@ import (
 // With Config.Endgame above zero, the search asks it about every child of
 // each node it expands (the root is expanded by the network, so that a move
 // can be chosen); a proven child becomes a solved node, backed up at its
-// exact value by the MCTS-solver and never evaluated by the network. One
-// search uses one Prover at a time.
+// exact value by the MCTS-solver and never evaluated by the network. A
+// Prover is used by one goroutine: one Search, or the games of one SelfPlay
+// in turn (they share its table: a solver's transposition table per game in
+// flight would not stay in cache).
 type Prover interface {
 	// Prove returns the game-theoretic value of s for player 0 (1: a win,
 	// 0: a draw, -1: a loss) and true, or false when s is beyond its reach.

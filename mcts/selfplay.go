@@ -135,15 +135,15 @@ func NewSelfPlay(cfg Config, g games.Game, eval Evaluator, rng *rand.Rand) (*Sel
 		return nil, errors.New("mcts: self-play: nil game, evaluator or rng")
 	}
 	p := &SelfPlay{cfg: cfg, g: g, eval: eval, rng: rng}
+	prover, err := newProver(&p.cfg)
+	if err != nil {
+		return nil, err
+	}
 	p.slots = make([]*slot, cfg.GamesInFlight)
 	for i := range p.slots {
 		sl := &slot{}
 		sl.sr.cfg = &p.cfg
 		sl.sr.rng = rng
-		prover, err := newProver(&p.cfg)
-		if err != nil {
-			return nil, err
-		}
 		sl.sr.prover = prover
 		p.slots[i] = sl
 	}

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -52,6 +53,32 @@ func (t *timedEvaluator) Evaluate(states []games.State, policies [][]float32, va
 	t.positions += int64(len(states))
 	return err
 }
+
+// timedProvers makes provers that count the thread CPU time of their
+// proofs: the exact evaluations' part of the search, reported apart from
+// the tree's.
+type timedProvers struct {
+	inner  mcts.ProverMaker
+	inside atomic.Int64 // nanoseconds of thread CPU time inside Prove
+	proofs atomic.Int64 // Prove calls
+}
+
+func (m *timedProvers) NewProver() mcts.Prover { return &timedProver{p: m.inner.NewProver(), m: m} }
+
+type timedProver struct {
+	p mcts.Prover
+	m *timedProvers
+}
+
+func (t *timedProver) Prove(s games.State) (float32, bool) {
+	t0 := cpuTime(unix.CLOCK_THREAD_CPUTIME_ID)
+	v, ok := t.p.Prove(s)
+	t.m.inside.Add(int64(cpuTime(unix.CLOCK_THREAD_CPUTIME_ID) - t0))
+	t.m.proofs.Add(1)
+	return v, ok
+}
+
+func (t *timedProver) Reaches(s games.State) bool { return t.p.Reaches(s) }
 
 // selfPlayBench is one variant of BenchmarkSelfPlayNet.
 type selfPlayBench struct {
@@ -269,6 +296,10 @@ func benchSelfPlay(b *testing.B, v selfPlayBench) {
 	if err := endgame.Configure(&mc, g); err != nil {
 		b.Fatal(err)
 	}
+	provers := &timedProvers{inner: mc.Prover}
+	if mc.Prover != nil {
+		mc.Prover = provers
+	}
 	evals := make([]*timedEvaluator, v.workers)
 	var stats func() nn.EvaluatorStats
 	if v.direct {
@@ -364,6 +395,11 @@ func benchSelfPlay(b *testing.B, v selfPlayBench) {
 	b.ReportMetric(float64(moves)/float64(b.N), "moves/game")
 	b.ReportMetric(100*(total-inside).Seconds()/cpu, "%search-cpu")
 	b.ReportMetric(100*inside.Seconds()/cpu, "%eval-cpu")
+	if mc.Prover != nil {
+		// Part of %search-cpu: the endgame prover's exact evaluations.
+		b.ReportMetric(100*time.Duration(provers.inside.Load()).Seconds()/cpu, "%prove-cpu")
+		b.ReportMetric(float64(provers.proofs.Load())/float64(moves), "proofs/pos")
+	}
 	st := stats()
 	b.ReportMetric(float64(st.Evaluated)/float64(max(st.Batches, 1)), "net-batch")
 	// The cost of a position in forward passes: steadier than the rates,
