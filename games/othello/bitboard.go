@@ -38,9 +38,7 @@ func movesDir(p, mask uint64, dir uint) uint64 {
 	return (fl << dir) | (fr >> dir)
 }
 
-// Flips returns the discs of o that turn over when the owner of p plays on
-// the empty square sq (0..63 in the 8-wide layout). It is zero exactly when
-// the move is illegal.
+// flipsGeneric is Flips in portable Go.
 //
 // Along each of the four rays towards higher bits, adding the ray's first
 // square to (o | ^ray) carries through the run of o discs (and through the
@@ -48,7 +46,7 @@ func movesDir(p, mask uint64, dir uint) uint64 {
 // is not o: that square, if it holds a disc of p, outflanks the run. Along
 // the four rays towards lower bits the first non-o square is the highest set
 // bit of ray &^ o.
-func Flips(sq int, p, o uint64) uint64 {
+func flipsGeneric(sq int, p, o uint64) uint64 {
 	r := &rays[sq&63]
 	x := uint64(1) << uint(sq&63)
 	return flipsUp(r[0], p, o) | flipsUp(r[1], p, o) | flipsUp(r[2], p, o) | flipsUp(r[3], p, o) |

@@ -81,3 +81,53 @@ func BenchmarkFlips(b *testing.B) {
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "flips/s")
 	_ = sink
 }
+
+// TestFlipsGenericAndAsm checks the portable Flips against the naive walk
+// on machines whose Flips is the AVX-512 one, and the AVX-512 one against
+// the portable one on every square, empty or not.
+func TestFlipsGenericAndAsm(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	for i := 0; i < 20000; i++ {
+		p, o := randomBoards(rng)
+		for sq := 0; sq < 64; sq++ {
+			g := flipsGeneric(sq, p, o)
+			if (p|o)&(1<<uint(sq)) == 0 {
+				if nf := naiveFlips(sq, p, o); g != nf {
+					t.Fatalf("flipsGeneric(%d, %#x, %#x) = %#x, want %#x", sq, p, o, g, nf)
+				}
+			}
+			if flipsAsm {
+				if a := flipsAVX512(sq, p, o); a != g {
+					t.Fatalf("flipsAVX512(%d, %#x, %#x) = %#x, flipsGeneric %#x", sq, p, o, a, g)
+				}
+			}
+		}
+	}
+	if !flipsAsm {
+		t.Log("no AVX-512 on this machine: the portable Flips only")
+	}
+}
+
+func BenchmarkFlipsGeneric(b *testing.B) {
+	rng := rand.New(rand.NewPCG(8, 8))
+	type pos struct {
+		p, o uint64
+		sq   int
+	}
+	var ps []pos
+	for len(ps) < 1024 {
+		p, o := randomBoards(rng)
+		if m := Moves(p, o); m != 0 {
+			ps = append(ps, pos{p, o, bits.TrailingZeros64(m)})
+		}
+	}
+	var sink uint64
+	i := 0
+	for b.Loop() {
+		q := &ps[i&1023]
+		sink += flipsGeneric(q.sq, q.p, q.o)
+		i++
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "flips/s")
+	_ = sink
+}
