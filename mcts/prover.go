@@ -9,10 +9,12 @@ import (
 // Prover proves positions exactly where that is cheap: an Othello or Connect
 // Four endgame solver within a few empty squares of the end (package
 // search/endgame).
-// With Config.Endgame above zero, the search asks it about every child of
-// each node it expands (the root is expanded by the network, so that a move
-// can be chosen); a proven child becomes a solved node, backed up at its
-// exact value by the MCTS-solver and never evaluated by the network. A
+// With Config.Endgame above zero, the search asks it about the children of
+// each node it expands: of the root at once (the root is expanded by the
+// network, so that a move can be chosen), of other nodes when a descent
+// passes through them a second time, before any child is reached; a proven
+// child becomes a solved node, backed up at its exact value by the
+// MCTS-solver and never evaluated by the network. A
 // Prover is used by one goroutine: one Search, or the games of one SelfPlay
 // in turn (they share its table: a solver's transposition table per game in
 // flight would not stay in cache).

@@ -74,3 +74,78 @@ func TestProverStopsAtAWin(t *testing.T) {
 		}
 	}
 }
+
+// TestProverWaitsForTheSecondVisit checks that below the root the prover
+// is asked about a node's children only when a descent passes through the
+// node a second time, before any child of it is evaluated, and that a root
+// kept by tree reuse whose children were never asked about has them all
+// proven before its move. Every position two plies from the start is proven
+// lost for its mover (plyProver), as in TestProverStopsAtAWin.
+func TestProverWaitsForTheSecondVisit(t *testing.T) {
+	g, err := games.New("othello:size=6")
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := g.NewInitialState()
+	first := root.LegalActions(nil)
+	for _, search := range []string{SearchPUCT, SearchGumbel} {
+		pr := &plyProver{plies: 2}
+		ev := &countingEvaluator{}
+		cfg := DefaultConfig()
+		cfg.Search = search
+		cfg.Simulations = 1 + len(first) // the root, then each first move once
+		cfg.BatchSize = 1
+		cfg.DirichletEpsilon = 0
+		cfg.TreeReuse = true
+		cfg.Endgame = 2
+		cfg.Prover = plyProverMaker{pr}
+		s, err := NewSearch(cfg, ev, newRNG(1))
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := s.Run(context.Background(), root)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Visits != 1+len(first) {
+			t.Fatalf("%s: %d root visits, want %d", search, res.Visits, 1+len(first))
+		}
+		visited := 0
+		r := s.sr.t.nodes[0]
+		for _, e := range s.sr.t.edges[r.first : r.first+r.count] {
+			if e.n > 0 {
+				visited++
+			}
+		}
+		if visited != len(first) || ev.n != 1+len(first) {
+			t.Fatalf("%s: %d first moves visited and %d evaluations, want each of %d once and %d", search, visited, ev.n, len(first), 1+len(first))
+		}
+		if pr.proofs != 0 {
+			t.Errorf("%s: %d proofs for first moves visited once, want none", search, pr.proofs)
+		}
+
+		// The next move's root, kept by tree reuse: its children are proven
+		// at once (a win for its mover), without a network evaluation.
+		a := first[0]
+		if err := s.Advance(a); err != nil {
+			t.Fatal(err)
+		}
+		next := root.Clone()
+		next.ApplyAction(a)
+		replies := len(next.LegalActions(nil))
+		evals := ev.n
+		res, err = s.Run(context.Background(), next)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Value != 1 {
+			t.Errorf("%s: kept root's value %v, want 1 (every reply proven lost for the opponent)", search, res.Value)
+		}
+		if pr.proofs != replies {
+			t.Errorf("%s: %d proofs at the kept root, want one for each of its %d children", search, pr.proofs, replies)
+		}
+		if ev.n != evals {
+			t.Errorf("%s: %d network evaluations after the kept root was proven, want none", search, ev.n-evals)
+		}
+	}
+}

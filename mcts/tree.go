@@ -49,6 +49,9 @@ type node struct {
 	chance bool    // a chance node: its edges are the outcomes, their priors the probabilities
 	status uint8
 	solved bool // the game-theoretic value is known: a terminal, or proven by the solver from its children
+	// deferred: the endgame prover has not yet been asked about the
+	// children; it will be on the node's second visit (proveDeferred).
+	deferred bool
 }
 
 // edge is one action out of a node, with AlphaZero's statistics.
