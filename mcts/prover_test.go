@@ -31,6 +31,19 @@ type plyProverMaker struct{ p *plyProver }
 
 func (m plyProverMaker) NewProver() Prover { return m.p }
 
+// plyConfig is the search of the prover tests: sims simulations one leaf a
+// batch, no noise, endgame on with prover pr.
+func plyConfig(search string, sims int, pr *plyProver) Config {
+	cfg := DefaultConfig()
+	cfg.Search = search
+	cfg.Simulations = sims
+	cfg.BatchSize = 1
+	cfg.DirichletEpsilon = 0
+	cfg.Endgame = 2
+	cfg.Prover = plyProverMaker{pr}
+	return cfg
+}
+
 // TestProverStopsAtAWin checks that below the root one child proven a win
 // solves a node without the prover being asked about its siblings (each is
 // an exact search). Every position two plies from the start is proven lost
@@ -51,13 +64,7 @@ func TestProverStopsAtAWin(t *testing.T) {
 	}
 	for _, search := range []string{SearchPUCT, SearchGumbel} {
 		pr := &plyProver{plies: 2}
-		cfg := DefaultConfig()
-		cfg.Search = search
-		cfg.Simulations = 64
-		cfg.BatchSize = 1
-		cfg.DirichletEpsilon = 0
-		cfg.Endgame = 2
-		cfg.Prover = plyProverMaker{pr}
+		cfg := plyConfig(search, 64, pr)
 		s, err := NewSearch(cfg, UniformEvaluator{}, newRNG(1))
 		if err != nil {
 			t.Fatal(err)
@@ -91,14 +98,8 @@ func TestProverWaitsForTheSecondVisit(t *testing.T) {
 	for _, search := range []string{SearchPUCT, SearchGumbel} {
 		pr := &plyProver{plies: 2}
 		ev := &countingEvaluator{}
-		cfg := DefaultConfig()
-		cfg.Search = search
-		cfg.Simulations = 1 + len(first) // the root, then each first move once
-		cfg.BatchSize = 1
-		cfg.DirichletEpsilon = 0
+		cfg := plyConfig(search, 1+len(first), pr) // the root, then each first move once
 		cfg.TreeReuse = true
-		cfg.Endgame = 2
-		cfg.Prover = plyProverMaker{pr}
 		s, err := NewSearch(cfg, ev, newRNG(1))
 		if err != nil {
 			t.Fatal(err)

@@ -38,6 +38,17 @@ func movesDir(p, mask uint64, dir uint) uint64 {
 	return (fl << dir) | (fr >> dir)
 }
 
+// Flips returns the discs of o that turn over when the owner of p plays on
+// the empty square sq (0..63 in the 8-wide layout). It is zero exactly when
+// the move is illegal. It runs flipsAVX512 where the CPU has AVX-512
+// (flipsAsm), flipsGeneric elsewhere.
+func Flips(sq int, p, o uint64) uint64 {
+	if flipsAsm {
+		return flipsAVX512(sq, p, o)
+	}
+	return flipsGeneric(sq, p, o)
+}
+
 // flipsGeneric is Flips in portable Go.
 //
 // Along each of the four rays towards higher bits, adding the ray's first

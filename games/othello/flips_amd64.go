@@ -10,13 +10,3 @@ var flipsAsm = cpu.X86.HasAVX512F && cpu.X86.HasAVX512CD && cpu.X86.HasAVX2
 
 // flipsAVX512 is flipsGeneric in AVX-512 (flips_amd64.s).
 func flipsAVX512(sq int, p, o uint64) uint64
-
-// Flips returns the discs of o that turn over when the owner of p plays on
-// the empty square sq (0..63 in the 8-wide layout). It is zero exactly when
-// the move is illegal.
-func Flips(sq int, p, o uint64) uint64 {
-	if flipsAsm {
-		return flipsAVX512(sq, p, o)
-	}
-	return flipsGeneric(sq, p, o)
-}
