@@ -268,41 +268,101 @@ func (sr *searcher) unstartRoot(path []step) {
 // gumbelSelect returns the child of expanded non-root node i maximising
 // pi'(a) - N(a) / (1 + sum_b N(b)), visits in flight counted in N. With the
 // solver, children proven lost are skipped while the node is open.
+//
+// It is completedQ and the selection in three passes over the edges, not
+// five: selection below the root is most of the tree's time in self-play.
+// The children not yet visited (most of them) share one completed Q, v_mix,
+// and so one exponential. The result is the same, to the bit, as
+// completedQ's values put through the softmax.
 func (sr *searcher) gumbelSelect(i int32) int32 {
-	nd := &sr.t.nodes[i]
-	es := sr.t.edges[nd.first : nd.first+nd.count]
+	t := &sr.t
+	nd := &t.nodes[i]
+	es := t.edges[nd.first : nd.first+nd.count]
 	q := sr.qBuf(len(es))
-	scale := sr.sigmaScale(sr.completedQ(i, q))
+	solver, graph := sr.cfg.Solver, t.graph
+	skipLost := solver && !nd.solved
+	// Pass 1: v_mix's sums over the visited children, the visits with
+	// those in flight, the completed Q of every child but those that take
+	// v_mix (marked NaN), and the children proven lost.
+	var sumN, sumP, sumPQ, sumW float32
+	var maxN, sumNV int32
 	qmax := float32(math.Inf(-1))
-	var sumN int32
+	nan := float32(math.NaN())
+	plain := false
+	lost := sr.gLost[:0]
 	for j := range es {
-		qmax = max(qmax, q[j])
-		sumN += es[j].n + es[j].vl
-	}
-	// q becomes the unnormalised pi'. The children not yet visited share
-	// one completed Q (v_mix), so runs of equal q reuse one exponential.
-	var z float32
-	lastQ, lastE := float32(math.NaN()), float32(0)
-	for j := range es {
-		if q[j] != lastQ {
-			lastQ, lastE = q[j], expNonPos(scale*(q[j]-qmax))
+		e := &es[j]
+		n := e.n
+		sumNV += n + e.vl
+		if e.child < 0 {
+			// Never reached (so not visited): v_mix.
+			q[j] = nan
+			plain = true
+			continue
 		}
-		q[j] = es[j].p * lastE
+		qj := nan
+		if n > 0 {
+			qj = e.w / float32(n)
+			sumN += float32(n)
+			sumW += e.w
+			sumP += e.p
+			sumPQ += e.p * qj
+			maxN = max(maxN, n)
+		}
+		c := &t.nodes[e.child]
+		switch {
+		case solver && c.solved:
+			qj = c.valueFor(nd.player)
+			if skipLost && qj <= -1 {
+				lost = append(lost, int32(j))
+			}
+		case graph && c.tp >= 0 && t.tps[c.tp].n > 0:
+			qj = t.entryValue(c.tp, nd.player)
+		}
+		q[j] = qj
+		if qj != qj {
+			plain = true
+			continue
+		}
+		qmax = max(qmax, qj)
+	}
+	sr.gLost = lost
+	vmix := nd.v
+	switch {
+	case sumN > 0 && sumP > 0:
+		vmix = (nd.v + sumN/sumP*sumPQ) / (1 + sumN)
+	case sumN > 0:
+		vmix = (nd.v + sumW) / (1 + sumN)
+	}
+	scale := sr.sigmaScale(maxN)
+	var ev float32 // the exponential of v_mix
+	if plain {
+		qmax = max(qmax, vmix)
+		ev = expNonPos(scale * (vmix - qmax))
+	}
+	// Pass 2: q becomes the unnormalised pi'.
+	var z float32
+	for j := range es {
+		x := ev
+		if qj := q[j]; qj == qj {
+			x = expNonPos(scale * (qj - qmax))
+		}
+		q[j] = es[j].p * x
 		z += q[j]
 	}
 	inv := float32(0)
 	if z > 0 {
 		inv = 1 / z
 	}
-	skipLost := sr.cfg.Solver && !nd.solved
-	invN := 1 / float32(1+sumN)
+	// Pass 3: the selection, not of a child proven lost while the node is
+	// open (-Inf scores below every other, and NaN, with inv 0, fails >).
+	for _, j := range lost {
+		q[j] = float32(math.Inf(-1))
+	}
+	invN := 1 / float32(1+sumNV)
 	best, bi := float32(math.Inf(-1)), -1
 	for j := range es {
-		e := &es[j]
-		if skipLost && sr.lostChild(e, nd.player) {
-			continue
-		}
-		if s := q[j]*inv - float32(e.n+e.vl)*invN; s > best {
+		if s := q[j]*inv - float32(es[j].n+es[j].vl)*invN; s > best {
 			best, bi = s, j
 		}
 	}

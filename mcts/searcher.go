@@ -103,6 +103,7 @@ type searcher struct {
 	gNext       int       // root descents started in this search
 	gM          int       // actions considered
 	gq          []float32 // scratch per child: completed Q, then pi'
+	gLost       []int32   // scratch: the children gumbelSelect finds proven lost
 
 	rootPrior []float32 // root priors used by selection (noised), by edge
 	pathBuf   []step
