@@ -3,6 +3,7 @@ package mcts
 import (
 	"math"
 	"math/bits"
+	"unsafe"
 )
 
 // Search algorithms (Config.Search).
@@ -270,7 +271,9 @@ func (sr *searcher) unstartRoot(path []step) {
 // solver, children proven lost are skipped while the node is open.
 //
 // It is completedQ and the selection in three passes over the edges, not
-// five: selection below the root is most of the tree's time in self-play.
+// five: selection below the root is most of the tree's time in self-play,
+// and half of that was waiting for each level's edges, which it now asks
+// for a level ahead.
 // The children not yet visited (most of them) share one completed Q, v_mix,
 // and so one exponential. The result is the same, to the bit, as
 // completedQ's values put through the softmax.
@@ -310,6 +313,12 @@ func (sr *searcher) gumbelSelect(i int32) int32 {
 			maxN = max(maxN, n)
 		}
 		c := &t.nodes[e.child]
+		if c.count > 0 {
+			// The next level's edges, if the descent goes on through
+			// this child (it goes on only through a child reached
+			// before): they come from memory while this one computes.
+			prefetch(unsafe.Pointer(&t.edges[c.first]), uintptr(c.count)*unsafe.Sizeof(edge{}))
+		}
 		switch {
 		case solver && c.solved:
 			qj = c.valueFor(nd.player)
