@@ -169,13 +169,7 @@ func (sr *searcher) completedQ(i int32, q []float32) (maxN int32) {
 			maxN = max(maxN, e.n)
 		}
 	}
-	vmix := nd.v
-	switch {
-	case sumN > 0 && sumP > 0:
-		vmix = (nd.v + sumN/sumP*sumPQ) / (1 + sumN)
-	case sumN > 0:
-		vmix = (nd.v + sumW) / (1 + sumN)
-	}
+	vmix := vMix(nd.v, sumN, sumP, sumPQ, sumW)
 	for j := range es {
 		e := &es[j]
 		switch {
@@ -191,6 +185,21 @@ func (sr *searcher) completedQ(i int32, q []float32) (maxN int32) {
 		}
 	}
 	return maxN
+}
+
+// vMix is the mixed value of a node of network value v whose visited
+// children have sumN visits, priors summing to sumP, prior-weighted mean
+// values summing to sumPQ and values summing to sumW: v where no child is
+// visited, else (v + sumN sum(p q) / sum(p)) / (1 + sumN), or the plain
+// mean of all the values where the visited children have no prior.
+func vMix(v, sumN, sumP, sumPQ, sumW float32) float32 {
+	switch {
+	case sumN > 0 && sumP > 0:
+		return (v + sumN/sumP*sumPQ) / (1 + sumN)
+	case sumN > 0:
+		return (v + sumW) / (1 + sumN)
+	}
+	return v
 }
 
 // sigmaScale is the factor of q in sigma(q) = (c_visit + maxN) c_scale
@@ -336,13 +345,7 @@ func (sr *searcher) gumbelSelect(i int32) int32 {
 		qmax = max(qmax, qj)
 	}
 	sr.gLost = lost
-	vmix := nd.v
-	switch {
-	case sumN > 0 && sumP > 0:
-		vmix = (nd.v + sumN/sumP*sumPQ) / (1 + sumN)
-	case sumN > 0:
-		vmix = (nd.v + sumW) / (1 + sumN)
-	}
+	vmix := vMix(nd.v, sumN, sumP, sumPQ, sumW)
 	scale := sr.sigmaScale(maxN)
 	var ev float32 // the exponential of v_mix
 	if plain {
