@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/bits"
 	"unsafe"
+
+	"tabula/internal/prefetch"
 )
 
 // Search algorithms (Config.Search).
@@ -326,7 +328,7 @@ func (sr *searcher) gumbelSelect(i int32) int32 {
 			// The next level's edges, if the descent goes on through
 			// this child (it goes on only through a child reached
 			// before): they come from memory while this one computes.
-			prefetch(unsafe.Pointer(&t.edges[c.first]), uintptr(c.count)*unsafe.Sizeof(edge{}))
+			prefetch.Lines(unsafe.Pointer(&t.edges[c.first]), uintptr(c.count)*unsafe.Sizeof(edge{}))
 		}
 		switch {
 		case solver && c.solved:

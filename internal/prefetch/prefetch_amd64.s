@@ -1,9 +1,9 @@
 #include "textflag.h"
 
-// func prefetch(p unsafe.Pointer, n uintptr)
+// func Lines(p unsafe.Pointer, n uintptr)
 // PREFETCHT0 on each 64-byte line of the n bytes at p: a hint, which
 // neither waits for the lines nor faults on a bad address.
-TEXT ·prefetch(SB), NOSPLIT, $0-16
+TEXT ·Lines(SB), NOSPLIT, $0-16
 	MOVQ p+0(FP), AX
 	MOVQ n+8(FP), CX
 	ADDQ AX, CX
