@@ -366,7 +366,7 @@ func TestEvaluatorCacheAndSetWeights(t *testing.T) {
 	states := tttPositions(5, 5)
 	wantP1, wantV1 := expected(t, w1, states)
 	wantP2, wantV2 := expected(t, w2, states)
-	e := newTestEvaluator(t, EvaluatorConfig{MaxBatch: 8, Workers: 1, CacheSize: 64}, w1)
+	e := newTestEvaluator(t, EvaluatorConfig{MaxBatch: 8, Workers: 1, CacheSize: 4096}, w1) // the 5 positions take 5 slots
 
 	eval := func() ([][]float32, []float32) {
 		p, v := newPolicies(len(states)), make([]float32, len(states))
