@@ -105,3 +105,36 @@ func BenchmarkEvaluate(b *testing.B) {
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "evals/s")
 	_ = sum
 }
+
+// randomPositions plays n positions of g from random games, k random moves
+// in, for k from 0 to 59 round and round (some of them over).
+func randomPositions(g *Game, n int, rng *rand.Rand) []*State {
+	var pos []*State
+	for i := 0; len(pos) < n; i++ {
+		s := g.NewInitialState().(*State)
+		for range i % 60 {
+			l := s.LegalActions(nil)
+			if len(l) == 0 {
+				break
+			}
+			s.ApplyAction(l[rng.IntN(len(l))])
+		}
+		pos = append(pos, s)
+	}
+	return pos
+}
+
+// BenchmarkObservation encodes positions of 8x8 games for the network: 103
+// ns on the Zen 5 machine (a version taking each value by a variable shift
+// measured 114).
+func BenchmarkObservation(b *testing.B) {
+	g := mustGame(b, "othello")
+	pos := randomPositions(g, 64, rand.New(rand.NewPCG(5, 6)))
+	dst := make([]float32, 3*64)
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		pos[i&63].Observation(dst)
+		i++
+	}
+}

@@ -630,3 +630,34 @@ func TestEvaluateStrength(t *testing.T) {
 		t.Logf("%s: one-ply heuristic player won %d of %d games against random", spec, wins, n)
 	}
 }
+
+// TestObservation: the three planes are the mover's discs, the opponent's
+// and the mover's legal moves, square by square in action order, on
+// random positions of both sizes (passes and ended games included).
+func TestObservation(t *testing.T) {
+	for _, spec := range []string{"othello", "othello:size=6"} {
+		g := mustGame(t, spec)
+		n := g.size * g.size
+		dst := make([]float32, 3*n)
+		for _, s := range randomPositions(g, 300, rand.New(rand.NewPCG(7, 8))) {
+			for i := range dst {
+				dst[i] = 7 // every value must be written
+			}
+			s.Observation(dst)
+			legal := map[int]bool{}
+			for _, a := range s.LegalActions(nil) {
+				legal[a] = true
+			}
+			mover, opp := s.Boards()
+			for a := range n {
+				bit := uint64(1) << uint(g.sqOf[a])
+				want := [3]bool{mover&bit != 0, opp&bit != 0, legal[a] && !s.IsTerminal()}
+				for k, w := range want {
+					if got := dst[k*n+a]; got != map[bool]float32{false: 0, true: 1}[w] {
+						t.Fatalf("%s: plane %d, action %d: %v, want %v\\n%v", spec, k, a, got, w, s)
+					}
+				}
+			}
+		}
+	}
+}
