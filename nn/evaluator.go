@@ -416,9 +416,10 @@ func (e *Evaluator) prepare(r *request, states []games.State, policies [][]float
 		// The table's slots are in no cache: ask for all of them before
 		// the first lookup, so that their waits overlap each other and
 		// the encoding below.
-		for _, s := range states {
+		for i, s := range states {
 			if s != nil {
-				e.cache.prefetch(s.Hash())
+				r.hash[i] = s.Hash()
+				e.cache.prefetch(r.hash[i])
 			}
 		}
 	}
@@ -451,7 +452,7 @@ func (e *Evaluator) prepare(r *request, states []games.State, policies [][]float
 		obs := r.obs[i*e.obsLen : (i+1)*e.obsLen]
 		s.Observation(obs)
 		if e.cache != nil {
-			r.hash[i], r.check[i] = s.Hash(), checkHash(obs, legal)
+			r.check[i] = checkHash(obs, legal) // r.hash[i] is the state's hash (above)
 			if e.cache.get(r.hash[i], r.check[i], gen, policies[i], &values[i]) {
 				continue
 			}
