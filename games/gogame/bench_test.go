@@ -89,3 +89,27 @@ func BenchmarkClone9x9(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "clones/s")
 }
+
+// BenchmarkObservation9x9 encodes 9x9 positions (0-79 random moves in) for
+// the network, 1,024 of them in turn, as self-play's leaves come: a few
+// dozen repeated would let the branch predictor learn their points.
+func BenchmarkObservation9x9(b *testing.B) {
+	g, err := gogame.New(9, 7.5, 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(7, 8))
+	var states []*gogame.State
+	for i := 0; len(states) < 1024; i++ {
+		s := g.NewInitialState().(*gogame.State)
+		for s.MoveNumber() < i%80 && !s.IsTerminal() {
+			s.ApplyAction(s.RandomMove(rng))
+		}
+		states = append(states, s)
+	}
+	obs := make([]float32, gogame.NumPlanes*81)
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		states[i&1023].Observation(obs)
+	}
+}

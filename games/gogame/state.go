@@ -473,15 +473,16 @@ func (s *State) Returns() [2]float64 {
 func (s *State) Observation(dst []float32) {
 	n := s.g.n
 	me := s.toMove + 1
+	// A point's two values by its colour, looked up rather than branched
+	// on: to a branch predictor the points of self-play's leaves are
+	// random (a branch for each took 925 ns a 9x9 position against 172,
+	// BenchmarkObservation9x9).
+	var mineOf, theirsOf [4]float32
+	mineOf[me&3], theirsOf[(3-me)&3] = 1, 1
 	fill := func(pl int, b []int8) {
 		mine, theirs := dst[2*pl*n:(2*pl+1)*n], dst[(2*pl+1)*n:(2*pl+2)*n]
 		for p, c := range b[:n] {
-			mine[p], theirs[p] = 0, 0
-			if c == me {
-				mine[p] = 1
-			} else if c != Empty {
-				theirs[p] = 1
-			}
+			mine[p], theirs[p] = mineOf[c&3], theirsOf[c&3]
 		}
 	}
 	fill(0, s.board)
