@@ -498,21 +498,26 @@ func grow[T any](s []T, n int) []T {
 func checkHash(obs []float32, legal []int) uint64 {
 	// Four independent lanes, each a chain of multiplies, so that the CPU
 	// overlaps them (one chain took ~5 cycles an element, 2% of Go 9x9
-	// self-play), then folded into one.
+	// self-play), each taking two elements a step, then folded into one:
+	// 70 ns for Othello 8x8's 192 elements, against 92 one element a step
+	// (BenchmarkCheckHash).
 	h0, h1, h2, h3 := uint64(0x9e3779b97f4a7c15), uint64(0x6a09e667f3bcc909), uint64(0xbb67ae8584caa73b), uint64(0x3c6ef372fe94f82b)
+	// The elements' bits, read as integers (not through a float register).
+	u := unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(obs))), len(obs))
+	pair := func(i int) uint64 { return uint64(u[i]) | uint64(u[i+1])<<32 }
 	i := 0
-	for ; i+4 <= len(obs); i += 4 {
-		h0 = (h0 ^ uint64(math.Float32bits(obs[i]))) * 0xbf58476d1ce4e5b9
-		h1 = (h1 ^ uint64(math.Float32bits(obs[i+1]))) * 0xbf58476d1ce4e5b9
-		h2 = (h2 ^ uint64(math.Float32bits(obs[i+2]))) * 0xbf58476d1ce4e5b9
-		h3 = (h3 ^ uint64(math.Float32bits(obs[i+3]))) * 0xbf58476d1ce4e5b9
+	for ; i+8 <= len(u); i += 8 {
+		h0 = (h0 ^ pair(i)) * 0xbf58476d1ce4e5b9
+		h1 = (h1 ^ pair(i+2)) * 0xbf58476d1ce4e5b9
+		h2 = (h2 ^ pair(i+4)) * 0xbf58476d1ce4e5b9
+		h3 = (h3 ^ pair(i+6)) * 0xbf58476d1ce4e5b9
 		h0 ^= h0 >> 29
 		h1 ^= h1 >> 29
 		h2 ^= h2 >> 29
 		h3 ^= h3 >> 29
 	}
-	for ; i < len(obs); i++ {
-		h0 = (h0 ^ uint64(math.Float32bits(obs[i]))) * 0xbf58476d1ce4e5b9
+	for ; i < len(u); i++ {
+		h0 = (h0 ^ uint64(u[i])) * 0xbf58476d1ce4e5b9
 		h0 ^= h0 >> 29
 	}
 	h := h0
