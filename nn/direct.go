@@ -3,6 +3,7 @@ package nn
 import (
 	"errors"
 	"fmt"
+	"time"
 
 	"tabula/games"
 )
@@ -104,7 +105,10 @@ func (n *NetEvaluator) Evaluate(states []games.State, policies [][]float32, valu
 				copy(obs[k*per:(k+1)*per], r.obs[i*per:(i+1)*per])
 			}
 		}
-		if err := n.net.Forward(obs, len(idx), n.logits, n.values); err != nil {
+		t0 := time.Now()
+		err := n.net.Forward(obs, len(idx), n.logits, n.values)
+		e.forward.Add(int64(time.Since(t0)))
+		if err != nil {
 			return fmt.Errorf("nn: evaluate: %w", err)
 		}
 		e.batches.Add(1)

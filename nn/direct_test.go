@@ -49,6 +49,9 @@ func TestNetEvaluatorMatchesForward(t *testing.T) {
 		if wantBatches := 2 * ((len(states) + c.maxBatch - 1) / c.maxBatch); c.cache == 0 && st.Batches != int64(wantBatches) {
 			t.Errorf("%+v: %d forward passes, want %d", c, st.Batches, wantBatches)
 		}
+		if st.Forward <= 0 {
+			t.Errorf("%+v: forward time %v after %d passes", c, st.Forward, st.Batches)
+		}
 	}
 }
 

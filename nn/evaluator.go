@@ -86,6 +86,10 @@ type EvaluatorStats struct {
 	// Precision is the arithmetic of the network evaluated (fp32, bf16 or
 	// int8: the choice of precision "auto"), where the evaluator knows it.
 	Precision string
+	// Forward is the time spent in the network's forward passes (the
+	// monotonic clock's, summed over the workers): the network itself,
+	// without the encoding, the cache and the softmax around it.
+	Forward time.Duration
 }
 
 // Evaluator implements mcts.Evaluator with the network: Evaluate is safe for
@@ -130,6 +134,7 @@ type Evaluator struct {
 	cache *evalCache
 
 	requests, positions, evaluated, batches, merged atomic.Int64
+	forward                                         atomic.Int64 // nanoseconds in forward passes
 }
 
 const (
@@ -244,6 +249,7 @@ func (e *Evaluator) Stats() EvaluatorStats {
 		Evaluated: e.evaluated.Load(),
 		Batches:   e.batches.Load(),
 		Merged:    e.merged.Load(),
+		Forward:   time.Duration(e.forward.Load()),
 	}
 	if e.cache != nil {
 		s.CacheHits, s.CacheMisses = e.cache.hits.Load(), e.cache.misses.Load()
@@ -607,7 +613,9 @@ func (w *worker) flush(e *Evaluator) {
 	for k, j := range w.batch {
 		copy(w.obs[k*per:(k+1)*per], j.r.obs[j.i*per:(j.i+1)*per])
 	}
+	t0 := time.Now()
 	err := w.net.Forward(w.obs, n, w.logits, w.values)
+	e.forward.Add(int64(time.Since(t0)))
 	e.batches.Add(1)
 	e.evaluated.Add(int64(n))
 	for k, j := range w.batch {

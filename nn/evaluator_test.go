@@ -383,6 +383,9 @@ func TestEvaluatorCacheAndSetWeights(t *testing.T) {
 	if after.Evaluated != before.Evaluated || after.CacheHits-before.CacheHits != 5 {
 		t.Errorf("repeat: stats before %+v after %+v, want 5 cache hits and nothing evaluated", before, after)
 	}
+	if before.Forward <= 0 || after.Forward != before.Forward {
+		t.Errorf("forward time %v after the first call, %v after the repeat answered from the cache: want > 0, then the same", before.Forward, after.Forward)
+	}
 	for i := range p {
 		for a := range p[i] {
 			if math.Float32bits(p[i][a]) != math.Float32bits(p2[i][a]) {

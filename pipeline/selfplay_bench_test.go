@@ -404,6 +404,11 @@ func benchSelfPlay(b *testing.B, v selfPlayBench) {
 		b.ReportMetric(float64(provers.proofs.Load())/float64(moves), "proofs/pos")
 	}
 	st := stats()
+	if v.direct {
+		// The forward passes alone, which the workers' goroutines run:
+		// the network without the encoding, cache and softmax of %eval-cpu.
+		b.ReportMetric(100*st.Forward.Seconds()/cpu, "%net-cpu")
+	}
 	b.ReportMetric(float64(st.Evaluated)/float64(max(st.Batches, 1)), "net-batch")
 	// The cost of a position in forward passes: steadier than the rates,
 	// it is what the settings change (the pass itself costs the same).
