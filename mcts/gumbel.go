@@ -5,6 +5,7 @@ import (
 	"math/bits"
 	"unsafe"
 
+	"tabula/internal/fastexp"
 	"tabula/internal/prefetch"
 )
 
@@ -352,14 +353,14 @@ func (sr *searcher) gumbelSelect(i int32) int32 {
 	var ev float32 // the exponential of v_mix
 	if plain {
 		qmax = max(qmax, vmix)
-		ev = expNonPos(scale * (vmix - qmax))
+		ev = fastexp.NonPos(scale * (vmix - qmax))
 	}
 	// Pass 2: q becomes the unnormalised pi'.
 	var z float32
 	for j := range es {
 		x := ev
 		if qj := q[j]; qj == qj {
-			x = expNonPos(scale * (qj - qmax))
+			x = fastexp.NonPos(scale * (qj - qmax))
 		}
 		q[j] = es[j].p * x
 		z += q[j]
@@ -449,25 +450,4 @@ func (sr *searcher) gumbelFinish(temp float64) (pi []float32, value float32, act
 		surv = sr.pick(counts, temp)
 	}
 	return sr.pi, sr.t.rootValue(), int(es[surv].action)
-}
-
-// expNonPos returns e^x for x <= 0 in float32, to within 5e-6 relative
-// (3e-7 for x above -7), and 0 below -87.3, where float32 runs out of
-// normal numbers. Selection below the root takes one exponential per
-// visited child on every descent; math.Exp in float64 was a fifth of its
-// time.
-func expNonPos(x float32) float32 {
-	if !(x >= -87.3) {
-		return 0
-	}
-	// e^x = 2^k e^f with k the integer nearest t = x log2(e): k =
-	// ceil(t - 1/2), as the conversion truncates towards zero and
-	// t - 1/2 < 0, and |f| = |t - k| ln 2 <= ln(2)/2.
-	t := x * math.Log2E
-	k := int32(t - 0.5)
-	f := (t - float32(k)) * math.Ln2
-	// e^f by its Taylor series to the 6th power: the error is below
-	// (ln(2)/2)^7 / 7! < 1.2e-7.
-	p := 1 + f*(1+f*(1.0/2+f*(1.0/6+f*(1.0/24+f*(1.0/120+f*(1.0/720))))))
-	return p * math.Float32frombits(uint32(k+127)<<23)
 }

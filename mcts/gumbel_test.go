@@ -9,6 +9,7 @@ import (
 
 	"tabula/games"
 	"tabula/games/connect4"
+	"tabula/internal/fastexp"
 )
 
 // scheduleCounts plays schedule seq over m actions ranked 0 (best) to m-1
@@ -685,38 +686,6 @@ func TestGumbelNoiseMoves(t *testing.T) {
 	}
 }
 
-// TestExpNonPos checks selection's exponential against math.Exp over the
-// whole range it is used on (scale (q - qmax) <= 0).
-func TestExpNonPos(t *testing.T) {
-	if got := expNonPos(0); got != 1 {
-		t.Errorf("expNonPos(0) = %v, want 1", got)
-	}
-	for _, x := range []float32{-87.4, -100, -1e30, float32(math.Inf(-1)), float32(math.NaN())} {
-		if got := expNonPos(x); got != 0 {
-			t.Errorf("expNonPos(%v) = %v, want 0", x, got)
-		}
-	}
-	worst, at := 0.0, float32(0)
-	for i := 0; i <= 1_000_000; i++ {
-		x := -float32(i) * 87.3 / 1_000_000
-		want := math.Exp(float64(x))
-		if r := math.Abs(float64(expNonPos(x))-want) / want; r > worst {
-			worst, at = r, x
-		}
-	}
-	// float32 rounding of x log2(e) costs up to ~3e-6 of relative error at
-	// x = -87; near 0 the error is that of float32 itself.
-	if worst > 5e-6 {
-		t.Errorf("expNonPos: relative error %.3g at %v, want <= 5e-6", worst, at)
-	}
-	for _, x := range []float32{-1e-3, -0.1, -0.5, -1, -2.5, -7} {
-		want := math.Exp(float64(x))
-		if r := math.Abs(float64(expNonPos(x))-want) / want; r > 3e-7 {
-			t.Errorf("expNonPos(%v): relative error %.3g, want <= 3e-7", x, r)
-		}
-	}
-}
-
 // gumbelSelectRef is gumbelSelect written plainly: completedQ, then the
 // softmax and the selection, a pass each.
 func (sr *searcher) gumbelSelectRef(i int32) int32 {
@@ -732,7 +701,7 @@ func (sr *searcher) gumbelSelectRef(i int32) int32 {
 	}
 	var z float32
 	for j := range es {
-		q[j] = es[j].p * expNonPos(scale*(q[j]-qmax))
+		q[j] = es[j].p * fastexp.NonPos(scale*(q[j]-qmax))
 		z += q[j]
 	}
 	inv := float32(0)
