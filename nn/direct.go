@@ -24,7 +24,6 @@ type NetEvaluator struct {
 	net    *Net
 	prec   Precision // of the model
 	r      request
-	obs    []float32
 	logits []float32
 	values []float32
 }
@@ -59,7 +58,6 @@ func newNetEvaluator(e *Evaluator, m *Model) *NetEvaluator {
 		e:      e,
 		net:    m.newNet(mb, defaultChunk(mb, m.hw)),
 		prec:   m.prec,
-		obs:    make([]float32, mb*e.obsLen),
 		logits: make([]float32, mb*e.numActions),
 		values: make([]float32, mb),
 	}
@@ -98,15 +96,10 @@ func (n *NetEvaluator) Evaluate(states []games.State, policies [][]float32, valu
 	per, na, mb := e.obsLen, e.numActions, e.cfg.MaxBatch
 	for start := 0; start < len(r.missing); start += mb {
 		idx := r.missing[start:min(start+mb, len(r.missing))]
-		obs := r.obs[idx[0]*per:]
-		if idx[len(idx)-1]-idx[0] != len(idx)-1 { // not consecutive: gather
-			obs = n.obs
-			for k, i := range idx {
-				copy(obs[k*per:(k+1)*per], r.obs[i*per:(i+1)*per])
-			}
-		}
 		t0 := time.Now()
-		err := n.net.Forward(obs, len(idx), n.logits, n.values)
+		// prepare packed the observations of the positions left in
+		// r.missing's order.
+		err := n.net.Forward(r.obs[start*per:], len(idx), n.logits, n.values)
 		e.forward.Add(int64(time.Since(t0)))
 		if err != nil {
 			return fmt.Errorf("nn: evaluate: %w", err)
