@@ -309,3 +309,23 @@ func TestWorkerAddsGamesToRun(t *testing.T) {
 		t.Fatalf("worker on an empty folder: %v", err)
 	}
 }
+
+// TestSelfPlayCountsEachRoundOnce: the self-play evaluators (and their
+// cache) live from round to round while the best network stays, so their
+// counters run on; the metrics count each round's leaves and network calls
+// once. Many one-game rounds: counted again from zero each round, the
+// leaves a position would grow with every round.
+func TestSelfPlayCountsEachRoundOnce(t *testing.T) {
+	dir := t.TempDir()
+	runOnce(t, smoke(t, dir, "selfplay.games_per_round=1", "ladder.every=0", "bench.every=0"))
+	for i, m := range readMetrics(t, dir) {
+		sp := m["selfplay"].(map[string]any)
+		leaves, evals := sp["leaves_per_position"].(float64), sp["net_evals_per_position"].(float64)
+		// At most one leaf a simulation (16), and a first evaluation of
+		// the root.
+		if sp["games"].(float64) < 2 || leaves <= 0 || leaves > 17 || evals <= 0 || evals > leaves {
+			t.Errorf("iteration %d: %v games, %.2f leaves and %.2f network calls a position, want at least 2 games and 0 < calls <= leaves <= 17",
+				i+1, sp["games"], leaves, evals)
+		}
+	}
+}

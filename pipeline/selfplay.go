@@ -365,6 +365,7 @@ func modelEvaluators(cfg nn.EvaluatorConfig, batchSize, workers int, m *nn.Model
 			sum.CacheHits += s.CacheHits
 			sum.CacheMisses += s.CacheMisses
 			sum.Merged += s.Merged
+			sum.Forward += s.Forward
 		}
 		return sum
 	}
