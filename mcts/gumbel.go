@@ -285,10 +285,10 @@ func (sr *searcher) unstartRoot(path []step) {
 // It is completedQ and the selection in three passes over the edges, not
 // five: selection below the root is most of the tree's time in self-play,
 // and half of that was waiting for each level's edges, which it now asks
-// for a level ahead.
-// The children not yet visited (most of them) share one completed Q, v_mix,
-// and so one exponential. The result is the same, to the bit, as
-// completedQ's values put through the softmax.
+// for a level ahead. The children not yet visited (most of them) share one
+// completed Q, v_mix, and so one exponential. The result is the same, to
+// the bit, as completedQ's values put through the softmax
+// (TestGumbelSelectMatchesCompletedQ).
 func (sr *searcher) gumbelSelect(i int32) int32 {
 	t := &sr.t
 	nd := &t.nodes[i]
