@@ -41,7 +41,8 @@ func BenchmarkPlayout9x9(b *testing.B)   { benchPlayouts(b, 9) }
 func BenchmarkPlayout19x19(b *testing.B) { benchPlayouts(b, 19) }
 
 // BenchmarkLegalActions9x9 measures LegalActions on midgame 9x9 positions
-// (40 random moves in).
+// (40 random moves in): the generation, the state's kept list dropped
+// before each call; and a second call, which hands out the list.
 func BenchmarkLegalActions9x9(b *testing.B) {
 	g, err := gogame.New(9, 7.5, 0)
 	if err != nil {
@@ -58,16 +59,23 @@ func BenchmarkLegalActions9x9(b *testing.B) {
 			states = append(states, s)
 		}
 	}
-	buf := make([]int, 0, g.NumActions())
-	n := 0
-	b.ReportAllocs()
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		buf = states[i&63].LegalActions(buf)
-		n += len(buf)
+	for _, kept := range []bool{false, true} {
+		b.Run(map[bool]string{false: "generated", true: "kept"}[kept], func(b *testing.B) {
+			buf := make([]int, 0, g.NumActions())
+			n := 0
+			b.ReportAllocs()
+			for i := 0; b.Loop(); i++ {
+				s := states[i&63]
+				if !kept {
+					s.ForgetLegal()
+				}
+				buf = s.LegalActions(buf)
+				n += len(buf)
+			}
+			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "calls/s")
+			b.ReportMetric(float64(n)/float64(b.N), "actions/call")
+		})
 	}
-	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "calls/s")
-	b.ReportMetric(float64(n)/float64(b.N), "actions/call")
 }
 
 // BenchmarkClone9x9 measures Clone of a midgame 9x9 state (the cost search

@@ -31,6 +31,7 @@ type State struct {
 	empt  []int16 // the empty points, in no order
 	epos  []int16 // index of each empty point in empt
 	moves []int16 // actions played, len = MoveNumber
+	legal []int16 // with legalOK: the legal actions, LegalActions' list (n+1 at most)
 
 	libs  []uint64 // liberty bitset of each group, at its head, g.words words
 	ghash []uint64 // xor of the Zobrist keys of the group's stones, at its head
@@ -41,7 +42,12 @@ type State struct {
 	ring     int                       // slot of the most recent earlier board
 	toMove   int8                      // 0 black, 1 white
 	passes   int8                      // consecutive passes just played
-	setup    *setup                    // starting position other than the empty board, or nil
+	// legalOK says legal[:nlegal] holds this position's legal actions: a
+	// search asks for them twice a leaf (the network's encoding, then the
+	// expansion), and in Go each is a liberty and superko check a point.
+	legalOK bool
+	nlegal  int16
+	setup   *setup // starting position other than the empty board, or nil
 }
 
 // setup is a starting position given as text; shared, immutable.
@@ -60,7 +66,7 @@ func (g *Game) newState() *State {
 	s := &State{g: g}
 	n := g.n
 	s.b8 = make([]int8, n*HistoryPlanes)
-	s.b16 = make([]int16, 6*n+g.maxMoves)
+	s.b16 = make([]int16, 7*n+1+g.maxMoves)
 	s.b64 = make([]uint64, n*g.words+n+g.tblSize)
 	s.carve()
 	s.moves = s.moves[:0]
@@ -93,6 +99,7 @@ func (s *State) carve() {
 	s.empt = cut16(n)
 	s.epos = cut16(n)
 	s.moves = cut16(g.maxMoves)
+	s.legal = cut16(n + 1)
 	o = 0
 	cut64 := func(m int) []uint64 { r := s.b64[o : o+m : o+m]; o += m; return r }
 	s.libs = cut64(n * g.words)
@@ -225,17 +232,30 @@ func (s *State) insert(h uint64) {
 // every point where the player to move may play, then pass. It is empty at
 // a terminal state.
 func (s *State) LegalActions(buf []int) []int {
+	if !s.legalOK {
+		s.findLegal()
+	}
 	buf = buf[:0]
-	if s.IsTerminal() {
-		return buf
+	for _, a := range s.legal[:s.nlegal] {
+		buf = append(buf, int(a))
 	}
-	c := s.toMove + 1
-	for p := 0; p < s.g.n; p++ {
-		if s.board[p] == Empty && s.legalPoint(p, c) {
-			buf = append(buf, p)
+	return buf
+}
+
+// findLegal lists the legal actions in s.legal, for LegalActions to hand
+// out until the position changes.
+func (s *State) findLegal() {
+	l := s.legal[:0]
+	if !s.IsTerminal() {
+		c := s.toMove + 1
+		for p := 0; p < s.g.n; p++ {
+			if s.board[p] == Empty && s.legalPoint(p, c) {
+				l = append(l, int16(p))
+			}
 		}
+		l = append(l, int16(s.g.n))
 	}
-	return append(buf, s.g.n)
+	s.nlegal, s.legalOK = int16(len(l)), true
 }
 
 // IsLegal reports whether action a may be played now.
@@ -289,6 +309,12 @@ func (s *State) legalPoint(p int, c int8) bool {
 func (s *State) ApplyAction(a int) {
 	g := s.g
 	n := g.n
+	if s.legalOK {
+		// Cleared, not only marked stale, so that two states of one
+		// position stay equal field by field (reflect.DeepEqual).
+		clear(s.legal[:s.nlegal])
+		s.legalOK, s.nlegal = false, 0
+	}
 	// Remember the board for the observation's history planes.
 	s.ring++
 	if s.ring == len(s.prevHash) {
