@@ -42,12 +42,13 @@ type State struct {
 	ring     int                       // slot of the most recent earlier board
 	toMove   int8                      // 0 black, 1 white
 	passes   int8                      // consecutive passes just played
+	setup    *setup                    // starting position other than the empty board, or nil
+
 	// legalOK says legal[:nlegal] holds this position's legal actions: a
 	// search asks for them twice a leaf (the network's encoding, then the
 	// expansion), and in Go each is a liberty and superko check a point.
 	legalOK bool
 	nlegal  int16
-	setup   *setup // starting position other than the empty board, or nil
 }
 
 // setup is a starting position given as text; shared, immutable.
