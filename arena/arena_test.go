@@ -17,7 +17,7 @@ import (
 	"tabula/games"
 	"tabula/games/connect4"
 	_ "tabula/games/othello"
-	"tabula/internal/refdata"
+	refdata "tabula/internal/refdata/refdatatest"
 	"tabula/search/c4solver"
 )
 

@@ -9,7 +9,7 @@ import (
 
 	"tabula/games"
 	"tabula/games/backgammon"
-	"tabula/internal/refdata"
+	refdata "tabula/internal/refdata/refdatatest"
 )
 
 // playedGames plays a short pubeval-random match and returns its records.

@@ -14,7 +14,7 @@ import (
 	"tabula/games"
 	_ "tabula/games/gogame"
 	"tabula/gtp"
-	"tabula/internal/refdata"
+	refdata "tabula/internal/refdata/refdatatest"
 )
 
 // TestMain lets the test binary play a fake GTP engine: run with the

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"tabula/internal/refdata"
+	refdata "tabula/internal/refdata/refdatatest"
 	"tabula/search/c4solver"
 )
 

@@ -13,7 +13,7 @@ import (
 	"tabula/games"
 	"tabula/games/gogame"
 	"tabula/gtp"
-	"tabula/internal/refdata"
+	"tabula/internal/refdata/refdatatest"
 )
 
 // side is one engine as the referee sees it.
@@ -135,7 +135,7 @@ func referee(t *testing.T, d *gtp.Dialect, black, white side, genmove [2]string,
 // GNU Go (which cleans up dead stones before it passes, as on KGS): every
 // move is accepted by both, and both count the same area score.
 func TestGoAgainstGNUGo(t *testing.T) {
-	gnugo := refdata.Program(t, "gnugo", "apt-get install gnugo")
+	gnugo := refdatatest.Program(t, "gnugo", "apt-get install gnugo")
 	for i, c := range []struct {
 		game    string
 		oursBlk bool
@@ -187,7 +187,7 @@ func TestGoAgainstGNUGo(t *testing.T) {
 // TestOthelloAgainstGRhino plays a whole Othello 8x8 game between our
 // engine (arena's alpha-beta) and GRhino.
 func TestOthelloAgainstGRhino(t *testing.T) {
-	rhino := refdata.Program(t, "gtp-rhino", "apt-get install grhino")
+	rhino := refdatatest.Program(t, "gtp-rhino", "apt-get install grhino")
 	g, err := games.New("othello:size=8")
 	if err != nil {
 		t.Fatal(err)

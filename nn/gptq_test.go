@@ -3,7 +3,10 @@ package nn
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
+
+	"tabula/nn/gemm"
 )
 
 func TestInverseCholeskyUpper(t *testing.T) {
@@ -160,4 +163,57 @@ func nanMatrix(k int) []float32 {
 	}
 	h[1] = float32(math.NaN())
 	return h
+}
+
+// TestInt8BuildUsesGPTQ pins the int8 build to GPTQ's rounding: every tower
+// convolution of WithPrecision(Int8) multiplies exactly as the weights
+// quantizeGPTQ gives against the calibration Hessians, and not as the
+// weights rounded to nearest.
+func TestInt8BuildUsesGPTQ(t *testing.T) {
+	g := connect4Game(t)
+	const n = 256
+	calib, _, err := CalibrationPositions(g, n, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := Config{Filters: 32, Blocks: 2, PolicyFilters: 2, ValueFilters: 1, ValueHidden: 8}
+	m, err := NewModel(randomWeights(t, cfg, connect4Shape, 9))
+	if err != nil {
+		t.Fatal(err)
+	}
+	q8, err := m.WithPrecision(Int8, calib, n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, hess, err := m.calibrate(calib, n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(9, 9))
+	var ws gemm.Workspace
+	product := func(p *gemm.PackedInt8, a []uint8, rows int) []float32 {
+		c := make([]float32, rows*p.N())
+		ws.GemmInt8(rows, a, p.KPad(), 1, p, false, nil, false, c, p.N())
+		return c
+	}
+	for i, b := range m.blocks {
+		for j, l := range []layer{b.conv1, b.conv2} {
+			built := q8.low[2*i+j].q
+			q, scale := quantizeGPTQ(l.w, l.k, l.n, hess[2*i+j])
+			want := gemm.PackInt8Scaled(q, l.k, l.n, l.n, false, scale)
+			nearest := gemm.PackInt8(l.w, l.k, l.n, l.n, false)
+			const rows = 64
+			a := make([]uint8, rows*built.KPad())
+			for x := range a {
+				a[x] = uint8(r.Uint32())
+			}
+			got := product(built, a, rows)
+			if !slices.Equal(got, product(want, a, rows)) {
+				t.Errorf("block %d conv %d: the int8 build's weights are not GPTQ's", i, j+1)
+			}
+			if slices.Equal(got, product(nearest, a, rows)) {
+				t.Errorf("block %d conv %d: the int8 build's weights are rounded to nearest, not by GPTQ", i, j+1)
+			}
+		}
+	}
 }

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"tabula/games"
-	"tabula/internal/refdata"
+	"tabula/internal/refdata/refdatatest"
 	"tabula/mcts"
 	"tabula/nn/gemm"
 )
@@ -22,7 +22,7 @@ var ponsSets = []string{"Test_L3_R1", "Test_L2_R1", "Test_L2_R2", "Test_L1_R1", 
 // as states, observations and legal actions.
 func ponsPositions(t testing.TB, g games.Game, set string, n int) ([]games.State, []float32, [][]int) {
 	t.Helper()
-	f, err := os.Open(refdata.Path(t, "connect4", set))
+	f, err := os.Open(refdatatest.Path(t, "connect4", set))
 	if err != nil {
 		t.Fatal(err)
 	}

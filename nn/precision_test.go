@@ -77,6 +77,7 @@ func TestLowPrecisionParity(t *testing.T) {
 			if _, err := gemm.ForceLowPrecision(kern); err != nil {
 				t.Fatal(err)
 			}
+			census.Ran("lowp", kern)
 			for _, tc := range []struct {
 				p              Precision
 				minArgmax      float64

@@ -8,11 +8,11 @@ import (
 
 	"tabula/arena"
 	"tabula/games"
-	"tabula/internal/refdata"
+	"tabula/internal/refdata/refdatatest"
 )
 
 func TestBenchVerdictsCachedAndUsed(t *testing.T) {
-	set := refdata.Path(t, "connect4", "Test_L2_R1")
+	set := refdatatest.Path(t, "connect4", "Test_L2_R1")
 	dir, root := filepath.Dir(set), t.TempDir()
 	g, err := games.New("connect4")
 	if err != nil {

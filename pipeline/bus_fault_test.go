@@ -259,7 +259,7 @@ func TestFaultBusServerKilled(t *testing.T) {
 			t.Fatalf("%s ended while the server was down (exit %d):\n%s", p.name, p.code, p.out.String())
 		}
 	}
-	srv = natsProcess(t, store, addr, token)
+	natsProcess(t, store, addr, token)
 	t.Logf("%5.1fs server restarted", time.Since(start).Seconds())
 	atLeast(wa, beforeW+3, "wa's games after the server's restart")
 	atLeast(tr, beforeT+2, "the trainer's games after the server's restart")

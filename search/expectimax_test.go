@@ -154,3 +154,41 @@ func TestRolloutEvaluation(t *testing.T) {
 		t.Error("0 rollouts accepted")
 	}
 }
+
+// TestStar2ProbingSavesNodes checks that Star2's probing pays where it
+// should: on backgammon decisions searched to depth 2, Star2 reaches Star1's
+// values while visiting at most three quarters of Star1's nodes (about 55%
+// on these positions).
+func TestStar2ProbingSavesNodes(t *testing.T) {
+	bg := backgammon.New(false)
+	var states []games.State
+	for _, s := range statesOf(bg, 30, 2) {
+		if n := len(s.LegalActions(nil)); !games.IsChanceNode(s) && n <= 20 && len(states) < 8 {
+			states = append(states, s)
+		}
+	}
+	if len(states) < 5 {
+		t.Fatalf("only %d backgammon decisions with at most 20 moves", len(states))
+	}
+	const depth = 2
+	var star1, star2 int64
+	for _, s := range states {
+		v1, n1, err := StarValue(s, depth, bg.Evaluate, Star1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		v2, n2, err := StarValue(s, depth, bg.Evaluate, Star2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if math.Abs(v1-v2) > 1e-9 {
+			t.Fatalf("Star2's value %v differs from Star1's %v\n%s", v2, v1, s)
+		}
+		star1 += n1
+		star2 += n2
+	}
+	t.Logf("%d positions at depth %d: Star1 %d nodes, Star2 %d (%.0f%%)", len(states), depth, star1, star2, 100*float64(star2)/float64(star1))
+	if 4*star2 > 3*star1 {
+		t.Errorf("Star2 visited %d nodes, more than 3/4 of Star1's %d: its probing saves too little", star2, star1)
+	}
+}

@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"tabula/games"
-	"tabula/internal/refdata"
+	"tabula/internal/refdata/refdatatest"
 	"tabula/nn"
 )
 
@@ -158,7 +158,7 @@ func TestMatchWithNet(t *testing.T) {
 }
 
 func TestBenchCommand(t *testing.T) {
-	src := refdata.Path(t, "connect4", "Test_L3_R1")
+	src := refdatatest.Path(t, "connect4", "Test_L3_R1")
 	data, err := os.ReadFile(src)
 	if err != nil {
 		t.Fatal(err)
@@ -261,7 +261,7 @@ func itoa(n int) string {
 }
 
 func TestSolveCommand(t *testing.T) {
-	src := refdata.Path(t, "connect4", "Test_L2_R1")
+	src := refdatatest.Path(t, "connect4", "Test_L2_R1")
 	data, err := os.ReadFile(src)
 	if err != nil {
 		t.Fatal(err)
@@ -356,7 +356,7 @@ func wantError(t *testing.T, stdin string, args []string, want ...string) {
 // left as it was, and -force replaces it.
 func TestVerdictsNotOverwritten(t *testing.T) {
 	dir := t.TempDir()
-	src, err := os.ReadFile(refdata.Path(t, "connect4", "Test_L3_R1"))
+	src, err := os.ReadFile(refdatatest.Path(t, "connect4", "Test_L3_R1"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,14 +11,14 @@ import (
 	"testing"
 
 	"tabula/arena"
-	"tabula/internal/refdata"
+	"tabula/internal/refdata/refdatatest"
 )
 
 // TestRateCommand rates recorded games and freshly played ones with gnubg:
 // both players get a line, random loses more equity a turn than pubeval,
 // and -out holds one verdict a turn.
 func TestRateCommand(t *testing.T) {
-	gnubg := refdata.Program(t, "gnubg", "apt-get install gnubg")
+	gnubg := refdatatest.Program(t, "gnubg", "apt-get install gnubg")
 	dir := t.TempDir()
 	games := filepath.Join(dir, "games.jsonl")
 	if _, _, err := runCmd(t, "", "match", "-game", "backgammon", "-players", "pubeval random", "-games", "3", "-seed", "4", "-out", games, "-quiet"); err != nil {

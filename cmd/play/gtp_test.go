@@ -11,7 +11,7 @@ import (
 
 	"tabula/arena"
 	"tabula/games"
-	"tabula/internal/refdata"
+	"tabula/internal/refdata/refdatatest"
 )
 
 func TestGTPVerb(t *testing.T) {
@@ -82,7 +82,7 @@ func TestGTPVerbAgainstEngines(t *testing.T) {
 		{"othello:size=8", "alphabeta:depth=2", "grhino:level=1", "gtp-rhino", "apt-get install grhino"},
 	} {
 		t.Run(c.game, func(t *testing.T) {
-			refdata.Program(t, c.program, c.install)
+			refdatatest.Program(t, c.program, c.install)
 			g, err := games.New(c.game)
 			if err != nil {
 				t.Fatal(err)

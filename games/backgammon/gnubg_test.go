@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"tabula/internal/refdata"
+	"tabula/internal/refdata/refdatatest"
 )
 
 // gnubgPositions is the number of (position, roll) pairs checked against
@@ -27,7 +27,7 @@ const gnubgPositions = 1500
 // gnubg's move strings must parse to the turn reaching its position and be
 // what FormatMove writes for that turn.
 func TestMovesMatchGnubg(t *testing.T) {
-	gnubg := refdata.Program(t, "gnubg", "apt-get install gnubg")
+	gnubg := refdatatest.Program(t, "gnubg", "apt-get install gnubg")
 	// gnubg fails ("File exists") when another gnubg, e.g. another
 	// package's test, creates its settings folder while it starts.
 	if err := EnsureGnubgHome(); err != nil {

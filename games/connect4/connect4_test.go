@@ -11,7 +11,7 @@ import (
 
 	"tabula/games"
 	"tabula/games/gamestest"
-	"tabula/internal/refdata"
+	"tabula/internal/refdata/refdatatest"
 )
 
 func TestConformance(t *testing.T) {
@@ -273,7 +273,7 @@ func perft(s State, depth int, early bool) uint64 {
 // perftRef reads perft.txt: for each depth, the exact count, the count with
 // early ends, and the distinct positions.
 func perftRef(t testing.TB) (exact, early, distinct map[int]uint64) {
-	path := refdata.Path(t, "connect4", "perft.txt")
+	path := refdatatest.Path(t, "connect4", "perft.txt")
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)

@@ -528,7 +528,7 @@ func (c *checker) checkReplay(end games.State) error {
 		return errors.New("replaying the same moves reached a different state")
 	}
 	if err := games.Play(r, 0); err == nil {
-		return errors.New("Play after the end of the game returned nil")
+		return errors.New("games.Play after the end of the game returned nil")
 	}
 	if n, ok := c.g.(games.Notation); ok {
 		text := n.FormatActions(c.history)

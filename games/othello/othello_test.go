@@ -13,7 +13,7 @@ import (
 
 	"tabula/games"
 	"tabula/games/gamestest"
-	"tabula/internal/refdata"
+	"tabula/internal/refdata/refdatatest"
 )
 
 func mustGame(t testing.TB, spec string) *Game {
@@ -415,7 +415,7 @@ func perftBuffer(depth int) []int { return make([]int, 64*(depth+1)) }
 
 // readPerft reads the A column of a refdata perft file.
 func readPerft(t testing.TB, name string) map[int]uint64 {
-	f, err := os.Open(refdata.Path(t, "othello", name))
+	f, err := os.Open(refdatatest.Path(t, "othello", name))
 	if err != nil {
 		t.Fatal(err)
 	}

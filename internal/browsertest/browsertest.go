@@ -10,16 +10,16 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"tabula/internal/refdata"
+	"tabula/internal/refdata/refdatatest"
 )
 
 // New starts a headless Chromium and returns a chromedp context for one tab,
 // cancelled (and the browser stopped) when the test ends or after timeout.
 // Where chromium is missing the test is skipped, or fails under
-// TABULA_REQUIRE_ALL (see refdata.Program).
+// TABULA_REQUIRE_ALL (see refdatatest.Program).
 func New(tb testing.TB, timeout time.Duration) context.Context {
 	tb.Helper()
-	path := refdata.Program(tb, "chromium", "apt-get install chromium")
+	path := refdatatest.Program(tb, "chromium", "apt-get install chromium")
 	opts := []chromedp.ExecAllocatorOption{
 		chromedp.ExecPath(path),
 		chromedp.Headless,

@@ -1,5 +1,7 @@
 // Package refdata finds the shared reference data (../shared/refdata beside
-// the checkout, or $TABULA_REFDATA) for tests and benchmarks.
+// the checkout, or $TABULA_REFDATA) and outside programs. It does not import
+// testing, so production code may use it; the skip-or-fail helpers for
+// tests are in refdatatest.
 package refdata
 
 import (
@@ -7,11 +9,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"testing"
 )
 
 // RequireAllEnv names the environment variable that CI sets: with it, tests
-// that would skip for a missing outside program or file fail instead.
+// that would skip for a missing outside program or file fail instead (see
+// refdatatest).
 const RequireAllEnv = "TABULA_REQUIRE_ALL"
 
 // Dir returns the reference-data folder, or an error saying where it looked.
@@ -35,43 +37,6 @@ func Dir() (string, error) {
 			return "", fmt.Errorf("no go.mod above %s, so no ../shared/refdata", wd)
 		}
 	}
-}
-
-// Path returns the path of a file under the reference data, e.g.
-// Path(t, "connect4", "Test_L3_R1"). Where the data is missing the test is
-// skipped with the reason, or fails when TABULA_REQUIRE_ALL is set.
-func Path(tb testing.TB, elem ...string) string {
-	tb.Helper()
-	dir, err := Dir()
-	if err == nil {
-		p := filepath.Join(append([]string{dir}, elem...)...)
-		if _, err = os.Stat(p); err == nil {
-			return p
-		}
-	}
-	if os.Getenv(RequireAllEnv) != "" {
-		tb.Fatalf("reference data missing and %s is set: %v", RequireAllEnv, err)
-	}
-	tb.Skipf("reference data missing: %v", err)
-	return ""
-}
-
-// Program returns the full path of an outside program that a test needs
-// (gnugo, gtp-rhino, gnubg, chromium, node, ...), looked up on PATH and in
-// Debian's games directory. Where it is missing the test is skipped with a
-// message naming the package to install, or fails when TABULA_REQUIRE_ALL is
-// set.
-func Program(tb testing.TB, name, install string) string {
-	tb.Helper()
-	if p, err := LookProgram(name); err == nil {
-		return p
-	}
-	msg := fmt.Sprintf("outside program %q not found on PATH or in /usr/games (install: %s)", name, install)
-	if os.Getenv(RequireAllEnv) != "" {
-		tb.Fatalf("%s, and %s is set", msg, RequireAllEnv)
-	}
-	tb.Skip(msg)
-	return ""
 }
 
 // LookProgram finds an outside program on PATH or in Debian's games

@@ -130,6 +130,7 @@ func runCase(t *testing.T, r *rand.Rand, id kernelID, ws *Workspace, tc gemmCase
 			}
 		}
 	}
+	census.Ran("sgemm", kernelNames[id])
 }
 
 func kernelsToTest(t *testing.T) []kernelID {

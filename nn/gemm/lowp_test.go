@@ -32,11 +32,14 @@ func lowKernelsToTest(t *testing.T) []string {
 	return ks
 }
 
+// useLow selects the reduced-precision kernel name for the products the
+// test then checks, and records it in the census.
 func useLow(t *testing.T, name string) {
 	t.Helper()
 	if _, err := ForceLowPrecision(name); err != nil {
 		t.Fatal(err)
 	}
+	census.Ran("lowp", name)
 }
 
 func TestToBF16(t *testing.T) {

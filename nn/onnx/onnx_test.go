@@ -18,6 +18,7 @@ import (
 	_ "tabula/games/gogame"
 	_ "tabula/games/othello"
 	"tabula/internal/refdata"
+	"tabula/internal/refdata/refdatatest"
 	"tabula/nn"
 )
 
@@ -133,7 +134,7 @@ type ortResult struct {
 // npm package is missing.
 func onnxRuntime(t *testing.T) func(jobs []ortJob) []ortResult {
 	t.Helper()
-	node := refdata.Program(t, "node", "apt-get install nodejs npm")
+	node := refdatatest.Program(t, "node", "apt-get install nodejs npm")
 	modules := filepath.Join(repoRoot(t), ".cache", "node", "node_modules")
 	if _, err := os.Stat(filepath.Join(modules, "onnxruntime-node", "package.json")); err != nil {
 		msg := fmt.Sprintf("npm package onnxruntime-node not installed in %s (install: mkdir -p .cache/node && cd .cache/node && npm install --ignore-scripts onnxruntime-node; .ci/run does it)", modules)

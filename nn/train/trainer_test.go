@@ -576,9 +576,7 @@ func TestGradientMatchesFiniteDifferences(t *testing.T) {
 	copy(g.obsBuf, b.Obs)
 	copy(g.piBuf, b.Policy)
 	copy(g.zBuf, b.Value)
-	for i, l := range b.Legal {
-		g.maskBuf[i] = l
-	}
+	copy(g.maskBuf, b.Legal)
 	run := func() float64 {
 		t.Helper()
 		if err := g.vm.RunAll(); err != nil {

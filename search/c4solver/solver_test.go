@@ -7,7 +7,7 @@ import (
 
 	"tabula/games"
 	"tabula/games/connect4"
-	"tabula/internal/refdata"
+	"tabula/internal/refdata/refdatatest"
 )
 
 // refPosition is one line of a benchmark set.
@@ -20,7 +20,7 @@ type refPosition struct {
 // loadSet reads a Pons benchmark set from the reference data.
 func loadSet(tb testing.TB, name string) []refPosition {
 	tb.Helper()
-	path := refdata.Path(tb, "connect4", name)
+	path := refdatatest.Path(tb, "connect4", name)
 	set, err := ReadSetFile(path)
 	if err != nil {
 		tb.Fatal(err)

@@ -6,14 +6,14 @@ import (
 
 	"tabula/games"
 	"tabula/games/connect4"
-	"tabula/internal/refdata"
+	"tabula/internal/refdata/refdatatest"
 	"tabula/mcts"
 	"tabula/search/c4solver"
 )
 
 func loadPons(tb testing.TB, name string) []c4solver.Position {
 	tb.Helper()
-	path := refdata.Path(tb, "connect4", name)
+	path := refdatatest.Path(tb, "connect4", name)
 	ps, err := c4solver.ReadSetFile(path)
 	if err != nil {
 		tb.Fatal(err)

@@ -11,7 +11,7 @@ import (
 
 	"tabula/games"
 	"tabula/games/othello"
-	"tabula/internal/refdata"
+	"tabula/internal/refdata/refdatatest"
 )
 
 // naive is plain minimax through the games.State interface: the reference
@@ -196,7 +196,7 @@ type ffo struct {
 }
 
 func readFFO(t testing.TB, file string, first int) []ffo {
-	f, err := os.Open(refdata.Path(t, "othello", file))
+	f, err := os.Open(refdatatest.Path(t, "othello", file))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"tabula/games/backgammon"
-	"tabula/internal/refdata"
+	"tabula/internal/refdata/refdatatest"
 )
 
 var (
@@ -159,7 +159,7 @@ func TestSaveLoad(t *testing.T) {
 // database (gnubg_os0.bd, read with its bearoffdump tool) on a sample of
 // positions.
 func TestMatchesGnubg(t *testing.T) {
-	dump := refdata.Program(t, "bearoffdump", "apt-get install gnubg")
+	dump := refdatatest.Program(t, "bearoffdump", "apt-get install gnubg")
 	file := "/usr/share/gnubg/gnubg_os0.bd"
 	if _, err := os.Stat(file); err != nil {
 		if os.Getenv("TABULA_REQUIRE_ALL") == "1" {
