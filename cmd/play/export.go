@@ -12,6 +12,7 @@ import (
 	_ "tabula/games/gogame"
 	_ "tabula/games/othello"
 	"tabula/internal/atomicfile"
+	"tabula/internal/cliflag"
 	"tabula/nn"
 	"tabula/nn/onnx"
 )
@@ -34,7 +35,7 @@ func runExport(ctx context.Context, args []string, _ io.Reader, stdout, stderr i
 	out := fs.String("out", "", "output `path`: a file for onnx, a folder for web (required)")
 	gameSpec := fs.String("game", "", "refuse the checkpoint unless it is a network for this game `spec`")
 	separateBN := fs.Bool("separate-bn", false, "onnx: keep batch normalisation as nodes of its own instead of folding it into the convolutions")
-	if err := fs.Parse(args); err != nil {
+	if err := cliflag.Parse(fs, args); err != nil {
 		return err
 	}
 	switch {

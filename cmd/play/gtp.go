@@ -13,6 +13,7 @@ import (
 	_ "tabula/games/gogame"
 	_ "tabula/games/othello"
 	"tabula/gtp"
+	"tabula/internal/cliflag"
 )
 
 func init() {
@@ -32,7 +33,7 @@ func runGTP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	seed := fs.Uint64("seed", 1, "seed of the player's random source")
 	name := fs.String("name", "tabula", "answer to the name command")
 	verbose := fs.Bool("v", false, "log every command to stderr, not only errors")
-	if err := fs.Parse(args); err != nil {
+	if err := cliflag.Parse(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {

@@ -15,6 +15,7 @@ import (
 	_ "tabula/games/gogame"
 	_ "tabula/games/othello"
 	"tabula/gtp"
+	"tabula/internal/cliflag"
 )
 
 func init() {
@@ -53,7 +54,7 @@ func runTerminal(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	playerSpec := fs.String("player", "", "the engine's player spec (required); see arena help")
 	side := fs.String("human", "first", "the side the person plays: first or second")
 	seed := fs.Uint64("seed", 1, "seed of the engine's and the dice's random sources")
-	if err := fs.Parse(args); err != nil {
+	if err := cliflag.Parse(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
