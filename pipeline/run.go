@@ -205,7 +205,8 @@ func (t *Trainer) resume() error {
 		}
 		ck = &nn.Checkpoint{Game: t.g.Name(), Weights: weights}
 	} else if ck.Weights.Config != t.cfg.Network {
-		return fmt.Errorf("checkpoint network %+v differs from the config's %+v", ck.Weights.Config, t.cfg.Network)
+		mine, theirs := ck.Weights.Config.Diff(t.cfg.Network)
+		return fmt.Errorf("checkpoint network has %s; the config's network asks for %s", mine, theirs)
 	}
 	t.weights = ck.Weights
 	t.trainer, err = train.New(t.cfg.Train.Config, t.weights, rand.New(rand.NewPCG(t.cfg.Seed, 0x7472)))
