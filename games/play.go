@@ -3,6 +3,8 @@ package games
 import (
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 )
 
 // ErrIllegalMove is wrapped by every error Play returns for an illegal move.
@@ -20,7 +22,7 @@ func Play(s State, a int) error {
 		return fmt.Errorf("%w: action %d is outside [0, %d)", ErrIllegalMove, a, g.NumActions())
 	}
 	if !s.IsLegal(a) {
-		return fmt.Errorf("%w: %s in this position (player %d to move)", ErrIllegalMove, describe(g, a), s.CurrentPlayer())
+		return fmt.Errorf("%w: %s is not legal here; %s", ErrIllegalMove, describe(g, a), LegalMoves(s, maxListedMoves))
 	}
 	s.ApplyAction(a)
 	return nil
@@ -59,7 +61,31 @@ func ParseAndReplay(g Game, text string) (State, []int, error) {
 // describe names action a in g's notation where it has one.
 func describe(g Game, a int) string {
 	if n, ok := g.(Notation); ok && a >= 0 && a < g.NumActions() {
-		return fmt.Sprintf("move %s (action %d)", n.FormatAction(a), a)
+		return n.FormatAction(a)
 	}
 	return fmt.Sprintf("action %d", a)
+}
+
+// maxListedMoves is how many legal moves an illegal move's error lists.
+const maxListedMoves = 20
+
+// LegalMoves lists the legal moves of s in its notation (FormatMove) and
+// in action order, for a person who tried an illegal one: "legal moves: c4
+// d3 e6 f5", at most limit of them and then how many more, or "no legal
+// moves" when the game is over.
+func LegalMoves(s State, limit int) string {
+	if s.IsTerminal() {
+		return "no legal moves: the game is over"
+	}
+	legal := slices.Clone(s.LegalActions(nil))
+	slices.Sort(legal)
+	names := make([]string, 0, min(len(legal), limit))
+	for _, a := range legal[:min(len(legal), limit)] {
+		names = append(names, FormatMove(s, a))
+	}
+	text := "legal moves: " + strings.Join(names, " ")
+	if len(legal) > limit {
+		text += fmt.Sprintf(" and %d more", len(legal)-limit)
+	}
+	return text
 }

@@ -121,8 +121,8 @@ func TestPlayRefusesIllegalMoves(t *testing.T) {
 	if s.MoveNumber() != 1 {
 		t.Fatalf("refused moves changed the state")
 	}
-	if err := games.Play(s, 1); err == nil || !strings.Contains(err.Error(), "move b") {
-		t.Errorf("error %v does not name the move in notation", err)
+	if err := games.Play(s, 1); err == nil || !strings.Contains(err.Error(), "illegal move: b is not legal here; legal moves: a c") {
+		t.Errorf("error %v does not name the move in notation and list the legal ones", err)
 	}
 	if _, err := games.Replay(g, []int{0, 0}); err == nil || !strings.Contains(err.Error(), "move 2") {
 		t.Errorf("Replay error %v does not name move 2", err)

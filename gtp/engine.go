@@ -243,6 +243,12 @@ func (e *Engine) Handle(ctx context.Context, cmd Command) (string, error) {
 		if err != nil {
 			return "", fmt.Errorf("syntax error: komi %q is not a number", clip(args[0]))
 		}
+		if !e.pos.Dialect().IsGo() {
+			// Controllers send komi whatever the game; as other engines
+			// do, a game without komi accepts and ignores it.
+			e.log.Info("gtp: komi ignored: the game has no komi", "game", e.pos.Dialect().Game().Name(), "komi", k)
+			return "", nil
+		}
 		if k == e.pos.Dialect().Komi() {
 			return "", nil
 		}
@@ -267,8 +273,13 @@ func (e *Engine) Handle(ctx context.Context, cmd Command) (string, error) {
 			return "", fmt.Errorf("syntax error: invalid coordinate: %w", err)
 		}
 		if err := e.pos.Play(color, a); err != nil {
+			// "illegal move: D4 is not legal here; legal moves: ...": the
+			// standard failure text first, for controllers that match it.
 			e.log.Info("gtp: play refused", "move", args[1], "reason", err.Error())
-			return "", errors.New("illegal move")
+			if errors.Is(err, games.ErrIllegalMove) {
+				return "", err
+			}
+			return "", fmt.Errorf("illegal move: %w", err)
 		}
 		return "", nil
 	case "genmove":

@@ -88,12 +88,17 @@ func TestEngineScripts(t *testing.T) {
 			`? syntax error: invalid coordinate: go move "I5": column "I" is not one of ABCDEFGHJ`,
 		}},
 		{"illegal moves", "go:size=5", "play b C3\nplay w C3\nplay b B3\nplay w A1\nplay b A2\nplay w B1\nplay b B1\n", []string{
-			"= ", "? illegal move", "= ", "= ", "= ", "= ", "? illegal move",
+			"= ", "? illegal move: C3 is not legal here; legal moves: A5 B5 C5 D5 E5 A4 B4 C4 D4 E4 A3 B3 D3 E3 A2 B2 C2 D2 E2 A1 and 5 more",
+			"= ", "= ", "= ", "= ",
+			"? illegal move: B1 is not legal here; legal moves: A5 B5 C5 D5 E5 A4 B4 C4 D4 E4 A3 D3 E3 B2 C2 D2 E2 C1 D1 E1 and 1 more",
 		}},
-		{"suicide is illegal", "go:size=5", "play b A2\nplay w C3\nplay b B1\nplay w A1\n", []string{"= ", "= ", "= ", "? illegal move"}},
+		{"suicide is illegal", "go:size=5", "play b A2\nplay w C3\nplay b B1\nplay w A1\n", []string{"= ", "= ", "= ",
+			"? illegal move: A1 is not legal here; legal moves: A5 B5 C5 D5 E5 A4 B4 C4 D4 E4 A3 B3 D3 E3 B2 C2 D2 E2 C1 D1 and 2 more"}},
 		{"lower case and colour words", "go:size=9", "play BLACK d4\nplay White e5\nplay b PASS\n", []string{"= ", "= ", "= "}},
 		{"out-of-turn moves get a pass", "go:size=9", "play b D4\nplay b E5\nshowboard\n", []string{"= ", "= ", "*"}},
-		{"genmove plays", "go:size=9", "genmove b\nplay b A9\nplay w A9\n", []string{"= A9", "? illegal move", "? illegal move"}},
+		{"genmove plays", "go:size=9", "genmove b\nplay b A9\nplay w A9\n", []string{"= A9",
+			"? illegal move: A9 is not legal here; legal moves: B9 C9 D9 E9 F9 G9 H9 J9 A8 B8 C8 D8 E8 F8 G8 H8 J8 A7 B7 C7 and 61 more",
+			"? illegal move: A9 is not legal here; legal moves: B9 C9 D9 E9 F9 G9 H9 J9 A8 B8 C8 D8 E8 F8 G8 H8 J8 A7 B7 C7 and 61 more"}},
 		{"undo", "go:size=9", "undo\nplay b A9\nundo\nplay w A9\nundo\nundo\n", []string{"? cannot undo: no move to undo", "= ", "= ", "= ", "= ", "? cannot undo: no move to undo"}},
 		{"boardsize and komi", "go:size=9", "boardsize 1\nboardsize 25\nboardsize x\nkomi x\nkomi 1e9\nboardsize 7\nkomi 0.5\nplay b G7\nplay w H1\nfinal_score\n", []string{
 			"? unacceptable size: game go: parameter size=1 out of range 2..19",
@@ -113,7 +118,8 @@ func TestEngineScripts(t *testing.T) {
 			[]string{"?5 syntax error: command longer than 65536 bytes", "= tabula"}},
 		{"quit answers then stops", "go:size=9", "name\n3 quit\nname\n", []string{"= tabula", "=3 "}},
 		{"othello", "othello:size=8", "boardsize 8\nclear_board\nkomi 0\nkomi 2\nplay b a1\nplay b f5\nplay w F6\nplay b pass\nplay w e6\nfinal_score\nboardsize 6\nboardsize 10\n", []string{
-			"= ", "= ", "= ", "? syntax error: othello has no komi (got 2)", "? illegal move", "= ", "= ", "? illegal move", "? illegal move", "= 0", "= ",
+			"= ", "= ", "= ", "= ", "? illegal move: a1 is not legal here; legal moves: d3 c4 f5 e6", "= ", "= ",
+			"? illegal move: pass is not legal here; legal moves: d3 c4 e6 f7", "? illegal move: it is black's turn", "= 0", "= ",
 			"? unacceptable size: game othello: parameter size=10 must be 6 or 8",
 		}},
 		{"othello malformed", "othello:size=8", "play b i1\nplay b a9\nplay b f55\nplay b 5f\n", []string{

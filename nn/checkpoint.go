@@ -80,7 +80,8 @@ func (c *Checkpoint) CheckGame(g games.Game) error {
 		return errors.New("checkpoint has no weights")
 	}
 	if c.Weights.Shape != want {
-		return fmt.Errorf("checkpoint shape %+v does not match game %q shape %+v", c.Weights.Shape, g.Name(), want)
+		mine, theirs := c.Weights.Shape.Diff(want)
+		return fmt.Errorf("checkpoint network has %s; game %q needs %s", mine, g.Name(), theirs)
 	}
 	return nil
 }

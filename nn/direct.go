@@ -42,7 +42,8 @@ func NewNetEvaluator(m *Model, g games.Game, maxBatch, cacheSize int) (*NetEvalu
 	p, h, w := g.ObservationShape()
 	sh := Shape{Planes: p, Height: h, Width: w, Actions: g.NumActions()}
 	if m.shape != sh {
-		return nil, fmt.Errorf("nn: net evaluator: network shape %+v does not fit game %s (%+v)", m.shape, g.Name(), sh)
+		mine, theirs := m.shape.Diff(sh)
+		return nil, fmt.Errorf("nn: net evaluator: network has %s; game %s needs %s", mine, g.Name(), theirs)
 	}
 	e := &Evaluator{cfg: cfg, game: g, shape: sh, obsLen: p * h * w, numActions: sh.Actions}
 	e.snap.Store(&snapshot{model: m, gen: 1})

@@ -221,7 +221,8 @@ func (e *Evaluator) model(w *Weights) (*Model, error) {
 		return nil, errors.New("nn: evaluator: nil weights")
 	}
 	if w.Shape != e.shape {
-		return nil, fmt.Errorf("nn: evaluator: network shape %+v does not fit game %s (%+v)", w.Shape, e.game.Name(), e.shape)
+		mine, theirs := w.Shape.Diff(e.shape)
+		return nil, fmt.Errorf("nn: evaluator: network has %s; game %s needs %s", mine, e.game.Name(), theirs)
 	}
 	return NewModelFor(w, e.game, e.cfg.Precision)
 }

@@ -3,6 +3,7 @@ package pipeline
 import (
 	"errors"
 	"fmt"
+	"math/big"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -595,12 +596,41 @@ func checkValue(v *yaml.Node, t reflect.Type) error {
 	switch t.Kind() {
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
 		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		if t != durationType && v.Kind == yaml.ScalarNode && v.ShortTag() == "!!float" {
-			return errors.New(want)
+		if t != durationType && v.Kind == yaml.ScalarNode {
+			if err := checkIntRange(v.Value, t); err != nil {
+				return err
+			}
+			if v.ShortTag() == "!!float" {
+				return errors.New(want)
+			}
 		}
 	}
 	if err := v.Decode(reflect.New(t).Interface()); err != nil {
 		return errors.New(want)
+	}
+	return nil
+}
+
+// checkIntRange reports a whole number written in YAML's integer syntax
+// (decimal, 0x, 0o or 0b, with _ separators) that does not fit the integer
+// type t, naming the bound; other text is left to the decoder. YAML reads
+// such a number as a float, which would otherwise be refused as not whole.
+func checkIntRange(text string, t reflect.Type) error {
+	n, ok := new(big.Int).SetString(strings.ReplaceAll(text, "_", ""), 0)
+	if !ok {
+		return nil
+	}
+	lo, hi := new(big.Int), new(big.Int).Lsh(big.NewInt(1), uint(t.Bits()))
+	if t.Kind() >= reflect.Int && t.Kind() <= reflect.Int64 {
+		hi.Rsh(hi, 1)
+		lo.Neg(hi)
+	}
+	hi.Sub(hi, big.NewInt(1))
+	switch {
+	case n.Cmp(hi) > 0:
+		return fmt.Errorf("too large: want at most %s", hi)
+	case n.Cmp(lo) < 0 && lo.Sign() < 0:
+		return fmt.Errorf("too small: want at least %s", lo)
 	}
 	return nil
 }

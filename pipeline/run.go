@@ -205,7 +205,8 @@ func (t *Trainer) resume() error {
 		}
 		ck = &nn.Checkpoint{Game: t.g.Name(), Weights: weights}
 	} else if ck.Weights.Config != t.cfg.Network {
-		return fmt.Errorf("checkpoint network %+v differs from the config's %+v", ck.Weights.Config, t.cfg.Network)
+		mine, theirs := ck.Weights.Config.Diff(t.cfg.Network)
+		return fmt.Errorf("checkpoint network has %s; the config's network asks for %s", mine, theirs)
 	}
 	t.weights = ck.Weights
 	t.trainer, err = train.New(t.cfg.Train.Config, t.weights, rand.New(rand.NewPCG(t.cfg.Seed, 0x7472)))
@@ -523,8 +524,8 @@ func (t *Trainer) Run(ctx context.Context) error {
 	start := time.Now()
 	caller := ctx // Ctrl-C, as opposed to the duration running out
 	if t.cfg.Iterations > 0 && t.iter >= t.cfg.Iterations {
-		t.log.Info("run already finished: nothing to do", "iterations", t.iter,
-			"extend", fmt.Sprintf("-set iterations=%d (or -set iterations=0 -set duration=1h)", t.iter+t.cfg.Iterations))
+		t.log.Info("run already finished: all its iterations are done, nothing to resume", "iterations", t.iter,
+			"to_train_further", trainFurther(t.iter, t.cfg.Iterations))
 		return nil
 	}
 	if t.cfg.Duration > 0 {
@@ -1425,9 +1426,16 @@ func (t *Trainer) Summary() string {
 	fmt.Fprintf(&b, "evaluate: go run ./cmd/arena match -game %s -players %s -games 100\n",
 		game, shellQuote(player+",sims=200 "+opponent))
 	fmt.Fprintf(&b, "play:     go run ./cmd/play -game %s -player %s\n", game, shellQuote(player))
-	fmt.Fprintf(&b, "extend:   the same train command with -set iterations=%d, or -set iterations=0 -set duration=1h "+
-		"(duration counts per process: each start gets it again)\n", t.iter+max(1, t.cfg.Iterations))
+	fmt.Fprintf(&b, "to train further: %s (duration counts per process: each start gets it again)\n",
+		trainFurther(t.iter, max(1, t.cfg.Iterations)))
 	return b.String()
+}
+
+// trainFurther says how to train a run that has done done iterations for
+// more more: iterations is the total to reach, not a number to add.
+func trainFurther(done, more int) string {
+	return fmt.Sprintf("run the same train command with -set iterations=%d (the total to reach: %d more), "+
+		"or with -set iterations=0 -set duration=1h (an hour more)", done+more, more)
 }
 
 // ladderRecord is a metrics line's ladder result.

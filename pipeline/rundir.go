@@ -123,7 +123,8 @@ func (d *runDir) checkCompatible(cfg *Config) error {
 		return fmt.Errorf("run folder %s holds a run of game %q, this config plays %q: choose another run_dir", d.root, old.Game, cfg.Game)
 	}
 	if old.Network != cfg.Network {
-		return fmt.Errorf("run folder %s holds a network %+v, this config asks for %+v: choose another run_dir", d.root, old.Network, cfg.Network)
+		mine, theirs := old.Network.Diff(cfg.Network)
+		return fmt.Errorf("run folder %s holds a network with %s; this config's network asks for %s: choose another run_dir, or keep the run's network settings to resume it", d.root, mine, theirs)
 	}
 	return nil
 }

@@ -32,6 +32,7 @@ import (
 	_ "tabula/games/connect4"
 	_ "tabula/games/gogame"
 	"tabula/games/othello"
+	"tabula/internal/cliflag"
 	"tabula/internal/progress"
 	"tabula/search/c4solver"
 )
@@ -185,7 +186,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 				fmt.Fprintln(stderr, "\"arena help\" lists the player kinds and games.")
 			}
 		}
-		if err := fs.Parse(args[1:]); err != nil {
+		if err := cliflag.Parse(fs, args[1:]); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
 				return err
 			}

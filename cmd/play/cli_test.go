@@ -75,3 +75,26 @@ func TestErrorLine(t *testing.T) {
 		}
 	}
 }
+
+// TestUnknownFlagReportedOnce checks that a bad flag's message is printed
+// once, after the usage, at the top level and for every verb.
+func TestUnknownFlagReportedOnce(t *testing.T) {
+	for name := range subcommands {
+		args := []string{"-bogus"}
+		if name != "" {
+			args = []string{name, "-bogus"}
+		}
+		var o, e strings.Builder
+		err := run(context.Background(), args, strings.NewReader(""), &o, &e)
+		if err == nil {
+			t.Fatalf("%q: no error", args)
+		}
+		all := o.String() + e.String() + errorLine(err) + "\n"
+		if n := strings.Count(all, "flag provided but not defined: -bogus"); n != 1 {
+			t.Errorf("%q: the message appears %d times, want once:\n%s", args, n, all)
+		}
+		if !strings.Contains(e.String(), "usage: ") {
+			t.Errorf("%q: no usage on stderr:\n%s", args, e.String())
+		}
+	}
+}

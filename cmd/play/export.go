@@ -12,6 +12,7 @@ import (
 	_ "tabula/games/gogame"
 	_ "tabula/games/othello"
 	"tabula/internal/atomicfile"
+	"tabula/internal/cliflag"
 	"tabula/nn"
 	"tabula/nn/onnx"
 )
@@ -19,7 +20,7 @@ import (
 func init() {
 	register(subcommand{
 		name:    "export",
-		summary: "-checkpoint FILE -format onnx|web -out PATH [-game G]   write a network for use elsewhere",
+		summary: "-checkpoint FILE -format onnx|web -out PATH [-game G] [-force]   write a network for use elsewhere",
 		run:     runExport,
 	})
 }
@@ -28,13 +29,14 @@ func init() {
 // format. Every format refuses a corrupt checkpoint and, when -game is given,
 // a checkpoint of another game.
 func runExport(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
-	fs := verbFlags("export", "play export -checkpoint FILE -format onnx|web -out PATH [-game G]", "", stderr)
+	fs := verbFlags("export", "play export -checkpoint FILE -format onnx|web -out PATH [-game G] [-force]", "", stderr)
 	path := fs.String("checkpoint", "", "checkpoint `file` to export (required)")
 	format := fs.String("format", "onnx", "output format: onnx (a standard ONNX model file) or web (a static folder)")
 	out := fs.String("out", "", "output `path`: a file for onnx, a folder for web (required)")
 	gameSpec := fs.String("game", "", "refuse the checkpoint unless it is a network for this game `spec`")
+	force := fs.Bool("force", false, "web: write into a folder that holds other files (those an export writes are replaced, the rest left alone)")
 	separateBN := fs.Bool("separate-bn", false, "onnx: keep batch normalisation as nodes of its own instead of folding it into the convolutions")
-	if err := fs.Parse(args); err != nil {
+	if err := cliflag.Parse(fs, args); err != nil {
 		return err
 	}
 	switch {
@@ -50,6 +52,11 @@ func runExport(ctx context.Context, args []string, _ io.Reader, stdout, stderr i
 	ck, g, err := loadExportCheckpoint(*path, *gameSpec)
 	if err != nil {
 		return fmt.Errorf("export: %w", err)
+	}
+	if *format == "web" {
+		if err := checkWebOut(*out, *force); err != nil {
+			return fmt.Errorf("export: %w", err)
+		}
 	}
 	start := time.Now()
 	switch *format {

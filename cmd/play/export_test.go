@@ -109,3 +109,51 @@ func TestExportRefuses(t *testing.T) {
 		})
 	}
 }
+
+// TestExportWebRefusesAFolderInUse checks that a web export will not write
+// into a folder holding other files (someone's index.html) without -force,
+// leaves it untouched, and accepts a new folder, an empty one, an earlier
+// export and, with -force, any folder.
+func TestExportWebRefusesAFolderInUse(t *testing.T) {
+	dir := t.TempDir()
+	ck := writeTestCheckpoint(t, dir, "connect4")
+	site := filepath.Join(dir, "site")
+	if err := os.Mkdir(site, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	mine := filepath.Join(site, "index.html")
+	if err := os.WriteFile(mine, []byte("my own page"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	err := run(context.Background(), []string{"export", "-checkpoint", ck, "-format", "web", "-out", site}, nil, &stdout, &stderr)
+	if err == nil || !strings.Contains(err.Error(), "is not empty (it holds index.html)") || !strings.Contains(err.Error(), "-force") {
+		t.Errorf("error %v, want a refusal naming index.html and -force", err)
+	}
+	if b, _ := os.ReadFile(mine); string(b) != "my own page" {
+		t.Errorf("index.html now holds %q", b)
+	}
+	if err := checkWebOut(site, true); err != nil {
+		t.Errorf("-force: %v", err)
+	}
+	if err := checkWebOut(filepath.Join(dir, "new"), false); err != nil {
+		t.Errorf("a new folder: %v", err)
+	}
+	if err := checkWebOut(t.TempDir(), false); err != nil {
+		t.Errorf("an empty folder: %v", err)
+	}
+	if err := checkWebOut(ck, false); err == nil || !strings.Contains(err.Error(), "is a file") {
+		t.Errorf("a file: %v", err)
+	}
+	earlier := t.TempDir()
+	for _, n := range webExportFiles() {
+		os.WriteFile(filepath.Join(earlier, n), []byte("x"), 0o644)
+	}
+	if err := checkWebOut(earlier, false); err != nil {
+		t.Errorf("an earlier export: %v", err)
+	}
+	os.WriteFile(filepath.Join(earlier, "notes.txt"), []byte("x"), 0o644)
+	if err := checkWebOut(earlier, false); err == nil {
+		t.Error("an earlier export with a file of someone else's: no error")
+	}
+}

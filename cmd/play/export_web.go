@@ -99,6 +99,51 @@ func exportWeb(ctx context.Context, ck *nn.Checkpoint, out string) error {
 	return nil
 }
 
+// webExportFiles are the names a web export writes into its folder.
+func webExportFiles() []string {
+	return append([]string{"index.html", "engine.wasm", "wasm_exec.js", "weights.tbn", "model.json"}, staticAssets...)
+}
+
+// checkWebOut refuses to export into out when it holds anything but an
+// earlier web export (its model.json and files of the names an export
+// writes), unless force is set: the export would replace a page of the same
+// name, such as someone's index.html. A folder that does not exist yet is
+// fine.
+func checkWebOut(out string, force bool) error {
+	entries, err := os.ReadDir(out)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil
+	case err != nil:
+		if fi, serr := os.Stat(out); serr == nil && !fi.IsDir() {
+			return fmt.Errorf("-out %s is a file; the web export writes a folder", out)
+		}
+		return fmt.Errorf("-out: %w", err)
+	case len(entries) == 0 || force:
+		return nil
+	}
+	ours := map[string]bool{}
+	for _, n := range webExportFiles() {
+		ours[n] = true
+	}
+	var names []string
+	earlier, foreign := false, false
+	for _, e := range entries {
+		names = append(names, e.Name())
+		earlier = earlier || e.Name() == "model.json"
+		foreign = foreign || !ours[e.Name()] || e.IsDir()
+	}
+	if earlier && !foreign {
+		return nil // an earlier export of this command: replace it
+	}
+	const most = 5
+	if len(names) > most {
+		names = append(names[:most], fmt.Sprintf("and %d more", len(names)-most))
+	}
+	return fmt.Errorf("-out %s is not empty (it holds %s) and is not an earlier web export: choose a new or empty folder, or add -force to write into it (files of the same names are replaced)",
+		out, strings.Join(names, ", "))
+}
+
 // staticPage is the served page with its engine swapped for WebAssembly.
 func staticPage() ([]byte, error) {
 	b, err := fs.ReadFile(web.Assets, "index.html")

@@ -13,6 +13,7 @@ import (
 	_ "tabula/games/gogame"
 	_ "tabula/games/othello"
 	"tabula/gtp"
+	"tabula/internal/cliflag"
 )
 
 func init() {
@@ -27,12 +28,12 @@ func init() {
 // stderr only.
 func runGTP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := verbFlags("play gtp", "play gtp -game G -player SPEC [-seed S] [-name N] [-v]", arena.SpecHelp(), stderr)
-	gameSpec := fs.String("game", "go:size=9", "game spec: go:size=N,komi=K or othello:size=8 (GRhino's dialect)")
+	fs.String("game", "go:size=9", "game spec: go:size=N,komi=K or othello:size=8 (GRhino's dialect); a net player's checkpoint's game when left out")
 	playerSpec := fs.String("player", "", "player spec (required); see arena help")
 	seed := fs.Uint64("seed", 1, "seed of the player's random source")
 	name := fs.String("name", "tabula", "answer to the name command")
 	verbose := fs.Bool("v", false, "log every command to stderr, not only errors")
-	if err := fs.Parse(args); err != nil {
+	if err := cliflag.Parse(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
@@ -42,11 +43,11 @@ func runGTP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		fs.Usage()
 		return errors.New("play gtp: -player is required")
 	}
-	g, err := games.New(*gameSpec)
+	spec, err := arena.ParseSpec(*playerSpec)
 	if err != nil {
 		return fmt.Errorf("play gtp: %w", err)
 	}
-	spec, err := arena.ParseSpec(*playerSpec)
+	g, err := gameFor(fs, spec) // -game, or a net player's checkpoint's game
 	if err != nil {
 		return fmt.Errorf("play gtp: %w", err)
 	}

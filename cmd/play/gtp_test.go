@@ -109,3 +109,23 @@ func TestGTPVerbAgainstEngines(t *testing.T) {
 		})
 	}
 }
+
+// TestGTPGameFromCheckpoint checks that `play gtp` with a net player and no
+// -game plays its checkpoint's game, as terminal play does, and that an
+// Othello engine accepts the komi that controllers send to every game.
+func TestGTPGameFromCheckpoint(t *testing.T) {
+	ck := writeTestCheckpoint(t, t.TempDir(), "othello:size=8")
+	var out, errOut strings.Builder
+	err := run(context.Background(), []string{"gtp", "-player", "net:path=" + ck + ",sims=2"},
+		strings.NewReader("1 komi 5\n2 play b f5\n3 genmove w\n4 quit\n"), &out, &errOut)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, errOut.String())
+	}
+	resp := strings.Split(strings.TrimSuffix(out.String(), "\n\n"), "\n\n")
+	if len(resp) != 4 || resp[0] != "=1 " || resp[1] != "=2 " || !strings.HasPrefix(resp[2], "=3 ") || len(resp[2]) != 5 {
+		t.Errorf("responses %q, want komi and f5 accepted and an Othello reply", resp)
+	}
+	if !strings.Contains(errOut.String(), "othello:size=8") {
+		t.Errorf("the engine does not say it plays othello:size=8:\n%s", errOut.String())
+	}
+}

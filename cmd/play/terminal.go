@@ -15,6 +15,7 @@ import (
 	_ "tabula/games/gogame"
 	_ "tabula/games/othello"
 	"tabula/gtp"
+	"tabula/internal/cliflag"
 )
 
 func init() {
@@ -44,6 +45,9 @@ type terminal struct {
 	s      games.State
 	moves  []int
 	who    []int
+	// confirm is a move the person was warned about (a pass that lets the
+	// game end lost) and may now play by typing it again; -1 when none.
+	confirm int
 }
 
 // runTerminal plays one game in the terminal.
@@ -53,7 +57,7 @@ func runTerminal(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	playerSpec := fs.String("player", "", "the engine's player spec (required); see arena help")
 	side := fs.String("human", "first", "the side the person plays: first or second")
 	seed := fs.Uint64("seed", 1, "seed of the engine's and the dice's random sources")
-	if err := fs.Parse(args); err != nil {
+	if err := cliflag.Parse(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
@@ -63,7 +67,7 @@ func runTerminal(ctx context.Context, args []string, stdin io.Reader, stdout, st
 		fs.Usage()
 		return errors.New("play: -player is required")
 	}
-	t := &terminal{out: stdout, rng: rand.New(rand.NewPCG(*seed, 0x7465726d))}
+	t := &terminal{out: stdout, rng: rand.New(rand.NewPCG(*seed, 0x7465726d)), confirm: -1}
 	switch *side {
 	case "first":
 		t.human = 0
@@ -166,7 +170,7 @@ func (t *terminal) run(ctx context.Context) error {
 				return fmt.Errorf("play: the engine chose %s: %w", text, err)
 			}
 			t.moves, t.who = append(t.moves, a), append(t.who, byEngine)
-			fmt.Fprintf(t.out, "engine plays %s%s\n", text, t.analysis())
+			fmt.Fprintf(t.out, "engine plays %s%s\n", text, t.analysis("the engine"))
 			continue
 		}
 		done, err := t.humanTurn(ctx)
@@ -226,21 +230,78 @@ func (t *terminal) humanTurn(ctx context.Context) (done bool, err error) {
 				fmt.Fprintf(t.out, "no hint: %v\n", err)
 				continue
 			}
-			fmt.Fprintf(t.out, "hint: %s%s\n", games.FormatMove(t.s, a), t.analysis())
+			fmt.Fprintf(t.out, "hint: %s%s\n", games.FormatMove(t.s, a), t.analysis("you"))
 			continue
 		}
 		a, err := games.ParseMove(t.s, line)
+		if errors.Is(err, games.ErrIllegalMove) {
+			fmt.Fprintf(t.out, "%v; %s; try again.\n", err, games.LegalMoves(t.s, maxListedMoves))
+			continue
+		}
 		if err != nil {
 			fmt.Fprintf(t.out, "cannot read %q: %v (type help for the commands)\n", line, err)
 			continue
+		}
+		if a != t.confirm {
+			if warning := t.endsLost(a); warning != "" {
+				fmt.Fprintf(t.out, "%s; type %s again to play it anyway, or another move.\n", warning, games.FormatMove(t.s, a))
+				t.confirm = a
+				continue
+			}
 		}
 		if err := games.Play(t.s, a); err != nil {
 			fmt.Fprintf(t.out, "%v; try again.\n", err)
 			continue
 		}
+		t.confirm = -1
 		t.moves, t.who = append(t.moves, a), append(t.who, byHuman)
 		return false, nil
 	}
+}
+
+// maxListedMoves is how many legal moves a refused move's message lists.
+const maxListedMoves = 20
+
+// endsLost warns about a legal move a of the person's that ends the game at
+// once, or lets the engine end it at once (in Go: a pass, which the engine
+// may answer with a pass), when the game so ended is lost for the person. It
+// returns "" when there is nothing to warn about.
+func (t *terminal) endsLost(a int) string {
+	if !t.s.IsLegal(a) || len(t.s.LegalActions(nil)) == 1 {
+		return ""
+	}
+	c := t.s.Clone()
+	var how string
+	if e, ok := c.(games.Ending); ok && e.EndingAction() == a {
+		c.ApplyAction(a)
+		how = "this ends the game"
+	} else {
+		c.ApplyAction(a)
+		e, ok := c.(games.Ending)
+		if !ok || c.IsTerminal() || e.EndingAction() < 0 {
+			return ""
+		}
+		end := e.EndingAction()
+		how = fmt.Sprintf("after %s the engine can end the game at once by playing %s", games.FormatMove(t.s, a), games.FormatMove(c, end))
+		c.ApplyAction(end)
+	}
+	if !c.IsTerminal() {
+		return ""
+	}
+	if r := c.Returns(); r[t.human] >= r[1-t.human] {
+		return ""
+	}
+	return fmt.Sprintf("careful: %s, and you would lose%s", how, scoreText(c))
+}
+
+// scoreText describes the score of a finished game where the game counts
+// one (Go: the area score, komi included, every stone on the board
+// counted as alive), else "".
+func scoreText(s games.State) string {
+	if sc, ok := s.(interface{ Score() float64 }); ok {
+		return fmt.Sprintf(" (%s by area scoring: every stone on the board counts as alive)", gtp.FormatScore(sc.Score()))
+	}
+	return ""
 }
 
 // choose asks the engine for the move of the player to move.
@@ -251,12 +312,13 @@ func (t *terminal) choose(ctx context.Context) (int, error) {
 	return t.player.ChooseAction(ctx, t.s.Clone())
 }
 
-// analysis describes the engine's last choice: its value and its most
+// analysis describes the engine's last choice: its value for whom (the
+// side it chose a move for: "the engine", or "you" for a hint) and its most
 // likely moves, where the player reports them.
-func (t *terminal) analysis() string {
+func (t *terminal) analysis(whom string) string {
 	var b strings.Builder
 	if v, ok := t.player.(arena.Valuer); ok {
-		fmt.Fprintf(&b, " (value %+.3f for the side that moved)", v.Value())
+		fmt.Fprintf(&b, " (value %+.3f for %s)", v.Value(), whom)
 	}
 	if an, ok := t.player.(arena.Analyzer); ok {
 		if pol := an.LastPolicy(); len(pol) > 0 {
@@ -313,13 +375,14 @@ func (t *terminal) undo() bool {
 // finish prints the result and the game.
 func (t *terminal) finish() {
 	r := t.s.Returns()
+	score := scoreText(t.s)
 	switch {
 	case r[t.human] > r[1-t.human]:
-		fmt.Fprintln(t.out, "result: you win.")
+		fmt.Fprintf(t.out, "result: you win%s.\n", score)
 	case r[t.human] < r[1-t.human]:
-		fmt.Fprintln(t.out, "result: the engine wins.")
+		fmt.Fprintf(t.out, "result: the engine wins%s.\n", score)
 	default:
-		fmt.Fprintln(t.out, "result: a draw.")
+		fmt.Fprintf(t.out, "result: a draw%s.\n", score)
 	}
 	t.printGame()
 }

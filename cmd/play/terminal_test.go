@@ -37,7 +37,7 @@ func TestTerminalScriptedSession(t *testing.T) {
 		"(value ",
 		"hint: ",
 		"took back 4",
-		"illegal move: move 4",
+		"illegal move: 4 is not legal here; legal moves: 1 2 3 5 6 7; try again.",
 		"you quit.",
 		"game (connect4): 4",
 	} {
@@ -122,5 +122,60 @@ func TestTerminalFlagErrors(t *testing.T) {
 	}
 	if _, err := playSession(t, "", "-h"); !errors.Is(err, flag.ErrHelp) {
 		t.Errorf("-h: %v", err)
+	}
+}
+
+// TestTerminalWordsForNewcomers checks what a person new to the program
+// reads: a hint's value is the person's, an engine move's the engine's; a
+// refused move is named in the game's notation with the legal moves listed,
+// not by its action number.
+func TestTerminalWordsForNewcomers(t *testing.T) {
+	out, err := playSession(t, "hint\nC3\nC3\nquit\n", "-game", "go:size=5,komi=7.5", "-player", "alphabeta:depth=2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"hint: A5 (value -0.750 for you)",
+		"engine plays A5 (value +0.722 for the engine)",
+		"illegal move: C3 is not legal here; legal moves: B5 C5 D5 E5 A4 B4 C4 D4 E4 A3 B3 D3 E3 A2 B2 C2 D2 E2 A1 B1 and 4 more; try again.",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the session lacks %q:\n%s", want, out)
+		}
+	}
+	for _, bad := range []string{"the side that moved", "action "} {
+		if strings.Contains(out, bad) {
+			t.Errorf("the session says %q:\n%s", bad, out)
+		}
+	}
+}
+
+// TestTerminalEarlyPass checks that a pass that lets the engine end a Go
+// game at once, lost for the person, is played only when typed twice, with
+// the count explained; that another move is still possible after the
+// warning; and that the result of a game ended by passes gives the score.
+func TestTerminalEarlyPass(t *testing.T) {
+	args := []string{"-game", "go:size=5,komi=7.5", "-player", "alphabeta:depth=2"}
+	out, err := playSession(t, "C3\npass\npass\n", args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"careful: after pass the engine can end the game at once by playing pass, and you would lose " +
+			"(W+7.5 by area scoring: every stone on the board counts as alive); type pass again to play it anyway, or another move.",
+		"engine plays pass",
+		"result: the engine wins (W+7.5 by area scoring: every stone on the board counts as alive).",
+		"game (go:size=5,komi=7.5,max_moves=75): C3 A5 pass pass",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("pass, pass: the session lacks %q:\n%s", want, out)
+		}
+	}
+	out, err = playSession(t, "C3\npass\nB3\nquit\n", args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "careful: ") || !strings.Contains(out, "game (go:size=5,komi=7.5,max_moves=75): C3 A5 B3 ") {
+		t.Errorf("pass, then B3: the game did not go on with B3:\n%s", out)
 	}
 }

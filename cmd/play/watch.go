@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 
+	"tabula/internal/cliflag"
 	"tabula/watch"
 )
 
@@ -26,7 +27,7 @@ func runWatch(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	fs.StringVar(&cfg.Addr, "addr", cfg.Addr, "`address` to listen on (loopback by default)")
 	fs.IntVar(&cfg.Games, "games", cfg.Games, "recent self-play games offered for replay")
 	fs.DurationVar(&cfg.Refresh, "refresh", cfg.Refresh, "how often the page polls for new data")
-	if err := fs.Parse(args); err != nil {
+	if err := cliflag.Parse(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {

@@ -15,6 +15,7 @@ import (
 	_ "tabula/games/connect4"
 	_ "tabula/games/gogame"
 	_ "tabula/games/othello"
+	"tabula/internal/cliflag"
 	"tabula/web/server"
 )
 
@@ -35,7 +36,7 @@ func runWeb(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.W
 	moveTime := fs.Duration("movetime", def.MoveTime, "cap on one engine search")
 	searches := fs.Int("searches", def.MaxSearches, "engine searches that may run at once")
 	engines := fs.Int("engines", def.Engines, "loaded players (networks) kept between requests")
-	if err := fs.Parse(args); err != nil {
+	if err := cliflag.Parse(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {

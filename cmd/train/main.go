@@ -18,6 +18,7 @@ import (
 	"strings"
 	"syscall"
 
+	"tabula/internal/cliflag"
 	"tabula/pipeline"
 
 	_ "tabula/games/connect4"
@@ -77,7 +78,7 @@ flags:
 `)
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
+	if err := cliflag.Parse(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {

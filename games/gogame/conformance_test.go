@@ -63,7 +63,7 @@ func ExampleFromText() {
 	fmt.Print(s)
 	// Output:
 	// <nil>
-	// illegal move: move B4 (action 6) in this position (player 1 to move)
+	// illegal move: B4 is not legal here; legal moves: D5 E5 E4 A3 D3 E3 A2 B2 C2 D2 E2 A1 B1 C1 D1 E1 pass
 	//     A B C D E
 	//   5 . X O . . 5
 	//   4 X . X O . 4

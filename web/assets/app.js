@@ -189,11 +189,20 @@ export async function start(engine) {
     }
   }
 
+  // preview draws the chosen game's starting position while no game has
+  // started, so the page does not open on a blank board; clicks on it do
+  // nothing until New game (pos stays null).
+  async function preview() {
+    if (pos) return;
+    const p = await engine.state({ game: ui.game.value, moves: [] });
+    if (!pos) board.draw(p, null, -1);
+  }
+
   ui.newGame.addEventListener("click", () => newGame());
   ui.pass.addEventListener("click", () => pos && humanMove(pos.layout.pass));
   ui.undo.addEventListener("click", () => undo());
   ui.game.addEventListener("change", async () => {
-    try { await loadPlayers(); } catch (err) { showError(err); }
+    try { await loadPlayers(); await preview(); } catch (err) { showError(err); }
   });
 
   try {
@@ -205,6 +214,7 @@ export async function start(engine) {
       ui.game.appendChild(o);
     }
     await loadPlayers();
+    await preview();
   } catch (err) {
     showError(err);
   }
