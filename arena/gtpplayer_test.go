@@ -381,7 +381,7 @@ func TestGTPPlayerSendsMovesBeforeItsPass(t *testing.T) {
 // TestGnuGoKeepsPositionalSuperko replays a 9x9 game in which GNU Go at
 // level 10, with its default simple-ko rule, answered C5: a capture that
 // would repeat the board after white's G3, illegal under our positional
-// superko, so it forfeited (the Go 9x9 evaluation of 2026-11-26, game 85).
+// superko, so it forfeited (game 85 of a Go 9x9 evaluation).
 // The gnugo preset now runs it with --positional-superko: it plays a legal
 // move there.
 func TestGnuGoKeepsPositionalSuperko(t *testing.T) {

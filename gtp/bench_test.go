@@ -18,9 +18,8 @@ import (
 // plays the side to move; a game restarts after 40 moves or at its end),
 // so that the evaluator's cache helps as much as it does in real play. The
 // network is 64 filters x 6 blocks (random weights: the time does not
-// depend on them), the size of configs/go9.yaml's and configs/othello8.yaml's
-// until they went to 32 filters (2026-11-29), kept so that the figures in
-// docs/benchmarks.md compare.
+// depend on them); configs/go9.yaml and configs/othello8.yaml have 32, and 64
+// is kept so that the figures in docs/benchmarks.md compare.
 func BenchmarkGenmove(b *testing.B) {
 	for _, c := range []struct {
 		name, game string

@@ -68,8 +68,8 @@ func TestAutoIgnoresNearTies(t *testing.T) {
 }
 
 // TestAutoFailures: the accuracy check's bounds, on the agreements measured
-// for networks of a Connect Four hour with the win/draw/loss head (int8 on the
-// check's 512 positions; docs/benchmarks.md "L2"). One outlier does not refuse
+// for Connect Four networks with the win/draw/loss head (int8 on the check's
+// 512 positions; docs/methods.md, int8). One outlier does not refuse
 // a precision; a tail of them, a larger mean, a NaN or clear moves changed do.
 func TestAutoFailures(t *testing.T) {
 	// ckpt-000055: max 0.489, 4 positions over 0.05, mean 0.0067; it made

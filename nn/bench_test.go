@@ -12,7 +12,8 @@ import (
 )
 
 // peakGFLOPsPerCore is the FP32 FMA peak measured on one core of the
-// development machine (AMD Zen 5, two 512-bit FMA units; see DESIGN.md).
+// development machine (AMD Zen 5, two 512-bit FMA units; docs/benchmarks.md,
+// "Machines").
 const peakGFLOPsPerCore = 217
 
 // connect4Shape is the Connect Four observation and action shape.

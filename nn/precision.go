@@ -443,24 +443,16 @@ func argmaxLegal(logits []float32, legal []int) int {
 // within checkMeanDV on average. Int8 calibrates on calibPositions positions
 // (seed calibSeed).
 //
-// The value bound was on the largest difference: 0.05 until 2026-11-25, then
-// 0.1 until 2026-11-27. Int8's value error is rounding noise spread over the
-// tower (two thirds of it from the weights when they were rounded to
-// nearest; neither calibrating on the evaluation positions nor bias
-// correction removed it; GPTQ's rounding, quantizeGPTQ, halves the mean:
-// 0.010-0.012 to 0.0055-0.0066 on the 32-filter Connect Four networks this
-// check refused in hour Y, docs/benchmarks.md "GPTQ"), and its largest of
-// 512 is one outlier that swings between networks of the same run (0.06 to
-// 0.49 in one Connect Four hour with the win/draw/loss head, which refused
-// int8 for 36 of 65 iterations), while the next few stay small (at most 6
-// positions over 0.05). Networks that the largest difference refused (0.075
-// on these positions, 0.6 over the Pons sets; 0.18, 0.21 and 0.49 with the
-// win/draw/loss head) made FP32's mistakes within one to three positions on
-// the Pons sets with the evaluation's search (solver off, 200 simulations;
-// docs/benchmarks.md "int8 and strength" and "L2"). So the bound is on the
-// tail: at most 2% of the positions (10 of 512) off by more than TailDV. A
-// systematic error (a bad calibration) moves the mean and the tail, which
-// both still bound; a NaN counts in the tail and fails the mean.
+// The value bound is on the tail, not on the largest difference. Int8's
+// value error is rounding noise spread over the tower (GPTQ's rounding,
+// quantizeGPTQ, halves its mean against rounding to nearest), and the
+// largest of 512 differences is one outlier that swings between networks of
+// the same run, while the next few stay small. Networks refused by a bound
+// on the largest difference made FP32's mistakes within one to three
+// positions on the Pons sets, so the bound allows at most 2% of the
+// positions (10 of 512) off by more than TailDV. A systematic error (a bad
+// calibration) moves the mean and the tail, which both still bound; a NaN
+// counts in the tail and fails the mean. Measurements: docs/methods.md, int8.
 const (
 	checkPositions = 512
 	checkSeed      = 2

@@ -86,7 +86,7 @@ func TestLowPrecisionParity(t *testing.T) {
 				// Random weights make a chaotic net (values near
 				// ±1 swing on small changes), so these bounds are
 				// looser than those met by a trained net (see
-				// docs/benchmarks.md); a broken kernel misses them
+				// docs/methods.md, int8); a broken kernel misses them
 				// by far.
 				{BF16, 0.9, 0.05, 0.01, 0.05},
 				{Int8, 0.9, 0.4, 0.02, 0.1},

@@ -79,7 +79,7 @@ var errStale = errors.New("the network playing is stale")
 // the queue, and put blocks beyond that. The trainer's own self-play keeps
 // ahead 0: there, with self-play and training sharing the cores, not
 // waiting moved ~15% of the training steps to ~2% more positions (docs/
-// benchmarks.md, "Publishing without waiting"). flush waits until every
+// benchmarks.md, "The bus"). flush waits until every
 // queued game is stored (or has failed) and returns the first error; a
 // publish error also fails the next put, which stops the round. The
 // "game published" debug line means the stream acknowledged the game.

@@ -69,8 +69,8 @@ func sinkExamples(t *testing.T) (games.Game, []replay.Example) {
 // while the bus has not acknowledged any (the publisher holds them all),
 // for publishAhead games beyond those being published; up to
 // publishConcurrency publish at once; flush waits for every one, and each
-// is published exactly once. A put that waited for its ack (the sink before
-// 2026-11-28) never returns here.
+// is published exactly once. A put that waits for its ack never returns
+// here.
 func TestBusSinkPutDoesNotWaitForTheBus(t *testing.T) {
 	g, ex := sinkExamples(t)
 	pub := &gatedPublisher{release: make(chan struct{})}

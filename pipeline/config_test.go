@@ -11,6 +11,7 @@ import (
 	_ "tabula/games/connect4"
 	_ "tabula/games/gogame"
 	_ "tabula/games/othello"
+	_ "tabula/games/tictactoe"
 )
 
 func TestShippedConfigsLoad(t *testing.T) {

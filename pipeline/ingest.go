@@ -43,8 +43,8 @@ const ingestLedger = "ingest.log"
 // writes chunks of the games of its wait (about chunk_games at 2-core
 // rates), and one that has fallen behind catches up in larger chunks, its
 // ledger, chunk and folder syncs and its fetch round trip shared by more
-// games (docs/benchmarks.md: "the ingest under load"; the bus holds every
-// game until it is acknowledged, so a larger fetch risks nothing).
+// games (docs/benchmarks.md, "The bus"; the bus holds every game until it
+// is acknowledged, so a larger fetch risks nothing).
 const ingestCatchUp = 8
 
 // ingestMaxFailures is how many batches in a row may fail to be written
@@ -368,8 +368,8 @@ func (in *ingest) step(ctx context.Context, feed gameFeed, wait time.Duration) (
 	// Acknowledge even when ctx has just ended: the games are stored. The
 	// acks go out together: one at a time, each round trip waits for the
 	// scheduler on a machine whose cores self-play and training keep busy,
-	// and the ingest fell minutes behind self-play (docs/benchmarks.md:
-	// "the ingest under load").
+	// and the ingest falls minutes behind self-play (docs/benchmarks.md,
+	// "The bus").
 	actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
 	var wg sync.WaitGroup

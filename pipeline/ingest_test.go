@@ -122,8 +122,8 @@ func (f *barrierFeed) fetch(_ context.Context, max int, _ time.Duration) ([]feed
 
 // TestIngestCatchesUp: with a backlog, one step takes up to ingestCatchUp x
 // chunk_games games into one chunk, and acknowledges them together, not one
-// round trip after another (the ingest fell minutes behind self-play on a
-// busy machine when it did: docs/benchmarks.md, "the ingest under load").
+// round trip after another (one at a time, the ingest falls minutes behind
+// self-play on a busy machine: docs/benchmarks.md, "The bus").
 func TestIngestCatchesUp(t *testing.T) {
 	g, _ := games.New("connect4")
 	dir := t.TempDir()

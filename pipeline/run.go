@@ -164,7 +164,7 @@ func New(cfg *Config, opt Options) (*Trainer, error) {
 		"params", t.weights.NumParams())
 	if f := cfg.Network.Filters; f > 16 && f%16 != 0 {
 		log.Warn("network.filters is not a multiple of 16: the inference kernels' tiles are 16 columns wide, so "+
-			"it runs at the cost of the next multiple (docs/benchmarks.md: hour Y)", "filters", f, "costs_as", (f+15)/16*16)
+			"it runs at the cost of the next multiple", "filters", f, "costs_as", (f+15)/16*16)
 	}
 	return t, nil
 }

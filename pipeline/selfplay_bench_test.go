@@ -203,8 +203,8 @@ func BenchmarkSelfPlayGumbel(b *testing.B) {
 // BenchmarkSelfPlayEndgame measures Connect Four self-play with exact
 // endgames in the tree (selfplay.search.endgame: every leaf within N empty
 // cells of the end is proven by the solver instead of evaluated), at the
-// cheaper settings of the 2026-11-26 hour H (50/16 simulations, gumbel_m
-// 8), direct/W=1. TABULA_BENCH_WEIGHTS names a checkpoint to play with (a
+// settings of configs/connect4.yaml (50/16 simulations, gumbel_m 8),
+// direct/W=1. TABULA_BENCH_WEIGHTS names a checkpoint to play with (a
 // trained network's games are longer and closer than random weights').
 //
 //	TABULA_BENCH_WEIGHTS=runs/c4-cheap/checkpoints/ckpt-000072.tbn \

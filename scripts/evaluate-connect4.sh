@@ -2,7 +2,7 @@
 # Evaluates the best network of a Connect Four run the way docs/benchmarks.md reports it:
 #   1. GAMES=200 games (colours alternating) of the network with 200 simulations against mcts:rollouts=1000;
 #   2. the mistake rate of the network (200 simulations), of the same network without the MCTS-solver
-#      (solver=0: the network's own judgement, issue 15) and of alphabeta:depth=5 on the first N positions of
+#      (solver=0: the network's own judgement) and of alphabeta:depth=5 on the first N positions of
 #      every Pons test set (N_HARD for the slow Begin-Hard set, N_LATE for the middle and end sets, whose
 #      verdicts are quick to compute), judged by the built-in solver. SOLVER0=0 leaves out the solver=0 player.
 #   3. the network's mistakes on Begin-Medium, Begin-Hard and Middle-Medium split by the best outcome of each

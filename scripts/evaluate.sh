@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Evaluates the best network of an Othello, Go or backgammon run the way docs/benchmarks.md reports the
-# issue-12 and issue-13 goals (Connect Four has scripts/evaluate-connect4.sh). The game comes from the run's
+# figures of these games (Connect Four has scripts/evaluate-connect4.sh). The game comes from the run's
 # config.yaml; the network plays at the simulations named below, colours alternate, and every head-to-head
 # is GAMES games (default 100):
 #   othello:size=6  200 sims against mcts:rollouts=1000 (4 random plies), then arena bench on the 6x6 sets
@@ -10,7 +10,7 @@
 #                   then arena bench on the 8x8 sets
 #   go:...          SIMS (default 150 on 7x7, 200 otherwise) against gnugo:level=L for L in LEVELS (default
 #                   "10" on 7x7, "0 5 10" otherwise; 2 random plies), komi from the run's game
-#   backgammon      SIMS (default 100; the issue-13 figures use SIMS=800) against pubeval (GAMES, default 1000),
+#   backgammon      SIMS (default 100; docs/benchmarks.md's figures use SIMS=800) against pubeval (GAMES, default 1000),
 #                   then gnubg rates both in their own match
 #                   (arena rate, RATE_GAMES, default 100): mean equity lost per decision; then against
 #                   expectimax:depth=1 and depth=2 with the hand evaluation (D1_GAMES, D2_GAMES, default

@@ -1,4 +1,4 @@
 package main
 
-// Backgammon, the game of chance (issue 13), registers itself here.
+// Backgammon, the game of chance, registers itself here.
 import _ "tabula/games/backgammon"

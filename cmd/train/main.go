@@ -23,6 +23,7 @@ import (
 	_ "tabula/games/connect4"
 	_ "tabula/games/gogame"
 	_ "tabula/games/othello"
+	_ "tabula/games/tictactoe"
 )
 
 // setFlags collects repeated -set flags.

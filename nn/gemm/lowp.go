@@ -446,10 +446,9 @@ func edgeLow(ws *workspace, ap unsafe.Pointer, ldaB, rows, kc int) (unsafe.Point
 // row tiles (one slice of the panel, kc*64 bytes, stays in L1). Slices
 // wholly inside C are written in place; only the last slice of a panel with
 // cols < w goes through the scratch tile, and slices past cols are not
-// computed. Before, a panel with cols < w went whole through the scratch
-// tile and a scalar merge: the 40-filter Connect Four tower ran at 0.7x the
-// 48-filter one's positions per CPU-second, 1.5x faster since; 48 and 64
-// filters (whole panels) run as before (docs/benchmarks.md).
+// computed, so a width that is not a multiple of 16 costs about the next
+// multiple's time, not more (a scalar merge of the whole panel would cost
+// far more).
 func avx2Panel(ws *workspace, a unsafe.Pointer, ldaB, ic, mc, s0, kc int, bp unsafe.Pointer, w, cols int,
 	scale *float32, bias []float32, j0, flags int, c []float32, ldc int) {
 	for j := 0; j < cols; j += 16 {

@@ -69,7 +69,7 @@ type Config struct {
 	// gorgonia graph with our ops, differentiated by gorgonia; every
 	// network) or "auto" (direct where it applies, else gorgonia). Both
 	// compute the same function; direct takes 2.4-2.6x fewer CPU-seconds
-	// per sample (docs/benchmarks.md, Trainer).
+	// per sample (docs/benchmarks.md, Training).
 	Engine string `yaml:"engine"`
 	// OwnershipWeight and ScoreWeight weigh the auxiliary heads' losses
 	// (network.ownership, network.score) in the total: the ownership loss

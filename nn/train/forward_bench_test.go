@@ -12,7 +12,8 @@ import (
 
 // peakGFLOPsPerCore is the FP32 FMA peak of one core of the development
 // machine (AMD Zen 5, two 512-bit FMA units: 2 units x 16 lanes x 2 FLOPs
-// x ~3.4 GHz; see DESIGN.md), the same figure nn's benchmarks use.
+// x ~3.4 GHz; docs/benchmarks.md, "Machines"), the same figure nn's
+// benchmarks use.
 const peakGFLOPsPerCore = 217
 
 // BenchmarkForwardCompare runs gorgonia's inference-mode forward pass (with
