@@ -143,8 +143,6 @@ func BenchmarkSelfPlayNet(b *testing.B) {
 func BenchmarkSelfPlayNetSettings(b *testing.B) {
 	variants := []selfPlayBench{
 		{name: "shared/config", workers: 2},
-		{name: "shared/eval-workers=1", workers: 2, set: []string{"evaluator.workers=1"}},
-		{name: "shared/max_batch=32", workers: 2, set: []string{"evaluator.max_batch=32"}},
 		{name: "direct/config", workers: 2, direct: true},
 		{name: "direct/batch=16", workers: 2, direct: true, set: []string{"selfplay.search.batch_size=16"}},
 		{name: "direct/batch=64", workers: 2, direct: true, set: []string{"selfplay.search.batch_size=64"}},
