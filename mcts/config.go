@@ -9,16 +9,25 @@ import (
 	"tabula/games"
 )
 
-// Config holds the parameters of PUCT search and of self-play. The zero value
-// is not valid: start from DefaultConfig and override fields.
+// Config holds the parameters of PUCT search and of self-play: how each move
+// is searched (SearchParams, in a training config's selfplay.search) and how
+// self-play games use the searches (PlaySettings, in selfplay.play), as
+// KataGo separates SearchParams from PlaySettings. The zero value is not
+// valid: start from DefaultConfig and override fields.
 type Config struct {
+	SearchParams `yaml:"search"`
+	PlaySettings `yaml:"play"`
+}
+
+// SearchParams sets how one move is searched, in self-play and in match play.
+type SearchParams struct {
 	// Search is the search algorithm: "puct" (AlphaZero's PUCT, the
 	// default; "" means puct) or "gumbel" (Gumbel AlphaZero, Danihelka et
 	// al. 2022: Gumbel-top-k sampling and Sequential Halving at the root,
 	// deterministic selection by the completed-Q policy below it, and the
 	// completed-Q policy as the search's policy). See gumbel.go for what
 	// the other settings mean under gumbel.
-	Search string `yaml:"search"`
+	Search string `yaml:"algorithm"`
 	// GumbelM is the number of root actions Gumbel search considers (m of
 	// Gumbel-top-k; fewer when fewer moves are legal).
 	GumbelM int `yaml:"gumbel_m"`
@@ -27,15 +36,6 @@ type Config struct {
 	GumbelCVisit float64 `yaml:"gumbel_c_visit"`
 	// GumbelCScale is c_scale of sigma(q).
 	GumbelCScale float64 `yaml:"gumbel_c_scale"`
-	// GumbelNoiseMoves limits self-play's Gumbel noise to the full
-	// searches of the first GumbelNoiseMoves moves of a game (counted by
-	// the state's MoveNumber); later full searches consider the top m
-	// actions by prior and play the survivor without noise, as a match
-	// player does, so that the late game's results (the value targets)
-	// come from the search's best play rather than from sampled moves.
-	// 0: noise on every full search (the paper's self-play).
-	GumbelNoiseMoves int `yaml:"gumbel_noise_moves"`
-
 	// Simulations is the number of playouts of a full search per move.
 	Simulations int `yaml:"simulations"`
 	// MoveTime, when positive, also stops a search after this much time
@@ -44,30 +44,9 @@ type Config struct {
 	MoveTime time.Duration `yaml:"move_time"`
 	// CPuct is the exploration constant c_puct of the PUCT formula.
 	CPuct float64 `yaml:"c_puct"`
-	// DirichletAlpha is the concentration of the root noise; 0 picks
-	// DefaultDirichletAlpha of the game.
-	DirichletAlpha float64 `yaml:"dirichlet_alpha"`
-	// DirichletEpsilon is the weight of the noise in the root priors; 0
-	// disables noise (as in match play).
-	DirichletEpsilon float64 `yaml:"dirichlet_epsilon"`
 	// FPUReduction is subtracted from a node's value to give the value of
 	// its unvisited children (first-play urgency).
 	FPUReduction float64 `yaml:"fpu_reduction"`
-	// TemperatureMoves is the number of opening moves (counted by the
-	// state's MoveNumber) chosen with Temperature; later moves use
-	// FinalTemperature.
-	TemperatureMoves int `yaml:"temperature_moves"`
-	// RandomOpeningPlies, above zero, starts each self-play game with j
-	// uniformly random moves, j drawn uniformly from 0..RandomOpeningPlies
-	// (never a move that ends the game), recorded without a policy target:
-	// the games then reach the odd positions of random play, which the
-	// search's own openings never do. 0: off.
-	RandomOpeningPlies int `yaml:"random_opening_plies"`
-	// Temperature is the temperature of the opening moves.
-	Temperature float64 `yaml:"temperature"`
-	// FinalTemperature is the temperature after the opening; 0 plays the
-	// most visited move.
-	FinalTemperature float64 `yaml:"final_temperature"`
 	// VirtualLoss is the number of lost visits a descent in flight adds to
 	// each edge of its path, so that a batch spreads over the tree. With 0,
 	// a tree yields one leaf per batch (a second descent would reach the
@@ -75,8 +54,6 @@ type Config struct {
 	VirtualLoss int `yaml:"virtual_loss"`
 	// BatchSize is the largest number of leaves sent to one Evaluate call.
 	BatchSize int `yaml:"batch_size"`
-	// GamesInFlight is the number of games a self-play worker plays at once.
-	GamesInFlight int `yaml:"games_in_flight"`
 	// TreeReuse keeps the subtree of the played move for the next search.
 	TreeReuse bool `yaml:"tree_reuse"`
 	// CountReused makes Simulations and FastSimulations budgets of root
@@ -85,7 +62,6 @@ type Config struct {
 	// already has enough. Off, every search runs its full number of new
 	// playouts on top of the kept ones.
 	CountReused bool `yaml:"count_reused"`
-
 	// Solver enables the MCTS-solver: terminal results are propagated up
 	// the tree as proven values (a node is won when one child wins for its
 	// player, decided when all its children are), a solved node is backed
@@ -109,8 +85,7 @@ type Config struct {
 	// Exploration still counts the edge's own visits. Gumbel search shares
 	// the leaf values, the proofs and the completed Q. Games with chance
 	// nodes are refused (see CheckGame). Off by default.
-	Graph bool `yaml:"graph"`
-
+	Graph bool `yaml:"-"` // a training run sets it from experimental.graph
 	// Endgame, above zero, proves exactly every child within Endgame of
 	// the end of the game when its parent is expanded (a win, draw or
 	// loss, a solved node never evaluated by the network): an exact
@@ -124,7 +99,43 @@ type Config struct {
 	// set by the caller for the game (endgame.Configure), not read from
 	// YAML, and is required when Endgame is above zero.
 	Prover ProverMaker `yaml:"-"`
+}
 
+// PlaySettings sets how self-play games use their searches: root noise,
+// move temperature, random openings, playout cap randomisation, forced
+// playouts and resignation. Match play (Player) uses none of them.
+type PlaySettings struct {
+	// GumbelNoiseMoves limits self-play's Gumbel noise to the full
+	// searches of the first GumbelNoiseMoves moves of a game (counted by
+	// the state's MoveNumber); later full searches consider the top m
+	// actions by prior and play the survivor without noise, as a match
+	// player does, so that the late game's results (the value targets)
+	// come from the search's best play rather than from sampled moves.
+	// 0: noise on every full search (the paper's self-play).
+	GumbelNoiseMoves int `yaml:"-"` // a training run sets it from experimental.gumbel_noise_moves
+	// DirichletAlpha is the concentration of the root noise; 0 picks
+	// DefaultDirichletAlpha of the game.
+	DirichletAlpha float64 `yaml:"dirichlet_alpha"`
+	// DirichletEpsilon is the weight of the noise in the root priors; 0
+	// disables noise (as in match play).
+	DirichletEpsilon float64 `yaml:"dirichlet_epsilon"`
+	// TemperatureMoves is the number of opening moves (counted by the
+	// state's MoveNumber) chosen with Temperature; later moves use
+	// FinalTemperature.
+	TemperatureMoves int `yaml:"temperature_moves"`
+	// Temperature is the temperature of the opening moves.
+	Temperature float64 `yaml:"temperature"`
+	// FinalTemperature is the temperature after the opening; 0 plays the
+	// most visited move.
+	FinalTemperature float64 `yaml:"final_temperature"`
+	// RandomOpeningPlies, above zero, starts each self-play game with j
+	// uniformly random moves, j drawn uniformly from 0..RandomOpeningPlies
+	// (never a move that ends the game), recorded without a policy target:
+	// the games then reach the odd positions of random play, which the
+	// search's own openings never do. 0: off.
+	RandomOpeningPlies int `yaml:"random_opening_plies"`
+	// GamesInFlight is the number of games a self-play worker plays at once.
+	GamesInFlight int `yaml:"games_in_flight"`
 	// PlayoutCap enables KataGo's playout cap randomisation in SelfPlay
 	// (Search and Player always run Simulations): a fraction
 	// FullSearchFraction of the moves get a full search (Simulations, root
@@ -135,14 +146,12 @@ type Config struct {
 	FullSearchFraction float64 `yaml:"full_search_fraction"`
 	// FastSimulations is the number of playouts of a fast search.
 	FastSimulations int `yaml:"fast_simulations"`
-
 	// ForcedPlayouts enables KataGo's forced playouts at the root of full
 	// searches and the pruning of those playouts from the policy target
 	// (Player switches it off).
 	ForcedPlayouts bool `yaml:"forced_playouts"`
 	// ForcedPlayoutK is k in n_forced(c) = sqrt(k P(c) sum_b N(b)).
 	ForcedPlayoutK float64 `yaml:"forced_playout_k"`
-
 	// Resign enables resignation in SelfPlay. With Endgame on, a root
 	// proven lost is played out instead (its late positions and final
 	// margin are the targets the network learns exact play from).
@@ -161,32 +170,36 @@ type Config struct {
 // DefaultConfig returns settings suited to self-play of small board games.
 func DefaultConfig() Config {
 	return Config{
-		Search:             SearchPUCT,
-		GumbelM:            16,
-		GumbelCVisit:       50,
-		GumbelCScale:       1,
-		Simulations:        200,
-		CPuct:              1.5,
-		DirichletAlpha:     0,
-		DirichletEpsilon:   0.25,
-		FPUReduction:       0.2,
-		TemperatureMoves:   8,
-		Temperature:        1,
-		FinalTemperature:   0,
-		VirtualLoss:        1,
-		BatchSize:          16,
-		GamesInFlight:      32,
-		TreeReuse:          true,
-		Solver:             true,
-		PlayoutCap:         false,
-		FullSearchFraction: 0.25,
-		FastSimulations:    40,
-		ForcedPlayouts:     false,
-		ForcedPlayoutK:     2,
-		Resign:             false,
-		ResignThreshold:    -0.9,
-		ResignConsecutive:  3,
-		NoResignFraction:   0.1,
+		SearchParams: SearchParams{
+			Search:       SearchPUCT,
+			GumbelM:      16,
+			GumbelCVisit: 50,
+			GumbelCScale: 1,
+			Simulations:  200,
+			CPuct:        1.5,
+			FPUReduction: 0.2,
+			VirtualLoss:  1,
+			BatchSize:    16,
+			TreeReuse:    true,
+			Solver:       true,
+		},
+		PlaySettings: PlaySettings{
+			DirichletAlpha:     0,
+			DirichletEpsilon:   0.25,
+			TemperatureMoves:   8,
+			Temperature:        1,
+			FinalTemperature:   0,
+			GamesInFlight:      32,
+			PlayoutCap:         false,
+			FullSearchFraction: 0.25,
+			FastSimulations:    40,
+			ForcedPlayouts:     false,
+			ForcedPlayoutK:     2,
+			Resign:             false,
+			ResignThreshold:    -0.9,
+			ResignConsecutive:  3,
+			NoResignFraction:   0.1,
+		},
 	}
 }
 

@@ -53,11 +53,11 @@ func TestConfigValidate(t *testing.T) {
 
 func TestConfigYAML(t *testing.T) {
 	var c Config
-	in := "simulations: 50\nc_puct: 2.5\nmove_time: 250ms\nplayout_cap: true\nfast_simulations: 10\n"
+	in := "search: {algorithm: gumbel, simulations: 50, c_puct: 2.5, move_time: 250ms}\nplay: {playout_cap: true, fast_simulations: 10}\n"
 	if err := yaml.Unmarshal([]byte(in), &c); err != nil {
 		t.Fatal(err)
 	}
-	if c.Simulations != 50 || c.CPuct != 2.5 || c.MoveTime.Milliseconds() != 250 || !c.PlayoutCap || c.FastSimulations != 10 {
+	if c.Search != SearchGumbel || c.Simulations != 50 || c.CPuct != 2.5 || c.MoveTime.Milliseconds() != 250 || !c.PlayoutCap || c.FastSimulations != 10 {
 		t.Errorf("decoded %+v", c)
 	}
 }

@@ -31,7 +31,7 @@ type Config struct {
 	// OpponentPolicy adds KataGo's opponent-policy head: a second dense
 	// layer on the policy head's features predicting the opponent's reply
 	// (the search policy of the next move), a training signal only.
-	OpponentPolicy bool `yaml:"opponent_policy"`
+	OpponentPolicy bool `yaml:"-"` // a training run sets it from experimental.opponent_policy
 	// GlobalPooling adds KataGo's global pooling to every second residual
 	// block (blocks 1, 3, 5, ...): after the block's first convolution and
 	// batch norm, the mean and the maximum over the board of the first
@@ -46,7 +46,7 @@ type Config struct {
 	// KataGo do) instead of one tanh output; the value search reads is
 	// p(win) - p(loss), and training minimises the cross-entropy against the
 	// outcome (see WDLTarget).
-	WDL bool `yaml:"wdl"`
+	WDL bool `yaml:"-"` // a training run sets it from experimental.wdl
 }
 
 // ValueOutputs is the width of the value head's last layer: 3 with WDL

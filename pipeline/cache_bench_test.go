@@ -15,7 +15,7 @@ import (
 // positions of one batch. One worker, so that the figures do not depend on
 // how two workers' timing interleaves; -benchtime 64x is one round of one
 // worker's games (games_in_flight, all started together). The gumbel
-// variants search with selfplay.mcts.search=gumbel.
+// variants search with selfplay.search.algorithm=gumbel.
 //
 //	go test ./pipeline -run '^$' -bench SelfPlayCache -benchtime 64x -cpu 1
 func BenchmarkSelfPlayCache(b *testing.B) {
@@ -26,7 +26,7 @@ func BenchmarkSelfPlayCache(b *testing.B) {
 	}
 	for _, size := range []int{0, 1 << 18} {
 		v := selfPlayBench{name: fmt.Sprintf("gumbel/cache=%d", size), workers: 1, direct: true,
-			set: []string{"selfplay.mcts.search=gumbel", fmt.Sprintf("evaluator.cache_size=%d", size)}}
+			set: []string{"selfplay.search.algorithm=gumbel", fmt.Sprintf("evaluator.cache_size=%d", size)}}
 		b.Run(v.name, func(b *testing.B) { benchSelfPlay(b, v) })
 	}
 }

@@ -46,15 +46,60 @@ type Config struct {
 	// (0: keep all).
 	KeepCheckpoints int `yaml:"keep_checkpoints"`
 
-	Network   nn.Config          `yaml:"network"`
-	Evaluator nn.EvaluatorConfig `yaml:"evaluator"`
-	SelfPlay  SelfPlayConfig     `yaml:"selfplay"`
-	Replay    replay.Config      `yaml:"replay"`
-	Train     TrainConfig        `yaml:"train"`
-	Gate      GateConfig         `yaml:"gate"`
-	Ladder    LadderConfig       `yaml:"ladder"`
-	Bench     BenchConfig        `yaml:"bench"`
-	Bus       BusConfig          `yaml:"bus"`
+	Network   nn.Config       `yaml:"network"`
+	Evaluator EvaluatorConfig `yaml:"evaluator"`
+	SelfPlay  SelfPlayConfig  `yaml:"selfplay"`
+	Replay    replay.Config   `yaml:"replay"`
+	Train     TrainConfig     `yaml:"train"`
+	Gate      GateConfig      `yaml:"gate"`
+	Ladder    LadderConfig    `yaml:"ladder"`
+	Bench     BenchConfig     `yaml:"bench"`
+	Bus       BusConfig       `yaml:"bus"`
+	// Experimental holds switches that are off by default and were measured
+	// no better than without them (docs/methods.md); Parse copies them into
+	// the sections they act on.
+	Experimental ExperimentalConfig `yaml:"experimental"`
+
+	// Warnings are the notes Parse has for the config's reader: keys of an
+	// older layout that it moved to their current place.
+	Warnings []string `yaml:"-"`
+}
+
+// EvaluatorConfig sets how self-play runs the network.
+type EvaluatorConfig struct {
+	// CacheSize is the number of evaluation results cached by position,
+	// shared by a process's self-play workers; 0: no cache.
+	CacheSize int `yaml:"cache_size"`
+	// Precision is the arithmetic of the residual tower: fp32, bf16, int8,
+	// or auto (the fastest with native kernels on this CPU that passes the
+	// accuracy check against FP32; nn.NewModelFor).
+	Precision string `yaml:"precision"`
+}
+
+// NN is the evaluator config of package nn with these settings.
+func (c EvaluatorConfig) NN() nn.EvaluatorConfig {
+	ec := nn.DefaultEvaluatorConfig()
+	ec.CacheSize, ec.Precision = c.CacheSize, c.Precision
+	return ec
+}
+
+// ExperimentalConfig holds the switches of experiments that are off by
+// default: each was built, tested and measured no better than the default
+// on this project's runs (docs/methods.md has each one's figure).
+type ExperimentalConfig struct {
+	// Graph shares statistics and proofs across transpositions
+	// (mcts.SearchParams.Graph).
+	Graph bool `yaml:"graph"`
+	// WDL makes the value head predict win, draw and loss (nn.Config.WDL).
+	WDL bool `yaml:"wdl"`
+	// OpponentPolicy adds the opponent-policy head (nn.Config.OpponentPolicy).
+	OpponentPolicy bool `yaml:"opponent_policy"`
+	// ValueTargetMix is the weight of the search in the value target
+	// (SelfPlayConfig.ValueTargetMix).
+	ValueTargetMix float64 `yaml:"value_target_mix"`
+	// GumbelNoiseMoves limits Gumbel noise to the first moves of a game
+	// (mcts.PlaySettings.GumbelNoiseMoves).
+	GumbelNoiseMoves int `yaml:"gumbel_noise_moves"`
 }
 
 // SelfPlayConfig sets how games are generated each iteration.
@@ -70,15 +115,17 @@ type SelfPlayConfig struct {
 	// ChunkGames is how many finished games go into one replay chunk file:
 	// at most this many games are lost when the process is killed.
 	ChunkGames int `yaml:"chunk_games"`
-	// MCTS configures the search of self-play games.
-	MCTS mcts.Config `yaml:"mcts"`
+	// MCTS configures self-play's searches: how each move is searched
+	// (selfplay.search) and how the games use the searches (selfplay.play).
+	MCTS mcts.Config `yaml:",inline"`
 	// ValueTargetMix is the weight of the search in the value target:
 	// (1-mix)*z + mix*q, z the game's result and q the root value of the
 	// position's search, both for the player to move. 0 trains on z alone.
-	ValueTargetMix float64 `yaml:"value_target_mix"`
+	// Parse sets it from experimental.value_target_mix.
+	ValueTargetMix float64 `yaml:"-"`
 	// OpponentTargets records the opponent-policy target of every example
 	// (replay.Example.OppPolicy). It is not a key: Parse sets it from
-	// network.opponent_policy, so that self-play stores the targets only
+	// experimental.opponent_policy, so that self-play stores the targets only
 	// for a network that learns from them.
 	OpponentTargets bool `yaml:"-"`
 }
@@ -187,7 +234,7 @@ func DefaultConfig() Config {
 		RunDir:          "runs/connect4",
 		KeepCheckpoints: 10,
 		Network:         nn.DefaultConfig(),
-		Evaluator:       nn.DefaultEvaluatorConfig(),
+		Evaluator:       EvaluatorConfig{CacheSize: 1 << 16},
 		SelfPlay:        SelfPlayConfig{Workers: 0, GamesPerRound: 100, ChunkGames: 10, MCTS: sp},
 		Replay:          replay.DefaultConfig(),
 		Train:           TrainConfig{Config: tc, StepsPerIteration: 100, MinExamples: 2000, BLAS: train.BLASTabula},
@@ -221,9 +268,9 @@ func (c *Config) Validate() error {
 		return inSection("network", err)
 	}
 	if c.Network.OpponentPolicy && games.HasChance(g) {
-		return bad("network.opponent_policy", "network.opponent_policy: %s rolls dice between the players' moves, so no move has the opponent's reply to learn from; drop the key", g.Name())
+		return bad("experimental.opponent_policy", "experimental.opponent_policy: %s rolls dice between the players' moves, so no move has the opponent's reply to learn from; drop the key", g.Name())
 	}
-	if err := c.Evaluator.Validate(); err != nil {
+	if err := c.Evaluator.NN().Validate(); err != nil {
 		return inSection("evaluator", err)
 	}
 	sp := c.SelfPlay
@@ -235,17 +282,17 @@ func (c *Config) Validate() error {
 	case sp.ChunkGames < 1:
 		return bad("selfplay.chunk_games", "selfplay.chunk_games = %d, want >= 1", sp.ChunkGames)
 	case !(sp.ValueTargetMix >= 0 && sp.ValueTargetMix <= 1):
-		return bad("selfplay.value_target_mix", "selfplay.value_target_mix = %v, want 0..1 (0: the game result, 1: the root's search value)", sp.ValueTargetMix)
+		return bad("experimental.value_target_mix", "experimental.value_target_mix = %v, want 0..1 (0: the game result, 1: the root's search value)", sp.ValueTargetMix)
 	}
 	if err := sp.MCTS.Validate(); err != nil {
-		return inSection("selfplay.mcts", err)
+		return mctsError(err)
 	}
 	if err := mcts.CheckGame(sp.MCTS, g); err != nil {
-		return bad("selfplay.mcts.graph", "selfplay.mcts.%v", err)
+		return bad("experimental.graph", "experimental.%v", err)
 	}
 	if mc := sp.MCTS; mc.Endgame > 0 {
 		if err := endgame.Configure(&mc, g); err != nil {
-			return bad("selfplay.mcts.endgame", "selfplay.mcts.%v", err)
+			return bad("selfplay.search.endgame", "selfplay.search.%v", err)
 		}
 	}
 	if err := c.Replay.Validate(); err != nil {
@@ -364,8 +411,17 @@ func Load(path string, overrides []string) (*Config, error) {
 
 // Parse is Load on bytes, without building the players. The config must
 // name its game; every other key has a default. An error names the line
-// of the value at fault, or the -set flag that gave it.
+// of the value at fault, or the -set flag that gave it. Keys of an older
+// layout are moved to their current place, each with a line in
+// cfg.Warnings; a removed key is an error that says what replaced it.
 func Parse(data []byte, overrides []string) (*Config, error) {
+	return parse(data, overrides, false)
+}
+
+// parse is Parse; saved marks a config that a training process wrote into
+// its run folder, whose removed keys are dropped without a word (they held
+// the defaults of an older version).
+func parse(data []byte, overrides []string, saved bool) (*Config, error) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
 		return nil, errors.New(plainYAML(err.Error()))
@@ -385,6 +441,10 @@ func Parse(data []byte, overrides []string) (*Config, error) {
 		}
 		o.set[n] = true
 	}
+	warnings, err := migrate(root, &o, saved)
+	if err != nil {
+		return nil, err
+	}
 	cfg := DefaultConfig()
 	if err := checkKeys(root, reflect.TypeOf(cfg), "", "", &o); err != nil {
 		return nil, err
@@ -395,6 +455,8 @@ func Parse(data []byte, overrides []string) (*Config, error) {
 	if err := root.Decode(&cfg); err != nil {
 		return nil, errors.New(plainYAML(err.Error())) // checkKeys has checked every value: not reached
 	}
+	cfg.Warnings = warnings
+	cfg.applyExperimental()
 	if err := cfg.Validate(); err != nil {
 		var fe *fieldError
 		if errors.As(err, &fe) {
@@ -442,7 +504,7 @@ func ReadRunConfig(runDir string) (*Config, error) {
 	if err != nil {
 		return nil, err
 	}
-	cfg, err := Parse(data, nil)
+	cfg, err := parse(data, nil, true)
 	if err != nil {
 		return nil, fmt.Errorf("%s is damaged (%v): restore it, or start a new run folder", path, err)
 	}
@@ -480,7 +542,7 @@ func bad(paths, format string, args ...any) error {
 
 // inSection turns the Validate error of the package config at YAML path
 // section ("mcts: simulations = 0, want >= 1") into a fieldError naming the
-// key by its whole path ("selfplay.mcts.simulations = 0, want >= 1").
+// key by its whole path ("selfplay.search.simulations = 0, want >= 1").
 func inSection(section string, err error) error {
 	msg := err.Error()
 	for _, prefix := range []string{"mcts: ", "nn: evaluator ", "nn: ", "train: ", "sprt: ", "replay: ", "elo: "} {
@@ -499,6 +561,43 @@ func inSection(section string, err error) error {
 		return fmt.Errorf("%s: %s", section, msg)
 	}
 	return &fieldError{paths: []string{section + "." + field}, msg: section + "." + msg}
+}
+
+// mctsKeys maps the keys that mcts.Config.Validate names to their paths in
+// a training config.
+var mctsKeys = func() map[string]string {
+	m := map[string]string{
+		"search":             "selfplay.search.algorithm",
+		"graph":              "experimental.graph",
+		"gumbel_noise_moves": "experimental.gumbel_noise_moves",
+	}
+	for section, t := range map[string]reflect.Type{
+		"selfplay.search": reflect.TypeOf(mcts.SearchParams{}),
+		"selfplay.play":   reflect.TypeOf(mcts.PlaySettings{}),
+	} {
+		for i := 0; i < t.NumField(); i++ {
+			if name, _, _ := strings.Cut(t.Field(i).Tag.Get("yaml"), ","); name != "" && name != "-" {
+				m[name] = section + "." + name
+			}
+		}
+	}
+	return m
+}()
+
+// mctsError turns an mcts.Config.Validate error ("mcts: simulations = 0,
+// want >= 1") into a fieldError naming the key by its path in a training
+// config ("selfplay.search.simulations = 0, want >= 1").
+func mctsError(err error) error {
+	msg := strings.TrimPrefix(err.Error(), "mcts: ")
+	field := msg
+	if i := strings.IndexFunc(msg, func(r rune) bool { return !(r == '_' || unicode.IsLower(r) || unicode.IsDigit(r)) }); i >= 0 {
+		field = msg[:i]
+	}
+	path, ok := mctsKeys[field]
+	if !ok {
+		return fmt.Errorf("selfplay: %s", msg)
+	}
+	return &fieldError{paths: []string{path}, msg: path + msg[len(field):]}
 }
 
 // origins says where each value of a config came from.
@@ -753,5 +852,24 @@ func clearLines(n *yaml.Node) {
 
 // Marshal writes the resolved config as YAML (saved into the run folder).
 func (c *Config) Marshal() ([]byte, error) {
-	return yaml.Marshal(c)
+	out := *c
+	out.Experimental = ExperimentalConfig{
+		Graph:            c.SelfPlay.MCTS.Graph,
+		WDL:              c.Network.WDL,
+		OpponentPolicy:   c.Network.OpponentPolicy,
+		ValueTargetMix:   c.SelfPlay.ValueTargetMix,
+		GumbelNoiseMoves: c.SelfPlay.MCTS.GumbelNoiseMoves,
+	}
+	return yaml.Marshal(&out)
+}
+
+// applyExperimental copies the experimental section into the settings it
+// acts on.
+func (c *Config) applyExperimental() {
+	x := c.Experimental
+	c.SelfPlay.MCTS.Graph = x.Graph
+	c.Network.WDL = x.WDL
+	c.Network.OpponentPolicy = x.OpponentPolicy
+	c.SelfPlay.ValueTargetMix = x.ValueTargetMix
+	c.SelfPlay.MCTS.GumbelNoiseMoves = x.GumbelNoiseMoves
 }

@@ -52,16 +52,21 @@ func TestBadConfigsNameTheProblem(t *testing.T) {
 		{"negative for unsigned", g + "seed: -1\n", nil, "line 2: seed = -1, want a whole number >= 0"},
 		{"scalar for a list", g + "ladder:\n  players: random\n", nil, `line 3: ladder.players = "random", want a list`},
 		{"scalar for a section", g + "selfplay: 3\n", nil, "line 2: selfplay is a section of keys, not 3"},
-		{"out of range", g + "selfplay:\n  mcts:\n    simulations: 0\n", nil, "line 4: selfplay.mcts.simulations = 0, want >= 1"},
+		{"out of range", g + "selfplay:\n  mcts:\n    simulations: 0\n", nil, "line 4: selfplay.search.simulations = 0, want >= 1"},
 		{"out of range, top level", g + "\niterations: -3\n", nil, "line 3: iterations = -3, want >= 0"},
 		{"out of range, network", g + "network:\n  filters: 0\n", nil, "line 3: network.filters = 0, want 1..1024"},
-		{"out of range, evaluator", g + "evaluator:\n  max_batch: 0\n", nil, "line 3: evaluator.max_batch = 0, want 1..4096"},
-		{"endgame for a game without a prover", "game: go:size=5\nselfplay:\n  mcts:\n    endgame: 8\n", nil, "line 4: selfplay.mcts.endgame = 8: game go"},
-		{"endgame beyond Connect Four's range", g + "selfplay:\n  mcts:\n    endgame: 21\n", nil, "line 4: selfplay.mcts.endgame = 21: want 1..20 empty cells"},
-		{"-set endgame beyond Othello's range", "game: othello\n", []string{"selfplay.mcts.endgame=20"}, "-set: selfplay.mcts.endgame = 20: want 1..16 empty squares"},
-		{"-set endgame without the solver", "game: othello\n", []string{"selfplay.mcts.endgame=8", "selfplay.mcts.solver=false"}, "selfplay.mcts.endgame = 8 needs solver = true"},
-		{"value target mix above 1", g + "selfplay:\n  value_target_mix: 1.5\n", nil, "line 3: selfplay.value_target_mix = 1.5, want 0..1"},
-		{"-set value target mix below 0", g, []string{"selfplay.value_target_mix=-0.2"}, "-set: selfplay.value_target_mix = -0.2, want 0..1"},
+		{"out of range, evaluator", g + "evaluator:\n  cache_size: -1\n", nil, "line 3: evaluator.cache_size = -1, want 0.."},
+		{"removed key", g + "evaluator:\n  max_batch: 64\n", nil, "line 3: evaluator.max_batch was removed: each self-play worker evaluates"},
+		{"removed key by -set", g, []string{"evaluator.workers=1"}, "-set: evaluator.workers was removed"},
+		{"old and new name of one key", g + "selfplay:\n  mcts: {simulations: 5}\n  search: {simulations: 6}\n", nil,
+			"line 3: selfplay.mcts.simulations is the older name of selfplay.search.simulations, which is set too (line 4)"},
+		{"unknown key of the old section", g + "selfplay:\n  mcts: {simulation: 5}\n", nil, `line 3: unknown key "simulation" in section selfplay.mcts`},
+		{"endgame for a game without a prover", "game: go:size=5\nselfplay:\n  mcts:\n    endgame: 8\n", nil, "line 4: selfplay.search.endgame = 8: game go"},
+		{"endgame beyond Connect Four's range", g + "selfplay:\n  mcts:\n    endgame: 21\n", nil, "line 4: selfplay.search.endgame = 21: want 1..20 empty cells"},
+		{"-set endgame beyond Othello's range", "game: othello\n", []string{"selfplay.search.endgame=20"}, "-set: selfplay.search.endgame = 20: want 1..16 empty squares"},
+		{"-set endgame without the solver", "game: othello\n", []string{"selfplay.search.endgame=8", "selfplay.search.solver=false"}, "selfplay.search.endgame = 8 needs solver = true"},
+		{"value target mix above 1", g + "selfplay:\n  value_target_mix: 1.5\n", nil, "line 3: experimental.value_target_mix = 1.5, want 0..1"},
+		{"-set value target mix below 0", g, []string{"experimental.value_target_mix=-0.2"}, "-set: experimental.value_target_mix = -0.2, want 0..1"},
 		{"out of range, sprt", g + "gate:\n  sprt:\n    alpha: 0.7\n", nil, "line 4: gate.sprt.alpha = 0.7, want (0, 0.5)"},
 		{"unknown game", "game: chess\n", nil, `line 1: game: unknown game "chess"`},
 		{"bad game parameter", "game: \"othello:size=7\"\n", nil, "size"},
@@ -81,14 +86,14 @@ func TestBadConfigsNameTheProblem(t *testing.T) {
 		{"-set without =", g, []string{"seed"}, "key.path=value"},
 		{"-set into a value", g, []string{"seed.x=1"}, "-set: seed = a section, want a whole number"},
 		{"-set out of range", g, []string{"train.batch_size=1"}, "-set: train.batch_size = 1, want 2..65536"},
-		{"-set wrong type", g, []string{"selfplay.mcts.simulations=x"}, `-set: selfplay.mcts.simulations = "x", want a whole number`},
-		{"-set float for an int", g, []string{"selfplay.mcts.simulations=16.7"}, "-set: selfplay.mcts.simulations = 16.7, want a whole number"},
+		{"-set wrong type", g, []string{"selfplay.search.simulations=x"}, `-set: selfplay.search.simulations = "x", want a whole number`},
+		{"-set float for an int", g, []string{"selfplay.search.simulations=16.7"}, "-set: selfplay.search.simulations = 16.7, want a whole number"},
 		{"-set over a file value", g + "iterations: 3\n", []string{"iterations=2.5"}, "-set: iterations = 2.5"},
 		{"-set bad YAML", g, []string{"ladder.players=[a"}, "-set \"ladder.players=[a\": value"},
 		{"opponent policy with dice", "game: backgammon\nbench: {every: 0}\nnetwork: {opponent_policy: true}\n", nil,
-			"line 3: network.opponent_policy: backgammon rolls dice"},
+			"line 3: experimental.opponent_policy: backgammon rolls dice"},
 		{"graph search with dice", "game: backgammon\nbench: {every: 0}\nselfplay: {mcts: {graph: true}}\n", nil,
-			"line 3: selfplay.mcts.graph = true: backgammon has chance nodes"},
+			"line 3: experimental.graph = true: backgammon has chance nodes"},
 		{"opp_policy_weight", g, []string{"train.opp_policy_weight=-1"}, "-set: train.opp_policy_weight = -1, want in [0, 100]"},
 	}
 	for _, c := range cases {
@@ -108,7 +113,7 @@ func TestBadConfigsNameTheProblem(t *testing.T) {
 
 func TestOverridesAndDefaults(t *testing.T) {
 	cfg, err := Parse([]byte("game: connect4\nselfplay:\n  workers: 1\n"), []string{
-		"selfplay.mcts.simulations=321", "duration=90s", "ladder.players=[random, greedy]", "run_dir=/tmp/x"})
+		"selfplay.search.simulations=321", "duration=90s", "ladder.players=[random, greedy]", "run_dir=/tmp/x"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,13 +10,13 @@ import (
 )
 
 // TestGumbelSmokeRun runs the smoke config with Gumbel self-play
-// (selfplay.mcts.search=gumbel, playout cap on) and checks the replay
+// (selfplay.search.algorithm=gumbel, playout cap on) and checks the replay
 // examples it wrote: policy targets that are distributions over legal moves.
 func TestGumbelSmokeRun(t *testing.T) {
 	dir := t.TempDir()
 	cfg := smoke(t, dir, "iterations=1", "ladder.every=0", "bench.every=0",
-		"selfplay.mcts.search=gumbel", "selfplay.mcts.gumbel_m=4",
-		"selfplay.mcts.playout_cap=true", "selfplay.mcts.fast_simulations=4")
+		"selfplay.search.algorithm=gumbel", "selfplay.search.gumbel_m=4",
+		"selfplay.play.playout_cap=true", "selfplay.play.fast_simulations=4")
 	runOnce(t, cfg)
 	m := readMetrics(t, dir)
 	if len(m) != 1 {
@@ -50,14 +50,14 @@ func TestGumbelSmokeRun(t *testing.T) {
 
 func TestGumbelConfigErrors(t *testing.T) {
 	for _, tc := range []struct{ set, want string }{
-		{"selfplay.mcts.search=gumble", "selfplay.mcts.search"},
-		{"selfplay.mcts.gumbel_m=0", "selfplay.mcts.gumbel_m"},
-		{"selfplay.mcts.gumbel_c_scale=0", "selfplay.mcts.gumbel_c_scale"},
-		{"selfplay.mcts.forced_playouts=true", "selfplay.mcts.forced_playouts"},
+		{"selfplay.search.algorithm=gumble", "selfplay.search.algorithm"},
+		{"selfplay.search.gumbel_m=0", "selfplay.search.gumbel_m"},
+		{"selfplay.search.gumbel_c_scale=0", "selfplay.search.gumbel_c_scale"},
+		{"selfplay.play.forced_playouts=true", "selfplay.play.forced_playouts"},
 	} {
 		sets := []string{"run_dir=" + t.TempDir(), tc.set}
-		if !strings.Contains(tc.set, "search=") {
-			sets = append(sets, "selfplay.mcts.search=gumbel")
+		if !strings.Contains(tc.set, "algorithm=") {
+			sets = append(sets, "selfplay.search.algorithm=gumbel")
 		}
 		_, err := Load("../configs/connect4-smoke.yaml", sets)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {

@@ -17,7 +17,7 @@ import (
 // third move had a fast search (no policy), each example's opponent-policy
 // target is the next move's search policy, or a one-hot on the next move
 // where that search was a fast one; the last move has none; and without
-// network.opponent_policy no example has one.
+// experimental.opponent_policy no example has one.
 func TestRecordExamplesOpponentTargets(t *testing.T) {
 	g, err := games.New("connect4")
 	if err != nil {
@@ -80,7 +80,7 @@ func TestRecordExamplesOpponentTargets(t *testing.T) {
 func TestOpponentPolicySmoke(t *testing.T) {
 	for _, on := range []bool{true, false} {
 		dir := t.TempDir()
-		runOnce(t, smoke(t, dir, fmt.Sprintf("network.opponent_policy=%v", on), "ladder.every=0", "bench.every=0"))
+		runOnce(t, smoke(t, dir, fmt.Sprintf("experimental.opponent_policy=%v", on), "ladder.every=0", "bench.every=0"))
 		for i, rec := range readMetrics(t, dir) {
 			tr := rec["train"].(map[string]any)
 			l, ok := tr["loss_opp_policy"].(float64)

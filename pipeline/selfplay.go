@@ -30,7 +30,7 @@ type selfPlayStats struct {
 // recordExamples turns a finished game into replay examples: the state's
 // observation, the search's policy (positions with a full search only), the
 // legal moves, and the value target for the mover: the result, mixed with
-// the root's search value by mix (selfplay.value_target_mix). When the
+// the root's search value by mix (experimental.value_target_mix). When the
 // game's states are games.Outcomer and the game was played to its end (not
 // resigned), every example also gets the final ownership map and score,
 // turned to the mover's point of view (aux targets). With opp, every example
@@ -315,7 +315,7 @@ func generate(parent context.Context, g games.Game, cfg SelfPlayConfig, workers,
 // a seeded run, do not depend on how the workers' timing interleaves (the
 // forward pass is not bitwise independent of the batch a position is in).
 // stats sums the evaluators' counters.
-func directEvaluators(cfg nn.EvaluatorConfig, batchSize, workers int, w *nn.Weights, g games.Game,
+func directEvaluators(cfg EvaluatorConfig, batchSize, workers int, w *nn.Weights, g games.Game,
 	sharedCache bool) (newEval func(worker int) (mcts.Evaluator, error), stats func() nn.EvaluatorStats, err error) {
 	if workers < 1 {
 		return nil, nil, fmt.Errorf("self-play: %d workers, want at least 1", workers)
@@ -330,7 +330,7 @@ func directEvaluators(cfg nn.EvaluatorConfig, batchSize, workers int, w *nn.Weig
 // modelEvaluators is directEvaluators over a model already built (at
 // cfg.Precision): a caller that plays many rounds with one network builds
 // it, and runs precision auto's check, once.
-func modelEvaluators(cfg nn.EvaluatorConfig, batchSize, workers int, m *nn.Model, g games.Game,
+func modelEvaluators(cfg EvaluatorConfig, batchSize, workers int, m *nn.Model, g games.Game,
 	sharedCache bool) (newEval func(worker int) (mcts.Evaluator, error), stats func() nn.EvaluatorStats, err error) {
 	if workers < 1 {
 		return nil, nil, fmt.Errorf("self-play: %d workers, want at least 1", workers)

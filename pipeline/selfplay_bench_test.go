@@ -143,25 +143,23 @@ func BenchmarkSelfPlayNet(b *testing.B) {
 func BenchmarkSelfPlayNetSettings(b *testing.B) {
 	variants := []selfPlayBench{
 		{name: "shared/config", workers: 2},
-		{name: "shared/eval-workers=1", workers: 2, set: []string{"evaluator.workers=1"}},
-		{name: "shared/max_batch=32", workers: 2, set: []string{"evaluator.max_batch=32"}},
 		{name: "direct/config", workers: 2, direct: true},
-		{name: "direct/batch=16", workers: 2, direct: true, set: []string{"selfplay.mcts.batch_size=16"}},
-		{name: "direct/batch=64", workers: 2, direct: true, set: []string{"selfplay.mcts.batch_size=64"}},
-		{name: "direct/in-flight=32", workers: 2, direct: true, set: []string{"selfplay.mcts.games_in_flight=32"}},
-		{name: "direct/in-flight=128", workers: 2, direct: true, set: []string{"selfplay.mcts.games_in_flight=128"}},
+		{name: "direct/batch=16", workers: 2, direct: true, set: []string{"selfplay.search.batch_size=16"}},
+		{name: "direct/batch=64", workers: 2, direct: true, set: []string{"selfplay.search.batch_size=64"}},
+		{name: "direct/in-flight=32", workers: 2, direct: true, set: []string{"selfplay.play.games_in_flight=32"}},
+		{name: "direct/in-flight=128", workers: 2, direct: true, set: []string{"selfplay.play.games_in_flight=128"}},
 		{name: "direct/own-cache", workers: 2, direct: true, ownCache: true},
 		{name: "direct/cache=0", workers: 2, direct: true, set: []string{"evaluator.cache_size=0"}},
 		{name: "direct/cache=2^18", workers: 2, direct: true, set: []string{"evaluator.cache_size=262144"}},
-		{name: "direct/tree_reuse=false", workers: 2, direct: true, set: []string{"selfplay.mcts.tree_reuse=false"}},
-		{name: "direct/count_reused", workers: 2, direct: true, set: []string{"selfplay.mcts.count_reused=true"}},
+		{name: "direct/tree_reuse=false", workers: 2, direct: true, set: []string{"selfplay.search.tree_reuse=false"}},
+		{name: "direct/count_reused", workers: 2, direct: true, set: []string{"selfplay.search.count_reused=true"}},
 		{name: "direct/count_reused/cache=2^18", workers: 2, direct: true,
-			set: []string{"selfplay.mcts.count_reused=true", "evaluator.cache_size=262144"}},
+			set: []string{"selfplay.search.count_reused=true", "evaluator.cache_size=262144"}},
 		{name: "direct/count_reused/cache=2^18/own-cache", workers: 2, direct: true, ownCache: true,
-			set: []string{"selfplay.mcts.count_reused=true", "evaluator.cache_size=262144"}},
+			set: []string{"selfplay.search.count_reused=true", "evaluator.cache_size=262144"}},
 		{name: "direct/filters=64", workers: 2, direct: true, set: []string{"network.filters=64"}},
 		{name: "direct/filters=64/count_reused", workers: 2, direct: true,
-			set: []string{"network.filters=64", "selfplay.mcts.count_reused=true"}},
+			set: []string{"network.filters=64", "selfplay.search.count_reused=true"}},
 	}
 	for _, v := range variants {
 		b.Run(v.name, func(b *testing.B) { benchSelfPlay(b, v) })
@@ -187,21 +185,21 @@ func BenchmarkSelfPlayPrecision(b *testing.B) {
 //	go test ./pipeline -run '^$' -bench SelfPlayGumbel -benchtime 32x -cpu 1
 func BenchmarkSelfPlayGumbel(b *testing.B) {
 	gumbel := func(name string, set ...string) selfPlayBench {
-		return selfPlayBench{name: name, workers: 1, direct: true, set: append([]string{"selfplay.mcts.search=gumbel"}, set...)}
+		return selfPlayBench{name: name, workers: 1, direct: true, set: append([]string{"selfplay.search.algorithm=gumbel"}, set...)}
 	}
 	for _, v := range []selfPlayBench{
-		{name: "puct", workers: 1, direct: true, set: []string{"selfplay.mcts.search=puct"}},
+		{name: "puct", workers: 1, direct: true, set: []string{"selfplay.search.algorithm=puct"}},
 		gumbel("gumbel"),
-		gumbel("gumbel/count_reused=false", "selfplay.mcts.count_reused=false"),
-		gumbel("gumbel/sims=50,fast=16", "selfplay.mcts.simulations=50", "selfplay.mcts.fast_simulations=16"),
-		gumbel("gumbel/sims=32,no-cap", "selfplay.mcts.simulations=32", "selfplay.mcts.playout_cap=false"),
+		gumbel("gumbel/count_reused=false", "selfplay.search.count_reused=false"),
+		gumbel("gumbel/sims=50,fast=16", "selfplay.search.simulations=50", "selfplay.play.fast_simulations=16"),
+		gumbel("gumbel/sims=32,no-cap", "selfplay.search.simulations=32", "selfplay.play.playout_cap=false"),
 	} {
 		b.Run(v.name, func(b *testing.B) { benchSelfPlay(b, v) })
 	}
 }
 
 // BenchmarkSelfPlayEndgame measures Connect Four self-play with exact
-// endgames in the tree (selfplay.mcts.endgame: every leaf within N empty
+// endgames in the tree (selfplay.search.endgame: every leaf within N empty
 // cells of the end is proven by the solver instead of evaluated), at the
 // settings of configs/connect4.yaml (50/16 simulations, gumbel_m 8),
 // direct/W=1. TABULA_BENCH_WEIGHTS names a checkpoint to play with (a
@@ -213,8 +211,8 @@ func BenchmarkSelfPlayEndgame(b *testing.B) {
 	weights := benchWeights()
 	for _, e := range []int{0, 12, 14, 16, 18} {
 		v := selfPlayBench{name: fmt.Sprintf("endgame=%d", e), workers: 1, direct: true, weights: weights,
-			set: []string{"selfplay.mcts.simulations=50", "selfplay.mcts.fast_simulations=16", "selfplay.mcts.gumbel_m=8",
-				fmt.Sprintf("selfplay.mcts.endgame=%d", e)}}
+			set: []string{"selfplay.search.simulations=50", "selfplay.play.fast_simulations=16", "selfplay.search.gumbel_m=8",
+				fmt.Sprintf("selfplay.search.endgame=%d", e)}}
 		b.Run(v.name, func(b *testing.B) { benchSelfPlay(b, v) })
 	}
 }
@@ -319,7 +317,7 @@ func benchSelfPlay(b *testing.B, v selfPlayBench) {
 			evals[i] = &timedEvaluator{e: e}
 		}
 	} else {
-		shared, err := nn.NewEvaluator(cfg.Evaluator, weights, g)
+		shared, err := nn.NewEvaluator(cfg.Evaluator.NN(), weights, g)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -19,8 +19,8 @@ import (
 func playDirect(t *testing.T, sharedCache bool, n int, set ...string) ([][]mcts.GameRecord, nn.EvaluatorStats) {
 	t.Helper()
 	cfg, err := Load("../configs/connect4-smoke.yaml", append([]string{
-		"network.filters=8", "network.blocks=1", "selfplay.mcts.simulations=16",
-		"selfplay.mcts.fast_simulations=4", "selfplay.mcts.games_in_flight=4", "selfplay.mcts.batch_size=8",
+		"network.filters=8", "network.blocks=1", "selfplay.search.simulations=16",
+		"selfplay.play.fast_simulations=4", "selfplay.play.games_in_flight=4", "selfplay.search.batch_size=8",
 		"evaluator.cache_size=4096",
 	}, set...))
 	if err != nil {
@@ -111,7 +111,7 @@ func TestDirectEvaluatorsErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := nn.DefaultEvaluatorConfig()
+	cfg := DefaultConfig().Evaluator
 	for _, c := range []struct {
 		batch, workers int
 	}{{8, 0}, {0, 2}} {

@@ -13,7 +13,7 @@ import (
 )
 
 // BenchmarkValueTargetError measures how far the value targets of
-// selfplay.value_target_mix are from the game-theoretic value, on Connect
+// experimental.value_target_mix are from the game-theoretic value, on Connect
 // Four self-play with configs/connect4.yaml's search settings guided by
 // random rollouts (one per leaf, uniform priors: a search that knows
 // something, with no network to train). For every position with a policy

@@ -7,7 +7,7 @@ import (
 	"tabula/games"
 )
 
-// TestRecordExamplesMixValue checks that selfplay.value_target_mix reaches
+// TestRecordExamplesMixValue checks that experimental.value_target_mix reaches
 // the replay examples: with mix m every example's value is (1-m)*z + m*q for
 // its position's result z and root value q, both for the player to move.
 func TestRecordExamplesMixValue(t *testing.T) {

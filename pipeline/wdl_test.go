@@ -7,12 +7,12 @@ import (
 	"tabula/nn"
 )
 
-// TestWDLSmoke: a run with network.wdl trains the win/draw/loss head end to
+// TestWDLSmoke: a run with experimental.wdl trains the win/draw/loss head end to
 // end (self-play reads its value, the trainer its cross-entropy) and saves
 // it in the checkpoints.
 func TestWDLSmoke(t *testing.T) {
 	dir := t.TempDir()
-	runOnce(t, smoke(t, dir, "network.wdl=true", "ladder.every=0", "bench.every=0"))
+	runOnce(t, smoke(t, dir, "experimental.wdl=true", "ladder.every=0", "bench.every=0"))
 	recs := readMetrics(t, dir)
 	if len(recs) == 0 {
 		t.Fatal("no metrics")

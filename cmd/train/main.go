@@ -58,7 +58,7 @@ func run(args []string, stderr io.Writer) error {
 	token := fs.String("token", os.Getenv("TABULA_BUS_TOKEN"), "token that bus clients must present; required with -listen beyond loopback (default $TABULA_BUS_TOKEN)")
 	natsURL := fs.String("nats", "", "use this NATS server (JetStream enabled) instead of the embedded one, e.g. nats://nats.example:4222")
 	var sets setFlags
-	fs.Var(&sets, "set", "override a config value, key.path=value (repeatable), e.g. -set selfplay.mcts.simulations=200")
+	fs.Var(&sets, "set", "override a config value, key.path=value (repeatable), e.g. -set selfplay.search.simulations=200")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, `usage: train -config FILE [-run DIR] [-set key.path=value ...] [-quiet] [-v]
              [-listen HOST:PORT [-token T] | -nats URL]
@@ -99,6 +99,9 @@ flags:
 		Bus: pipeline.BusOptions{Listen: *listen, Token: *token, URL: *natsURL}}
 	if !*quiet {
 		opt.Progress = stderr
+	}
+	for _, w := range cfg.Warnings {
+		opt.Log.Warn("config " + *config + ": " + w)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

@@ -233,7 +233,7 @@ func TestParityOnnxRuntime(t *testing.T) {
 		}
 		add(name, randomCheckpoint(t, g, cfg, uint64(i+1)), g, uint64(i+1))
 	}
-	// A win/draw/loss value head (network.wdl): Softmax, then MatMul.
+	// A win/draw/loss value head (experimental.wdl): Softmax, then MatMul.
 	{
 		spec, cfg := configNetwork(t, "connect4")
 		g, err := games.New(spec)

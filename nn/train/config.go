@@ -80,7 +80,7 @@ type Config struct {
 	OwnershipWeight float64 `yaml:"ownership_weight"`
 	ScoreWeight     float64 `yaml:"score_weight"`
 	// OppPolicyWeight weighs the opponent-policy head's loss
-	// (network.opponent_policy): the cross-entropy of the opponent's reply,
+	// (experimental.opponent_policy): the cross-entropy of the opponent's reply,
 	// averaged over the batch (examples without a target count 0). KataGo
 	// uses 0.15.
 	OppPolicyWeight float64 `yaml:"opp_policy_weight"`

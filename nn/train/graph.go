@@ -50,7 +50,7 @@ func buildNetwork(w *nn.Weights, batch int, bnMomentum float64) (*network, error
 		return nil, fmt.Errorf("train: batch %d, want at least 1", batch)
 	}
 	if w.Config.WDL {
-		return nil, fmt.Errorf("train: engine %q does not train a win/draw/loss value head (network.wdl); engine %q does (3x3 tower and 1x1 head kernels)", EngineGorgonia, EngineDirect)
+		return nil, fmt.Errorf("train: engine %q does not train a win/draw/loss value head (experimental.wdl); engine %q does (3x3 tower and 1x1 head kernels)", EngineGorgonia, EngineDirect)
 	}
 	s := w.Shape
 	g := G.NewGraph()
