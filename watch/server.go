@@ -212,6 +212,12 @@ func (s *Server) games(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, map[string]any{"games": gs[:min(n, len(gs))], "unlinked": unlinked, "gating": gating})
 }
 
+// httpServer is the http.Server of Run: bounded headers, and timeouts on
+// reading a request and writing a reply.
+func (s *Server) httpServer() *http.Server {
+	return httpguard.Server(s.Handler(), httpguard.DefaultTimeouts(30*time.Second))
+}
+
 // Run listens on cfg.Addr and serves until ctx is done. ready, if not nil,
 // gets the address actually bound (useful with port 0).
 func (s *Server) Run(ctx context.Context, ready func(addr string)) error {
@@ -219,7 +225,7 @@ func (s *Server) Run(ctx context.Context, ready func(addr string)) error {
 	if err != nil {
 		return fmt.Errorf("watch: %w", err)
 	}
-	srv := httpguard.Server(s.Handler(), httpguard.DefaultTimeouts(30*time.Second))
+	srv := s.httpServer()
 	if ready != nil {
 		ready(ln.Addr().String())
 	}
