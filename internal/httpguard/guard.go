@@ -10,10 +10,11 @@
 //     cross-origin or "null" Origin gets 403, and so does a request a browser
 //     marks Sec-Fetch-Site: cross-site or same-site, except a plain GET
 //     navigation (a link to the page from elsewhere).
-//   - A request with a body (POST, PUT, PATCH, DELETE) must declare
-//     Content-Type: application/json, or it gets 415: a form or text/plain
-//     POST, which a page of another site may send without asking, never
-//     reaches a handler.
+//
+// RequireJSON is the check for a server that takes JSON bodies: a request
+// with a body must declare Content-Type: application/json, or it gets 415,
+// so that a form or text/plain POST, which a page of another site may send
+// without asking, never reaches a handler.
 //
 // It also builds the http.Server with the timeouts and header limits that keep
 // slow or oversized requests from holding the server.
@@ -142,13 +143,17 @@ func (g *Guard) Check(r *http.Request) error {
 			return &Error{http.StatusForbidden, fmt.Sprintf("a %s request (Sec-Fetch-Site: %s) is refused: only this server's own page may use it", site, site)}
 		}
 	}
+	return nil
+}
+
+// HasBody reports whether r's method carries a body to act on (POST, PUT,
+// PATCH, DELETE).
+func HasBody(r *http.Request) bool {
 	switch r.Method {
 	case http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete:
-		if err := RequireJSON(r); err != nil {
-			return err
-		}
+		return true
 	}
-	return nil
+	return false
 }
 
 // RequireJSON returns an *Error (415) unless r declares a JSON body

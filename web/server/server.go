@@ -205,7 +205,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("X-Frame-Options", "DENY")
 	h.Set("Referrer-Policy", "no-referrer")
-	if err := s.guard.Check(r); err != nil {
+	err := s.guard.Check(r)
+	if err == nil && httpguard.HasBody(r) {
+		err = httpguard.RequireJSON(r)
+	}
+	if err != nil {
 		s.reply(w, r, nil, fail(err.(*httpguard.Error).Status, "%v", err))
 		return
 	}
