@@ -71,6 +71,9 @@ func New(listen string, allow []string) (*Guard, error) {
 	}
 	for _, a := range allow {
 		h := strings.TrimSpace(a)
+		if strings.ContainsAny(h, "/?#@") {
+			return nil, fmt.Errorf("httpguard: allowed host %q: want a host name or an IP address, without scheme, port or path", a)
+		}
 		if hh, _, err := net.SplitHostPort(h); err == nil {
 			h = hh
 		}

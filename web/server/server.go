@@ -458,13 +458,14 @@ func (s *Server) parseSpec(g games.Game, text string) (arena.Spec, error) {
 // path that cannot be resolved, so that the answer tells nothing of files
 // outside the folder.
 func (s *Server) inRuns(path string) error {
+	notHere := errors.New("is not a file inside the runs folder (no such file, or a symbolic link out of the folder)")
 	real, err := filepath.EvalSymlinks(path)
 	if err != nil {
-		return errors.New("is not in the runs folder: no such file")
+		return notHere
 	}
 	rel, err := filepath.Rel(s.realRuns, real)
 	if err != nil || !filepath.IsLocal(rel) {
-		return errors.New("leads out of the runs folder (a symbolic link); it must be a relative path inside it")
+		return notHere
 	}
 	return nil
 }
