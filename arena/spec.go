@@ -95,6 +95,35 @@ var kinds = []kindDef{
 	{name: "pubeval", doc: "Tesauro's pubeval, a linear benchmark player (backgammon only)"},
 }
 
+// ParamInfo describes one parameter of a player kind: its name, its type
+// ("int", "float", "duration" or "string": free text, such as a path or a
+// program) and, for int and float, its range.
+type ParamInfo struct {
+	Name     string
+	Type     string
+	Min, Max float64
+}
+
+// KindInfo describes one player kind and its parameters.
+type KindInfo struct {
+	Name   string
+	Params []ParamInfo
+}
+
+// Kinds lists every player kind that ParseSpec accepts, with its parameters,
+// in the order help text shows them.
+func Kinds() []KindInfo {
+	types := [...]string{intParam: "int", floatParam: "float", durationParam: "duration", stringParam: "string"}
+	out := make([]KindInfo, len(kinds))
+	for i, k := range kinds {
+		out[i].Name = k.name
+		for _, p := range k.params {
+			out[i].Params = append(out[i].Params, ParamInfo{Name: p.name, Type: types[p.typ], Min: p.min, Max: p.max})
+		}
+	}
+	return out
+}
+
 func kindByName(name string) (kindDef, bool) {
 	for _, k := range kinds {
 		if k.name == name {

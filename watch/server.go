@@ -15,6 +15,8 @@ import (
 	"strconv"
 	"sync"
 	"time"
+
+	"tabula/internal/httpguard"
 )
 
 //go:embed assets
@@ -30,6 +32,9 @@ type Config struct {
 	Games int
 	// Refresh is how often the page polls for new data.
 	Refresh time.Duration
+	// AllowHosts are host names a request's Host may name besides the
+	// loopback names and Addr's host (the name a reverse proxy forwards).
+	AllowHosts []string
 }
 
 // DefaultConfig listens on 127.0.0.1:8081 and offers 8 games, refreshed
@@ -51,6 +56,9 @@ func (c Config) Validate() error {
 	if _, _, err := net.SplitHostPort(c.Addr); err != nil {
 		return fmt.Errorf("watch: addr %q: %w", c.Addr, err)
 	}
+	if _, err := httpguard.New(c.Addr, c.AllowHosts); err != nil {
+		return fmt.Errorf("watch: %w", err)
+	}
 	return nil
 }
 
@@ -58,8 +66,9 @@ const maxGames = 64
 
 // Server serves the watch page of one run folder.
 type Server struct {
-	cfg Config
-	log *slog.Logger
+	cfg   Config
+	log   *slog.Logger
+	guard *httpguard.Guard
 
 	mu    sync.Mutex // guards cache
 	cache ChunkCache
@@ -80,10 +89,18 @@ func New(cfg Config, log *slog.Logger) (*Server, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Server{cfg: cfg, log: log}, nil
+	guard, err := httpguard.New(cfg.Addr, cfg.AllowHosts)
+	if err != nil {
+		return nil, fmt.Errorf("watch: %w", err)
+	}
+	return &Server{cfg: cfg, log: log, guard: guard}, nil
 }
 
-// Handler returns the page, its assets and the JSON endpoints:
+// Handler returns the page, its assets and the JSON endpoints, for requests
+// that name this server in Host and come from no other origin (package
+// httpguard; 403 otherwise); it serves only GET and HEAD, and reads nothing
+// but the run folder's metrics.jsonl, replay/ and gating/ (no path comes from
+// the request):
 //
 //	GET /                 the page
 //	GET /assets/...       its script and style
@@ -108,14 +125,17 @@ func (s *Server) Handler() http.Handler {
 	})
 	mux.HandleFunc("GET /api/plots", s.plots)
 	mux.HandleFunc("GET /api/games", s.games)
-	return securityHeaders(mux)
+	return securityHeaders(s.guard.Wrap(mux))
 }
 
-// securityHeaders forbids loading anything from other hosts.
+// securityHeaders forbids loading anything from other hosts and framing the
+// page in theirs.
 func securityHeaders(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Security-Policy", "default-src 'self'")
+		w.Header().Set("Content-Security-Policy", "default-src 'self'; frame-ancestors 'none'")
 		w.Header().Set("X-Content-Type-Options", "nosniff")
+		w.Header().Set("X-Frame-Options", "DENY")
+		w.Header().Set("Referrer-Policy", "no-referrer")
 		h.ServeHTTP(w, r)
 	})
 }
@@ -192,6 +212,12 @@ func (s *Server) games(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, map[string]any{"games": gs[:min(n, len(gs))], "unlinked": unlinked, "gating": gating})
 }
 
+// httpServer is the http.Server of Run: bounded headers, and timeouts on
+// reading a request and writing a reply.
+func (s *Server) httpServer() *http.Server {
+	return httpguard.Server(s.Handler(), httpguard.DefaultTimeouts(30*time.Second))
+}
+
 // Run listens on cfg.Addr and serves until ctx is done. ready, if not nil,
 // gets the address actually bound (useful with port 0).
 func (s *Server) Run(ctx context.Context, ready func(addr string)) error {
@@ -199,7 +225,7 @@ func (s *Server) Run(ctx context.Context, ready func(addr string)) error {
 	if err != nil {
 		return fmt.Errorf("watch: %w", err)
 	}
-	srv := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	srv := s.httpServer()
 	if ready != nil {
 		ready(ln.Addr().String())
 	}

@@ -194,6 +194,7 @@ func fakeRun(t *testing.T) (string, []playedGame) {
 func get(t *testing.T, h http.Handler, method, url string) (int, string, http.Header) {
 	t.Helper()
 	req := httptest.NewRequest(method, url, nil)
+	req.Host = "localhost:8081"
 	rec := httptest.NewRecorder()
 	h.ServeHTTP(rec, req)
 	b, _ := io.ReadAll(rec.Result().Body)

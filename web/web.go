@@ -94,6 +94,13 @@ func badRequest(format string, args ...any) error {
 	return &BadRequestError{Err: fmt.Errorf(format, args...)}
 }
 
+// EngineError is a player's failure to choose a move (its ChooseAction
+// error), as opposed to a bad request or an illegal choice.
+type EngineError struct{ Err error }
+
+func (e *EngineError) Error() string { return "engine: " + e.Err.Error() }
+func (e *EngineError) Unwrap() error { return e.Err }
+
 // IsBadRequest reports whether err is the requester's fault.
 func IsBadRequest(err error) bool {
 	var b *BadRequestError
@@ -295,7 +302,7 @@ func Think(ctx context.Context, e Engine, g games.Game, l Layout, s games.State,
 	start := time.Now()
 	a, err := e.ChooseAction(ctx, s.Clone())
 	if err != nil {
-		return Reply{}, fmt.Errorf("engine: %w", err)
+		return Reply{}, &EngineError{Err: err}
 	}
 	r := Reply{Move: a, MoveText: actionText(g, a), Millis: float64(time.Since(start).Microseconds()) / 1000}
 	if an, ok := e.(analyzer); ok {

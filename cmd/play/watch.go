@@ -14,7 +14,7 @@ import (
 func init() {
 	register(subcommand{
 		name:    "watch",
-		summary: "-run DIR [-addr 127.0.0.1:8081]   a live web page of a training run: curves and recent games",
+		summary: "-run DIR [-addr 127.0.0.1:8081] [-allow-host NAME]   a live web page of a training run: curves and recent games",
 		run:     runWatch,
 	})
 }
@@ -27,6 +27,7 @@ func runWatch(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	fs.StringVar(&cfg.Addr, "addr", cfg.Addr, "`address` to listen on (loopback by default)")
 	fs.IntVar(&cfg.Games, "games", cfg.Games, "recent self-play games offered for replay")
 	fs.DurationVar(&cfg.Refresh, "refresh", cfg.Refresh, "how often the page polls for new data")
+	allow := fs.String("allow-host", "", "more host `names`, comma-separated, that requests may name in Host (besides localhost, 127.0.0.1, [::1] and the -addr host), e.g. the name a reverse proxy forwards")
 	if err := cliflag.Parse(fs, args); err != nil {
 		return err
 	}
@@ -36,6 +37,7 @@ func runWatch(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	if cfg.Run == "" {
 		return errors.New("watch: -run is required")
 	}
+	cfg.AllowHosts = splitHosts(*allow)
 	log := slog.New(slog.NewTextHandler(stderr, nil))
 	s, err := watch.New(cfg, log)
 	if err != nil {

@@ -10,19 +10,21 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"strings"
 	"time"
 
 	_ "tabula/games/connect4"
 	_ "tabula/games/gogame"
 	_ "tabula/games/othello"
 	"tabula/internal/cliflag"
+	"tabula/internal/httpguard"
 	"tabula/web/server"
 )
 
 func init() {
 	register(subcommand{
 		name:    "web",
-		summary: "[-addr 127.0.0.1:8080] [-runs DIR]   a web page to play on",
+		summary: "[-addr 127.0.0.1:8080] [-runs DIR] [-allow-host NAME]   a web page to play on",
 		run:     runWeb,
 	})
 }
@@ -30,12 +32,13 @@ func init() {
 // runWeb serves the page until ctx ends (Ctrl-C).
 func runWeb(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	def := server.DefaultConfig()
-	fs := verbFlags("web", "play web [-addr 127.0.0.1:8080] [-runs DIR]", "", stderr)
+	fs := verbFlags("web", "play web [-addr 127.0.0.1:8080] [-runs DIR] [-allow-host NAME,...]", "", stderr)
 	addr := fs.String("addr", "127.0.0.1:8080", "`address` to listen on (loopback unless you say otherwise)")
 	runs := fs.String("runs", "runs", "`folder` whose checkpoints (*.tbn) the page offers; net paths are relative to it")
 	moveTime := fs.Duration("movetime", def.MoveTime, "cap on one engine search")
 	searches := fs.Int("searches", def.MaxSearches, "engine searches that may run at once")
 	engines := fs.Int("engines", def.Engines, "loaded players (networks) kept between requests")
+	allow := fs.String("allow-host", "", "more host `names`, comma-separated, that requests may name in Host (besides localhost, 127.0.0.1, [::1] and the -addr host), e.g. the name a reverse proxy forwards")
 	if err := cliflag.Parse(fs, args); err != nil {
 		return err
 	}
@@ -50,24 +53,20 @@ func runWeb(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.W
 		*runs = ""
 	}
 	cfg.Runs, cfg.MoveTime, cfg.MaxSearches, cfg.Engines = *runs, *moveTime, *searches, *engines
-	log := slog.New(slog.NewTextHandler(stderr, nil))
-	srv, err := server.New(cfg, log)
-	if err != nil {
-		return fmt.Errorf("web: %w", err)
-	}
-	defer srv.Close()
+	cfg.AllowHosts = splitHosts(*allow)
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		return fmt.Errorf("web: %w", err)
 	}
-	hs := &http.Server{
-		Handler:           srv.Handler(),
-		ReadHeaderTimeout: 10 * time.Second,
-		ReadTimeout:       30 * time.Second,
-		WriteTimeout:      cfg.MoveTime + 30*time.Second,
-		IdleTimeout:       2 * time.Minute,
-		MaxHeaderBytes:    16 << 10,
+	cfg.Addr = ln.Addr().String()
+	log := slog.New(slog.NewTextHandler(stderr, nil))
+	srv, err := server.New(cfg, log)
+	if err != nil {
+		ln.Close()
+		return fmt.Errorf("web: %w", err)
 	}
+	defer srv.Close()
+	hs := webHTTPServer(srv, cfg)
 	fmt.Fprintf(stdout, "play web: serving http://%s/ (checkpoints from %s); Ctrl-C stops\n", ln.Addr(), cfg.Runs)
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
@@ -82,4 +81,22 @@ func runWeb(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.W
 		return fmt.Errorf("web: shutting down: %w", err)
 	}
 	return nil
+}
+
+// webHTTPServer is the http.Server of play web: bounded headers, and
+// timeouts on reading a request and on writing a reply (a search's MoveTime
+// and some).
+func webHTTPServer(h http.Handler, cfg server.Config) *http.Server {
+	return httpguard.Server(h, httpguard.DefaultTimeouts(cfg.MoveTime+30*time.Second))
+}
+
+// splitHosts reads a comma-separated list of host names.
+func splitHosts(list string) []string {
+	var out []string
+	for _, h := range strings.Split(list, ",") {
+		if h = strings.TrimSpace(h); h != "" {
+			out = append(out, h)
+		}
+	}
+	return out
 }

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"tabula/web/server"
 )
 
 // TestWebServesUntilCancelled starts play web on a free loopback port,
@@ -76,5 +78,15 @@ func TestWebFlagErrors(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%q: err = %v, want one containing %q", tc.args, err, tc.want)
 		}
+	}
+}
+
+// TestWebHTTPServerLimits: play web's http.Server bounds headers and times
+// out slow requests and idle connections.
+func TestWebHTTPServerLimits(t *testing.T) {
+	hs := webHTTPServer(http.NotFoundHandler(), server.DefaultConfig())
+	if hs.ReadHeaderTimeout <= 0 || hs.ReadTimeout <= 0 || hs.WriteTimeout <= 0 || hs.IdleTimeout <= 0 || hs.MaxHeaderBytes <= 0 || hs.MaxHeaderBytes > 64<<10 {
+		t.Errorf("http.Server limits: read header %v, read %v, write %v, idle %v, max header bytes %d",
+			hs.ReadHeaderTimeout, hs.ReadTimeout, hs.WriteTimeout, hs.IdleTimeout, hs.MaxHeaderBytes)
 	}
 }

@@ -1,11 +1,13 @@
 // app.js runs a game between a person and an engine. The engine object is
 // the only thing that differs between the served page (engine-http.js: the
 // play web server) and the static export (engine-wasm.js: WebAssembly in the
-// browser). It has four methods, each returning a promise:
+// browser). It has five methods, each returning a promise:
 //
 //   games()                  [{spec, title, layout}]
 //   players(game)            {builtin: [{spec, title}], checkpoints: [{spec, title}]}
 //   state({game, moves})     the position after moves (validated)
+//   player({game, player})   resolves when the player can play the game (its
+//                            spec is valid and it loads), before a game starts
 //   move({game, player, moves})  {move, moveText, policy, value, millis, position}
 //
 // Errors reject with an Error whose message is shown to the person.
@@ -108,10 +110,18 @@ export async function start(engine) {
     publish();
     try {
       const p = await engine.state({ game: ui.game.value, moves: [] });
+      // A player that cannot play is refused now, before anyone moves.
+      await engine.player({ game: ui.game.value, player });
       if (gen !== generation) return;
       pos = p;
     } catch (err) {
-      if (gen === generation) { showError(err); busy = false; publish(); }
+      if (gen === generation) {
+        pos = null;
+        busy = false;
+        showError(err);
+        publish();
+        ui.status.textContent = "No game: choose another opponent and press New game.";
+      }
       return;
     }
     busy = false;
@@ -120,11 +130,16 @@ export async function start(engine) {
     await engineTurn();
   }
 
-  async function engineTurn() {
+  // engineTurn asks the engine for its move(s). When it fails right after
+  // the person's move (before, the position then), that move is taken back,
+  // so that the person can try again or start a new game instead of facing
+  // a board where nobody can move.
+  async function engineTurn(before) {
     if (!pos || pos.over || pos.toMove === human) { publish(); return; }
     const gen = generation;
     busy = true;
     publish();
+    let failed = null;
     try {
       const rep = await engine.move({ game: pos.game, player, moves: pos.moves });
       if (gen !== generation) return;
@@ -133,10 +148,22 @@ export async function start(engine) {
       showReply(rep);
       showError(null);
     } catch (err) {
-      if (gen === generation) showError(err);
+      if (gen === generation) failed = err;
     } finally {
-      if (gen === generation) { busy = false; publish(); }
+      if (gen === generation) busy = false;
     }
+    if (failed) {
+      if (before && before.toMove === human) {
+        pos = before;
+        board.draw(pos, null, pos.moves.length ? pos.moves[pos.moves.length - 1] : -1);
+        showError(new Error(`${failed.message || failed} (your move was taken back: play again, or choose another opponent and press New game)`));
+      } else {
+        showError(new Error(`${failed.message || failed} (choose another opponent and press New game)`));
+      }
+      publish();
+      return;
+    }
+    if (gen === generation) publish();
     // An engine that must move again (the person has to pass in Othello)
     // moves again.
     if (gen === generation && !pos.over && pos.toMove !== human && !ui.error.textContent) {
@@ -151,6 +178,7 @@ export async function start(engine) {
       return;
     }
     const gen = generation;
+    const before = pos;
     busy = true;
     publish();
     try {
@@ -164,7 +192,7 @@ export async function start(engine) {
     } finally {
       if (gen === generation) busy = false;
     }
-    if (gen === generation) await engineTurn();
+    if (gen === generation) await engineTurn(before);
   }
 
   async function undo() {

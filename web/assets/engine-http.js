@@ -20,5 +20,6 @@ export const httpEngine = {
   games: () => call("GET", "api/games"),
   players: (game) => call("GET", "api/players?game=" + encodeURIComponent(game)),
   state: (req) => call("POST", "api/state", req),
+  player: (req) => call("POST", "api/player", req),
   move: (req) => call("POST", "api/move", req),
 };

@@ -40,6 +40,7 @@ export async function wasmEngine() {
       builtin: [],
     }),
     state: (req) => call("state", JSON.stringify(req)),
+    player: (req) => call("player", JSON.stringify(req)),
     move: (req) => call("move", JSON.stringify(req)),
   };
 }

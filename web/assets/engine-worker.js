@@ -1,6 +1,6 @@
 // engine-worker.js runs the WebAssembly engine in a Web Worker, so that the
 // page stays responsive while it searches. Messages in: {id, fn, arg} with
-// fn "load" (arg: the checkpoint's bytes), "state" or "move" (arg: the request
+// fn "load" (arg: the checkpoint's bytes), "state", "player" or "move" (arg: the request
 // as JSON text); out: {id, text} (the engine's JSON reply) or {id, error}.
 importScripts("wasm_exec.js");
 

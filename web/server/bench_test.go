@@ -71,7 +71,7 @@ func benchMove(b *testing.B, player string) {
 	bodies := openings(b, b.N+1, player)
 	// Load the engine (the checkpoint) before timing, as a running server has.
 	rec := httptest.NewRecorder()
-	s.ServeHTTP(rec, httptest.NewRequest("POST", "/api/move", strings.NewReader(bodies[b.N])))
+	s.ServeHTTP(rec, jsonRequest("/api/move", bodies[b.N]))
 	if rec.Code != http.StatusOK {
 		b.Fatalf("status %d: %s", rec.Code, rec.Body)
 	}
@@ -79,7 +79,7 @@ func benchMove(b *testing.B, player string) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		rec := httptest.NewRecorder()
-		s.ServeHTTP(rec, httptest.NewRequest("POST", "/api/move", strings.NewReader(bodies[i])))
+		s.ServeHTTP(rec, jsonRequest("/api/move", bodies[i]))
 		if rec.Code != http.StatusOK {
 			b.Fatalf("status %d: %s", rec.Code, rec.Body)
 		}
@@ -99,9 +99,17 @@ func BenchmarkState(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		rec := httptest.NewRecorder()
-		s.ServeHTTP(rec, httptest.NewRequest("POST", "/api/state", strings.NewReader(body)))
+		s.ServeHTTP(rec, jsonRequest("/api/state", body))
 		if rec.Code != http.StatusOK {
 			b.Fatalf("status %d: %s", rec.Code, rec.Body)
 		}
 	}
+}
+
+// jsonRequest is a POST of a JSON body from the server's own page.
+func jsonRequest(url, body string) *http.Request {
+	req := httptest.NewRequest("POST", url, strings.NewReader(body))
+	req.Host = "localhost:8080"
+	req.Header.Set("Content-Type", "application/json")
+	return req
 }

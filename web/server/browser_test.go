@@ -102,3 +102,73 @@ func TestPageScreenshot(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestPageChecksPlayerAtNewGame: a bad player is refused when the game
+// starts, before the person's first move, and the page is not stuck; an
+// engine that fails after the person's move gives the move back.
+func TestPageChecksPlayerAtNewGame(t *testing.T) {
+	s := newTestServer(t, nil)
+	hs := httptest.NewServer(s)
+	defer hs.Close()
+	ctx := browsertest.New(t, 40*time.Second)
+	if err := chromedp.Run(ctx, chromedp.Navigate(hs.URL+"/"), chromedp.WaitReady(`body[data-ready="1"]`)); err != nil {
+		t.Fatal(err)
+	}
+	newGame := func(game, spec, colour string) (webtest.Board, string) {
+		t.Helper()
+		if err := chromedp.Run(ctx,
+			chromedp.SetValue("#game", game, chromedp.ByID),
+			chromedp.Evaluate(`document.getElementById("game").dispatchEvent(new Event("change"))`, nil),
+			chromedp.SetValue("#spec", spec, chromedp.ByID),
+			chromedp.SetValue("#colour", colour, chromedp.ByID),
+			chromedp.Click("#new", chromedp.ByID),
+		); err != nil {
+			t.Fatal(err)
+		}
+		b, err := webtest.WaitTurn(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		msg, err := webtest.Text(ctx, "error")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b, msg
+	}
+	// The person moves first: the bad spec is reported at once.
+	for _, spec := range []string{"stockfish", "gtp:cmd=evil", "net:path=none.tbn"} {
+		if _, msg := newGame("connect4", spec, "0"); msg == "" {
+			t.Errorf("%s: no error shown when the game starts", spec)
+		}
+	}
+	// A good player then plays.
+	if b, msg := newGame("connect4", "random", "0"); msg != "" || b.Human != "0" || b.Busy != "0" {
+		t.Fatalf("random after a bad spec: %+v, error %q", b, msg)
+	}
+	if err := webtest.ClickColumn(ctx, 3); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := webtest.WaitTurn(ctx); err != nil || len(b.MoveList()) != 2 {
+		t.Fatalf("after a move against random: %+v %v", b, err)
+	}
+	// The Othello solver loads but cannot move from the start (too many
+	// empty squares): the person's move is given back, and it is their turn.
+	if _, msg := newGame("othello:size=6", "solver", "0"); msg != "" {
+		t.Fatalf("othello solver refused at the start: %q", msg)
+	}
+	b, err := webtest.Read(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := webtest.ClickCell(ctx, b.LegalList()[0], 6); err != nil {
+		t.Fatal(err)
+	}
+	b, err = webtest.WaitTurn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	msg, _ := webtest.Text(ctx, "error")
+	if !strings.Contains(msg, "taken back") || len(b.MoveList()) != 0 || b.ToMove != b.Human {
+		t.Errorf("after the engine failed: %+v, error %q: want the move taken back and the person to move", b, msg)
+	}
+}

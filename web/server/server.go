@@ -6,6 +6,8 @@
 //	GET  /api/players?game=SPEC    opponents for a game: built-in players and the
 //	                               checkpoints of that game under the runs folder
 //	POST /api/state  {game, moves}           the position after moves (validated)
+//	POST /api/player {game, player}          checks that the player can play the
+//	                                         game here (loads it), before a game
 //	POST /api/move   {game, player, moves}   the engine's move there, its move
 //	                                         probabilities and value
 //
@@ -14,6 +16,15 @@
 // an HTTP 400 with a message. Bodies are size-limited (413 beyond), engine
 // searches run one per request under a deadline, and at most MaxSearches run
 // at a time (503 when the server stays busy), so requests cannot exhaust it.
+//
+// Only the server's own page may use it (package httpguard): a request must
+// name the server in Host (403 otherwise, against DNS rebinding), carry no
+// Origin of another site (403, against cross-site requests), and a POST must
+// be application/json (415). A player spec from a request must be on an
+// allow-list of kinds that run inside tabula (webKinds), within bounds that
+// cap one search's memory; outside engines (gtp, gnugo, grhino) and any kind
+// not listed are refused with 400, and a net's checkpoint must lie inside the
+// runs folder, symbolic links included.
 package server
 
 import (
@@ -37,6 +48,7 @@ import (
 
 	"tabula/arena"
 	"tabula/games"
+	"tabula/internal/httpguard"
 	"tabula/nn"
 	"tabula/web"
 )
@@ -60,6 +72,13 @@ type Config struct {
 	// Seed makes the engines' tie-breaking reproducible: a request's random
 	// source is seeded from Seed and the request.
 	Seed uint64
+	// Addr is the address the server listens on (host:port), whose host a
+	// request's Host may name besides the loopback names; empty: loopback
+	// names only.
+	Addr string
+	// AllowHosts are more host names a request's Host may name (the name a
+	// reverse proxy forwards, a machine's name on the network).
+	AllowHosts []string
 }
 
 // DefaultConfig returns a 10 s cap per move, one search per core, 64 KiB
@@ -94,11 +113,13 @@ func (c Config) Validate() error {
 
 // Server serves the page and its API. Close releases the loaded engines.
 type Server struct {
-	cfg  Config
-	runs string // absolute, "" when none
-	log  *slog.Logger
-	sem  chan struct{}
-	mux  *http.ServeMux
+	cfg      Config
+	runs     string // absolute, "" when none
+	realRuns string // runs with symbolic links resolved
+	log      *slog.Logger
+	sem      chan struct{}
+	mux      *http.ServeMux
+	guard    *httpguard.Guard
 
 	mu      sync.Mutex
 	engines map[string]*list.Element // of *engine, most recent at the front
@@ -122,8 +143,15 @@ func New(cfg Config, log *slog.Logger) (*Server, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
+	if err := mustBeAllowList(); err != nil {
+		return nil, err
+	}
+	guard, err := httpguard.New(cfg.Addr, cfg.AllowHosts)
+	if err != nil {
+		return nil, fmt.Errorf("server: %w", err)
+	}
 	s := &Server{cfg: cfg, log: log, sem: make(chan struct{}, cfg.MaxSearches),
-		engines: map[string]*list.Element{}, lru: list.New()}
+		engines: map[string]*list.Element{}, lru: list.New(), guard: guard}
 	if cfg.Runs != "" {
 		abs, err := filepath.Abs(cfg.Runs)
 		if err != nil {
@@ -135,15 +163,19 @@ func New(cfg Config, log *slog.Logger) (*Server, error) {
 			return nil, fmt.Errorf("server: runs folder %s is not a folder", cfg.Runs)
 		}
 		s.runs = abs
+		if s.realRuns, err = filepath.EvalSymlinks(abs); err != nil {
+			return nil, fmt.Errorf("server: runs folder: %w", err)
+		}
 	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("/", s.only("GET", http.FileServerFS(web.Assets).ServeHTTP))
 	mux.HandleFunc("/api/games", s.only("GET", s.handleGames))
 	mux.HandleFunc("/api/players", s.only("GET", s.handlePlayers))
 	mux.HandleFunc("/api/state", s.only("POST", s.handleState))
+	mux.HandleFunc("/api/player", s.only("POST", s.handlePlayer))
 	mux.HandleFunc("/api/move", s.only("POST", s.handleMove))
 	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
-		s.reply(w, r, nil, fail(http.StatusNotFound, "no API %s; there are /api/games, /api/players, /api/state and /api/move", r.URL.Path))
+		s.reply(w, r, nil, fail(http.StatusNotFound, "no API %s; there are /api/games, /api/players, /api/state, /api/player and /api/move", r.URL.Path))
 	})
 	s.mux = mux
 	return s, nil
@@ -164,13 +196,23 @@ func (s *Server) only(method string, h http.HandlerFunc) http.HandlerFunc {
 // Handler returns the server's HTTP handler.
 func (s *Server) Handler() http.Handler { return s }
 
-// ServeHTTP serves one request, with headers that keep the page from loading
-// anything from other hosts.
+// ServeHTTP serves one request that the guard accepts (Host, Origin,
+// Content-Type), with headers that keep the page from loading anything from
+// other hosts or being framed by them.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
-	h.Set("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'")
+	h.Set("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; frame-ancestors 'none'")
 	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("X-Frame-Options", "DENY")
 	h.Set("Referrer-Policy", "no-referrer")
+	err := s.guard.Check(r)
+	if err == nil && httpguard.HasBody(r) {
+		err = httpguard.RequireJSON(r)
+	}
+	if err != nil {
+		s.reply(w, r, nil, fail(err.(*httpguard.Error).Status, "%v", err))
+		return
+	}
 	s.mux.ServeHTTP(w, r)
 }
 
@@ -371,16 +413,10 @@ func (s *Server) handleState(w http.ResponseWriter, r *http.Request) {
 	s.reply(w, r, web.Describe(g, l, st, req.Moves), nil)
 }
 
-// Limits on what a spec from a request may ask for, beyond arena's own
-// ranges, so that one request cannot take the server's memory.
-var specLimits = map[string]map[string]int{
-	"alphabeta": {"tt": 22},
-	"solver":    {"tt": 24},
-}
-
-// parseSpec reads a player spec from a request and resolves a net's path in
-// the runs folder.
-func (s *Server) parseSpec(text string) (arena.Spec, error) {
+// parseSpec reads a player spec from a request for game g, checks it
+// against the allow-list (checkAllowed), and resolves a net's path in the
+// runs folder.
+func (s *Server) parseSpec(g games.Game, text string) (arena.Spec, error) {
 	if strings.TrimSpace(text) == "" {
 		return arena.Spec{}, fail(http.StatusBadRequest, "no player given")
 	}
@@ -391,10 +427,8 @@ func (s *Server) parseSpec(text string) (arena.Spec, error) {
 	if err != nil {
 		return arena.Spec{}, fail(http.StatusBadRequest, "%v", err)
 	}
-	for k, max := range specLimits[spec.Kind] {
-		if spec.Has(k) && spec.Int(k, 0) > max {
-			return arena.Spec{}, fail(http.StatusBadRequest, "player spec %q: %s=%d is more than this server allows (%d)", text, k, spec.Int(k, 0), max)
-		}
+	if err := checkAllowed(g, spec, text); err != nil {
+		return arena.Spec{}, err
 	}
 	if spec.Kind == "net" {
 		p := spec.Str("path", "")
@@ -405,14 +439,35 @@ func (s *Server) parseSpec(text string) (arena.Spec, error) {
 		if p == "" || !filepath.IsLocal(local) {
 			return arena.Spec{}, fail(http.StatusBadRequest, "player spec %q: path %q must be a relative path inside the runs folder", text, p)
 		}
+		full := filepath.Join(s.runs, local)
+		if err := s.inRuns(full); err != nil {
+			return arena.Spec{}, fail(http.StatusBadRequest, "player spec %q: path %q %v", text, p, err)
+		}
 		spec.Params = slices.Clone(spec.Params)
 		for i := range spec.Params {
 			if spec.Params[i].Key == "path" {
-				spec.Params[i].Value = filepath.Join(s.runs, local)
+				spec.Params[i].Value = full
 			}
 		}
 	}
 	return spec, nil
+}
+
+// inRuns returns an error when path does not exist or, with its symbolic
+// links resolved, lies outside the runs folder. Both say the same for any
+// path that cannot be resolved, so that the answer tells nothing of files
+// outside the folder.
+func (s *Server) inRuns(path string) error {
+	notHere := errors.New("is not a file inside the runs folder (no such file, or a symbolic link out of the folder)")
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return notHere
+	}
+	rel, err := filepath.Rel(s.realRuns, real)
+	if err != nil || !filepath.IsLocal(rel) {
+		return notHere
+	}
+	return nil
 }
 
 // acquire returns the loaded engine for spec in g, loading it if needed.
@@ -492,6 +547,50 @@ func (s *Server) handleMove(w http.ResponseWriter, r *http.Request) {
 	s.reply(w, r, rep, err)
 }
 
+// PlayerReply is the answer of /api/player: the player, as the server reads
+// its spec, is ready to play the game.
+type PlayerReply struct {
+	Player string `json:"player"`
+	Game   string `json:"game"`
+}
+
+func (s *Server) handlePlayer(w http.ResponseWriter, r *http.Request) {
+	var req web.Request
+	if err := s.decode(w, r, &req); err != nil {
+		s.reply(w, r, nil, err)
+		return
+	}
+	rep, err := s.CheckPlayer(r.Context(), req)
+	s.reply(w, r, rep, err)
+}
+
+// CheckPlayer answers whether req's player can play req's game here: the spec
+// is on the allow-list and within bounds, and the player loads (a net's
+// checkpoint exists, is inside the runs folder and is of the game). The
+// loaded player is kept for the moves to come. The moves, if any, are
+// checked too.
+func (s *Server) CheckPlayer(ctx context.Context, req web.Request) (PlayerReply, error) {
+	g, _, _, err := req.Replay()
+	if err != nil {
+		return PlayerReply{}, err
+	}
+	spec, err := s.parseSpec(g, req.Player)
+	if err != nil {
+		return PlayerReply{}, err
+	}
+	_, err = s.search(ctx, g, spec, func(ctx context.Context, en *engine) (web.Reply, error) {
+		_, err := en.f.New(rand.New(rand.NewPCG(s.cfg.Seed, 0)))
+		if err != nil {
+			return web.Reply{}, &web.BadRequestError{Err: err}
+		}
+		return web.Reply{}, nil
+	})
+	if err != nil {
+		return PlayerReply{}, err
+	}
+	return PlayerReply{Player: strings.TrimSpace(req.Player), Game: g.Name()}, nil
+}
+
 // Move answers one engine-move request: it replays the moves, loads (or
 // reuses) the player, and runs one search under the configured deadline,
 // waiting at most that long for a free search slot.
@@ -500,13 +599,33 @@ func (s *Server) Move(ctx context.Context, req web.Request) (web.Reply, error) {
 	if err != nil {
 		return web.Reply{}, err
 	}
-	spec, err := s.parseSpec(req.Player)
+	spec, err := s.parseSpec(g, req.Player)
 	if err != nil {
 		return web.Reply{}, err
 	}
 	if st.IsTerminal() {
 		return web.Reply{}, fail(http.StatusBadRequest, "game %s: the game is over, there is no move to make", g.Name())
 	}
+	return s.search(ctx, g, spec, func(ctx context.Context, en *engine) (web.Reply, error) {
+		p, err := en.f.New(rand.New(rand.NewPCG(s.cfg.Seed, requestSeed(g, req))))
+		if err != nil {
+			return web.Reply{}, &web.BadRequestError{Err: err}
+		}
+		rep, err := web.Think(ctx, p, g, l, st, req.Moves)
+		var ee *web.EngineError
+		if errors.As(err, &ee) && ctx.Err() == nil {
+			// The player could not move in this position (a solver given
+			// too many empty squares): the request asked for what the
+			// player cannot do.
+			return web.Reply{}, fail(http.StatusBadRequest, "player %s cannot move here: %v", req.Player, ee.Err)
+		}
+		return rep, err
+	})
+}
+
+// search takes a search slot (waiting at most MoveTime), loads or reuses the
+// engine of spec, and runs do with it under the MoveTime deadline.
+func (s *Server) search(ctx context.Context, g games.Game, spec arena.Spec, do func(context.Context, *engine) (web.Reply, error)) (web.Reply, error) {
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.MoveTime)
 	defer cancel()
 	select {
@@ -526,6 +645,7 @@ func (s *Server) Move(ctx context.Context, req web.Request) (web.Reply, error) {
 		defer func() { <-s.sem }()
 		defer func() {
 			if p := recover(); p != nil {
+				s.log.Error("engine panicked", "player", spec.String(), "panic", p)
 				done <- result{err: fmt.Errorf("engine panicked: %v", p)}
 			}
 		}()
@@ -535,17 +655,13 @@ func (s *Server) Move(ctx context.Context, req web.Request) (web.Reply, error) {
 			return
 		}
 		defer s.release(en)
-		p, err := en.f.New(rand.New(rand.NewPCG(s.cfg.Seed, requestSeed(g, req))))
-		if err != nil {
-			done <- result{err: err}
-			return
-		}
-		rep, err := web.Think(ctx, p, g, l, st, req.Moves)
+		rep, err := do(ctx, en)
 		done <- result{rep, err}
 	}()
 	select {
 	case res := <-done:
-		if res.err != nil && ctx.Err() != nil && !web.IsBadRequest(res.err) {
+		var he *httpError
+		if res.err != nil && ctx.Err() != nil && !web.IsBadRequest(res.err) && !errors.As(res.err, &he) {
 			return web.Reply{}, fail(http.StatusServiceUnavailable, "engine did not answer within %v: %v", s.cfg.MoveTime, res.err)
 		}
 		return res.rep, res.err

@@ -75,6 +75,10 @@ func newTestServer(t testing.TB, mod func(*Config)) *Server {
 func do(t *testing.T, h http.Handler, method, url, body string, out any) (int, string) {
 	t.Helper()
 	req := httptest.NewRequest(method, url, strings.NewReader(body))
+	req.Host = "127.0.0.1:8080"
+	if method == "POST" {
+		req.Header.Set("Content-Type", "application/json")
+	}
 	rec := httptest.NewRecorder()
 	h.ServeHTTP(rec, req)
 	if out != nil && rec.Code == http.StatusOK {
@@ -275,7 +279,7 @@ func TestPageAndGames(t *testing.T) {
 func TestEngineDeadline(t *testing.T) {
 	// A search that cannot finish within MoveTime is cut off with a 503.
 	s := newTestServer(t, func(c *Config) { c.MoveTime = 50 * time.Millisecond })
-	code, body := do(t, s, "POST", "/api/move", `{"game":"go:size=9","player":"mcts:rollouts=100000000","moves":[]}`, nil)
+	code, body := do(t, s, "POST", "/api/move", `{"game":"go:size=9","player":"mcts:rollouts=100000","moves":[]}`, nil)
 	if code != http.StatusServiceUnavailable || !strings.Contains(body, "did not answer within 50ms") {
 		t.Fatalf("status %d: %s", code, body)
 	}

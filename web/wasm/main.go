@@ -5,11 +5,13 @@
 // the network with the pure-Go kernels and PUCT search inside the browser, so
 // the exported page needs no server.
 //
-// It sets globalThis.tabulaEngine, an object with three functions that take
+// It sets globalThis.tabulaEngine, an object with four functions that take
 // and return JSON text (errors come back as {"error": message}):
 //
 //	load(weights Uint8Array)       reads a checkpoint: {"game", "step", "params"}
 //	state(request)                 the position after the request's moves
+//	player(request)                {"player"} when the request's game and player
+//	                               are valid, before a game starts
 //	move(request)                  the network's move there (web.Reply)
 //
 // A request is web.Request: {"game", "player", "moves"}; the player is
@@ -69,6 +71,19 @@ func main() {
 			return errorJSON(err)
 		}
 		return reply(web.Describe(g, l, s, req.Moves), nil)
+	}))
+	obj.Set("player", js.FuncOf(func(_ js.Value, args []js.Value) any {
+		req, err := request(args)
+		if err != nil {
+			return errorJSON(err)
+		}
+		if _, _, _, err := req.Replay(); err != nil {
+			return errorJSON(err)
+		}
+		if _, err := sims(req.Player); err != nil {
+			return errorJSON(err)
+		}
+		return reply(map[string]string{"player": strings.TrimSpace(req.Player)}, nil)
 	}))
 	obj.Set("move", js.FuncOf(func(_ js.Value, args []js.Value) any {
 		req, err := request(args)
