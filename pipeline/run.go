@@ -16,7 +16,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -370,24 +369,12 @@ func (t *Trainer) loadChecked(path string) (*nn.Checkpoint, error) {
 	return c, nil
 }
 
-// fallbackBest returns the newest promoted checkpoint (by metrics.jsonl)
-// other than broken that loads; failing that, the first checkpoint if it
-// loads, and otherwise latest, the checkpoint training resumed from.
+// fallbackBest returns the newest promoted checkpoint other than broken
+// that loads (fallbackCheckpoint), and otherwise latest, the checkpoint
+// training resumed from.
 func (t *Trainer) fallbackBest(broken, latest string) string {
-	var names []string
-	for name := range t.promoted {
-		names = append(names, name)
-	}
-	sort.Sort(sort.Reverse(sort.StringSlice(names))) // ckpt-NNNNNN: newest first
-	names = append(names, filepath.Base(t.dir.checkpointPath(0)))
-	for _, name := range names {
-		path := t.dir.path(checkpointDir, name)
-		if path == broken {
-			continue
-		}
-		if _, err := t.loadChecked(path); err == nil {
-			return path
-		}
+	if path := fallbackCheckpoint(t.dir.root, t.promoted, t.g, broken); path != "" {
+		return path
 	}
 	if latest == "" {
 		return t.dir.checkpointPath(t.iter)

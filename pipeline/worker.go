@@ -69,23 +69,14 @@ func RunWorker(ctx context.Context, runDir string, opt WorkerOptions) error {
 		workers = runtime.GOMAXPROCS(0)
 	}
 	played := 0
+	fellBack := "" // the damaged best last reported, so that it is said once
 	for round := uint64(1); opt.Games == 0 || played < opt.Games; round++ {
 		if ctx.Err() != nil {
 			return nil
 		}
-		bestPath, err := readBest(runDir)
+		bestPath, best, err := workerBest(runDir, g, log, &fellBack)
 		if err != nil {
 			return err
-		}
-		if bestPath == "" {
-			return fmt.Errorf("run %s has no best network yet", runDir)
-		}
-		best, err := nn.LoadCheckpoint(bestPath)
-		if err != nil {
-			return err
-		}
-		if err := best.CheckGame(g); err != nil {
-			return fmt.Errorf("%s: %w", bestPath, err)
 		}
 		newEval, _, err := directEvaluators(cfg.Evaluator, cfg.SelfPlay.MCTS.BatchSize, workers, best.Weights, g, true)
 		if err != nil {
@@ -108,6 +99,45 @@ func RunWorker(ctx context.Context, runDir string, opt WorkerOptions) error {
 		}
 	}
 	return nil
+}
+
+// workerBest loads the run's best network for a folder worker. When the
+// best pointer or the checkpoint it names is damaged it plays, as the
+// trainer does, with the newest promoted checkpoint that loads, and says so
+// once per damaged best (reported holds the last one reported).
+func workerBest(runDir string, g games.Game, log *slog.Logger, reported *string) (string, *nn.Checkpoint, error) {
+	bestPath, err := readBest(runDir)
+	if err == nil && bestPath == "" {
+		return "", nil, fmt.Errorf("run %s has no best network yet", runDir)
+	}
+	var best *nn.Checkpoint
+	if err == nil {
+		best, err = nn.LoadCheckpoint(bestPath)
+		if err == nil {
+			if cerr := best.CheckGame(g); cerr != nil {
+				err = fmt.Errorf("%s: %w", bestPath, cerr)
+			}
+		}
+	}
+	if err == nil {
+		*reported = ""
+		return bestPath, best, nil
+	}
+	promoted, _ := readPromotions(filepath.Join(runDir, metricsFile), log)
+	fallback := fallbackCheckpoint(runDir, promoted, g, bestPath)
+	if fallback == "" {
+		return "", nil, fmt.Errorf("run %s: best network unreadable and no promoted checkpoint loads: %w", runDir, err)
+	}
+	if *reported != bestPath+"\x00"+err.Error() {
+		log.Error("best checkpoint unreadable; playing with the newest readable promoted checkpoint",
+			"best", bestPath, "err", err, "fallback", fallback)
+		*reported = bestPath + "\x00" + err.Error()
+	}
+	best, err = nn.LoadCheckpoint(fallback)
+	if err != nil {
+		return "", nil, fmt.Errorf("fallback checkpoint %s: %w", fallback, err)
+	}
+	return fallback, best, nil
 }
 
 // RemoteOptions configure a self-play worker that joins a run over the bus
