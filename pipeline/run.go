@@ -292,7 +292,7 @@ func (t *Trainer) openBus() error {
 		url = t.server.URL()
 	}
 	t.log.Info("bus ready", "url", url, "embedded", t.server != nil, "bus.run", t.cfg.Bus.Run,
-		"workers_join_with", fmt.Sprintf("selfplay -connect %s -bus-run %s", url, t.cfg.Bus.Run))
+		"workers_join_with", joinHint(url, t.cfg.Bus.Run, t.opt.Bus.Token != ""))
 	return nil
 }
 
@@ -952,8 +952,11 @@ func (t *Trainer) workerMetrics(ctx context.Context) (map[string]any, string) {
 		rec := map[string]any{"games": c.Games, "positions": c.Positions, "stale": c.Stale, "duplicates": c.Duplicates,
 			"games_per_s": float64(c.Games) / secs, "positions_per_s": float64(c.Positions) / secs}
 		h, ok := beats[w]
-		isAlive := ok && now.Sub(h.Time) < aliveWithin
+		isAlive := ok && !h.Gone && now.Sub(h.Time) < aliveWithin
 		rec["alive"] = isAlive
+		if h.Gone {
+			rec["exited"] = true
+		}
 		if ok {
 			rec["heartbeat_age_s"] = now.Sub(h.Time).Seconds()
 			rec["generation"] = h.Generation

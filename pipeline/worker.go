@@ -232,8 +232,16 @@ func RunRemoteWorker(ctx context.Context, opt RemoteOptions) error {
 	var meter rateMeter
 	meter.start = time.Now()
 	hbCtx, stopBeats := context.WithCancel(ctx)
-	defer stopBeats()
-	go heartbeats(hbCtx, b, opt.ID, &meter, log)
+	beatsDone := make(chan struct{})
+	go func() {
+		defer close(beatsDone)
+		heartbeats(hbCtx, b, opt.ID, &meter, log)
+	}()
+	defer func() {
+		stopBeats()
+		<-beatsDone
+		goodbye(b, opt.ID, &meter, log)
+	}()
 	log.Info("worker joined", "url", opt.URL, "bus.run", opt.Run, "worker", opt.ID, "game", g.Name(), "workers", workers)
 
 	var (
