@@ -82,6 +82,9 @@ type Trainer struct {
 	feed   gameFeed // the trainer's durable consumer of games
 	in     *ingest
 	meter  rateMeter // the trainer's own self-play, for its heartbeat
+	// folderBeats holds each folder worker's heartbeat at the last metrics
+	// line: its games since are the difference.
+	folderBeats map[string]bus.Heartbeat
 
 	promoted map[string]bool // checkpoint names that have been the best
 	rejected map[string]bool // checkpoint names that gating turned down
@@ -813,7 +816,11 @@ func (t *Trainer) trainIteration(ctx context.Context) (rec map[string]any, path 
 	rec = map[string]any{"iteration": n}
 	t.retryPublishBest(ctx)
 
-	// Training, on whatever self-play has written so far.
+	// Training, on whatever self-play has written so far: the chunks that
+	// cmd/selfplay -run workers wrote since the last look are taken first.
+	if err := t.refreshReplay(); err != nil {
+		return nil, "", err
+	}
 	losses, steps, entropy, err := t.trainPhase(ctx, n)
 	if err != nil {
 		if steps > 0 && ctx.Err() != nil {
@@ -937,6 +944,14 @@ func (t *Trainer) workerMetrics(ctx context.Context) (map[string]any, string) {
 	for _, h := range hbs {
 		beats[h.Worker] = h
 	}
+	if t.folderBeats == nil {
+		t.folderBeats = map[string]bus.Heartbeat{}
+	}
+	fbs, fcounts := folderWorkers(t.dir.root, t.folderBeats, t.log)
+	for _, h := range fbs {
+		beats[h.Worker] = h
+		counts[h.Worker] = fcounts[h.Worker]
+	}
 	names := map[string]bool{}
 	for w := range counts {
 		names[w] = true
@@ -1021,10 +1036,9 @@ func (t *Trainer) waitForData(ctx context.Context) error {
 	// Chunks from cmd/selfplay workers: a folder listing of every chunk of the
 	// run, so once a second rather than at every poll.
 	if time.Since(t.lastRefresh) >= time.Second {
-		if _, err := t.buf.Refresh(); err != nil {
+		if err := t.refreshReplay(); err != nil {
 			return err
 		}
-		t.lastRefresh = time.Now()
 	}
 	select {
 	case <-ctx.Done():
@@ -1032,6 +1046,16 @@ func (t *Trainer) waitForData(ctx context.Context) error {
 	case <-time.After(100 * time.Millisecond):
 		return nil
 	}
+}
+
+// refreshReplay adds the chunks other processes wrote into the replay
+// folder since the last look (only new files are read).
+func (t *Trainer) refreshReplay() error {
+	if _, err := t.buf.Refresh(); err != nil {
+		return err
+	}
+	t.lastRefresh = time.Now()
+	return nil
 }
 
 // dropLearningRate drops the learning rate of schedule "timed" once this

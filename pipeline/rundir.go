@@ -35,6 +35,7 @@ import (
 //	replay/            replay chunk files from every self-play process
 //	gating/            iter-NNNNNN.jsonl: each iteration's gating games, for the watch page
 //	ingest.log         the games the trainer took from the bus, by replay chunk
+//	workers/           NAME.json: the latest heartbeat of each cmd/selfplay -run worker
 //	bus/               the embedded NATS server's storage, and its address
 //	metrics.jsonl      one JSON object per iteration
 const (
