@@ -922,6 +922,7 @@ func (t *Trainer) finishIteration(ctx context.Context, rec map[string]any, path 
 		return err
 	}
 	t.prune()
+	t.pruneReplay(ctx)
 	return nil
 }
 
