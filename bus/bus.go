@@ -27,6 +27,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
+	"net/url"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -128,6 +130,9 @@ func (o *Options) validate() error {
 	if o.URL == "" {
 		return errors.New("bus: Options.URL is required (nats://host:port)")
 	}
+	if _, err := serverHosts(o.URL); err != nil {
+		return err
+	}
 	if !validName(o.Run, 64) {
 		return fmt.Errorf("bus: run name %q must be 1-64 letters, digits, '-' or '_'", o.Run)
 	}
@@ -166,11 +171,72 @@ func (o *Options) validate() error {
 	return nil
 }
 
+// serverHosts parses a NATS server URL, or a comma-separated list of them as
+// nats.go takes them, and returns their host names. A scheme other than
+// nats://, tls://, ws:// or wss:// (a web address, say) is an error.
+func serverHosts(list string) ([]string, error) {
+	var hosts []string
+	for _, s := range strings.Split(list, ",") {
+		s = strings.TrimSpace(s)
+		full := s
+		if !strings.Contains(s, "://") {
+			full = "nats://" + s // nats.go reads host:port as nats://host:port
+		}
+		u, err := url.Parse(full)
+		if err != nil {
+			return nil, fmt.Errorf("bus: server URL %q: %v (want nats://HOST:PORT)", s, err)
+		}
+		switch u.Scheme {
+		case "nats", "tls", "ws", "wss":
+		case "http", "https":
+			return nil, fmt.Errorf("bus: server URL %q is a web address: the run's NATS server takes nats://HOST:PORT (4222 unless the trainer says otherwise)", s)
+		default:
+			return nil, fmt.Errorf("bus: server URL %q: scheme %q, want nats://HOST:PORT (or tls://, ws://, wss://)", s, u.Scheme)
+		}
+		if u.Hostname() == "" {
+			return nil, fmt.Errorf("bus: server URL %q has no host (want nats://HOST:PORT)", s)
+		}
+		hosts = append(hosts, u.Hostname())
+	}
+	return hosts, nil
+}
+
+// unresolvedTries is how many connection attempts in a row may find that no
+// host of the URL resolves (the name server answers "no such host") before
+// Connect gives up: a misspelt name does not fix itself.
+const unresolvedTries = 3
+
+// unresolvable returns the lookup error of the first host when none of
+// hosts resolves because the name server says it does not exist, and nil
+// otherwise (an IP address, a host that resolves, or a lookup that failed
+// for another reason, such as a name server away, which is worth waiting
+// for).
+func unresolvable(ctx context.Context, hosts []string) error {
+	var first error
+	for _, h := range hosts {
+		if net.ParseIP(h) != nil {
+			return nil
+		}
+		lctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		_, err := net.DefaultResolver.LookupHost(lctx, h)
+		cancel()
+		var dns *net.DNSError
+		if err == nil || !errors.As(err, &dns) || !dns.IsNotFound {
+			return nil
+		}
+		if first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
 // Connect connects to the server at opt.URL and creates the run's stream,
 // object store and buckets where absent (MaxBytes and MaxAge, when set,
 // update an existing stream's limits). While the server cannot be reached it
 // retries until ctx ends; a server that refuses the credentials is an
-// error at once. Once connected, the client reconnects forever.
+// error at once, and a host that does not resolve is one after a few tries.
+// Once connected, the client reconnects forever.
 func Connect(ctx context.Context, opt Options) (*Bus, error) {
 	if err := opt.validate(); err != nil {
 		return nil, err
@@ -207,6 +273,8 @@ func Connect(ctx context.Context, opt Options) (*Bus, error) {
 	if opt.Token != "" {
 		nopts = append(nopts, nats.Token(opt.Token))
 	}
+	hosts, _ := serverHosts(opt.URL) // checked by validate
+	unresolved := 0
 	for wait := 100 * time.Millisecond; ; wait = min(2*wait, 5*time.Second) {
 		nc, err := nats.Connect(opt.URL, nopts...)
 		if err == nil {
@@ -218,6 +286,14 @@ func Connect(ctx context.Context, opt Options) (*Bus, error) {
 				return nil, fmt.Errorf("bus: %s refused the connection: %w (the server requires a token: pass one)", opt.URL, err)
 			}
 			return nil, fmt.Errorf("bus: %s refused the connection: %w (wrong token)", opt.URL, err)
+		}
+		if lerr := unresolvable(ctx, hosts); lerr != nil {
+			unresolved++
+			if unresolved >= unresolvedTries {
+				return nil, fmt.Errorf("bus: cannot connect to %s: its host does not resolve after %d tries: %v (check the name, or use the trainer's address as its log prints it)", opt.URL, unresolved, lerr)
+			}
+		} else {
+			unresolved = 0
 		}
 		log.Warn("bus: cannot reach the server yet, retrying", "url", opt.URL, "err", err)
 		select {

@@ -344,3 +344,22 @@ func AckAll(ctx context.Context, ds []*Delivery) error {
 	wg.Wait()
 	return errors.Join(errs...)
 }
+
+// Oldest returns the time the stream stored its oldest game, and false
+// when it holds none. A game stored before it can no longer be delivered
+// (the stream's MaxAge or MaxBytes discarded it), which bounds how long the
+// trainer must remember game ids to drop repeats.
+func (b *Bus) Oldest(ctx context.Context) (time.Time, bool, error) {
+	s, err := b.js.Stream(ctx, b.stream)
+	if err != nil {
+		return time.Time{}, false, fmt.Errorf("bus: games stream: %w", err)
+	}
+	info, err := s.Info(ctx)
+	if err != nil {
+		return time.Time{}, false, fmt.Errorf("bus: games stream: %w", err)
+	}
+	if info.State.Msgs == 0 {
+		return time.Time{}, false, nil
+	}
+	return info.State.FirstTime, true, nil
+}

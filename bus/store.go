@@ -307,6 +307,8 @@ type Heartbeat struct {
 	PositionsPerSec float64 `json:"positions_per_sec"`
 	// Generation of the checkpoint the worker plays with.
 	Generation int `json:"generation"`
+	// Gone is set by a worker's last report, as it exits.
+	Gone bool `json:"gone,omitempty"`
 }
 
 // Heartbeat records h as its worker's latest report. Workers lists it

@@ -212,5 +212,30 @@ func heartbeats(ctx context.Context, b *bus.Bus, worker string, m *rateMeter, lo
 	}
 }
 
+// goodbye sends a worker's last heartbeat, marked Gone, so that the trainer
+// shows it as exited at once rather than after aliveWithin. It gives up
+// after a few seconds (the server away): the worker is then shown gone when
+// its heartbeats stop.
+func goodbye(b *bus.Bus, worker string, m *rateMeter, log *slog.Logger) {
+	h := m.heartbeat(worker)
+	h.Gone = true
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	if err := b.Heartbeat(ctx, h); err != nil {
+		log.Debug("bus: goodbye heartbeat failed", "err", err)
+	}
+}
+
 // isNotFound reports whether err says the bus holds nothing by that name yet.
 func isNotFound(err error) bool { return errors.Is(err, bus.ErrNotFound) }
+
+// joinHint is the command line that joins a worker to this run's bus. The
+// token itself stays out of logs: the hint names the environment variable
+// that selfplay reads it from.
+func joinHint(url, run string, token bool) string {
+	hint := fmt.Sprintf("selfplay -connect %s -bus-run %s", url, run)
+	if token {
+		hint += ` -token "$TABULA_BUS_TOKEN"`
+	}
+	return hint
+}

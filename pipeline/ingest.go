@@ -17,7 +17,9 @@ import (
 	"sync"
 	"time"
 
+	"tabula/bus"
 	"tabula/games"
+	"tabula/internal/atomicfile"
 	"tabula/replay"
 )
 
@@ -28,6 +30,8 @@ import (
 //	chunk <chunk file> <id>@<worker> ... <crc>   games written into that chunk
 //	stale - <id>@<worker> ... <crc>              games dropped: too old a network
 //	bad - <id>@<worker> ... <crc>                games dropped: unreadable data
+//	gone <chunk file> <id>@<worker> ... <crc>    games of a chunk removed once
+//	                                             it left the replay window
 //
 // A chunk line is written (and synced) before its chunk file appears, and
 // the games are acknowledged on the bus only after both: a chunk line whose
@@ -35,7 +39,18 @@ import (
 // again. So the ids of the lines that count are exactly the games in the
 // replay folder, and a game delivered again (after a trainer restart, say)
 // is recognised and dropped.
+//
+// A game can come again only while a message of it is in the bus's stream,
+// so compact forgets the games stored before the stream's oldest game (less
+// ledgerMargin), and keeps the lines of the chunks still in the replay
+// folder, and the games of removed chunks as gone lines while they may come
+// again.
 const ingestLedger = "ingest.log"
+
+// ledgerMargin is how long before the stream's oldest game the ledger still
+// remembers games: it covers a NATS server whose clock differs from the
+// trainer's, and a publish retried within the stream's duplicate window.
+const ledgerMargin = bus.DefaultDuplicateWindow
 
 // ingestCatchUp bounds one fetch, and so one replay chunk, at this many
 // times selfplay.chunk_games. The bus fetch returns as soon as that many
@@ -67,6 +82,7 @@ type ingest struct {
 	mu      sync.Mutex
 	ledger  *os.File
 	size    int64               // of the ledger's whole lines
+	sizeAt  int64               // the ledger's size after the last compaction
 	seen    map[string]struct{} // game ids in the ledger's lines that count
 	workers map[string]*workerCount
 	totals  ingestTotals
@@ -106,7 +122,7 @@ func openIngest(path, dir string, g games.Game, buf *replay.Buffer, batch, maxSt
 			return nil, fmt.Errorf("ingest ledger %s: dropping a torn last line: %w", path, err)
 		}
 	}
-	in.ledger, in.size = f, keep
+	in.ledger, in.size, in.sizeAt = f, keep, keep
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		f.Close()
@@ -197,7 +213,7 @@ func parseLedger(data []byte) ([]ledgerLine, error) {
 			continue
 		}
 		f := strings.Fields(line[:i])
-		if len(f) < 2 || (f[0] != "chunk" && f[0] != "stale" && f[0] != "bad") {
+		if len(f) < 2 || (f[0] != "chunk" && f[0] != "stale" && f[0] != "bad" && f[0] != "gone") {
 			bad = append(bad, fmt.Sprintf("line %d: unknown record %q", n, f[0]))
 			continue
 		}
@@ -408,7 +424,8 @@ func (in *ingest) total() ingestTotals {
 }
 
 // ledgerIDs reads the ledger of the run folder runDir and returns, for
-// every game in its replay folder, how many times its id appears in lines
+// every game in its replay folder (or removed from it with its chunk once
+// it left the window), how many times its id appears in lines
 // that count (1 unless something is wrong) and the worker that played it;
 // dropped lists the games acknowledged but dropped (stale or bad). For
 // tests and tools.
@@ -433,11 +450,11 @@ func ledgerIDs(runDir string) (inReplay map[string]int, workerOf map[string]stri
 	inReplay, workerOf, dropped = map[string]int{}, map[string]string{}, map[string]bool{}
 	for _, l := range lines {
 		switch {
-		case l.kind != "chunk":
+		case l.kind == "stale" || l.kind == "bad":
 			for _, g := range l.games {
 				dropped[g.id] = true
 			}
-		case files[l.chunk]:
+		case l.kind == "gone" || files[l.chunk]:
 			for _, g := range l.games {
 				inReplay[g.id]++
 				workerOf[g.id] = g.worker
@@ -455,4 +472,123 @@ func workerNames[V any](m map[string]V) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// chunkTime is the time in a chunk file's name (replay.Buffer.WriteWith
+// names them chunk-<unix nanoseconds>-...), and false for another name.
+func chunkTime(name string) (time.Time, bool) {
+	rest, ok := strings.CutPrefix(name, "chunk-")
+	if !ok || len(rest) < 20 {
+		return time.Time{}, false
+	}
+	ns, err := strconv.ParseInt(rest[:20], 10, 64)
+	if err != nil {
+		return time.Time{}, false
+	}
+	return time.Unix(0, ns), true
+}
+
+// compact rewrites the ledger, atomically, to what dropping repeats needs,
+// and returns how many lines it kept and dropped. removing names chunk
+// files the caller deletes next: their lines become gone lines. Games
+// stored before cutoff (the stream's oldest game less ledgerMargin) cannot
+// come again and are forgotten; the zero cutoff forgets nothing. Lines of
+// chunks still in the replay folder stay as they are. A stale or bad line
+// has no time of its own: it is dated by the next line that has one, and
+// kept when none follows. Damaged lines are dropped (they counted for
+// nothing already).
+func (in *ingest) compact(removing map[string]bool, cutoff time.Time) (kept, dropped int, err error) {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	if in.ledger == nil {
+		return 0, 0, errors.New("ingest ledger: closed")
+	}
+	data := make([]byte, in.size)
+	if _, err := in.ledger.ReadAt(data, 0); err != nil {
+		return 0, 0, fmt.Errorf("ingest ledger %s: %w", in.path, err)
+	}
+	entries, err := os.ReadDir(in.dir)
+	if err != nil {
+		return 0, 0, fmt.Errorf("ingest: %w", err)
+	}
+	files := map[string]bool{}
+	for _, e := range entries {
+		files[strings.TrimSuffix(e.Name(), replay.CorruptSuffix)] = true
+	}
+	raw := bytes.SplitAfter(data, []byte("\n"))
+	lines := make([]*ledgerLine, len(raw))
+	for i, r := range raw {
+		if ls, err := parseLedger(r); err == nil && len(ls) == 1 {
+			lines[i] = &ls[0]
+		}
+	}
+	recent := func(t time.Time) bool { return cutoff.IsZero() || !t.Before(cutoff) }
+	var out bytes.Buffer
+	seen := map[string]struct{}{}
+	var next time.Time // the time of the next dated line; zero: none
+	keep := make([][]byte, len(raw))
+	for i := len(raw) - 1; i >= 0; i-- {
+		l := lines[i]
+		if l == nil {
+			continue
+		}
+		t, dated := chunkTime(l.chunk)
+		if !dated || (l.kind != "chunk" && l.kind != "gone") {
+			t, dated = next, !next.IsZero()
+		} else {
+			next = t
+		}
+		young := !dated || recent(t)
+		switch {
+		case l.kind == "chunk" && removing[l.chunk]:
+			if young {
+				keep[i] = formatLedgerLine("gone", l.chunk, l.games)
+			}
+		case l.kind == "chunk" && files[l.chunk]:
+			keep[i] = raw[i]
+		case young:
+			keep[i] = raw[i]
+		}
+	}
+	for i, k := range keep {
+		if k == nil {
+			if len(raw[i]) > 0 {
+				dropped++
+			}
+			continue
+		}
+		kept++
+		out.Write(k)
+		if l := lines[i]; l.kind != "chunk" || files[l.chunk] || removing[l.chunk] {
+			for _, g := range l.games {
+				seen[g.id] = struct{}{}
+			}
+		}
+	}
+	if bytes.Equal(out.Bytes(), data) {
+		in.sizeAt = in.size
+		return kept, 0, nil
+	}
+	if err := atomicfile.Write(in.path, out.Bytes()); err != nil {
+		return 0, 0, fmt.Errorf("ingest ledger: compacting: %w", err)
+	}
+	f, err := os.OpenFile(in.path, os.O_RDWR, 0o644)
+	if err != nil {
+		// The compacted ledger is in place but cannot be appended to: stop
+		// taking games rather than write to the replaced file.
+		in.ledger.Close()
+		in.ledger = nil
+		return 0, 0, fmt.Errorf("ingest ledger: reopening after compacting: %w", err)
+	}
+	in.ledger.Close()
+	in.ledger, in.size, in.sizeAt, in.seen = f, int64(out.Len()), int64(out.Len()), seen
+	return kept, dropped, nil
+}
+
+// worthCompacting reports whether the ledger has doubled since it was last
+// compacted (or opened).
+func (in *ingest) worthCompacting() bool {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	return in.size > 2*in.sizeAt+4096
 }

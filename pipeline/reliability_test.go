@@ -297,3 +297,57 @@ func TestSummaryAndLogLines(t *testing.T) {
 		t.Fatalf("a finished run: %v\n%s", err, logs.String())
 	}
 }
+
+// TestWorkerFallsBackFromDamagedBest: a folder worker whose run's best
+// checkpoint is damaged plays with the newest promoted checkpoint that
+// loads, as the trainer does, instead of stopping.
+func TestWorkerFallsBackFromDamagedBest(t *testing.T) {
+	dir := t.TempDir()
+	runOnce(t, smoke(t, dir, "iterations=2", "ladder.every=0", "bench.every=0", "gate.games=0"))
+	ck := func(i int) string { return filepath.Join(dir, checkpointDir, fmt.Sprintf("ckpt-%06d.tbn", i)) }
+	if b, _ := readBest(dir); b != ck(2) {
+		t.Fatalf("best = %s, want %s", b, ck(2))
+	}
+	data, err := os.ReadFile(ck(2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	data[len(data)/2] ^= 0x01
+	if err := os.WriteFile(ck(2), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var logs syncLog
+	err = RunWorker(context.Background(), dir, WorkerOptions{ID: "extra", Games: 2, Seed: 5,
+		Options: Options{Log: slog.New(slog.NewTextHandler(&logs, nil))}})
+	if err != nil {
+		t.Fatalf("worker with a damaged best: %v", err)
+	}
+	out := logs.String()
+	if !strings.Contains(out, "playing with the newest readable promoted checkpoint") || !strings.Contains(out, "fallback="+ck(1)) {
+		t.Errorf("the fallback to %s is not logged:\n%s", ck(1), out)
+	}
+	if n := strings.Count(out, "best checkpoint unreadable"); n != 1 {
+		t.Errorf("the damaged best is reported %d times, want once:\n%s", n, out)
+	}
+	if files, _ := filepath.Glob(filepath.Join(dir, replayDir, "chunk-*-extra-*")); len(files) == 0 {
+		t.Error("the worker wrote no games")
+	}
+}
+
+// syncLog is a log sink safe for concurrent writes.
+type syncLog struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *syncLog) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *syncLog) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}

@@ -16,7 +16,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -83,6 +82,9 @@ type Trainer struct {
 	feed   gameFeed // the trainer's durable consumer of games
 	in     *ingest
 	meter  rateMeter // the trainer's own self-play, for its heartbeat
+	// folderBeats holds each folder worker's heartbeat at the last metrics
+	// line: its games since are the difference.
+	folderBeats map[string]bus.Heartbeat
 
 	promoted map[string]bool // checkpoint names that have been the best
 	rejected map[string]bool // checkpoint names that gating turned down
@@ -294,7 +296,7 @@ func (t *Trainer) openBus() error {
 		url = t.server.URL()
 	}
 	t.log.Info("bus ready", "url", url, "embedded", t.server != nil, "bus.run", t.cfg.Bus.Run,
-		"workers_join_with", fmt.Sprintf("selfplay -connect %s -bus-run %s", url, t.cfg.Bus.Run))
+		"workers_join_with", joinHint(url, t.cfg.Bus.Run, t.opt.Bus.Token != ""))
 	return nil
 }
 
@@ -371,24 +373,12 @@ func (t *Trainer) loadChecked(path string) (*nn.Checkpoint, error) {
 	return c, nil
 }
 
-// fallbackBest returns the newest promoted checkpoint (by metrics.jsonl)
-// other than broken that loads; failing that, the first checkpoint if it
-// loads, and otherwise latest, the checkpoint training resumed from.
+// fallbackBest returns the newest promoted checkpoint other than broken
+// that loads (fallbackCheckpoint), and otherwise latest, the checkpoint
+// training resumed from.
 func (t *Trainer) fallbackBest(broken, latest string) string {
-	var names []string
-	for name := range t.promoted {
-		names = append(names, name)
-	}
-	sort.Sort(sort.Reverse(sort.StringSlice(names))) // ckpt-NNNNNN: newest first
-	names = append(names, filepath.Base(t.dir.checkpointPath(0)))
-	for _, name := range names {
-		path := t.dir.path(checkpointDir, name)
-		if path == broken {
-			continue
-		}
-		if _, err := t.loadChecked(path); err == nil {
-			return path
-		}
+	if path := fallbackCheckpoint(t.dir.root, t.promoted, t.g, broken); path != "" {
+		return path
 	}
 	if latest == "" {
 		return t.dir.checkpointPath(t.iter)
@@ -827,7 +817,11 @@ func (t *Trainer) trainIteration(ctx context.Context) (rec map[string]any, path 
 	rec = map[string]any{"iteration": n}
 	t.retryPublishBest(ctx)
 
-	// Training, on whatever self-play has written so far.
+	// Training, on whatever self-play has written so far: the chunks that
+	// cmd/selfplay -run workers wrote since the last look are taken first.
+	if err := t.refreshReplay(); err != nil {
+		return nil, "", err
+	}
 	losses, steps, entropy, err := t.trainPhase(ctx, n)
 	if err != nil {
 		if steps > 0 && ctx.Err() != nil {
@@ -929,6 +923,7 @@ func (t *Trainer) finishIteration(ctx context.Context, rec map[string]any, path 
 		return err
 	}
 	t.prune()
+	t.pruneReplay(ctx)
 	return nil
 }
 
@@ -951,6 +946,14 @@ func (t *Trainer) workerMetrics(ctx context.Context) (map[string]any, string) {
 	for _, h := range hbs {
 		beats[h.Worker] = h
 	}
+	if t.folderBeats == nil {
+		t.folderBeats = map[string]bus.Heartbeat{}
+	}
+	fbs, fcounts := folderWorkers(t.dir.root, t.folderBeats, t.log)
+	for _, h := range fbs {
+		beats[h.Worker] = h
+		counts[h.Worker] = fcounts[h.Worker]
+	}
 	names := map[string]bool{}
 	for w := range counts {
 		names[w] = true
@@ -966,8 +969,11 @@ func (t *Trainer) workerMetrics(ctx context.Context) (map[string]any, string) {
 		rec := map[string]any{"games": c.Games, "positions": c.Positions, "stale": c.Stale, "duplicates": c.Duplicates,
 			"games_per_s": float64(c.Games) / secs, "positions_per_s": float64(c.Positions) / secs}
 		h, ok := beats[w]
-		isAlive := ok && now.Sub(h.Time) < aliveWithin
+		isAlive := ok && !h.Gone && now.Sub(h.Time) < aliveWithin
 		rec["alive"] = isAlive
+		if h.Gone {
+			rec["exited"] = true
+		}
 		if ok {
 			rec["heartbeat_age_s"] = now.Sub(h.Time).Seconds()
 			rec["generation"] = h.Generation
@@ -1032,10 +1038,9 @@ func (t *Trainer) waitForData(ctx context.Context) error {
 	// Chunks from cmd/selfplay workers: a folder listing of every chunk of the
 	// run, so once a second rather than at every poll.
 	if time.Since(t.lastRefresh) >= time.Second {
-		if _, err := t.buf.Refresh(); err != nil {
+		if err := t.refreshReplay(); err != nil {
 			return err
 		}
-		t.lastRefresh = time.Now()
 	}
 	select {
 	case <-ctx.Done():
@@ -1043,6 +1048,16 @@ func (t *Trainer) waitForData(ctx context.Context) error {
 	case <-time.After(100 * time.Millisecond):
 		return nil
 	}
+}
+
+// refreshReplay adds the chunks other processes wrote into the replay
+// folder since the last look (only new files are read).
+func (t *Trainer) refreshReplay() error {
+	if _, err := t.buf.Refresh(); err != nil {
+		return err
+	}
+	t.lastRefresh = time.Now()
+	return nil
 }
 
 // dropLearningRate drops the learning rate of schedule "timed" once this

@@ -226,8 +226,12 @@ func TestKillAndRestart(t *testing.T) {
 		cmd.Process.Signal(syscall.SIGKILL)
 		cmd.Wait()
 
-		_, per := replayExamples(t, dir) // fails on any corrupt chunk
+		total, per := replayExamples(t, dir) // fails on any corrupt chunk
 		for name, n := range seen {
+			if per[name] == 0 && total >= 5000 { // removed by retention: a full window (the smoke config's) is on disk
+				delete(seen, name)
+				continue
+			}
 			if per[name] != n {
 				t.Fatalf("round %d: chunk %s had %d examples, now %d", round, name, n, per[name])
 			}
@@ -263,8 +267,11 @@ func TestKillAndRestart(t *testing.T) {
 	}
 	tr.Close()
 	readMetrics(t, dir)
-	_, per := replayExamples(t, dir)
+	total, per := replayExamples(t, dir)
 	for name, n := range seen {
+		if per[name] == 0 && total >= 5000 { // removed by retention
+			continue
+		}
 		if per[name] != n {
 			t.Fatalf("after the clean run: chunk %s had %d examples, now %d", name, n, per[name])
 		}

@@ -19,7 +19,9 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"tabula/games"
 	"tabula/internal/atomicfile"
+	"tabula/nn"
 )
 
 // The run folder:
@@ -33,6 +35,7 @@ import (
 //	replay/            replay chunk files from every self-play process
 //	gating/            iter-NNNNNN.jsonl: each iteration's gating games, for the watch page
 //	ingest.log         the games the trainer took from the bus, by replay chunk
+//	workers/           NAME.json: the latest heartbeat of each cmd/selfplay -run worker
 //	bus/               the embedded NATS server's storage, and its address
 //	metrics.jsonl      one JSON object per iteration
 const (
@@ -320,4 +323,29 @@ func readPromotions(path string, log *slog.Logger) (promoted, rejected map[strin
 		delete(rejected, name)
 	}
 	return promoted, rejected
+}
+
+// fallbackCheckpoint returns, in the run folder root, the newest checkpoint
+// named in promoted (as metrics.jsonl records them) other than broken that
+// loads and plays game g; failing that, the first checkpoint if it does;
+// and "" when none does. It is where the trainer and cmd/selfplay turn when
+// the best pointer, or the file it names, is damaged.
+func fallbackCheckpoint(root string, promoted map[string]bool, g games.Game, broken string) string {
+	names := make([]string, 0, len(promoted)+1)
+	for name := range promoted {
+		names = append(names, name)
+	}
+	sort.Sort(sort.Reverse(sort.StringSlice(names))) // ckpt-NNNNNN: newest first
+	names = append(names, fmt.Sprintf("ckpt-%06d.tbn", 0))
+	for _, name := range names {
+		path := filepath.Join(root, checkpointDir, name)
+		if path == broken || !ckptName.MatchString(name) {
+			continue
+		}
+		c, err := nn.LoadCheckpoint(path)
+		if err == nil && c.CheckGame(g) == nil {
+			return path
+		}
+	}
+	return ""
 }

@@ -3,6 +3,7 @@ package pipeline
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -10,11 +11,13 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"sync"
 	"time"
 
 	"tabula/bus"
 	"tabula/games"
+	"tabula/internal/atomicfile"
 	"tabula/internal/progress"
 	"tabula/mcts"
 	"tabula/nn"
@@ -57,6 +60,9 @@ func RunWorker(ctx context.Context, runDir string, opt WorkerOptions) error {
 	if err != nil {
 		return err
 	}
+	if !busName.MatchString(opt.ID) {
+		return fmt.Errorf("worker name %q: want 1-64 letters, digits, '-' or '_'", opt.ID)
+	}
 	buf, err := replay.Open(filepath.Join(runDir, replayDir), g, replay.Config{Window: 1, Augment: false}, opt.ID, log)
 	if err != nil {
 		return err
@@ -68,24 +74,18 @@ func RunWorker(ctx context.Context, runDir string, opt WorkerOptions) error {
 	if workers == 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
+	meter := &rateMeter{start: time.Now()}
+	stopBeats := folderHeartbeats(runDir, opt.ID, meter, log)
+	defer stopBeats()
 	played := 0
+	fellBack := "" // the damaged best last reported, so that it is said once
 	for round := uint64(1); opt.Games == 0 || played < opt.Games; round++ {
 		if ctx.Err() != nil {
 			return nil
 		}
-		bestPath, err := readBest(runDir)
+		bestPath, best, err := workerBest(runDir, g, log, &fellBack)
 		if err != nil {
 			return err
-		}
-		if bestPath == "" {
-			return fmt.Errorf("run %s has no best network yet", runDir)
-		}
-		best, err := nn.LoadCheckpoint(bestPath)
-		if err != nil {
-			return err
-		}
-		if err := best.CheckGame(g); err != nil {
-			return fmt.Errorf("%s: %w", bestPath, err)
 		}
 		newEval, _, err := directEvaluators(cfg.Evaluator, cfg.SelfPlay.MCTS.BatchSize, workers, best.Weights, g, true)
 		if err != nil {
@@ -99,6 +99,7 @@ func RunWorker(ctx context.Context, runDir string, opt WorkerOptions) error {
 		st, err := generate(ctx, g, cfg.SelfPlay, workers, n, opt.Seed<<32^round, newEval, &chunkSink{buf: buf, chunkGames: cfg.SelfPlay.ChunkGames}, func(selfPlayStats) { bar.Add(1) })
 		bar.Finish()
 		played += st.Games
+		meter.add(st.Games, st.Moves)
 		log.Info("self-play worker", "best", filepath.Base(bestPath), "games", st.Games, "positions", st.Moves, "total_games", played)
 		if err != nil {
 			if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
@@ -108,6 +109,138 @@ func RunWorker(ctx context.Context, runDir string, opt WorkerOptions) error {
 		}
 	}
 	return nil
+}
+
+// workersDir holds, in the run folder, the heartbeat file (NAME.json, a
+// bus.Heartbeat) of each folder worker.
+const workersDir = "workers"
+
+// folderHeartbeats writes the heartbeat file of the folder worker named
+// worker every heartbeatEvery until the returned stop is called, which
+// writes a last one marked Gone: the trainer shows folder workers from these
+// as it shows bus workers from theirs.
+func folderHeartbeats(runDir, worker string, m *rateMeter, log *slog.Logger) (stop func()) {
+	path := filepath.Join(runDir, workersDir, worker+".json")
+	write := func(gone bool) {
+		h := m.heartbeat(worker)
+		h.Time, h.Gone = time.Now(), gone
+		data, err := json.Marshal(h)
+		if err == nil {
+			err = os.MkdirAll(filepath.Dir(path), 0o755)
+		}
+		if err == nil {
+			err = atomicfile.Write(path, data)
+		}
+		if err != nil {
+			log.Warn("worker heartbeat file not written", "file", path, "err", err)
+		}
+	}
+	done, finished := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(finished)
+		tick := time.NewTicker(heartbeatEvery)
+		defer tick.Stop()
+		for {
+			write(false)
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	return func() {
+		close(done)
+		<-finished
+		write(true)
+	}
+}
+
+// folderWorkers reads the heartbeat files of the run's folder workers,
+// skipping (and removing) those not updated within the bus's heartbeat TTL,
+// as the bus forgets a worker's heartbeat. It returns them with the games
+// and positions each played since the heartbeat in prev, which it updates.
+func folderWorkers(runDir string, prev map[string]bus.Heartbeat, log *slog.Logger) ([]bus.Heartbeat, map[string]workerCount) {
+	dir := filepath.Join(runDir, workersDir)
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		if !errors.Is(err, os.ErrNotExist) {
+			log.Warn("worker heartbeat files unreadable", "dir", dir, "err", err)
+		}
+		return nil, nil
+	}
+	var beats []bus.Heartbeat
+	counts := map[string]workerCount{}
+	now := time.Now()
+	for _, e := range entries {
+		name, ok := strings.CutSuffix(e.Name(), ".json")
+		if !ok || !busName.MatchString(name) {
+			continue
+		}
+		path := filepath.Join(dir, e.Name())
+		data, err := os.ReadFile(path)
+		if err != nil {
+			continue // removed meanwhile
+		}
+		var h bus.Heartbeat
+		if err := json.Unmarshal(data, &h); err != nil || h.Worker != name {
+			log.Warn("ignoring a malformed worker heartbeat file", "file", path, "err", err)
+			continue
+		}
+		if now.Sub(h.Time) > bus.DefaultHeartbeatTTL {
+			os.Remove(path)
+			delete(prev, name)
+			continue
+		}
+		c := workerCount{Games: int(h.Games), Positions: int(h.Positions), Generation: h.Generation, Last: h.Time}
+		if p, ok := prev[name]; ok && p.Games <= h.Games && p.Positions <= h.Positions {
+			c.Games -= int(p.Games) // else the worker started again under the same name
+			c.Positions -= int(p.Positions)
+		}
+		prev[name] = h
+		beats = append(beats, h)
+		counts[name] = c
+	}
+	return beats, counts
+}
+
+// workerBest loads the run's best network for a folder worker. When the
+// best pointer or the checkpoint it names is damaged it plays, as the
+// trainer does, with the newest promoted checkpoint that loads, and says so
+// once per damaged best (reported holds the last one reported).
+func workerBest(runDir string, g games.Game, log *slog.Logger, reported *string) (string, *nn.Checkpoint, error) {
+	bestPath, err := readBest(runDir)
+	if err == nil && bestPath == "" {
+		return "", nil, fmt.Errorf("run %s has no best network yet", runDir)
+	}
+	var best *nn.Checkpoint
+	if err == nil {
+		best, err = nn.LoadCheckpoint(bestPath)
+		if err == nil {
+			if cerr := best.CheckGame(g); cerr != nil {
+				err = fmt.Errorf("%s: %w", bestPath, cerr)
+			}
+		}
+	}
+	if err == nil {
+		*reported = ""
+		return bestPath, best, nil
+	}
+	promoted, _ := readPromotions(filepath.Join(runDir, metricsFile), log)
+	fallback := fallbackCheckpoint(runDir, promoted, g, bestPath)
+	if fallback == "" {
+		return "", nil, fmt.Errorf("run %s: best network unreadable and no promoted checkpoint loads: %w", runDir, err)
+	}
+	if *reported != bestPath+"\x00"+err.Error() {
+		log.Error("best checkpoint unreadable; playing with the newest readable promoted checkpoint",
+			"best", bestPath, "err", err, "fallback", fallback)
+		*reported = bestPath + "\x00" + err.Error()
+	}
+	best, err = nn.LoadCheckpoint(fallback)
+	if err != nil {
+		return "", nil, fmt.Errorf("fallback checkpoint %s: %w", fallback, err)
+	}
+	return fallback, best, nil
 }
 
 // RemoteOptions configure a self-play worker that joins a run over the bus
@@ -202,8 +335,16 @@ func RunRemoteWorker(ctx context.Context, opt RemoteOptions) error {
 	var meter rateMeter
 	meter.start = time.Now()
 	hbCtx, stopBeats := context.WithCancel(ctx)
-	defer stopBeats()
-	go heartbeats(hbCtx, b, opt.ID, &meter, log)
+	beatsDone := make(chan struct{})
+	go func() {
+		defer close(beatsDone)
+		heartbeats(hbCtx, b, opt.ID, &meter, log)
+	}()
+	defer func() {
+		stopBeats()
+		<-beatsDone
+		goodbye(b, opt.ID, &meter, log)
+	}()
 	log.Info("worker joined", "url", opt.URL, "bus.run", opt.Run, "worker", opt.ID, "game", g.Name(), "workers", workers)
 
 	var (

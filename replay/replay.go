@@ -167,18 +167,22 @@ type Buffer struct {
 	writer string          // unique per process, part of chunk names
 	seq    atomic.Uint64
 
-	mu      sync.Mutex
-	loaded  map[string]bool // chunk files already in the window
-	next    int             // ring position of the next example
-	size    int             // examples in the window
-	added   int64           // examples ever added (this process's view of the run)
-	sampled int64           // samples drawn
-	obs     []uint8         // Window x obsLen, 0/1, while every observation is binary
-	obsF    []float32       // Window x obsLen, in place of obs once one is not
-	policy  []float32       // Window x na
-	legal   []bool          // Window x na
-	value   []float32       // Window
-	scratch []float32       // one observation, for augmentation
+	mu     sync.Mutex
+	loaded map[string]bool // chunk files already in the window
+	// ends maps each chunk file in loaded to the count of examples added
+	// (added) once its last example was: when added-size reaches it, every
+	// example of the chunk has left the window. 0 for a chunk never read.
+	ends    map[string]int64
+	next    int       // ring position of the next example
+	size    int       // examples in the window
+	added   int64     // examples ever added (this process's view of the run)
+	sampled int64     // samples drawn
+	obs     []uint8   // Window x obsLen, 0/1, while every observation is binary
+	obsF    []float32 // Window x obsLen, in place of obs once one is not
+	policy  []float32 // Window x na
+	legal   []bool    // Window x na
+	value   []float32 // Window
+	scratch []float32 // one observation, for augmentation
 	// Auxiliary targets, allocated when the first example with them
 	// arrives: whether each example has them, its ownership map (x127)
 	// and score.
@@ -213,7 +217,7 @@ func Open(dir string, g games.Game, cfg Config, writerID string, log *slog.Logge
 	p, h, w := g.ObservationShape()
 	b := &Buffer{
 		dir: dir, game: g, cfg: cfg, log: log, obsLen: p * h * w, na: g.NumActions(), points: h * w, writer: writerID,
-		loaded: map[string]bool{},
+		loaded: map[string]bool{}, ends: map[string]int64{},
 		obs:    make([]uint8, cfg.Window*p*h*w),
 		policy: make([]float32, cfg.Window*g.NumActions()),
 		legal:  make([]bool, cfg.Window*g.NumActions()),
@@ -264,6 +268,7 @@ func (b *Buffer) WriteWith(examples []Example, before func(name string) error) (
 	defer b.mu.Unlock()
 	b.loaded[name] = true
 	b.addLocked(examples)
+	b.ends[name] = b.added
 	return path, nil
 }
 
@@ -319,6 +324,7 @@ func (b *Buffer) Refresh() (int, error) {
 	for i := len(chunks) - 1; i >= 0; i-- {
 		b.loaded[chunks[i].name] = true
 		b.addLocked(chunks[i].examples)
+		b.ends[chunks[i].name] = b.added
 	}
 	return total, nil
 }
@@ -326,7 +332,46 @@ func (b *Buffer) Refresh() (int, error) {
 func (b *Buffer) markLoaded(name string) {
 	b.mu.Lock()
 	b.loaded[name] = true
+	b.ends[name] = 0
 	b.mu.Unlock()
+}
+
+// Expired returns the names (without folder) of the chunk files this buffer
+// has taken whose examples have all left the window, sorted: files that a
+// restart would not load either, so that removing them loses nothing the
+// run trains on.
+func (b *Buffer) Expired() []string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	var out []string
+	for name, end := range b.ends {
+		if end <= b.added-int64(b.size) {
+			out = append(out, name)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Remove deletes chunk files of the folder by name (as Expired returns
+// them) and forgets them. A file already gone is no error.
+func (b *Buffer) Remove(names []string) error {
+	var errs []error
+	for _, name := range names {
+		if !strings.HasPrefix(name, "chunk-") || !strings.HasSuffix(name, ChunkSuffix) || strings.ContainsAny(name, "/\\") {
+			errs = append(errs, fmt.Errorf("replay: %q is not a chunk file name", name))
+			continue
+		}
+		if err := os.Remove(filepath.Join(b.dir, name)); err != nil && !errors.Is(err, os.ErrNotExist) {
+			errs = append(errs, fmt.Errorf("replay: %w", err))
+			continue
+		}
+		b.mu.Lock()
+		delete(b.loaded, name)
+		delete(b.ends, name)
+		b.mu.Unlock()
+	}
+	return errors.Join(errs...)
 }
 
 // readChunk reads and verifies one chunk file against this buffer's game.

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
+	"path/filepath"
 
 	"tabula/internal/cliflag"
 	"tabula/watch"
@@ -43,7 +45,28 @@ func runWatch(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	if err != nil {
 		return err
 	}
+	if err := checkRunFolder(cfg.Run); err != nil {
+		return err
+	}
 	return s.Run(ctx, func(addr string) {
 		fmt.Fprintf(stdout, "watching %s at http://%s/ (Ctrl-C to stop)\n", cfg.Run, addr)
 	})
+}
+
+// checkRunFolder refuses a folder that holds no training run: none of the
+// files a run writes from its start (config.yaml, metrics.jsonl, replay/).
+func checkRunFolder(dir string) error {
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return fmt.Errorf("watch: run folder: %w", err)
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("watch: -run %s is not a folder", dir)
+	}
+	for _, name := range []string{"config.yaml", "metrics.jsonl", "replay"} {
+		if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
+			return nil
+		}
+	}
+	return fmt.Errorf("watch: %s holds no training run (no config.yaml, metrics.jsonl or replay/): give the run_dir a training run writes to", dir)
 }

@@ -79,9 +79,12 @@ func TestWatchRefuses(t *testing.T) {
 		{[]string{"watch", "-run", filepath.Join(t.TempDir(), "none")}, "no such file"},
 		{[]string{"watch", "-run", t.TempDir(), "-games", "0"}, "games = 0"},
 		{[]string{"watch", "-run", t.TempDir(), "extra"}, "unexpected argument"},
+		{[]string{"watch", "-run", t.TempDir(), "-addr", "127.0.0.1:0"}, "holds no training run"},
 	} {
 		var stdout, stderr bytes.Buffer
-		err := run(context.Background(), tc.args, nil, &stdout, &stderr)
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second) // a page served is a failure
+		err := run(ctx, tc.args, nil, &stdout, &stderr)
+		cancel()
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%v: err = %v, want %q", tc.args, err, tc.want)
 		}

@@ -39,6 +39,8 @@ func TestBadInput(t *testing.T) {
 		{[]string{"-run", filepath.Join(dir, "nothing")}, "start the training process first"},
 		{[]string{"-run", damaged, "-games", "1"}, "config.yaml is damaged"},
 		{[]string{"-run", dir, "extra"}, "unexpected arguments"},
+		{[]string{"-connect", "http://127.0.0.1:4222", "-quiet"}, "is a web address"},
+		{[]string{"-connect", "nats://no-such-host.invalid:4222", "-quiet"}, "does not resolve"},
 	} {
 		err := run(c.args, &strings.Builder{})
 		var msg strings.Builder
