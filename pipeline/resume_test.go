@@ -3,9 +3,9 @@ package pipeline
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
-	"log/slog"
 	"regexp"
 	"strconv"
 	"strings"
