@@ -243,3 +243,27 @@ func (s *syncWriter) Write(p []byte) (int, error) {
 	defer s.mu.Unlock()
 	return s.w.Write(p)
 }
+
+// A run folder of a version that kept no record of gating until the
+// metrics line, stopped after promoting its last checkpoint and before that
+// line: the restart does not gate the best against itself, and records the
+// promotion.
+func TestStopAfterPromotionWithoutRecord(t *testing.T) {
+	dir := t.TempDir()
+	sets := []string{"bench.every=0", "ladder.every=0", "gate.games=0", "iterations=1"}
+	runOnce(t, smoke(t, dir, sets...))
+	if err := os.WriteFile(filepath.Join(dir, metricsFile), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sc := &stageCounter{counts: map[string]int{}}
+	stageHook = sc.hook
+	defer func() { stageHook = nil }()
+	runOnce(t, smoke(t, dir, sets...))
+	m := readMetrics(t, dir)
+	if len(m) != 1 || sc.counts["gating 1"] != 0 {
+		t.Fatalf("gating began %d times; metrics %v", sc.counts["gating 1"], m)
+	}
+	if g := m[0]["gate"].(map[string]any); g["promoted"] != true || g["candidate"] != "ckpt-000001.tbn" || m[0]["best"] != "ckpt-000001.tbn" {
+		t.Fatalf("line %v", m[0])
+	}
+}
