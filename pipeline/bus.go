@@ -79,6 +79,12 @@ const (
 	configObject = "config.yaml"
 )
 
+// busAckWait, when set (by tests), is how long the trainer's consumer
+// waits for an ack before a game goes out again; 0 means
+// bus.DefaultAckWait. Games fetched by a trainer that was killed come back
+// to the next one after it.
+var busAckWait time.Duration
+
 // startBus starts the embedded server (unless opt.URL names another) and
 // connects to it as the trainer.
 func startBus(ctx context.Context, d *runDir, cfg *Config, opt BusOptions, log *slog.Logger) (*bus.Server, *bus.Bus, error) {
@@ -117,7 +123,7 @@ func startBus(ctx context.Context, d *runDir, cfg *Config, opt BusOptions, log *
 	cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	b, err := bus.Connect(cctx, bus.Options{URL: url, Token: token, Name: trainerName, Run: cfg.Bus.Run,
-		MaxBytes: cfg.Bus.MaxBytes, MaxAge: cfg.Bus.MaxAge, Log: log})
+		MaxBytes: cfg.Bus.MaxBytes, MaxAge: cfg.Bus.MaxAge, AckWait: busAckWait, Log: log})
 	if err != nil {
 		if srv != nil {
 			srv.Shutdown()

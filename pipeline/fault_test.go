@@ -44,6 +44,9 @@ var faultBin struct {
 const natsProcessEnv = "TABULA_PIPELINE_TEST_NATS_DIR"
 
 func TestMain(m *testing.M) {
+	if dir := os.Getenv(trainerProcessEnv); dir != "" {
+		os.Exit(trainerProcess(dir))
+	}
 	if dir := os.Getenv(natsProcessEnv); dir != "" {
 		s, err := bus.StartServer(bus.ServerConfig{Dir: dir, Listen: os.Getenv("TABULA_PIPELINE_TEST_NATS_LISTEN"),
 			Token: os.Getenv("TABULA_PIPELINE_TEST_NATS_TOKEN")})

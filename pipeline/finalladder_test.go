@@ -80,12 +80,12 @@ func TestFinalLadderRatesTheLastBest(t *testing.T) {
 // final ladder played it again.
 func TestDurationEndingMidIterationKeepsItsLadder(t *testing.T) {
 	dir := t.TempDir()
-	afterCheckpointHook = func(ctx context.Context, n int) {
-		if n == 1 {
+	stageHook = func(ctx context.Context, stage string, n int) {
+		if stage == "checkpoint" && n == 1 {
 			<-ctx.Done()
 		}
 	}
-	defer func() { afterCheckpointHook = nil }()
+	defer func() { stageHook = nil }()
 	runOnce(t, smoke(t, dir, "gate.games=2", "bench.every=0", "ladder.every=1", "iterations=0", "duration=15s"))
 	m := readMetrics(t, dir)
 	if len(m) != 1 {

@@ -19,7 +19,7 @@ func TestPromotionPublishNotFatal(t *testing.T) {
 	}
 	defer tr.Close()
 	path := tr.dir.checkpointPath(1)
-	if err := tr.save(path); err != nil {
+	if err := tr.save(path, nil); err != nil {
 		t.Fatal(err)
 	}
 	cancelled, cancel := context.WithCancel(context.Background())

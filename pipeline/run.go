@@ -25,6 +25,7 @@ import (
 	"tabula/bus"
 	"tabula/elo"
 	"tabula/games"
+	"tabula/internal/atomicfile"
 	"tabula/internal/progress"
 	"tabula/internal/refdata"
 	"tabula/mcts"
@@ -71,11 +72,20 @@ type Trainer struct {
 	// bestUnpublished: the best network's publication to the bus failed
 	// (retryPublishBest tries again each iteration).
 	bestUnpublished bool
-	iterSteps       int // training steps of iteration iter+1 already taken (saved by an interrupted run)
-	workers         int
-	lastRefresh     time.Time // when the replay folder was last scanned for other writers' chunks
-	lastMetrics     time.Time // when the last metrics line was written (or the run started)
-	ladderBest      string    // the checkpoint the last ladder rated (from metrics.jsonl on resume)
+	iterSteps       int          // training steps of iteration iter+1 already taken (saved by an interrupted run)
+	iterLoss        train.Losses // the sums of those steps' losses
+	// tail is iteration iter when its checkpoint is saved and its metrics
+	// line is not yet written: the stages after the checkpoint that are
+	// still to run (a restart finishes them before it trains again).
+	tail *iterTail
+	// runBase is the run's time before this process's Run: the run_seconds
+	// of the last metrics line or of the checkpoint resumed, whichever is
+	// later.
+	runBase     float64
+	workers     int
+	lastRefresh time.Time // when the replay folder was last scanned for other writers' chunks
+	lastMetrics time.Time // when the last metrics line was written (or the run started)
+	ladderBest  string    // the checkpoint the last ladder rated (from metrics.jsonl on resume)
 
 	server *bus.Server // the embedded NATS server; nil with Options.Bus.URL
 	bus    *bus.Bus
@@ -104,9 +114,18 @@ var (
 	selfPlayBackoff     = 500 * time.Millisecond
 )
 
-// afterCheckpointHook, when set (by tests), is called with the iterations'
-// context once iteration n's checkpoint is saved, before gating.
-var afterCheckpointHook func(ctx context.Context, n int)
+// stageHook, when set (by tests), is called as each stage of iteration n
+// begins, with the context the stage runs under: "training", "checkpoint"
+// (saved, with the iterations' context), "gating", "gated" (the decision on
+// disk), "publishing" (a promotion), "ladder", "bench" and "metrics" (the
+// line about to be written).
+var stageHook func(ctx context.Context, stage string, n int)
+
+func atStage(ctx context.Context, stage string, n int) {
+	if stageHook != nil {
+		stageHook(ctx, stage, n)
+	}
+}
 
 // New opens (or resumes) the run in cfg.RunDir: it takes the folder's lock,
 // writes the resolved config, loads the latest checkpoint and the replay
@@ -194,6 +213,8 @@ func (t *Trainer) resume() error {
 		ck, loaded = c, cks[i]
 		t.iter, _ = strconv.Atoi(c.Meta["iteration"])
 		t.iterSteps, _ = strconv.Atoi(c.Meta["iteration_steps"])
+		t.iterLoss = parseLosses(c.Meta["iteration_losses"])
+		t.runBase, _ = strconv.ParseFloat(c.Meta["run_seconds"], 64)
 		if t.iterSteps > 0 {
 			t.log.Info("resuming an interrupted iteration", "iteration", t.iter+1, "steps_done", t.iterSteps, "file", cks[i])
 		}
@@ -222,7 +243,7 @@ func (t *Trainer) resume() error {
 	}
 	if len(cks) == 0 {
 		path := t.dir.checkpointPath(0)
-		if err := t.save(path); err != nil {
+		if err := t.save(path, nil); err != nil {
 			return err
 		}
 		if err := t.dir.setBest(path); err != nil {
@@ -230,6 +251,14 @@ func (t *Trainer) resume() error {
 		}
 	}
 	t.promoted, t.rejected = readPromotions(t.dir.path(metricsFile), t.log)
+	ms := readMetricsState(t.dir.path(metricsFile))
+	t.runBase = math.Max(t.runBase, ms.runSeconds)
+	if t.iter > 0 && t.iterSteps == 0 && !ms.iterations[t.iter] {
+		// The checkpoint was saved, the stages after it did not all end.
+		t.tail = t.pendingTail(ck)
+	} else if err := os.Remove(t.dir.path(checkpointDir, tailFile)); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("run folder: %w", err)
+	}
 	if l := readLastLadder(t.dir.path(metricsFile)); l.Ladder != nil {
 		t.ladderBest = l.Best
 	}
@@ -452,17 +481,23 @@ func (t *Trainer) ensureBestWeights() error {
 	return nn.SaveCheckpoint(out, c)
 }
 
-// save writes the trainer's network and optimiser as a checkpoint.
-func (t *Trainer) save(path string) error {
+// save writes the trainer's network and optimiser as a checkpoint, with
+// extra in its metadata.
+func (t *Trainer) save(path string, extra map[string]string) error {
 	meta := map[string]string{
-		"iteration": strconv.Itoa(t.iter),
-		"seed":      strconv.FormatUint(t.cfg.Seed, 10),
-		"time":      time.Now().UTC().Format(time.RFC3339),
+		"iteration":   strconv.Itoa(t.iter),
+		"seed":        strconv.FormatUint(t.cfg.Seed, 10),
+		"time":        time.Now().UTC().Format(time.RFC3339),
+		"run_seconds": strconv.FormatFloat(t.runSeconds(), 'f', 3, 64),
 	}
 	if t.iterSteps > 0 {
 		// An interrupted iteration: these steps count towards iteration
 		// iter+1, which a restart finishes.
 		meta["iteration_steps"] = strconv.Itoa(t.iterSteps)
+		meta["iteration_losses"] = formatLosses(t.iterLoss)
+	}
+	for k, v := range extra {
+		meta[k] = v
 	}
 	return nn.SaveCheckpoint(path, &nn.Checkpoint{
 		Game:      t.g.Name(),
@@ -506,24 +541,28 @@ func (t *Trainer) Iteration() int { return t.iter }
 // the reuse cap is reached), saves a checkpoint, gates it against the best,
 // and now and then plays the ladder and the benchmark. Cancelling (Ctrl-C)
 // saves the training steps of the unfinished iteration in a checkpoint that
-// a restart resumes, loses at most the games in flight, and returns nil.
+// a restart resumes, loses at most the games in flight, and returns nil. A
+// run stopped (Ctrl-C or killed) after an iteration's checkpoint, before its
+// metrics line, first finishes that iteration when it starts again: the
+// stages that had not ended (gating, the ladder, the bench) and the line.
 // When self-play keeps failing (an unwritable or full replay folder, say),
 // Run stops with an error instead of training on a buffer that no longer
 // grows.
 func (t *Trainer) Run(ctx context.Context) error {
 	start := time.Now()
+	t.started = start
 	caller := ctx // Ctrl-C, as opposed to the duration running out
-	if t.cfg.Iterations > 0 && t.iter >= t.cfg.Iterations {
+	if t.cfg.Iterations > 0 && t.iter >= t.cfg.Iterations && t.tail == nil {
 		t.log.Info("run already finished: all its iterations are done, nothing to resume", "iterations", t.iter,
 			"to_train_further", trainFurther(t.iter, t.cfg.Iterations))
-		return nil
+		// Unless the final ladder was cut short.
+		return t.finalLadder(caller, start)
 	}
 	if t.cfg.Duration > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, t.cfg.Duration)
 		defer cancel()
 	}
-	t.started = start
 	// Self-play failing for good cancels the iterations with its error.
 	iterCtx, failIter := context.WithCancelCause(ctx)
 	defer failIter(nil)
@@ -562,22 +601,24 @@ func (t *Trainer) Run(ctx context.Context) error {
 	}()
 	go heartbeats(spCtx, t.bus, trainerName, &t.meter, t.log)
 	var runErr error
-	for t.cfg.Iterations == 0 || t.iter < t.cfg.Iterations {
-		if iterCtx.Err() != nil {
-			break
-		}
-		n := t.iter + 1
-		rec, path, err := t.trainIteration(iterCtx)
-		cut := iterCtx // the context whose end explains an error
-		if err == nil {
-			if afterCheckpointHook != nil {
-				afterCheckpointHook(iterCtx, n)
+	for {
+		if t.tail == nil { // otherwise iteration t.iter is to be finished first
+			if t.cfg.Iterations > 0 && t.iter >= t.cfg.Iterations || iterCtx.Err() != nil {
+				break
 			}
-			err, cut = t.finishIteration(tailCtx, rec, path, start), tailCtx
+			n := t.iter + 1
+			atStage(iterCtx, "training", n)
+			if err := t.trainIteration(iterCtx); err != nil {
+				if iterCtx.Err() == nil {
+					runErr = fmt.Errorf("iteration %d: %w", n, err)
+				}
+				break
+			}
+			atStage(iterCtx, "checkpoint", n)
 		}
-		if err != nil {
-			if cut.Err() == nil {
-				runErr = fmt.Errorf("iteration %d: %w", n, err)
+		if err := t.finishIteration(tailCtx, start); err != nil {
+			if tailCtx.Err() == nil {
+				runErr = fmt.Errorf("iteration %d: %w", t.iter, err)
 			}
 			break
 		}
@@ -636,7 +677,7 @@ func (t *Trainer) finalLadder(ctx context.Context, start time.Time) error {
 	t.ladderBest = best
 	return t.metrics.write(map[string]any{"iteration": t.iter, "final_ladder": true, "best": best,
 		"train": map[string]any{"total_steps": t.trainer.Steps()}, "ladder": ladder,
-		"wall_seconds": time.Since(start).Seconds(), "time": time.Now().UTC().Format(time.RFC3339)})
+		"wall_seconds": time.Since(start).Seconds(), "run_seconds": t.runSeconds(), "time": time.Now().UTC().Format(time.RFC3339)})
 }
 
 // ingestLoop moves games from the bus into the replay folder until ctx
@@ -810,88 +851,221 @@ func (t *Trainer) selfPlayRound(ctx context.Context, bestPath string, gen int, s
 }
 
 // trainIteration is the first half of one round of the loop: training, and
-// the new checkpoint (path), with the metrics line's record so far. It
+// the new checkpoint, after which t.tail holds the stages still to run. It
 // returns ctx's error if cancelled.
-func (t *Trainer) trainIteration(ctx context.Context) (rec map[string]any, path string, err error) {
+func (t *Trainer) trainIteration(ctx context.Context) error {
 	n := t.iter + 1
-	rec = map[string]any{"iteration": n}
 	t.retryPublishBest(ctx)
 
 	// Training, on whatever self-play has written so far: the chunks that
 	// cmd/selfplay -run workers wrote since the last look are taken first.
 	if err := t.refreshReplay(); err != nil {
-		return nil, "", err
+		return err
 	}
-	losses, steps, entropy, err := t.trainPhase(ctx, n)
+	sum, steps, entropy, err := t.trainPhase(ctx, n)
 	if err != nil {
 		if steps > 0 && ctx.Err() != nil {
 			// Interrupted (Ctrl-C, the duration, self-play failing): keep the
 			// steps taken in a checkpoint of the unfinished iteration.
 			t.iterSteps += steps
+			t.iterLoss = addLosses(t.iterLoss, sum)
 			path := t.dir.checkpointPath(n)
-			if serr := t.save(path); serr != nil {
-				return nil, "", errors.Join(err, serr)
+			if serr := t.save(path, nil); serr != nil {
+				return errors.Join(err, serr)
 			}
 			t.log.Info("saved the unfinished iteration", "iteration", n, "steps_done", t.iterSteps,
 				"of", t.cfg.Train.StepsPerIteration, "file", path)
 		}
-		return nil, "", err
+		return err
 	}
-	t.iterSteps = 0
-	rec["train"] = map[string]any{"steps": steps, "total_steps": t.trainer.Steps(),
+	// The losses are the means over the iteration's steps, those taken
+	// before a restart included.
+	before := t.iterSteps
+	losses := meanLosses(addLosses(t.iterLoss, sum), before+steps)
+	t.iterSteps, t.iterLoss = 0, train.Losses{}
+	tr := map[string]any{"steps": steps, "total_steps": t.trainer.Steps(),
 		"loss_value": losses.Value, "loss_policy": losses.Policy, "loss_l2": losses.L2, "loss_total": losses.Total,
 		"policy_entropy": entropy, "learning_rate": t.trainer.LearningRate()}
+	if before > 0 {
+		tr["steps_before_restart"] = before
+	}
 	if nc := t.cfg.Network; nc.Ownership || nc.Score {
-		tr := rec["train"].(map[string]any)
 		tr["loss_ownership"], tr["loss_score"] = losses.Ownership, losses.Score
 	}
 	if t.cfg.Network.OpponentPolicy {
-		rec["train"].(map[string]any)["loss_opp_policy"] = losses.OppPolicy
+		tr["loss_opp_policy"] = losses.OppPolicy
+	}
+	t.log.Info("training", "iteration", n, "steps", before+steps, "loss", fmt.Sprintf("%.4f", losses.Total),
+		"value", fmt.Sprintf("%.4f", losses.Value), "policy", fmt.Sprintf("%.4f", losses.Policy), "entropy", fmt.Sprintf("%.3f", entropy))
+	trainJSON, err := json.Marshal(finiteJSON(tr))
+	if err != nil {
+		return fmt.Errorf("checkpoint metadata: %w", err)
 	}
 	t.iter = n
-	path = t.dir.checkpointPath(n)
-	if err := t.save(path); err != nil {
-		return nil, "", err
-	}
-	return rec, path, nil
-}
-
-// finishIteration is the second half of a round whose checkpoint is saved:
-// gating, the ladder and the bench now and then, and the metrics line. Run
-// gives it a context that the duration does not cancel (only Ctrl-C or a
-// failing run), so that a duration running out meanwhile loses none of it.
-func (t *Trainer) finishIteration(ctx context.Context, rec map[string]any, path string, start time.Time) error {
-	n := t.iter
-
-	// Gating.
-	promoted, gate, err := t.gate(ctx, path)
-	if err != nil {
+	path := t.dir.checkpointPath(n)
+	if err := t.save(path, map[string]string{trainMetaKey: string(trainJSON)}); err != nil {
 		return err
 	}
-	rec["gate"] = gate
-	if promoted {
-		if err := t.setBest(ctx, path); err != nil {
+	t.tail = &iterTail{Iteration: n, Candidate: filepath.Base(path), Steps: t.trainer.Steps(), train: tr}
+	return nil
+}
+
+// trainMetaKey is the checkpoint metadata that holds the metrics line's
+// train record of the iteration it ends (JSON), for a restart that writes
+// the line.
+const trainMetaKey = "train_metrics"
+
+// tailFile (in checkpoints/) records what the stages after the newest
+// checkpoint have decided, until its iteration's metrics line is written.
+const tailFile = "iteration.json"
+
+// iterTail is what the stages after an iteration's checkpoint have decided
+// so far. It is written to checkpoints/iteration.json as each stage ends,
+// until the iteration's metrics line is written, so that a restart finishes
+// the iteration from the stage that was cut and never repeats one that
+// ended: each checkpoint is gated once.
+type iterTail struct {
+	Iteration int    `json:"iteration"`
+	Candidate string `json:"candidate"` // the checkpoint's file name
+	// Steps are the checkpoint's training steps: they tell it from a later
+	// checkpoint of the same name (one that replaced it after damage).
+	Steps    int64          `json:"total_steps"`
+	Gate     map[string]any `json:"gate,omitempty"`
+	Promoted bool           `json:"promoted"`
+	Ladder   map[string]any `json:"ladder,omitempty"`
+	Bench    map[string]any `json:"bench,omitempty"`
+
+	train   map[string]any // the metrics line's train record
+	resumed bool           // a restart finishes it
+}
+
+// pendingTail is the unfinished tail of the iteration that ck (the newest
+// checkpoint, a whole iteration) ends: its train record from the
+// checkpoint, and the stages that ended before the restart from
+// checkpoints/iteration.json where that file is of this checkpoint.
+func (t *Trainer) pendingTail(ck *nn.Checkpoint) *iterTail {
+	name := filepath.Base(t.dir.checkpointPath(t.iter))
+	tl := &iterTail{Iteration: t.iter, Candidate: name, Steps: ck.Step, resumed: true}
+	if err := json.Unmarshal([]byte(ck.Meta[trainMetaKey]), &tl.train); err != nil || tl.train == nil {
+		// A checkpoint written before the record was kept in it.
+		tl.train = map[string]any{"total_steps": ck.Step}
+	}
+	path := t.dir.path(checkpointDir, tailFile)
+	data, err := os.ReadFile(path)
+	var done iterTail
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+	case err != nil:
+		t.log.Warn("stages of the last iteration unreadable; running them again", "file", path, "err", err)
+	case json.Unmarshal(data, &done) != nil:
+		t.log.Warn("stages of the last iteration unreadable; running them again", "file", path, "err", "not JSON")
+	case done.Iteration != tl.Iteration || done.Candidate != name || done.Steps != ck.Step:
+		t.log.Warn("stages on record are of another checkpoint; running them again", "file", path,
+			"record", fmt.Sprintf("iteration %d %s step %d", done.Iteration, done.Candidate, done.Steps),
+			"checkpoint", fmt.Sprintf("iteration %d %s step %d", tl.Iteration, name, ck.Step))
+	default:
+		tl.Gate, tl.Promoted, tl.Ladder, tl.Bench = done.Gate, done.Promoted, done.Ladder, done.Bench
+	}
+	var left []string
+	if tl.Gate == nil {
+		left = append(left, "gating")
+	}
+	if ev := t.cfg.Ladder.Every; ev > 0 && tl.Iteration%ev == 0 && tl.Ladder == nil {
+		left = append(left, "ladder")
+	}
+	if ev := t.cfg.Bench.Every; ev > 0 && tl.Iteration%ev == 0 && tl.Bench == nil {
+		left = append(left, "bench")
+	}
+	left = append(left, "metrics line")
+	t.log.Info("finishing the iteration whose checkpoint was saved before the last stop", "iteration", tl.Iteration,
+		"checkpoint", name, "to_do", strings.Join(left, ", "))
+	return tl
+}
+
+// saveTail writes tl to checkpoints/iteration.json.
+func (t *Trainer) saveTail(tl *iterTail) error {
+	data, err := json.Marshal(finiteJSON(map[string]any{"iteration": tl.Iteration, "candidate": tl.Candidate,
+		"total_steps": tl.Steps, "gate": tl.Gate, "promoted": tl.Promoted, "ladder": tl.Ladder, "bench": tl.Bench}))
+	if err != nil {
+		return fmt.Errorf("iteration %d stages: %w", tl.Iteration, err)
+	}
+	return atomicfile.Write(t.dir.path(checkpointDir, tailFile), append(data, '\n'))
+}
+
+// finishIteration is the second half of a round whose checkpoint is saved
+// (t.tail): gating, the ladder and the bench now and then, and the metrics
+// line. Each stage's result is on disk before the next begins, and a stage
+// that ended before a restart is not run again. Run gives it a context that
+// the duration does not cancel (only Ctrl-C or a failing run), so that a
+// duration running out meanwhile loses none of it.
+func (t *Trainer) finishIteration(ctx context.Context, start time.Time) error {
+	tl := t.tail
+	n := tl.Iteration
+	path := t.dir.path(checkpointDir, tl.Candidate)
+	if tl.Gate == nil && filepath.Base(t.best()) == tl.Candidate {
+		// Promoted before a stop by a version that kept no record of the
+		// decision until the metrics line: the match is not played again
+		// against the candidate itself.
+		tl.Gate = map[string]any{"candidate": tl.Candidate, "promoted": true,
+			"reason": "promoted before a restart; the match's figures were lost with the process"}
+		tl.Promoted = true
+	}
+	if tl.Gate == nil {
+		atStage(ctx, "gating", n)
+		promoted, gate, err := t.gate(ctx, path)
+		if err != nil {
 			return err
 		}
-	} else {
-		t.rejected[filepath.Base(path)] = true
+		tl.Gate, tl.Promoted = gate, promoted
+		if err := t.saveTail(tl); err != nil {
+			return err
+		}
+		atStage(ctx, "gated", n)
 	}
-	rec["best"] = filepath.Base(t.best())
-	if ev := t.cfg.Ladder.Every; ev > 0 && n%ev == 0 {
+	if tl.Promoted {
+		if filepath.Base(t.best()) != tl.Candidate {
+			atStage(ctx, "publishing", n)
+			if err := t.setBest(ctx, path); err != nil {
+				return err
+			}
+		}
+	} else {
+		t.rejected[tl.Candidate] = true
+	}
+	rec := map[string]any{"iteration": n, "train": tl.train, "gate": tl.Gate, "best": filepath.Base(t.best())}
+	if ev := t.cfg.Ladder.Every; ev > 0 && n%ev == 0 && tl.Ladder == nil {
+		atStage(ctx, "ladder", n)
 		ladder, err := t.ladder(ctx)
 		if err != nil {
 			return err
 		}
-		rec["ladder"] = ladder
-		t.ladderBest = filepath.Base(t.bestPath)
+		tl.Ladder = ladder
+		if err := t.saveTail(tl); err != nil {
+			return err
+		}
 	}
-	if ev := t.cfg.Bench.Every; ev > 0 && n%ev == 0 {
+	if tl.Ladder != nil {
+		rec["ladder"] = tl.Ladder
+		t.ladderBest = filepath.Base(t.best())
+	}
+	if ev := t.cfg.Bench.Every; ev > 0 && n%ev == 0 && tl.Bench == nil {
+		atStage(ctx, "bench", n)
 		bench, err := t.bench(ctx)
 		if err != nil {
 			return err
 		}
-		rec["bench"] = bench
+		tl.Bench = bench
+		if err := t.saveTail(tl); err != nil {
+			return err
+		}
 	}
+	if tl.Bench != nil {
+		rec["bench"] = tl.Bench
+	}
+	if tl.resumed {
+		rec["resumed"] = true // finished by a restart: its self-play figures are the new process's
+	}
+	atStage(ctx, "metrics", n)
 	t.mu.Lock()
 	st, spTime, precision := t.spStats, t.spTime, t.precision
 	t.spStats, t.spTime = selfPlayStats{}, 0
@@ -915,16 +1089,78 @@ func (t *Trainer) finishIteration(ctx context.Context, rec map[string]any, path 
 	tot := t.in.total()
 	rec["bus"] = map[string]any{"games": tot.Games, "positions": tot.Positions, "duplicates": tot.Duplicates,
 		"stale": tot.Stale, "bad": tot.Bad, "chunks": tot.Chunks}
+	// wall_seconds counts from this process's start; run_seconds over
+	// every process of the run (what learning curves plot against).
 	rec["wall_seconds"] = time.Since(start).Seconds()
+	rec["run_seconds"] = t.runSeconds()
 	rec["time"] = time.Now().UTC().Format(time.RFC3339)
 	t.log.Info("iteration", "n", n, "selfplay_games", st.Games, "positions/s", fmt.Sprintf("%.0f", float64(st.Moves)/secs),
 		"replay", t.buf.Len(), "best", filepath.Base(t.best()), "workers", workersLine)
 	if err := t.metrics.write(rec); err != nil {
 		return err
 	}
+	t.tail = nil
+	if err := os.Remove(t.dir.path(checkpointDir, tailFile)); err != nil && !errors.Is(err, os.ErrNotExist) {
+		// A record left behind is of an iteration with its line: the next
+		// start removes it.
+		t.log.Warn("stages of the finished iteration not removed", "err", err)
+	}
 	t.prune()
 	t.pruneReplay(ctx)
 	return nil
+}
+
+// runSeconds is the run's time: before this process's Run, and since.
+func (t *Trainer) runSeconds() float64 {
+	if t.started.IsZero() {
+		return t.runBase
+	}
+	return t.runBase + time.Since(t.started).Seconds()
+}
+
+// addLosses sums two sums of losses.
+func addLosses(a, b train.Losses) train.Losses {
+	return train.Losses{Value: a.Value + b.Value, Policy: a.Policy + b.Policy, L2: a.L2 + b.L2, Total: a.Total + b.Total,
+		Ownership: a.Ownership + b.Ownership, Score: a.Score + b.Score, OppPolicy: a.OppPolicy + b.OppPolicy}
+}
+
+// meanLosses divides a sum of n steps' losses by n; it is zero without steps.
+func meanLosses(sum train.Losses, n int) train.Losses {
+	if n == 0 {
+		return train.Losses{}
+	}
+	k := float64(n)
+	return train.Losses{Value: sum.Value / k, Policy: sum.Policy / k, L2: sum.L2 / k, Total: sum.Total / k,
+		Ownership: sum.Ownership / k, Score: sum.Score / k, OppPolicy: sum.OppPolicy / k}
+}
+
+// formatLosses writes a sum of losses for checkpoint metadata: the seven
+// terms, comma-separated.
+func formatLosses(l train.Losses) string {
+	var b strings.Builder
+	for i, v := range []float64{l.Value, l.Policy, l.L2, l.Total, l.Ownership, l.Score, l.OppPolicy} {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(strconv.FormatFloat(v, 'g', -1, 64))
+	}
+	return b.String()
+}
+
+// parseLosses reads formatLosses's text; anything else is zero.
+func parseLosses(s string) train.Losses {
+	f := strings.Split(s, ",")
+	if len(f) != 7 {
+		return train.Losses{}
+	}
+	v := make([]float64, 7)
+	for i := range f {
+		var err error
+		if v[i], err = strconv.ParseFloat(f[i], 64); err != nil {
+			return train.Losses{}
+		}
+	}
+	return train.Losses{Value: v[0], Policy: v[1], L2: v[2], Total: v[3], Ownership: v[4], Score: v[5], OppPolicy: v[6]}
 }
 
 // workerMetrics describes, per self-play process (this one is "trainer"),
@@ -1075,8 +1311,10 @@ func (t *Trainer) dropLearningRate() {
 	}
 }
 
-// trainPhase takes up to StepsPerIteration steps while the replay window is
-// big enough and its reuse cap allows.
+// trainPhase takes the steps of iteration n still to take (StepsPerIteration
+// less those taken before a restart) while the replay window is big enough
+// and its reuse cap allows. It returns the sums of the steps' losses, the
+// number of steps, and the trained policy's entropy on the last batch.
 func (t *Trainer) trainPhase(ctx context.Context, n int) (train.Losses, int, float64, error) {
 	var sum train.Losses
 	if t.buf.Len() < t.cfg.Train.MinExamples {
@@ -1127,17 +1365,18 @@ func (t *Trainer) trainPhase(ctx context.Context, n int) (train.Losses, int, flo
 		steps++
 		bar.Add(1)
 	}
-	if steps > 0 {
-		k := float64(steps)
-		sum = train.Losses{Value: sum.Value / k, Policy: sum.Policy / k, L2: sum.L2 / k, Total: sum.Total / k,
-			Ownership: sum.Ownership / k, Score: sum.Score / k, OppPolicy: sum.OppPolicy / k}
+	if steps == 0 {
+		// The steps were all taken before a restart: a batch of the window
+		// to measure the entropy on.
+		if err := t.buf.Sample(t.rng, batch); err != nil {
+			t.log.Warn("policy entropy not measured: no batch to measure it on", "err", err)
+			return sum, steps, math.NaN(), nil
+		}
 	}
 	entropy, err := t.policyEntropy(batch)
 	if err != nil {
 		return sum, steps, 0, err
 	}
-	t.log.Info("training", "iteration", n, "steps", steps, "loss", fmt.Sprintf("%.4f", sum.Total),
-		"value", fmt.Sprintf("%.4f", sum.Value), "policy", fmt.Sprintf("%.4f", sum.Policy), "entropy", fmt.Sprintf("%.3f", entropy))
 	return sum, steps, entropy, nil
 }
 

@@ -21,6 +21,7 @@ import (
 
 	"tabula/games"
 	"tabula/internal/atomicfile"
+	"tabula/internal/runclock"
 	"tabula/nn"
 )
 
@@ -38,6 +39,8 @@ import (
 //	workers/           NAME.json: the latest heartbeat of each cmd/selfplay -run worker
 //	bus/               the embedded NATS server's storage, and its address
 //	metrics.jsonl      one JSON object per iteration
+//	checkpoints/iteration.json   the stages after the newest checkpoint that
+//	                   have ended, until its iteration's metrics line is written
 const (
 	configFile    = "config.yaml"
 	lockFile      = "train.lock"
@@ -348,4 +351,46 @@ func fallbackCheckpoint(root string, promoted map[string]bool, g games.Game, bro
 		}
 	}
 	return ""
+}
+
+// metricsState is what a restart needs from metrics.jsonl.
+type metricsState struct {
+	iterations map[int]bool // the iterations with their own line (not counting final-ladder lines)
+	runSeconds float64      // the run time of the last line (0 without lines)
+}
+
+// readMetricsState reads metrics.jsonl at path; a missing file is an empty
+// run, and lines that do not parse are skipped (readPromotions warns of
+// them). Lines without run_seconds (written before it was recorded) get
+// their run time from their wall_seconds (package runclock).
+func readMetricsState(path string) metricsState {
+	st := metricsState{iterations: map[int]bool{}}
+	f, err := os.Open(path)
+	if err != nil {
+		return st
+	}
+	defer f.Close()
+	var clock []runclock.Line
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 16<<20)
+	for sc.Scan() {
+		var rec struct {
+			Iteration   int      `json:"iteration"`
+			FinalLadder bool     `json:"final_ladder"`
+			RunSeconds  *float64 `json:"run_seconds"`
+			WallSeconds float64  `json:"wall_seconds"`
+			Time        string   `json:"time"`
+		}
+		if json.Unmarshal(sc.Bytes(), &rec) != nil {
+			continue
+		}
+		if !rec.FinalLadder {
+			st.iterations[rec.Iteration] = true
+		}
+		clock = append(clock, runclock.Line{RunSeconds: rec.RunSeconds, WallSeconds: rec.WallSeconds, Time: rec.Time})
+	}
+	if secs := runclock.Seconds(clock); len(secs) > 0 {
+		st.runSeconds = secs[len(secs)-1]
+	}
+	return st
 }

@@ -2,7 +2,7 @@
 // folder that pipeline writes (metrics.jsonl and the replay chunks), turns
 // the metrics into plots (Elo with its confidence band, the loss terms,
 // policy entropy, the mistake rate on each Pons set, self-play throughput,
-// all against wall time) and the newest replay chunks into games that can be
+// all against the run's time, summed over its processes) and the newest replay chunks into games that can be
 // replayed move by move, and serves both as a web page that refreshes itself.
 //
 // The same plots feed scripts/curve, which draws them as PNG files.
@@ -18,20 +18,25 @@ import (
 	"math"
 	"os"
 	"slices"
+
+	"tabula/internal/runclock"
 )
 
 // Record is the part of one metrics.jsonl line (one pipeline iteration) that
 // the plots use. Pointers are nil where the line has no such field.
 type Record struct {
-	Iteration   int      `json:"iteration"`
-	WallSeconds float64  `json:"wall_seconds"`
-	Time        string   `json:"time"`
-	Best        string   `json:"best"`
-	Train       *Train   `json:"train"`
-	Gate        *Gate    `json:"gate"`
-	Ladder      *Ladder  `json:"ladder"`
-	SelfPlay    *Play    `json:"selfplay"`
-	Bench       BenchMap `json:"bench"`
+	Iteration   int     `json:"iteration"`
+	WallSeconds float64 `json:"wall_seconds"` // since the writing process started
+	// RunSeconds is the run's time over all its processes; nil in lines
+	// written before it was recorded (RunSeconds rebuilds it).
+	RunSeconds *float64 `json:"run_seconds"`
+	Time       string   `json:"time"`
+	Best       string   `json:"best"`
+	Train      *Train   `json:"train"`
+	Gate       *Gate    `json:"gate"`
+	Ladder     *Ladder  `json:"ladder"`
+	SelfPlay   *Play    `json:"selfplay"`
+	Bench      BenchMap `json:"bench"`
 }
 
 // Train holds the training phase's figures.
@@ -143,7 +148,28 @@ func ParseMetrics(r io.Reader) ([]Record, error) {
 	}
 }
 
-// Plot is one chart: lines against wall time in minutes.
+// RunSeconds returns the run time of each record: its run_seconds, or for
+// lines without it, one rebuilt from wall_seconds, which restarts in each
+// process (package runclock).
+func RunSeconds(recs []Record) []float64 {
+	lines := make([]runclock.Line, len(recs))
+	for i, r := range recs {
+		lines[i] = runclock.Line{RunSeconds: r.RunSeconds, WallSeconds: r.WallSeconds, Time: r.Time}
+	}
+	return runclock.Seconds(lines)
+}
+
+// Iterations is the number of iterations the records cover: the highest
+// iteration number (a run's lines can repeat one, such as a final ladder's).
+func Iterations(recs []Record) int {
+	n := 0
+	for _, r := range recs {
+		n = max(n, r.Iteration)
+	}
+	return n
+}
+
+// Plot is one chart: lines against the run's time in minutes.
 type Plot struct {
 	Name   string `json:"name"`  // short identifier, used for file names
 	Title  string `json:"title"` // heading
@@ -189,12 +215,13 @@ func (l Line) MarshalJSON() ([]byte, error) {
 // Plots turns metrics into the charts, each line holding only the
 // iterations that have its value. Charts without any point are left out.
 func Plots(recs []Record) []Plot {
-	minutes := func(r Record) float64 { return r.WallSeconds / 60 }
+	runSecs := RunSeconds(recs)
+	minutes := func(i int) float64 { return runSecs[i] / 60 }
 	series := func(label string, get func(Record) (float64, bool)) Line {
 		l := Line{Label: label}
-		for _, r := range recs {
+		for i, r := range recs {
 			if y, ok := get(r); ok {
-				l.X = append(l.X, minutes(r))
+				l.X = append(l.X, minutes(i))
 				l.Y = append(l.Y, y)
 			}
 		}
@@ -232,7 +259,7 @@ func Plots(recs []Record) []Plot {
 	// Elo of the best network with its 95% interval.
 	elo := Line{Label: "best network"}
 	anchor := ""
-	for _, r := range recs {
+	for i, r := range recs {
 		l := r.Ladder
 		if l == nil || len(l.Elo) == 0 || l.Elo[0] == nil {
 			continue
@@ -247,7 +274,7 @@ func Plots(recs []Record) []Plot {
 		if len(l.High) > 0 && l.High[0] != nil {
 			hi = *l.High[0]
 		}
-		elo.X = append(elo.X, minutes(r))
+		elo.X = append(elo.X, minutes(i))
 		elo.Y = append(elo.Y, *l.Elo[0])
 		elo.Low = append(elo.Low, lo)
 		elo.High = append(elo.High, hi)

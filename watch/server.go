@@ -104,7 +104,8 @@ func New(cfg Config, log *slog.Logger) (*Server, error) {
 //
 //	GET /                 the page
 //	GET /assets/...       its script and style
-//	GET /api/plots        {"run", "iterations", "updated", "refresh_ms", "plots": [Plot...], "last": Record}
+//	GET /api/plots        {"run", "iterations", "updated", "refresh_ms", "plots": [Plot...], "last": Record,
+//	                       "run_seconds" (the run's time at the last line)}
 //	GET /api/games?n=N    {"games": [Game...] (self-play), "unlinked": positions not linked to a game,
 //	                       "gating": [Game...] (the newest iteration's gating games)}
 func (s *Server) Handler() http.Handler {
@@ -164,11 +165,12 @@ func (s *Server) plots(w http.ResponseWriter, r *http.Request) {
 		updated = fi.ModTime().UTC().Format(time.RFC3339)
 	}
 	resp := map[string]any{
-		"run": s.cfg.Run, "iterations": len(recs), "updated": updated,
+		"run": s.cfg.Run, "iterations": Iterations(recs), "updated": updated,
 		"refresh_ms": s.cfg.Refresh.Milliseconds(), "plots": Plots(recs),
 	}
 	if len(recs) > 0 {
 		resp["last"] = recs[len(recs)-1]
+		resp["run_seconds"] = RunSeconds(recs)[len(recs)-1]
 	}
 	writeJSON(w, resp)
 }

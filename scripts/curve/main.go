@@ -1,10 +1,10 @@
 // Command curve prints the learning curve of a training run as a Markdown
-// table: for every iteration with a ladder or benchmark result, the wall time,
-// training steps, the best network's Elo (random = 0) with its 95% interval,
+// table: for every iteration with a ladder or benchmark result, the run's time
+// (summed over the processes that trained it), training steps, the best network's Elo (random = 0) with its 95% interval,
 // its score against each fixed player, and its mistake rate on each Pons set.
 // With -png DIR it also draws the plots of the watch page (package watch:
 // Elo with its band, losses, policy entropy, mistake rates, self-play
-// throughput against wall time) as DIR/NAME.png with gonum/plot.
+// throughput against the run's time) as DIR/NAME.png with gonum/plot.
 //
 //	go run ./scripts/curve [-png DIR] runs/connect4/metrics.jsonl
 package main
@@ -19,12 +19,16 @@ import (
 	"os"
 	"slices"
 	"strings"
+
+	"tabula/internal/runclock"
 )
 
 type record struct {
-	Iteration   int     `json:"iteration"`
-	WallSeconds float64 `json:"wall_seconds"`
-	Best        string  `json:"best"`
+	Iteration   int      `json:"iteration"`
+	WallSeconds float64  `json:"wall_seconds"`
+	RunSeconds  *float64 `json:"run_seconds"`
+	Time        string   `json:"time"`
+	Best        string   `json:"best"`
 	Train       struct {
 		TotalSteps int `json:"total_steps"`
 	} `json:"train"`
@@ -72,6 +76,8 @@ func run(path string, w io.Writer) error {
 	}
 	defer f.Close()
 	var recs []record
+	var clock []runclock.Line // of every line
+	var at []int              // the index in clock of each of recs
 	opponents, sets := map[string]bool{}, map[string]bool{}
 	sc := bufio.NewScanner(f)
 	sc.Buffer(nil, 1<<22)
@@ -80,9 +86,12 @@ func run(path string, w io.Writer) error {
 		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
 			return fmt.Errorf("%s:%d: %w", path, line, err)
 		}
+		// Every line places the next on the run's clock.
+		clock = append(clock, runclock.Line{RunSeconds: r.RunSeconds, WallSeconds: r.WallSeconds, Time: r.Time})
 		if r.Ladder == nil && r.Bench == nil {
 			continue
 		}
+		at = append(at, len(clock)-1)
 		if r.Ladder != nil {
 			for k := range r.Ladder.Scores {
 				opponents[k] = true
@@ -96,6 +105,7 @@ func run(path string, w io.Writer) error {
 	if err := sc.Err(); err != nil {
 		return err
 	}
+	secs := runclock.Seconds(clock)
 	opp, set := keys(opponents), keys(sets)
 	head := []string{"iteration", "minutes", "steps", "best", "Elo (95%)"}
 	for _, o := range opp {
@@ -105,8 +115,8 @@ func run(path string, w io.Writer) error {
 		head = append(head, s+" mistakes")
 	}
 	fmt.Fprintf(w, "| %s |\n|%s\n", strings.Join(head, " | "), strings.Repeat("---|", len(head)))
-	for _, r := range recs {
-		row := []string{fmt.Sprint(r.Iteration), fmt.Sprintf("%.1f", r.WallSeconds/60), fmt.Sprint(r.Train.TotalSteps), r.Best, ""}
+	for i, r := range recs {
+		row := []string{fmt.Sprint(r.Iteration), fmt.Sprintf("%.1f", secs[at[i]]/60), fmt.Sprint(r.Train.TotalSteps), r.Best, ""}
 		if l := r.Ladder; l != nil && len(l.Elo) > 0 && l.Elo[0] != nil {
 			row[4] = fmt.Sprintf("%.0f", *l.Elo[0])
 			if len(l.Low) > 0 && l.Low[0] != nil && l.High[0] != nil {

@@ -57,7 +57,7 @@ func writePNGs(path, dir string) ([]string, error) {
 func renderPNG(wp watch.Plot) ([]byte, error) {
 	p := plot.New()
 	p.Title.Text = wp.Title
-	p.X.Label.Text = "wall time (minutes)"
+	p.X.Label.Text = "run time (minutes)"
 	p.Y.Label.Text = wp.YLabel
 	p.Legend.Top = true
 	p.Legend.Left = true

@@ -64,7 +64,7 @@ function drawPlot(canvas, plot) {
     ctx.beginPath(); ctx.moveTo(X(t), m.t); ctx.lineTo(X(t), H - m.b); ctx.stroke();
     ctx.fillText(fmt(t), X(t), H - m.b + 4);
   }
-  ctx.fillText('wall time (minutes)', (m.l + W - m.r) / 2, H - 14);
+  ctx.fillText('run time (minutes)', (m.l + W - m.r) / 2, H - 14);
   ctx.save(); ctx.translate(12, (m.t + H - m.b) / 2); ctx.rotate(-Math.PI / 2);
   ctx.textBaseline = 'middle'; ctx.fillText(plot.ylabel, 0, 0); ctx.restore();
   ctx.strokeStyle = '#888'; ctx.strokeRect(m.l, m.t, W - m.l - m.r, H - m.t - m.b);
@@ -100,7 +100,7 @@ function renderPlots(data) {
   const last = data.last;
   let s = data.iterations + ' iterations';
   if (last) {
-    s += ', ' + (last.wall_seconds / 60).toFixed(1) + ' min, best ' + (last.best || '?');
+    s += ', ' + (data.run_seconds / 60).toFixed(1) + ' min, best ' + (last.best || '?');
     if (last.train) s += ', ' + last.train.total_steps + ' training steps';
   }
   if (data.updated) s += ' (metrics updated ' + data.updated + ')';

@@ -1,0 +1,34 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// The minutes column is the run's time: old lines' wall_seconds restart in
+// each process and are summed; newer lines carry run_seconds.
+func TestTableMinutesAreRunTime(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "metrics.jsonl")
+	lines := []string{
+		`{"iteration":1,"wall_seconds":600,"ladder":{"players":["best","random"],"elo":[10,0]}}`,
+		`{"iteration":2,"wall_seconds":60}`, // a restart
+		`{"iteration":3,"wall_seconds":120,"ladder":{"players":["best","random"],"elo":[20,0]}}`,
+		`{"iteration":4,"wall_seconds":30,"run_seconds":1200,"ladder":{"players":["best","random"],"elo":[30,0]}}`,
+	}
+	if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out strings.Builder
+	if err := run(path, &out); err != nil {
+		t.Fatal(err)
+	}
+	var minutes []string
+	for _, row := range strings.Split(strings.TrimSpace(out.String()), "\n")[2:] {
+		minutes = append(minutes, strings.TrimSpace(strings.Split(row, "|")[2]))
+	}
+	if got := strings.Join(minutes, " "); got != "10.0 12.0 20.0" {
+		t.Fatalf("minutes %s, want 10.0 12.0 20.0:\n%s", got, out.String())
+	}
+}
