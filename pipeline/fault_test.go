@@ -240,35 +240,42 @@ func newLedger() *ledger { return &ledger{chunks: map[string]int{}} }
 func (l *ledger) check(t *testing.T, dir string) {
 	t.Helper()
 	l.checks++
-	files, _ := filepath.Glob(filepath.Join(dir, replayDir, "*"+replay.ChunkSuffix))
-	now := map[string]int{}
-	for _, f := range files {
-		_, ex, err := replay.ReadChunkFile(f)
-		if err != nil {
-			if errors.Is(err, os.ErrNotExist) { // moved aside between Glob and read: not ours to judge here
-				continue
-			}
-			t.Fatalf("chunk %s: %v", filepath.Base(f), err)
-		}
-		now[filepath.Base(f)] = len(ex)
-		l.filesRead++
-	}
-	// Retention removes chunks whose examples all left the window: a chunk
-	// may go once a full window of examples is on disk without it.
-	onDisk, window := 0, math.MaxInt
-	for _, n := range now {
-		onDisk += n
-	}
+	window := math.MaxInt
 	if cfg, err := ReadRunConfig(dir); err == nil {
 		window = cfg.Replay.Window
 	}
-	for name, n := range l.chunks {
-		if now[name] == 0 && onDisk >= window {
-			delete(l.chunks, name)
-			continue
+	// Retention removes chunks whose examples all left the window: a chunk
+	// may go once a full window of examples is on disk without it. A
+	// listing races with the processes that write and remove chunks (one
+	// written after the listing is not counted, one removed before its read
+	// is), so a chunk found gone with less than a window on disk is looked
+	// for again in fresh listings before it counts as lost.
+	var now map[string]int
+	for try := 0; ; try++ {
+		var onDisk int
+		now, onDisk = l.listChunks(t, dir)
+		lost := ""
+		for name, n := range l.chunks {
+			if now[name] == 0 && onDisk >= window {
+				continue
+			}
+			if now[name] != n {
+				lost = fmt.Sprintf("chunk %s held %d examples, now %d (%d examples on disk, window %d): acknowledged data lost",
+					name, n, now[name], onDisk, window)
+				break
+			}
 		}
-		if now[name] != n {
-			t.Fatalf("chunk %s held %d examples, now %d: acknowledged data lost", name, n, now[name])
+		if lost == "" {
+			break
+		}
+		if try == 4 {
+			t.Fatal(lost)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	for name := range l.chunks {
+		if now[name] == 0 {
+			delete(l.chunks, name)
 		}
 	}
 	for name, n := range now {
@@ -290,6 +297,28 @@ func (l *ledger) check(t *testing.T, dir string) {
 	} else if _, err := nn.LoadCheckpoint(b); err != nil {
 		t.Fatalf("best %s: %v", b, err)
 	}
+}
+
+// listChunks reads every replay chunk of the run in dir: the examples of
+// each by name, and their sum.
+func (l *ledger) listChunks(t *testing.T, dir string) (map[string]int, int) {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join(dir, replayDir, "*"+replay.ChunkSuffix))
+	now := map[string]int{}
+	sum := 0
+	for _, f := range files {
+		_, ex, err := replay.ReadChunkFile(f)
+		if err != nil {
+			if errors.Is(err, os.ErrNotExist) { // removed between Glob and read
+				continue
+			}
+			t.Fatalf("chunk %s: %v", filepath.Base(f), err)
+		}
+		now[filepath.Base(f)] = len(ex)
+		sum += len(ex)
+		l.filesRead++
+	}
+	return now, sum
 }
 
 // tempFiles lists the temporary files left in the run folder.
