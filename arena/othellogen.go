@@ -11,6 +11,7 @@ import (
 
 	"tabula/games"
 	"tabula/games/othello"
+	"tabula/internal/cputime"
 )
 
 // OthelloBucket asks for Count positions with MinEmpties..MaxEmpties empty
@@ -292,7 +293,7 @@ func labelOthelloSets(ctx context.Context, cfg OthelloSetsConfig, sets []*Othell
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			runtime.LockOSThread() // for threadCPU
+			runtime.LockOSThread() // for cputime.Thread
 			defer runtime.UnlockOSThread()
 			for {
 				mu.Lock()
@@ -309,9 +310,9 @@ func labelOthelloSets(ctx context.Context, cfg OthelloSetsConfig, sets []*Othell
 				next++
 				mu.Unlock()
 				pos := &sets[j.set].Positions[j.pos]
-				n0, t0, c0 := sv.Nodes(), time.Now(), threadCPU()
+				n0, t0, c0 := sv.Nodes(), time.Now(), cputime.Thread()
 				pos.Labels = LabelOthello(sv, pos.State)
-				el, cpu, nodes := time.Since(t0), threadCPU()-c0, sv.Nodes()-n0
+				el, cpu, nodes := time.Since(t0), cputime.Thread()-c0, sv.Nodes()-n0
 				mu.Lock()
 				stats.SolveTime[j.set] += el
 				stats.SolveCPU[j.set] += cpu
