@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
-	"math/bits"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -41,10 +40,7 @@ import (
 
 // OthelloLabel is the exact result of one move: the final disc margin for
 // the side to move after playing Action under perfect play.
-type OthelloLabel struct {
-	Action int
-	Score  int
-}
+type OthelloLabel = othelloend.ActionScore
 
 // OthelloPosition is one line of an Othello position set.
 type OthelloPosition struct {
@@ -96,9 +92,7 @@ func (s *OthelloSet) Bucket() string {
 }
 
 func othelloEmpties(st *othello.State) int {
-	g := st.Game().(*othello.Game)
-	p, o := st.Boards()
-	return g.Size()*g.Size() - bits.OnesCount64(p|o)
+	return othelloend.Empties(st)
 }
 
 // SetName returns the name of a set read from path: its base name without
@@ -334,18 +328,7 @@ func WriteOthelloSet(s *OthelloSet) []byte {
 // LabelOthello returns the exact score of every legal move of st, best
 // first, solved by sv (which must be of st's board size).
 func LabelOthello(sv *othelloend.Solver, st *othello.State) []OthelloLabel {
-	g := st.Game().(*othello.Game)
-	p, o := st.Boards()
-	ms := sv.MoveScores(p, o)
-	out := make([]OthelloLabel, len(ms))
-	for i, m := range ms {
-		a := g.Pass()
-		if m.Square != othelloend.Pass {
-			a = g.Action(m.Square)
-		}
-		out[i] = OthelloLabel{Action: a, Score: m.Score}
-	}
-	return out
+	return sv.ActionScores(st)
 }
 
 // NewOthelloSolver returns an endgame solver for g's board with 2^ttBits

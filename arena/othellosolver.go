@@ -49,14 +49,14 @@ func (p *othelloSolverPlayer) ChooseAction(_ context.Context, s games.State) (in
 	if st.IsTerminal() {
 		return 0, errGameOver
 	}
-	if e := othelloEmpties(st); e > maxSolverEmpties {
+	if e := othelloend.Empties(st); e > maxSolverEmpties {
 		return 0, fmt.Errorf("player %s: %d empty squares: the exact solver takes positions with at most %d", p.name, e, maxSolverEmpties)
 	}
 	sv, err := p.pool.get()
 	if err != nil {
 		return 0, fmt.Errorf("player %s: %w", p.name, err)
 	}
-	labels := LabelOthello(sv, st)
+	labels := sv.ActionScores(st)
 	p.pool.put(sv)
 	// Labels come best first: pick among those tied with the first.
 	ties := 1
