@@ -18,6 +18,7 @@ import (
 	"tabula/games/connect4"
 	_ "tabula/games/othello"
 	"tabula/internal/refdata"
+	"tabula/players"
 	"tabula/search/c4solver"
 )
 
@@ -30,13 +31,13 @@ func mustGame(t testing.TB, spec string) games.Game {
 	return g
 }
 
-func mustFactories(t testing.TB, g games.Game, list string) []*Factory {
+func mustFactories(t testing.TB, g games.Game, list string) []*players.Factory {
 	t.Helper()
-	specs, err := ParseSpecs(list)
+	specs, err := players.ParseSpecs(list)
 	if err != nil {
 		t.Fatal(err)
 	}
-	fs, err := BuildAll(g, specs)
+	fs, err := players.BuildAll(g, specs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,8 +167,8 @@ func TestMatchErrors(t *testing.T) {
 		t.Error("one player: no error")
 	}
 	// A player that plays an illegal move is named in the error.
-	bad := &Factory{Name: "cheat", New: func(*rand.Rand) (Player, error) { return cheat{}, nil }}
-	_, err := Match(context.Background(), MatchConfig{Games: 2, Seed: 1}, g, []*Factory{fs[0], bad})
+	bad := &players.Factory{Name: "cheat", New: func(*rand.Rand) (players.Player, error) { return cheat{}, nil }}
+	_, err := Match(context.Background(), MatchConfig{Games: 2, Seed: 1}, g, []*players.Factory{fs[0], bad})
 	if err == nil || !strings.Contains(err.Error(), "cheat") || !strings.Contains(err.Error(), "illegal move") {
 		t.Errorf("illegal move: error %v, want one naming the player and the illegal move", err)
 	}
@@ -175,27 +176,6 @@ func TestMatchErrors(t *testing.T) {
 	cancel()
 	if _, err := Match(ctx, MatchConfig{Games: 2}, g, fs); err == nil {
 		t.Error("cancelled context: no error")
-	}
-}
-
-func TestBuildErrors(t *testing.T) {
-	oth := mustGame(t, "othello:size=6")
-	for _, tc := range []struct {
-		game games.Game
-		spec string
-		want string
-	}{
-		{oth, "solver:tt=29", "tt_bits=29"},
-		{oth, "net:path=/nonexistent/x.tbn", "/nonexistent/x.tbn"},
-		{mustGame(t, "connect4"), "net:sims=5", "path=FILE"},
-	} {
-		sp, err := ParseSpec(tc.spec)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := Build(tc.game, sp); err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("Build(%s, %s): error %v, want one containing %q", tc.game.Name(), tc.spec, err, tc.want)
-		}
 	}
 }
 
@@ -420,7 +400,7 @@ func TestMatchStoppedRecordsWhatItCounts(t *testing.T) {
 	g := mustGame(t, "connect4")
 	fs := mustFactories(t, g, "random")
 	var made atomic.Int32
-	hangFirst := &Factory{Name: "hangs-once", New: func(rng *rand.Rand) (Player, error) {
+	hangFirst := &players.Factory{Name: "hangs-once", New: func(rng *rand.Rand) (players.Player, error) {
 		if made.Add(1) == 1 {
 			return stall{}, nil
 		}
@@ -436,7 +416,7 @@ func TestMatchStoppedRecordsWhatItCounts(t *testing.T) {
 				cancel()
 			}
 		}}
-	res, err := Match(ctx, cfg, g, []*Factory{hangFirst, fs[0]})
+	res, err := Match(ctx, cfg, g, []*players.Factory{hangFirst, fs[0]})
 	if err == nil || res == nil {
 		t.Fatalf("stopped match: result %v, error %v; want both", res, err)
 	}

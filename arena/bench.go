@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"tabula/players"
 	"tabula/search/c4solver"
 )
 
@@ -103,7 +104,7 @@ func BestOutcome(scores [7]int) int {
 // and judges it with the solver's weak solve (c4solver.OutcomeMoves), or with
 // cfg.Verdicts when they were computed for these positions. Early positions
 // (Pons' L1 sets) can take the solver seconds each.
-func Bench(ctx context.Context, cfg BenchConfig, f *Factory, positions []Position) (BenchResult, error) {
+func Bench(ctx context.Context, cfg BenchConfig, f *players.Factory, positions []Position) (BenchResult, error) {
 	if cfg.Verdicts != nil && !cfg.Verdicts.matches(positions) {
 		return BenchResult{}, errors.New("arena: bench: the verdicts given were computed for other positions")
 	}
@@ -150,7 +151,7 @@ func Bench(ctx context.Context, cfg BenchConfig, f *Factory, positions []Positio
 			scores := sv.ScoreMoves(pos.State)
 			rec.Scores = &scores
 		}
-		if v, ok := p.(Valuer); ok {
+		if v, ok := p.(players.Valuer); ok {
 			x := v.Value()
 			rec.Value = &x
 		}

@@ -10,14 +10,15 @@ import (
 	"tabula/games"
 	"tabula/games/backgammon"
 	"tabula/internal/refdata"
+	"tabula/players"
 )
 
 // playedGames plays a short pubeval-random match and returns its records.
 func playedGames(t *testing.T, g games.Game, n int, randomPlies int) []GameRecord {
 	t.Helper()
-	pub, _ := ParseSpec("pubeval")
-	rnd, _ := ParseSpec("random")
-	fs, err := BuildAll(g, []Spec{pub, rnd})
+	pub, _ := players.ParseSpec("pubeval")
+	rnd, _ := players.ParseSpec("random")
+	fs, err := players.BuildAll(g, []players.Spec{pub, rnd})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,6 +16,7 @@ import (
 
 	"tabula/elo"
 	"tabula/games"
+	"tabula/players"
 )
 
 // MatchConfig configures Match.
@@ -199,7 +200,7 @@ type outcome struct {
 // at a time, and returns the win/draw/loss table. It stops at the first
 // error (a player's error, an illegal move, a Record error, ctx done) and
 // returns it, naming the game and the player.
-func Match(ctx context.Context, cfg MatchConfig, g games.Game, players []*Factory) (*MatchResult, error) {
+func Match(ctx context.Context, cfg MatchConfig, g games.Game, players []*players.Factory) (*MatchResult, error) {
 	switch {
 	case len(players) < 2:
 		return nil, fmt.Errorf("arena: a match needs at least two players, got %d", len(players))
@@ -475,7 +476,7 @@ func square[T any](n int) [][]T {
 }
 
 // uniqueNames returns the players' names, numbering repeats ("random#2").
-func uniqueNames(players []*Factory) []string {
+func uniqueNames(players []*players.Factory) []string {
 	names := make([]string, len(players))
 	count := map[string]int{}
 	for i, p := range players {
@@ -516,12 +517,12 @@ func openingMove(s games.State, legal []int, rng *rand.Rand) int {
 }
 
 // playGame plays one game to its end.
-func playGame(ctx context.Context, cfg MatchConfig, g games.Game, players []*Factory, names []string, jb job) (GameRecord, error) {
+func playGame(ctx context.Context, cfg MatchConfig, g games.Game, factories []*players.Factory, names []string, jb job) (GameRecord, error) {
 	rec := GameRecord{Index: jb.index, Game: g.Name(), Seats: jb.seats}
-	var ps [2]Player
+	var ps [2]players.Player
 	for side, seat := range jb.seats {
 		rec.Players[side] = names[seat]
-		p, err := players[seat].New(gameRNG(cfg.Seed, jb.index, side))
+		p, err := factories[seat].New(gameRNG(cfg.Seed, jb.index, side))
 		if err != nil {
 			return rec, fmt.Errorf("arena: game %d: %w", jb.index, err)
 		}
@@ -556,12 +557,12 @@ func playGame(ctx context.Context, cfg MatchConfig, g games.Game, players []*Fac
 			a = openingMove(s, buf, opening)
 		} else {
 			side := s.CurrentPlayer()
-			if sy, ok := ps[side].(Syncer); ok {
+			if sy, ok := ps[side].(players.Syncer); ok {
 				sy.Sync(moves)
 			}
 			var err error
 			a, err = ps[side].ChooseAction(ctx, s.Clone())
-			if f := (*Forfeit)(nil); errors.As(err, &f) && ctx.Err() == nil {
+			if f := (*players.Forfeit)(nil); errors.As(err, &f) && ctx.Err() == nil {
 				return forfeitRecord(rec, g, moves, side, f), nil
 			}
 			if err != nil {
@@ -595,7 +596,7 @@ func playGame(ctx context.Context, cfg MatchConfig, g games.Game, players []*Fac
 }
 
 // forfeitRecord ends rec as a loss for side, which forfeited.
-func forfeitRecord(rec GameRecord, g games.Game, moves []int, side int, f *Forfeit) GameRecord {
+func forfeitRecord(rec GameRecord, g games.Game, moves []int, side int, f *players.Forfeit) GameRecord {
 	rec.Moves = formatMoves(g, moves)
 	rec.Winner = 1 - side
 	rec.Result[side], rec.Result[1-side] = -1, 1
@@ -614,27 +615,4 @@ func formatMoves(g games.Game, moves []int) string {
 		parts[i] = strconv.Itoa(a)
 	}
 	return strings.Join(parts, " ")
-}
-
-// ErrNoPlayers is returned by BuildAll for an empty list.
-var ErrNoPlayers = errors.New("arena: no players")
-
-// BuildAll builds a factory for every spec, closing those built so far on an
-// error.
-func BuildAll(g games.Game, specs []Spec) ([]*Factory, error) {
-	if len(specs) == 0 {
-		return nil, ErrNoPlayers
-	}
-	fs := make([]*Factory, 0, len(specs))
-	for _, sp := range specs {
-		f, err := Build(g, sp)
-		if err != nil {
-			for _, b := range fs {
-				_ = b.Close()
-			}
-			return nil, err
-		}
-		fs = append(fs, f)
-	}
-	return fs, nil
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"time"
+
+	"tabula/players"
 )
 
 // OthelloMoveScore is one move's label in an OthelloRecord.
@@ -90,7 +92,7 @@ func IsOthelloMistake(best, score int) bool {
 
 // BenchOthello asks a fresh player from f for a move in every position of
 // set and judges it by the set's labels.
-func BenchOthello(ctx context.Context, cfg OthelloBenchConfig, f *Factory, set *OthelloSet) (OthelloBenchResult, error) {
+func BenchOthello(ctx context.Context, cfg OthelloBenchConfig, f *players.Factory, set *OthelloSet) (OthelloBenchResult, error) {
 	res := OthelloBenchResult{Set: set.Name, Bucket: set.Bucket()}
 	g := set.Game
 	for k, pos := range set.Positions {
@@ -120,7 +122,7 @@ func BenchOthello(ctx context.Context, cfg OthelloBenchConfig, f *Factory, set *
 		for _, l := range pos.Labels {
 			rec.Scores = append(rec.Scores, OthelloMoveScore{Move: g.FormatAction(l.Action), Score: l.Score})
 		}
-		if v, ok := p.(Valuer); ok {
+		if v, ok := p.(players.Valuer); ok {
 			x := v.Value()
 			rec.Value = &x
 		}

@@ -12,6 +12,7 @@ import (
 	"tabula/games"
 	"tabula/games/othello"
 	"tabula/internal/cputime"
+	"tabula/players"
 )
 
 // OthelloBucket asks for Count positions with MinEmpties..MaxEmpties empty
@@ -99,13 +100,13 @@ func GenerateOthelloSets(ctx context.Context, cfg OthelloSetsConfig) ([]*Othello
 		return nil, stats, err
 	}
 	g := cfg.Game
-	factories := make([]*Factory, len(cfg.Players))
+	factories := make([]*players.Factory, len(cfg.Players))
 	for i, s := range cfg.Players {
-		spec, err := ParseSpec(s)
+		spec, err := players.ParseSpec(s)
 		if err != nil {
 			return nil, stats, fmt.Errorf("othello sets: player %d: %w", i+1, err)
 		}
-		if factories[i], err = Build(g, spec); err != nil {
+		if factories[i], err = players.Build(g, spec); err != nil {
 			return nil, stats, fmt.Errorf("othello sets: %w", err)
 		}
 		defer factories[i].Close()
@@ -172,7 +173,7 @@ func (p OthelloPosition) critical() bool {
 // fillOthelloPending plays games until every bucket i has, with the
 // positions of sets[i] and pending[i], its count, taking at most one new
 // position per bucket and game into pending.
-func fillOthelloPending(ctx context.Context, cfg OthelloSetsConfig, factories []*Factory, sets, pending []*OthelloSet,
+func fillOthelloPending(ctx context.Context, cfg OthelloSetsConfig, factories []*players.Factory, sets, pending []*OthelloSet,
 	seen []map[[2]uint64]bool, maxGames int, stats *OthelloSetsStats, legal *[]int) error {
 	g := cfg.Game
 	need := func(i int) bool { return len(sets[i].Positions)+len(pending[i].Positions) < cfg.Buckets[i].Count }
@@ -235,9 +236,9 @@ func fillOthelloPending(ctx context.Context, cfg OthelloSetsConfig, factories []
 }
 
 // playOthelloGame plays one game and returns its moves.
-func playOthelloGame(ctx context.Context, cfg OthelloSetsConfig, factories []*Factory, rng *rand.Rand, index int) ([]int, error) {
+func playOthelloGame(ctx context.Context, cfg OthelloSetsConfig, factories []*players.Factory, rng *rand.Rand, index int) ([]int, error) {
 	g := cfg.Game
-	var players [2]Player
+	var players [2]players.Player
 	for side := range players {
 		f := factories[rng.IntN(len(factories))]
 		p, err := f.New(gameRNG(cfg.Seed^0x0e110, index, side))

@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"tabula/games/othello"
+	"tabula/players"
 )
 
 func othelloGame(t testing.TB, size int) *othello.Game {
@@ -235,7 +236,7 @@ func TestBenchOthello(t *testing.T) {
 	set := tinySet(t)
 	g := set.Game
 	ctx := context.Background()
-	solver, err := Build(g, Spec{Kind: "solver", Params: []Param{{"tt", "12"}}})
+	solver, err := players.Build(g, players.Spec{Kind: "solver", Params: []players.Param{{Key: "tt", Value: "12"}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -271,7 +272,7 @@ func TestBenchOthello(t *testing.T) {
 	if critical == 0 {
 		t.Fatal("no position where a mistake is possible: the test proves nothing")
 	}
-	random, err := Build(g, Spec{Kind: "random"})
+	random, err := players.Build(g, players.Spec{Kind: "random"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -296,7 +297,7 @@ func TestBenchOthello(t *testing.T) {
 	}
 	// A player whose move is not labelled (a wrong set) is an error.
 	set.Positions[0].Labels = set.Positions[0].Labels[:1]
-	first, err := Build(g, Spec{Kind: "solver", Params: []Param{{"tt", "12"}}})
+	first, err := players.Build(g, players.Spec{Kind: "solver", Params: []players.Param{{Key: "tt", Value: "12"}}})
 	if err != nil {
 		t.Fatal(err)
 	}

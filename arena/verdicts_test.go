@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"tabula/internal/refdata"
+	"tabula/players"
 	"tabula/search/c4solver"
 )
 
@@ -44,7 +45,7 @@ func TestVerdictsCacheAndBench(t *testing.T) {
 		poisoned.Outcomes[i] = [7]int{1, -1, -1, -1, -1, -1, -1} // only column 1 "wins"
 	}
 	g := pos[0].State.Game()
-	solver, err := Build(g, Spec{Kind: "solver"})
+	solver, err := players.Build(g, players.Spec{Kind: "solver"})
 	if err != nil {
 		t.Fatal(err)
 	}

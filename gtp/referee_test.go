@@ -9,11 +9,11 @@ import (
 	"testing"
 	"time"
 
-	"tabula/arena"
 	"tabula/games"
 	"tabula/games/gogame"
 	"tabula/gtp"
 	"tabula/internal/refdata"
+	"tabula/players"
 )
 
 // side is one engine as the referee sees it.
@@ -193,12 +193,12 @@ func TestOthelloAgainstGRhino(t *testing.T) {
 		t.Fatal(err)
 	}
 	d, _ := gtp.NewDialect(g)
-	spec, err := arena.ParseSpec("alphabeta:depth=2")
+	spec, err := players.ParseSpec("alphabeta:depth=2")
 	if err != nil {
 		t.Fatal(err)
 	}
 	e, err := gtp.NewEngine(gtp.DefaultEngineConfig(), g, func(g games.Game) (gtp.Chooser, error) {
-		f, err := arena.Build(g, spec)
+		f, err := players.Build(g, spec)
 		if err != nil {
 			return nil, err
 		}

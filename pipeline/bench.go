@@ -8,6 +8,7 @@ import (
 
 	"tabula/arena"
 	"tabula/internal/progress"
+	"tabula/players"
 )
 
 // benchSet measures f's mistake rate on the first n positions of the Pons set
@@ -16,7 +17,7 @@ import (
 // once, and keeps them in runRoot/bench/<set>-<n>.json; each benchmark after
 // that costs only the network's moves. Progress (solving, then playing) goes
 // to bars from newBar, if not nil.
-func benchSet(ctx context.Context, runRoot, dir, known, set string, n int, f *arena.Factory, seed uint64,
+func benchSet(ctx context.Context, runRoot, dir, known, set string, n int, f *players.Factory, seed uint64,
 	newBar func(n int, desc string) progress.Bar) (float64, int, error) {
 	if newBar == nil {
 		newBar = func(int, string) progress.Bar { return progress.New(nil, 0, "") }

@@ -32,6 +32,7 @@ import (
 	"tabula/nn"
 	"tabula/nn/gemm"
 	"tabula/nn/train"
+	"tabula/players"
 	"tabula/replay"
 )
 
@@ -1167,8 +1168,8 @@ func (t *Trainer) policyEntropy(batch *replay.Batch) (float64, error) {
 }
 
 // netFactory is an arena player for a checkpoint file.
-func netFactory(g games.Game, path string, sims int) (*arena.Factory, error) {
-	return arena.Build(g, arena.Spec{Kind: "net", Params: []arena.Param{
+func netFactory(g games.Game, path string, sims int) (*players.Factory, error) {
+	return players.Build(g, players.Spec{Kind: "net", Params: []players.Param{
 		{Key: "path", Value: path}, {Key: "sims", Value: strconv.Itoa(sims)}}})
 }
 
@@ -1216,7 +1217,7 @@ func (t *Trainer) gate(ctx context.Context, candidate string) (bool, map[string]
 		res, err := arena.Match(ctx, arena.MatchConfig{
 			Games: k, Seed: t.cfg.Seed ^ uint64(t.iter)<<24 ^ uint64(played), RandomPlies: gc.RandomPlies,
 			Progress: func(done, total int) { bar.Add(1) }, Record: record,
-		}, t.g, []*arena.Factory{cand, best})
+		}, t.g, []*players.Factory{cand, best})
 		if err != nil {
 			return false, nil, err
 		}
@@ -1293,16 +1294,16 @@ func (t *Trainer) ladder(ctx context.Context) (map[string]any, error) {
 	bar := t.bar(lc.Games*len(lc.Players), fmt.Sprintf("iter %d ladder", t.iter))
 	defer bar.Finish()
 	for i, specText := range lc.Players {
-		spec, err := arena.ParseSpec(specText)
+		spec, err := players.ParseSpec(specText)
 		if err != nil {
 			return nil, fmt.Errorf("ladder.players[%d]: %w", i, err)
 		}
-		f, err := arena.Build(t.g, spec)
+		f, err := players.Build(t.g, spec)
 		if err != nil {
 			return nil, fmt.Errorf("ladder.players[%d]: %w", i, err)
 		}
 		res, err := arena.Match(ctx, arena.MatchConfig{Games: lc.Games, Seed: t.cfg.Seed ^ uint64(i)<<32 ^ uint64(t.iter),
-			RandomPlies: lc.RandomPlies, Progress: func(int, int) { bar.Add(1) }}, t.g, []*arena.Factory{bestF, f})
+			RandomPlies: lc.RandomPlies, Progress: func(int, int) { bar.Add(1) }}, t.g, []*players.Factory{bestF, f})
 		f.Close()
 		if err != nil {
 			return nil, err

@@ -33,6 +33,7 @@ import (
 	_ "tabula/games/gogame"
 	"tabula/games/othello"
 	"tabula/internal/progress"
+	"tabula/players"
 	"tabula/search/c4solver"
 )
 
@@ -146,7 +147,7 @@ func usage(w io.Writer, full bool) {
 		c.define(fs)
 		commandHelp(w, c, fs)
 	}
-	fmt.Fprint(w, "\n", arena.SpecHelp(), "\ngames:\n", games.Describe())
+	fmt.Fprint(w, "\n", players.SpecHelp(), "\ngames:\n", games.Describe())
 }
 
 // commandHelp writes a subcommand's description and flags.
@@ -280,7 +281,7 @@ func defineMatch(fs *flag.FlagSet) func(context.Context, io.Reader, io.Writer, i
 	randomPlies := fs.Int("random-plies", 0, "opening plies played at random before the players take over (fewer than a game's length)")
 	quiet := fs.Bool("quiet", false, "no progress bar")
 	return func(ctx context.Context, _ io.Reader, stdout, stderr io.Writer) (err error) {
-		specs, err := arena.ParseSpecs(*playerList)
+		specs, err := players.ParseSpecs(*playerList)
 		if err != nil {
 			return fmt.Errorf("-players: %w", err)
 		}
@@ -293,7 +294,7 @@ func defineMatch(fs *flag.FlagSet) func(context.Context, io.Reader, io.Writer, i
 		var g games.Game
 		if *gameSpec != "" {
 			g, err = games.New(*gameSpec)
-		} else if g, err = arena.GameOf(specs); err != nil {
+		} else if g, err = players.GameOf(specs); err != nil {
 			err = fmt.Errorf("-game is required (%v); valid games: %s", err, strings.Join(games.Names(), ", "))
 		}
 		if err != nil {
@@ -302,7 +303,7 @@ func defineMatch(fs *flag.FlagSet) func(context.Context, io.Reader, io.Writer, i
 		if *randomPlies < 0 || *randomPlies >= g.MaxGameLength() {
 			return fmt.Errorf("-random-plies %d: want 0 to %d (a game of %s lasts at most %d plies)", *randomPlies, g.MaxGameLength()-1, g.Name(), g.MaxGameLength())
 		}
-		players, err := arena.BuildAll(g, specs)
+		players, err := players.BuildAll(g, specs)
 		if err != nil {
 			return err
 		}
@@ -480,7 +481,7 @@ func defineBench(fs *flag.FlagSet) func(context.Context, io.Reader, io.Writer, i
 		if *first < 0 {
 			return fmt.Errorf("-n %d, want >= 0", *first)
 		}
-		spec, err := arena.ParseSpec(*playerSpec)
+		spec, err := players.ParseSpec(*playerSpec)
 		if err != nil {
 			return fmt.Errorf("-player: %w", err)
 		}
@@ -515,7 +516,7 @@ func defineBench(fs *flag.FlagSet) func(context.Context, io.Reader, io.Writer, i
 				return err
 			}
 		}
-		player, err := arena.Build(g, spec)
+		player, err := players.Build(g, spec)
 		if err != nil {
 			return err
 		}

@@ -9,12 +9,13 @@ import (
 
 	"tabula/arena"
 	"tabula/games/othello"
+	"tabula/players"
 )
 
 // benchOthello benchmarks a player on Othello position sets (data/othello):
 // one summary line per set, naming the set and its bucket of empties.
 func benchOthello(ctx context.Context, g *othello.Game, playerSpec, paths, out string, seed uint64, first int, quiet bool, stdout, stderr io.Writer) (err error) {
-	spec, err := arena.ParseSpec(playerSpec)
+	spec, err := players.ParseSpec(playerSpec)
 	if err != nil {
 		return fmt.Errorf("-player: %w", err)
 	}
@@ -44,7 +45,7 @@ func benchOthello(ctx context.Context, g *othello.Game, playerSpec, paths, out s
 		}
 		sets = append(sets, set)
 	}
-	player, err := arena.Build(g, spec)
+	player, err := players.Build(g, spec)
 	if err != nil {
 		return fmt.Errorf("%w", err)
 	}

@@ -12,6 +12,7 @@ import (
 
 	"tabula/arena"
 	"tabula/games"
+	"tabula/players"
 )
 
 func defineRate(fs *flag.FlagSet) func(context.Context, io.Reader, io.Writer, io.Writer) error {
@@ -134,14 +135,14 @@ func readRecords(path string, g games.Game, n int) ([]arena.GameRecord, error) {
 // playForRating plays the two players' match (mirrored dice) and prints its
 // result.
 func playForRating(ctx context.Context, g games.Game, list string, n, parallel int, seed uint64, randomPlies int, stdout, stderr io.Writer, quiet bool) (recs []arena.GameRecord, err error) {
-	specs, err := arena.ParseSpecs(list)
+	specs, err := players.ParseSpecs(list)
 	if err != nil {
 		return nil, fmt.Errorf("-players: %w", err)
 	}
 	if len(specs) != 2 {
 		return nil, fmt.Errorf("-players %q names %d players, want 2", list, len(specs))
 	}
-	players, err := arena.BuildAll(g, specs)
+	players, err := players.BuildAll(g, specs)
 	if err != nil {
 		return nil, err
 	}

@@ -12,6 +12,7 @@ import (
 	"tabula/arena"
 	"tabula/games"
 	"tabula/internal/refdata"
+	"tabula/players"
 )
 
 func TestGTPVerb(t *testing.T) {
@@ -88,11 +89,11 @@ func TestGTPVerbAgainstEngines(t *testing.T) {
 				t.Fatal(err)
 			}
 			ours := fmt.Sprintf("gtp:cmd=%q,args=\"play-main gtp -game %s -player %s\",timeout=30s", os.Args[0], c.game, c.ours)
-			specs, err := arena.ParseSpecs(ours + " " + c.theirs)
+			specs, err := players.ParseSpecs(ours + " " + c.theirs)
 			if err != nil {
 				t.Fatal(err)
 			}
-			ps, err := arena.BuildAll(g, specs)
+			ps, err := players.BuildAll(g, specs)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -27,6 +27,7 @@ import (
 	"tabula/games"
 	"tabula/games/othello"
 	"tabula/internal/atomicfile"
+	"tabula/players"
 )
 
 func main() {
@@ -49,7 +50,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	gameSpec := fs.String("game", "othello:size=6", "othello:size=6 or othello (8x8)")
 	buckets := fs.String("buckets", "8-12:300,13-16:300", "buckets of empty squares with their counts, A-B:N,...")
 	seed := fs.Uint64("seed", 1, "seed of the games")
-	players := fs.String("players", DefaultPlayers, "player specs the games are played by (each side drawn at random)")
+	playerList := fs.String("players", DefaultPlayers, "player specs the games are played by (each side drawn at random)")
 	opening := fs.Int("opening", 6, "each game opens with 0..N random moves")
 	epsilon := fs.Float64("epsilon", 0.1, "chance of a random move at each later ply")
 	workers := fs.Int("workers", 1, "solver goroutines")
@@ -76,7 +77,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("-buckets: %w", err)
 	}
-	specs, err := arena.ParseSpecs(*players)
+	specs, err := players.ParseSpecs(*playerList)
 	if err != nil {
 		return fmt.Errorf("-players: %w", err)
 	}

@@ -35,9 +35,9 @@ import (
 	"sync"
 	"time"
 
-	"tabula/arena"
 	"tabula/games"
 	"tabula/nn"
+	"tabula/players"
 	"tabula/web"
 )
 
@@ -109,7 +109,7 @@ type Server struct {
 // engine is a loaded player factory shared by requests.
 type engine struct {
 	key     string
-	f       *arena.Factory
+	f       *players.Factory
 	refs    int
 	evicted bool
 }
@@ -380,30 +380,30 @@ var specLimits = map[string]map[string]int{
 
 // parseSpec reads a player spec from a request and resolves a net's path in
 // the runs folder.
-func (s *Server) parseSpec(text string) (arena.Spec, error) {
+func (s *Server) parseSpec(text string) (players.Spec, error) {
 	if strings.TrimSpace(text) == "" {
-		return arena.Spec{}, fail(http.StatusBadRequest, "no player given")
+		return players.Spec{}, fail(http.StatusBadRequest, "no player given")
 	}
 	if len(text) > web.MaxSpecLen {
-		return arena.Spec{}, fail(http.StatusBadRequest, "player spec is %d bytes long, more than %d", len(text), web.MaxSpecLen)
+		return players.Spec{}, fail(http.StatusBadRequest, "player spec is %d bytes long, more than %d", len(text), web.MaxSpecLen)
 	}
-	spec, err := arena.ParseSpec(text)
+	spec, err := players.ParseSpec(text)
 	if err != nil {
-		return arena.Spec{}, fail(http.StatusBadRequest, "%v", err)
+		return players.Spec{}, fail(http.StatusBadRequest, "%v", err)
 	}
 	for k, max := range specLimits[spec.Kind] {
 		if spec.Has(k) && spec.Int(k, 0) > max {
-			return arena.Spec{}, fail(http.StatusBadRequest, "player spec %q: %s=%d is more than this server allows (%d)", text, k, spec.Int(k, 0), max)
+			return players.Spec{}, fail(http.StatusBadRequest, "player spec %q: %s=%d is more than this server allows (%d)", text, k, spec.Int(k, 0), max)
 		}
 	}
 	if spec.Kind == "net" {
 		p := spec.Str("path", "")
 		if s.runs == "" {
-			return arena.Spec{}, fail(http.StatusBadRequest, "player spec %q: this server has no runs folder, so no net players (start it with -runs DIR)", text)
+			return players.Spec{}, fail(http.StatusBadRequest, "player spec %q: this server has no runs folder, so no net players (start it with -runs DIR)", text)
 		}
 		local := filepath.FromSlash(p)
 		if p == "" || !filepath.IsLocal(local) {
-			return arena.Spec{}, fail(http.StatusBadRequest, "player spec %q: path %q must be a relative path inside the runs folder", text, p)
+			return players.Spec{}, fail(http.StatusBadRequest, "player spec %q: path %q must be a relative path inside the runs folder", text, p)
 		}
 		spec.Params = slices.Clone(spec.Params)
 		for i := range spec.Params {
@@ -417,7 +417,7 @@ func (s *Server) parseSpec(text string) (arena.Spec, error) {
 
 // acquire returns the loaded engine for spec in g, loading it if needed.
 // The caller releases it.
-func (s *Server) acquire(g games.Game, spec arena.Spec) (*engine, error) {
+func (s *Server) acquire(g games.Game, spec players.Spec) (*engine, error) {
 	key := g.Name() + "\x00" + spec.String()
 	s.mu.Lock()
 	if s.closed {
@@ -433,7 +433,7 @@ func (s *Server) acquire(g games.Game, spec arena.Spec) (*engine, error) {
 	}
 	s.mu.Unlock()
 
-	f, err := arena.Build(g, spec)
+	f, err := players.Build(g, spec)
 	if err != nil {
 		// Name net paths as the request did, relative to the runs folder.
 		msg := err.Error()

@@ -1,9 +1,9 @@
-// Package arena plays players against each other and against ground truth:
-// matches with Elo ratings (Match), mistake rates on Connect Four benchmark
-// positions (Bench), and the built-in Connect Four solver as a tool (Solve).
-// Players are described by specs such as "alphabeta:depth=5" (ParseSpec) and
-// built for a game by Build.
-package arena
+// Package players builds game players from specs such as
+// "alphabeta:depth=5" (ParseSpec, SpecHelp): random, greedy, alpha-beta,
+// exact solvers, MCTS with rollouts, a trained network, the backgammon
+// baselines and outside engines over GTP. Build returns a Factory that makes
+// one Player per game; package match plays them against each other.
+package players
 
 import (
 	"context"
@@ -399,4 +399,27 @@ func (p *solverPlayer) ChooseAction(_ context.Context, s games.State) (int, erro
 	}
 	p.value = float64(best)
 	return move, nil
+}
+
+// ErrNoPlayers is returned by BuildAll for an empty list.
+var ErrNoPlayers = errors.New("arena: no players")
+
+// BuildAll builds a factory for every spec, closing those built so far on an
+// error.
+func BuildAll(g games.Game, specs []Spec) ([]*Factory, error) {
+	if len(specs) == 0 {
+		return nil, ErrNoPlayers
+	}
+	fs := make([]*Factory, 0, len(specs))
+	for _, sp := range specs {
+		f, err := Build(g, sp)
+		if err != nil {
+			for _, b := range fs {
+				_ = b.Close()
+			}
+			return nil, err
+		}
+		fs = append(fs, f)
+	}
+	return fs, nil
 }

@@ -1,4 +1,4 @@
-package arena
+package players_test
 
 import (
 	"context"
@@ -7,8 +7,10 @@ import (
 	"strings"
 	"testing"
 
+	"tabula/arena"
 	"tabula/games"
 	"tabula/nn"
+	"tabula/players"
 )
 
 // TestNetPlayerGumbel plays net players with search=gumbel (an untrained
@@ -19,27 +21,27 @@ func TestNetPlayerGumbel(t *testing.T) {
 		g := mustGame(t, game)
 		path := untrainedNet(t, g)
 		fs := mustFactories(t, g, "net:path="+path+",sims=12,batch=4,search=gumbel,gumbel_m=4 random")
-		res, err := Match(context.Background(), MatchConfig{Games: 2, Parallel: 1, Seed: 7}, g, fs)
+		res, err := arena.Match(context.Background(), arena.MatchConfig{Games: 2, Parallel: 1, Seed: 7}, g, fs)
 		if err != nil {
 			t.Fatalf("%s: %v", game, err)
 		}
 		if n := res.Total(0).Games(); n != 2 {
 			t.Fatalf("%s: %d games counted, want 2", game, n)
 		}
-		sp, err := ParseSpec("net:path=" + path + ",search=alphazero")
+		sp, err := players.ParseSpec("net:path=" + path + ",search=alphazero")
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := Build(g, sp); err == nil || !strings.Contains(err.Error(), "search") {
+		if _, err := players.Build(g, sp); err == nil || !strings.Contains(err.Error(), "search") {
 			t.Errorf("%s: search=alphazero: error %v, want one naming search", game, err)
 		}
 		// endgame=N is Othello's and Connect Four's: elsewhere the spec is
 		// refused when built.
-		sp, err = ParseSpec("net:path=" + path + ",endgame=8")
+		sp, err = players.ParseSpec("net:path=" + path + ",endgame=8")
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, err = Build(g, sp)
+		_, err = players.Build(g, sp)
 		if game == "connect4" && err != nil {
 			t.Errorf("%s: endgame=8: %v", game, err)
 		}
@@ -61,11 +63,11 @@ func TestNetPlayerEndgame(t *testing.T) {
 	const games = 12
 	results := func(players string) [][2]float64 {
 		var out [][2]float64
-		cfg := MatchConfig{Games: games, Parallel: 1, Seed: 5, RandomPlies: 22, Record: func(r GameRecord) error {
+		cfg := arena.MatchConfig{Games: games, Parallel: 1, Seed: 5, RandomPlies: 22, Record: func(r arena.GameRecord) error {
 			out = append(out, r.Result)
 			return nil
 		}}
-		if _, err := Match(context.Background(), cfg, g, mustFactories(t, g, players)); err != nil {
+		if _, err := arena.Match(context.Background(), cfg, g, mustFactories(t, g, players)); err != nil {
 			t.Fatal(err)
 		}
 		return out
@@ -112,7 +114,7 @@ func TestNetPlayerSymmetries(t *testing.T) {
 	path := untrainedNet(t, g)
 	fs := mustFactories(t, g, "net:path="+path+",sims=16,batch=4,sym=8 random")
 	// Two games at once share the averaged evaluator (go test -race).
-	res, err := Match(context.Background(), MatchConfig{Games: 2, Parallel: 2, Seed: 3}, g, fs)
+	res, err := arena.Match(context.Background(), arena.MatchConfig{Games: 2, Parallel: 2, Seed: 3}, g, fs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,15 +126,15 @@ func TestNetPlayerSymmetries(t *testing.T) {
 		{"backgammon", "no symmetries"},
 	} {
 		g := mustGame(t, tc.game)
-		sp, err := ParseSpec("net:path=" + untrainedNet(t, g) + ",sym=3")
+		sp, err := players.ParseSpec("net:path=" + untrainedNet(t, g) + ",sym=3")
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := Build(g, sp); err == nil || !strings.Contains(err.Error(), tc.want) {
+		if _, err := players.Build(g, sp); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: sym=3: error %v, want one saying %q", tc.game, err, tc.want)
 		}
 	}
-	if _, err := ParseSpec("net:path=" + path + ",sym=9"); err == nil || !strings.Contains(err.Error(), "sym") {
+	if _, err := players.ParseSpec("net:path=" + path + ",sym=9"); err == nil || !strings.Contains(err.Error(), "sym") {
 		t.Errorf("sym=9: error %v, want one naming sym", err)
 	}
 }
