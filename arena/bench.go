@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"tabula/match"
 	"tabula/players"
 	"tabula/search/c4solver"
 )
@@ -127,7 +128,7 @@ func Bench(ctx context.Context, cfg BenchConfig, f *players.Factory, positions [
 		if pos.State.IsTerminal() {
 			return res, fmt.Errorf("arena: bench: line %d (%s): the game is over, no move to judge", pos.Line, pos.Moves)
 		}
-		p, err := f.New(gameRNG(cfg.Seed, k, 0))
+		p, err := f.New(match.GameRNG(cfg.Seed, k, 0))
 		if err != nil {
 			return res, fmt.Errorf("arena: bench: %w", err)
 		}

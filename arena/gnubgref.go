@@ -19,6 +19,7 @@ import (
 	"tabula/games"
 	"tabula/games/backgammon"
 	"tabula/internal/refdata"
+	"tabula/match"
 )
 
 // The gnubg referee: GNU Backgammon rates every turn of our players by the
@@ -47,7 +48,7 @@ type BackgammonTurn struct {
 // Match). The first randomPlies actions (chance included: MatchConfig's
 // RandomPlies) were random, not the players': turns that began there are
 // left out.
-func BackgammonTurns(g games.Game, rec GameRecord, randomPlies int) ([]BackgammonTurn, error) {
+func BackgammonTurns(g games.Game, rec match.GameRecord, randomPlies int) ([]BackgammonTurn, error) {
 	bg, ok := g.(*backgammon.Game)
 	if !ok {
 		return nil, fmt.Errorf("arena: gnubg rates backgammon, not %s", g.Name())

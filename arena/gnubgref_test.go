@@ -10,11 +10,12 @@ import (
 	"tabula/games"
 	"tabula/games/backgammon"
 	"tabula/internal/refdata"
+	"tabula/match"
 	"tabula/players"
 )
 
 // playedGames plays a short pubeval-random match and returns its records.
-func playedGames(t *testing.T, g games.Game, n int, randomPlies int) []GameRecord {
+func playedGames(t *testing.T, g games.Game, n int, randomPlies int) []match.GameRecord {
 	t.Helper()
 	pub, _ := players.ParseSpec("pubeval")
 	rnd, _ := players.ParseSpec("random")
@@ -22,9 +23,9 @@ func playedGames(t *testing.T, g games.Game, n int, randomPlies int) []GameRecor
 	if err != nil {
 		t.Fatal(err)
 	}
-	var recs []GameRecord
-	_, err = Match(context.Background(), MatchConfig{Games: n, Parallel: 2, Seed: 11, RandomPlies: randomPlies,
-		Record: func(r GameRecord) error { recs = append(recs, r); return nil }}, g, fs)
+	var recs []match.GameRecord
+	_, err = match.Match(context.Background(), match.MatchConfig{Games: n, Parallel: 2, Seed: 11, RandomPlies: randomPlies,
+		Record: func(r match.GameRecord) error { recs = append(recs, r); return nil }}, g, fs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,10 +76,10 @@ func TestBackgammonTurns(t *testing.T) {
 			}
 		}
 	}
-	if _, err := BackgammonTurns(mustGame(t, "connect4"), GameRecord{}, 0); err == nil {
+	if _, err := BackgammonTurns(mustGame(t, "connect4"), match.GameRecord{}, 0); err == nil {
 		t.Error("turns of a connect4 game")
 	}
-	if _, err := BackgammonTurns(g, GameRecord{Moves: "31: 8/5 6/5; 66: 25/1"}, 0); err == nil {
+	if _, err := BackgammonTurns(g, match.GameRecord{Moves: "31: 8/5 6/5; 66: 25/1"}, 0); err == nil {
 		t.Error("a record with an illegal move was read")
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"tabula/match"
 	"tabula/players"
 )
 
@@ -99,7 +100,7 @@ func BenchOthello(ctx context.Context, cfg OthelloBenchConfig, f *players.Factor
 		if err := ctx.Err(); err != nil {
 			return res, fmt.Errorf("arena: bench stopped: %w", err)
 		}
-		p, err := f.New(gameRNG(cfg.Seed, k, 0))
+		p, err := f.New(match.GameRNG(cfg.Seed, k, 0))
 		if err != nil {
 			return res, fmt.Errorf("arena: bench: %w", err)
 		}

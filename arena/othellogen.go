@@ -12,6 +12,7 @@ import (
 	"tabula/games"
 	"tabula/games/othello"
 	"tabula/internal/cputime"
+	"tabula/match"
 	"tabula/players"
 )
 
@@ -241,7 +242,7 @@ func playOthelloGame(ctx context.Context, cfg OthelloSetsConfig, factories []*pl
 	var players [2]players.Player
 	for side := range players {
 		f := factories[rng.IntN(len(factories))]
-		p, err := f.New(gameRNG(cfg.Seed^0x0e110, index, side))
+		p, err := f.New(match.GameRNG(cfg.Seed^0x0e110, index, side))
 		if err != nil {
 			return nil, fmt.Errorf("othello sets: game %d: %w", index, err)
 		}

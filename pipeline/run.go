@@ -22,12 +22,12 @@ import (
 	"sync"
 	"time"
 
-	"tabula/arena"
 	"tabula/bus"
 	"tabula/elo"
 	"tabula/games"
 	"tabula/internal/progress"
 	"tabula/internal/refdata"
+	"tabula/match"
 	"tabula/mcts"
 	"tabula/nn"
 	"tabula/nn/gemm"
@@ -1192,13 +1192,13 @@ func (t *Trainer) gate(ctx context.Context, candidate string) (bool, map[string]
 	}
 	defer best.Close()
 	round := 2 * max(1, runtime.GOMAXPROCS(0))
-	var wdl arena.WDL
+	var wdl match.WDL
 	verdict := "continue"
 	var dec elo.Decision
 	bar := t.bar(gc.Games, fmt.Sprintf("iter %d gating", t.iter))
 	defer bar.Finish()
-	var games []arena.GameRecord // for the watch page
-	record := func(r arena.GameRecord) error {
+	var games []match.GameRecord // for the watch page
+	record := func(r match.GameRecord) error {
 		r.Index = len(games)
 		for i, seat := range r.Seats {
 			r.Players[i] = [2]string{"candidate", "best"}[seat]
@@ -1214,7 +1214,7 @@ func (t *Trainer) gate(ctx context.Context, candidate string) (bool, map[string]
 	for played := 0; played < gc.Games; {
 		k := min(round, gc.Games-played)
 		k += k % 2 // colours alternate within a round
-		res, err := arena.Match(ctx, arena.MatchConfig{
+		res, err := match.Match(ctx, match.MatchConfig{
 			Games: k, Seed: t.cfg.Seed ^ uint64(t.iter)<<24 ^ uint64(played), RandomPlies: gc.RandomPlies,
 			Progress: func(done, total int) { bar.Add(1) }, Record: record,
 		}, t.g, []*players.Factory{cand, best})
@@ -1302,7 +1302,7 @@ func (t *Trainer) ladder(ctx context.Context) (map[string]any, error) {
 		if err != nil {
 			return nil, fmt.Errorf("ladder.players[%d]: %w", i, err)
 		}
-		res, err := arena.Match(ctx, arena.MatchConfig{Games: lc.Games, Seed: t.cfg.Seed ^ uint64(i)<<32 ^ uint64(t.iter),
+		res, err := match.Match(ctx, match.MatchConfig{Games: lc.Games, Seed: t.cfg.Seed ^ uint64(i)<<32 ^ uint64(t.iter),
 			RandomPlies: lc.RandomPlies, Progress: func(int, int) { bar.Add(1) }}, t.g, []*players.Factory{bestF, f})
 		f.Close()
 		if err != nil {

@@ -6,9 +6,9 @@ import (
 	"strings"
 	"testing"
 
-	"tabula/arena"
 	"tabula/games"
 	"tabula/games/gamestest"
+	"tabula/match"
 	"tabula/players"
 )
 
@@ -47,7 +47,7 @@ func TestBackgammonPlayers(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		res, err := arena.Match(context.Background(), arena.MatchConfig{Games: 20, Parallel: 2, Seed: 1}, g, fs)
+		res, err := match.Match(context.Background(), match.MatchConfig{Games: 20, Parallel: 2, Seed: 1}, g, fs)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -86,7 +86,7 @@ func TestUCTPlaysChance(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		res, err := arena.Match(context.Background(), arena.MatchConfig{Games: c.games, Parallel: 2, Seed: 5}, c.game, fs)
+		res, err := match.Match(context.Background(), match.MatchConfig{Games: c.games, Parallel: 2, Seed: 5}, c.game, fs)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -114,7 +114,7 @@ func TestNetPlaysChance(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer fs[0].Close()
-	res, err := arena.Match(context.Background(), arena.MatchConfig{Games: 2, Parallel: 1, Seed: 7}, g, fs)
+	res, err := match.Match(context.Background(), match.MatchConfig{Games: 2, Parallel: 1, Seed: 7}, g, fs)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"tabula/arena"
 	_ "tabula/games/gogame"
 	"tabula/internal/refdata"
+	"tabula/match"
 	"tabula/players"
 )
 
@@ -35,7 +35,7 @@ func TestGTPForfeits(t *testing.T) {
 				t.Fatal(err)
 			}
 			start := time.Now()
-			res, err := arena.Match(context.Background(), arena.MatchConfig{Games: 2, Parallel: 1, Seed: 3, RandomPlies: 2}, g, ps)
+			res, err := match.Match(context.Background(), match.MatchConfig{Games: 2, Parallel: 1, Seed: 3, RandomPlies: 2}, g, ps)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -93,9 +93,9 @@ func TestGTPMatchesAgainstEngines(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var recs []arena.GameRecord
-			res, err := arena.Match(context.Background(), arena.MatchConfig{Games: 2, Parallel: 2, Seed: 5, RandomPlies: 3,
-				Record: func(r arena.GameRecord) error { recs = append(recs, r); return nil }}, g, ps)
+			var recs []match.GameRecord
+			res, err := match.Match(context.Background(), match.MatchConfig{Games: 2, Parallel: 2, Seed: 5, RandomPlies: 3,
+				Record: func(r match.GameRecord) error { recs = append(recs, r); return nil }}, g, ps)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -138,7 +138,7 @@ done
 		t.Fatal(err)
 	}
 	start := time.Now()
-	res, err := arena.Match(context.Background(), arena.MatchConfig{Games: 1, Parallel: 1, Seed: 1}, g, ps)
+	res, err := match.Match(context.Background(), match.MatchConfig{Games: 1, Parallel: 1, Seed: 1}, g, ps)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -182,8 +182,8 @@ func TestGTPPlayerPasses(t *testing.T) {
 		t.Fatal(err)
 	}
 	passes := 0
-	res, err := arena.Match(context.Background(), arena.MatchConfig{Games: 16, Parallel: 2, Seed: 11, RandomPlies: 2,
-		Record: func(r arena.GameRecord) error { passes += strings.Count(r.Moves, "pass"); return nil }}, g, ps)
+	res, err := match.Match(context.Background(), match.MatchConfig{Games: 16, Parallel: 2, Seed: 11, RandomPlies: 2,
+		Record: func(r match.GameRecord) error { passes += strings.Count(r.Moves, "pass"); return nil }}, g, ps)
 	if err != nil {
 		t.Fatal(err)
 	}

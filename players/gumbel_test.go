@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"tabula/arena"
 	"tabula/games"
+	"tabula/match"
 	"tabula/nn"
 	"tabula/players"
 )
@@ -21,7 +21,7 @@ func TestNetPlayerGumbel(t *testing.T) {
 		g := mustGame(t, game)
 		path := untrainedNet(t, g)
 		fs := mustFactories(t, g, "net:path="+path+",sims=12,batch=4,search=gumbel,gumbel_m=4 random")
-		res, err := arena.Match(context.Background(), arena.MatchConfig{Games: 2, Parallel: 1, Seed: 7}, g, fs)
+		res, err := match.Match(context.Background(), match.MatchConfig{Games: 2, Parallel: 1, Seed: 7}, g, fs)
 		if err != nil {
 			t.Fatalf("%s: %v", game, err)
 		}
@@ -63,11 +63,11 @@ func TestNetPlayerEndgame(t *testing.T) {
 	const games = 12
 	results := func(players string) [][2]float64 {
 		var out [][2]float64
-		cfg := arena.MatchConfig{Games: games, Parallel: 1, Seed: 5, RandomPlies: 22, Record: func(r arena.GameRecord) error {
+		cfg := match.MatchConfig{Games: games, Parallel: 1, Seed: 5, RandomPlies: 22, Record: func(r match.GameRecord) error {
 			out = append(out, r.Result)
 			return nil
 		}}
-		if _, err := arena.Match(context.Background(), cfg, g, mustFactories(t, g, players)); err != nil {
+		if _, err := match.Match(context.Background(), cfg, g, mustFactories(t, g, players)); err != nil {
 			t.Fatal(err)
 		}
 		return out
@@ -114,7 +114,7 @@ func TestNetPlayerSymmetries(t *testing.T) {
 	path := untrainedNet(t, g)
 	fs := mustFactories(t, g, "net:path="+path+",sims=16,batch=4,sym=8 random")
 	// Two games at once share the averaged evaluator (go test -race).
-	res, err := arena.Match(context.Background(), arena.MatchConfig{Games: 2, Parallel: 2, Seed: 3}, g, fs)
+	res, err := match.Match(context.Background(), match.MatchConfig{Games: 2, Parallel: 2, Seed: 3}, g, fs)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -33,6 +33,7 @@ import (
 	_ "tabula/games/gogame"
 	"tabula/games/othello"
 	"tabula/internal/progress"
+	"tabula/match"
 	"tabula/players"
 	"tabula/search/c4solver"
 )
@@ -322,12 +323,12 @@ func defineMatch(fs *flag.FlagSet) func(context.Context, io.Reader, io.Writer, i
 		}
 		pairs := len(players) * (len(players) - 1) / 2
 		bar := newBar(pairs**n, "games", stderr, *quiet)
-		cfg := arena.MatchConfig{
+		cfg := match.MatchConfig{
 			Games: *n, Parallel: *parallel, Seed: *seed, RandomPlies: *randomPlies,
-			Record:   func(r arena.GameRecord) error { return jl.write(r) },
+			Record:   func(r match.GameRecord) error { return jl.write(r) },
 			Progress: func(done, total int) { _ = bar.Set(done) },
 		}
-		res, err := arena.Match(ctx, cfg, g, players)
+		res, err := match.Match(ctx, cfg, g, players)
 		_ = bar.Finish()
 		if cerr := jl.close(); err == nil {
 			err = cerr
@@ -358,7 +359,7 @@ func defineMatch(fs *flag.FlagSet) func(context.Context, io.Reader, io.Writer, i
 // printForfeits lists the games lost by a player's failure (an outside
 // engine that crashed, hung or played an illegal move), with the engine's
 // last stderr lines.
-func printForfeits(w io.Writer, res *arena.MatchResult) {
+func printForfeits(w io.Writer, res *match.MatchResult) {
 	if len(res.Forfeits) == 0 {
 		return
 	}
@@ -373,7 +374,7 @@ func printForfeits(w io.Writer, res *arena.MatchResult) {
 }
 
 // printMatch writes the win/draw/loss table and the ratings.
-func printMatch(w io.Writer, g games.Game, res *arena.MatchResult, anchor int) {
+func printMatch(w io.Writer, g games.Game, res *match.MatchResult, anchor int) {
 	width := 6
 	for _, p := range res.Players {
 		width = max(width, len(p))
@@ -420,7 +421,7 @@ func printMatch(w io.Writer, g games.Game, res *arena.MatchResult, anchor int) {
 // mirrored pairs of games (same dice, colours swapped) with the interval
 // from the pairs' spread, and for a game with gammons the wins by what
 // they were worth.
-func printChance(w io.Writer, res *arena.MatchResult) {
+func printChance(w io.Writer, res *match.MatchResult) {
 	if res.Pairs != nil {
 		fmt.Fprintln(w, "\nmirrored pairs (each dice sequence played twice, colours swapped): score of the first player, 95% interval over the pairs")
 		for i := range res.Players {

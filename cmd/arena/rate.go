@@ -12,6 +12,7 @@ import (
 
 	"tabula/arena"
 	"tabula/games"
+	"tabula/match"
 	"tabula/players"
 )
 
@@ -49,7 +50,7 @@ func defineRate(fs *flag.FlagSet) func(context.Context, io.Reader, io.Writer, io
 		if err := cfg.Validate(); err != nil {
 			return fmt.Errorf("-plies: %w", err)
 		}
-		var recs []arena.GameRecord
+		var recs []match.GameRecord
 		if *in != "" {
 			if recs, err = readRecords(*in, g, *n); err != nil {
 				return err
@@ -102,15 +103,15 @@ func defineRate(fs *flag.FlagSet) func(context.Context, io.Reader, io.Writer, io
 
 // readRecords reads the first n (0: all) game records of a file written by
 // "arena match -out"; they must be games of g (with g nil: all of one game).
-func readRecords(path string, g games.Game, n int) ([]arena.GameRecord, error) {
+func readRecords(path string, g games.Game, n int) ([]match.GameRecord, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("-in: %w", err)
 	}
 	defer f.Close()
-	var recs []arena.GameRecord
+	var recs []match.GameRecord
 	err = eachJSONLine(f, path, func(line int, data []byte) (bool, error) {
-		var r arena.GameRecord
+		var r match.GameRecord
 		if err := json.Unmarshal(data, &r); err != nil {
 			return false, fmt.Errorf("%s:%d: not a game record: %w", path, line, err)
 		}
@@ -134,7 +135,7 @@ func readRecords(path string, g games.Game, n int) ([]arena.GameRecord, error) {
 
 // playForRating plays the two players' match (mirrored dice) and prints its
 // result.
-func playForRating(ctx context.Context, g games.Game, list string, n, parallel int, seed uint64, randomPlies int, stdout, stderr io.Writer, quiet bool) (recs []arena.GameRecord, err error) {
+func playForRating(ctx context.Context, g games.Game, list string, n, parallel int, seed uint64, randomPlies int, stdout, stderr io.Writer, quiet bool) (recs []match.GameRecord, err error) {
 	specs, err := players.ParseSpecs(list)
 	if err != nil {
 		return nil, fmt.Errorf("-players: %w", err)
@@ -154,8 +155,8 @@ func playForRating(ctx context.Context, g games.Game, list string, n, parallel i
 		}
 	}()
 	bar := newBar(n, "games", stderr, quiet)
-	res, err := arena.Match(ctx, arena.MatchConfig{Games: n, Parallel: parallel, Seed: seed, RandomPlies: randomPlies,
-		Record:   func(r arena.GameRecord) error { recs = append(recs, r); return nil },
+	res, err := match.Match(ctx, match.MatchConfig{Games: n, Parallel: parallel, Seed: seed, RandomPlies: randomPlies,
+		Record:   func(r match.GameRecord) error { recs = append(recs, r); return nil },
 		Progress: func(done, total int) { _ = bar.Set(done) },
 	}, g, players)
 	_ = bar.Finish()

@@ -9,9 +9,9 @@ import (
 	"strings"
 	"testing"
 
-	"tabula/arena"
 	"tabula/games"
 	"tabula/internal/refdata"
+	"tabula/match"
 	"tabula/players"
 )
 
@@ -97,7 +97,7 @@ func TestGTPVerbAgainstEngines(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			res, err := arena.Match(context.Background(), arena.MatchConfig{Games: 2, Parallel: 2, Seed: 9, RandomPlies: 2}, g, ps)
+			res, err := match.Match(context.Background(), match.MatchConfig{Games: 2, Parallel: 2, Seed: 9, RandomPlies: 2}, g, ps)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,4 +1,9 @@
-package arena
+// Package match plays players (package players) against each other: Match
+// plays every pair of them with colours alternated and, for games of
+// chance, mirrored dice; MatchResult holds the records, win/draw/loss
+// tables and Elo ratings (package elo); Tally rebuilds a result from saved
+// game records.
+package match
 
 import (
 	"context"
@@ -489,8 +494,8 @@ func uniqueNames(players []*players.Factory) []string {
 	return names
 }
 
-// gameRNG returns the random source of seat side in game index.
-func gameRNG(seed uint64, index, side int) *rand.Rand {
+// GameRNG returns the random source of seat side in game index.
+func GameRNG(seed uint64, index, side int) *rand.Rand {
 	return rand.New(rand.NewPCG(seed, uint64(index)*4+uint64(side)+1))
 }
 
@@ -522,7 +527,7 @@ func playGame(ctx context.Context, cfg MatchConfig, g games.Game, factories []*p
 	var ps [2]players.Player
 	for side, seat := range jb.seats {
 		rec.Players[side] = names[seat]
-		p, err := factories[seat].New(gameRNG(cfg.Seed, jb.index, side))
+		p, err := factories[seat].New(GameRNG(cfg.Seed, jb.index, side))
 		if err != nil {
 			return rec, fmt.Errorf("arena: game %d: %w", jb.index, err)
 		}
@@ -533,12 +538,12 @@ func playGame(ctx context.Context, cfg MatchConfig, g games.Game, factories []*p
 	}
 	s := g.NewInitialState()
 	var moves, buf []int
-	opening := gameRNG(cfg.Seed, jb.index, 2)
+	opening := GameRNG(cfg.Seed, jb.index, 2)
 	// In a game of chance the dice come from their own source, shared by
 	// the two games of a pair (index 2m and 2m+1, colours swapped): each
 	// player meets the same rolls as the other did, which cancels much of
 	// the luck (variance reduction).
-	dice := gameRNG(cfg.Seed, jb.dice, 3)
+	dice := GameRNG(cfg.Seed, jb.dice, 3)
 	for !s.IsTerminal() {
 		if err := ctx.Err(); err != nil {
 			return rec, fmt.Errorf("arena: game %d: %w", jb.index, err)
