@@ -185,7 +185,7 @@ func TestGoAgainstGNUGo(t *testing.T) {
 }
 
 // TestOthelloAgainstGRhino plays a whole Othello 8x8 game between our
-// engine (arena's alpha-beta) and GRhino.
+// engine (the alpha-beta player) and GRhino.
 func TestOthelloAgainstGRhino(t *testing.T) {
 	rhino := refdata.Program(t, "gtp-rhino", "apt-get install grhino")
 	g, err := games.New("othello:size=8")

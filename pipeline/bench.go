@@ -6,7 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"tabula/arena"
+	"tabula/bench"
 	"tabula/internal/progress"
 	"tabula/players"
 )
@@ -26,7 +26,7 @@ func benchSet(ctx context.Context, runRoot, dir, known, set string, n int, f *pl
 	if err != nil {
 		return 0, 0, fmt.Errorf("bench: %w", err)
 	}
-	pos, err := arena.ReadPositions(file, set)
+	pos, err := bench.ReadPositions(file, set)
 	file.Close()
 	if err != nil {
 		return 0, 0, err
@@ -44,14 +44,14 @@ func benchSet(ctx context.Context, runRoot, dir, known, set string, n int, f *pl
 	}
 	// The cache is the run's own: a damaged one is replaced (force).
 	solving := newBar(len(pos), "bench "+set+": solving (once per run)")
-	v, err := arena.LoadOrSolveVerdicts(ctx, cache, pos, 0, true, func(done, _ int) { solving.Set(done) }, shipped...)
+	v, err := bench.LoadOrSolveVerdicts(ctx, cache, pos, 0, true, func(done, _ int) { solving.Set(done) }, shipped...)
 	solving.Finish()
 	if err != nil {
 		return 0, 0, err
 	}
 	playing := newBar(len(pos), "bench "+set)
 	defer playing.Finish()
-	res, err := arena.Bench(ctx, arena.BenchConfig{Seed: seed, Verdicts: v,
+	res, err := bench.Bench(ctx, bench.BenchConfig{Seed: seed, Verdicts: v,
 		Progress: func(done, _ int) { playing.Set(done) }}, f, pos)
 	if err != nil {
 		return 0, 0, err

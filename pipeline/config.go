@@ -122,7 +122,7 @@ type GateConfig struct {
 type LadderConfig struct {
 	// Every is the number of iterations between ladder matches (0: never).
 	Every int `yaml:"every"`
-	// Players are the fixed opponents, as arena player specs; the first is
+	// Players are the fixed opponents, as player specs (package players); the first is
 	// the anchor at Elo 0.
 	Players []string `yaml:"players"`
 	// Games is the number of games against each opponent.

@@ -26,7 +26,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"tabula/arena"
+	"tabula/bench"
 	"tabula/elo"
 	"tabula/games"
 	_ "tabula/games/connect4"
@@ -490,7 +490,7 @@ func defineBench(fs *flag.FlagSet) func(context.Context, io.Reader, io.Writer, i
 		if err != nil {
 			return err
 		}
-		positions, err := arena.ReadPositions(f, *posPath)
+		positions, err := bench.ReadPositions(f, *posPath)
 		f.Close()
 		if err != nil {
 			return err
@@ -501,16 +501,16 @@ func defineBench(fs *flag.FlagSet) func(context.Context, io.Reader, io.Writer, i
 		if *first > 0 && len(positions) > *first {
 			positions = positions[:*first]
 		}
-		var verdicts *arena.Verdicts
+		var verdicts *bench.Verdicts
 		if *cache != "" {
 			vbar := newBar(len(positions), "solving", stderr, *quiet)
 			var shipped []string
 			if *known != "" {
 				shipped = append(shipped, filepath.Join(*known, filepath.Base(*posPath)+".json"))
 			}
-			verdicts, err = arena.LoadOrSolveVerdicts(ctx, *cache, positions, *ttBits, *force, func(done, total int) { _ = vbar.Set(done) }, shipped...)
+			verdicts, err = bench.LoadOrSolveVerdicts(ctx, *cache, positions, *ttBits, *force, func(done, total int) { _ = vbar.Set(done) }, shipped...)
 			_ = vbar.Finish()
-			if errors.Is(err, arena.ErrOtherVerdicts) {
+			if errors.Is(err, bench.ErrOtherVerdicts) {
 				return fmt.Errorf("%w; give another -verdicts file name, or -force to replace it", err)
 			}
 			if err != nil {
@@ -533,12 +533,12 @@ func defineBench(fs *flag.FlagSet) func(context.Context, io.Reader, io.Writer, i
 			}
 		}
 		bar := newBar(len(positions), "positions", stderr, *quiet)
-		cfg := arena.BenchConfig{
+		cfg := bench.BenchConfig{
 			SolverTableLog2: *ttBits, Seed: *seed, ExactScores: *exact, Verdicts: verdicts,
-			Record:   func(r arena.BenchRecord) error { return jl.write(r) },
+			Record:   func(r bench.BenchRecord) error { return jl.write(r) },
 			Progress: func(done, total int) { _ = bar.Set(done) },
 		}
-		res, err := arena.Bench(ctx, cfg, player, positions)
+		res, err := bench.Bench(ctx, cfg, player, positions)
 		_ = bar.Finish()
 		if cerr := jl.close(); err == nil {
 			err = cerr
@@ -583,6 +583,6 @@ func defineSolve(fs *flag.FlagSet) func(context.Context, io.Reader, io.Writer, i
 		} else {
 			fmt.Fprintln(stderr, "# moves score (Pons' convention, for the player to move: >0 win, 0 draw, <0 loss)")
 		}
-		return arena.Solve(ctx, in, name, stdout, *all, sv)
+		return bench.Solve(ctx, in, name, stdout, *all, sv)
 	}
 }

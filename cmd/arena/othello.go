@@ -7,7 +7,7 @@ import (
 	"os"
 	"strings"
 
-	"tabula/arena"
+	"tabula/bench"
 	"tabula/games/othello"
 	"tabula/players"
 )
@@ -22,7 +22,7 @@ func benchOthello(ctx context.Context, g *othello.Game, playerSpec, paths, out s
 	if first < 0 {
 		return fmt.Errorf("-n %d, want >= 0", first)
 	}
-	var sets []*arena.OthelloSet
+	var sets []*bench.OthelloSet
 	for _, path := range strings.Split(paths, ",") {
 		path = strings.TrimSpace(path)
 		if path == "" {
@@ -32,7 +32,7 @@ func benchOthello(ctx context.Context, g *othello.Game, playerSpec, paths, out s
 		if err != nil {
 			return fmt.Errorf("%w", err)
 		}
-		set, err := arena.ReadOthelloSet(f, path, g)
+		set, err := bench.ReadOthelloSet(f, path, g)
 		f.Close()
 		if err != nil {
 			return fmt.Errorf("%w", err)
@@ -67,12 +67,12 @@ func benchOthello(ctx context.Context, g *othello.Game, playerSpec, paths, out s
 	}()
 	for _, set := range sets {
 		bar := newBar(len(set.Positions), set.Name, stderr, quiet)
-		cfg := arena.OthelloBenchConfig{
+		cfg := bench.OthelloBenchConfig{
 			Seed:     seed,
-			Record:   func(r arena.OthelloRecord) error { return jl.write(r) },
+			Record:   func(r bench.OthelloRecord) error { return jl.write(r) },
 			Progress: func(done, total int) { _ = bar.Set(done) },
 		}
-		res, err := arena.BenchOthello(ctx, cfg, player, set)
+		res, err := bench.BenchOthello(ctx, cfg, player, set)
 		_ = bar.Finish()
 		if err != nil {
 			return fmt.Errorf("%w", err)

@@ -10,7 +10,7 @@ import (
 	"os"
 	"runtime"
 
-	"tabula/arena"
+	"tabula/bench"
 	"tabula/games"
 	"tabula/match"
 	"tabula/players"
@@ -43,7 +43,7 @@ func defineRate(fs *flag.FlagSet) func(context.Context, io.Reader, io.Writer, io
 		case (*in == "") == (*playerList == ""):
 			return errors.New("give either -players (play and rate) or -in FILE (rate recorded games)")
 		}
-		cfg := arena.GnubgConfig{Program: *gnubg, Plies: *plies, Parallel: *parallel}
+		cfg := bench.GnubgConfig{Program: *gnubg, Plies: *plies, Parallel: *parallel}
 		if cfg.Parallel == 0 {
 			cfg.Parallel = runtime.GOMAXPROCS(0)
 		}
@@ -63,9 +63,9 @@ func defineRate(fs *flag.FlagSet) func(context.Context, io.Reader, io.Writer, io
 				return err
 			}
 		}
-		var turns []arena.BackgammonTurn
+		var turns []bench.BackgammonTurn
 		for _, r := range recs {
-			ts, err := arena.BackgammonTurns(g, r, *randomPlies)
+			ts, err := bench.BackgammonTurns(g, r, *randomPlies)
 			if err != nil {
 				return err
 			}
@@ -76,7 +76,7 @@ func defineRate(fs *flag.FlagSet) func(context.Context, io.Reader, io.Writer, io
 		}
 		bar := newBar(len(turns), "gnubg", stderr, *quiet)
 		cfg.Progress = func(done, total int) { _ = bar.Set(done) }
-		rs, err := arena.RateWithGnubg(ctx, cfg, turns)
+		rs, err := bench.RateWithGnubg(ctx, cfg, turns)
 		_ = bar.Finish()
 		if err != nil {
 			return err
@@ -96,7 +96,7 @@ func defineRate(fs *flag.FlagSet) func(context.Context, io.Reader, io.Writer, io
 				return err
 			}
 		}
-		printRatings(stdout, g, len(recs), *plies, arena.SummariseGnubg(rs))
+		printRatings(stdout, g, len(recs), *plies, bench.SummariseGnubg(rs))
 		return nil
 	}
 }
@@ -169,7 +169,7 @@ func playForRating(ctx context.Context, g games.Game, list string, n, parallel i
 }
 
 // printRatings writes the error rates.
-func printRatings(w io.Writer, g games.Game, nGames, plies int, sums []arena.GnubgSummary) {
+func printRatings(w io.Writer, g games.Game, nGames, plies int, sums []bench.GnubgSummary) {
 	width := 6
 	for _, s := range sums {
 		width = max(width, len(s.Player))

@@ -23,7 +23,7 @@ import (
 	"strings"
 	"time"
 
-	"tabula/arena"
+	"tabula/bench"
 	"tabula/games"
 	"tabula/games/othello"
 	"tabula/internal/atomicfile"
@@ -81,7 +81,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("-players: %w", err)
 	}
-	cfg := arena.OthelloSetsConfig{
+	cfg := bench.OthelloSetsConfig{
 		Game: g, Buckets: bs, Seed: *seed, OpeningPlies: *opening, Epsilon: *epsilon,
 		TTBits: *tt, Workers: *workers, Critical: *critical,
 	}
@@ -99,7 +99,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		*prefix = "othello" + strconv.Itoa(g.Size())
 	}
 	start := time.Now()
-	sets, stats, err := arena.GenerateOthelloSets(ctx, cfg)
+	sets, stats, err := bench.GenerateOthelloSets(ctx, cfg)
 	if err != nil {
 		return err
 	}
@@ -119,7 +119,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		s.Header = append(s.Header,
 			"line: <moves from the start> then MOVE:SCORE for every legal move, SCORE the exact final disc margin for the side to move after MOVE (empties to the winner)")
 		path := filepath.Join(*out, fmt.Sprintf("%s-e%02d-%02d.txt", *prefix, s.MinEmpties, s.MaxEmpties))
-		data := arena.WriteOthelloSet(s)
+		data := bench.WriteOthelloSet(s)
 		if err := atomicfile.Write(path, data); err != nil {
 			return err
 		}
@@ -131,12 +131,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 }
 
 // parseBuckets reads "A-B:N,..." (N defaults to 300).
-func parseBuckets(text string) ([]arena.OthelloBucket, error) {
-	var out []arena.OthelloBucket
+func parseBuckets(text string) ([]bench.OthelloBucket, error) {
+	var out []bench.OthelloBucket
 	for _, part := range strings.Split(text, ",") {
 		part = strings.TrimSpace(part)
 		rng, cnt, hasCount := strings.Cut(part, ":")
-		b := arena.OthelloBucket{Count: 300}
+		b := bench.OthelloBucket{Count: 300}
 		a, z, ok := strings.Cut(rng, "-")
 		var err1, err2 error
 		b.MinEmpties, err1 = strconv.Atoi(a)

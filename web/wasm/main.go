@@ -138,7 +138,7 @@ func sims(player string) (int, error) {
 	return n, nil
 }
 
-// netPlayer shows the search's distribution and value, as arena's net
+// netPlayer shows the search's distribution and value, as the net
 // players do.
 type netPlayer struct{ p *mcts.Player }
 

@@ -1,4 +1,4 @@
-package arena
+package bench
 
 import (
 	"context"
@@ -24,7 +24,7 @@ import (
 // (argmax-mistakes%), for PUCT (the visit distribution) and
 // Gumbel (pi'), at a few simulation counts.
 //
-//	go test ./arena -run '^$' -bench PolicyTarget -benchtime 1x -cpu 1
+//	go test ./bench -run '^$' -bench PolicyTarget -benchtime 1x -cpu 1
 func BenchmarkPolicyTarget(b *testing.B) {
 	data, err := os.ReadFile("../data/connect4/verdicts/Test_L2_R2.json")
 	if err != nil {

@@ -1,4 +1,4 @@
-# The gnubg referee (arena/gnubgref.go runs it as: gnubg -t -q -p THIS).
+# The gnubg referee (bench/gnubgref.go runs it as: gnubg -t -q -p THIS).
 #
 # Reads turns from the file named by TABULA_GNUBG_IN, one a line:
 #   KEY POSITION_ID D1 D2 AFTER_ID

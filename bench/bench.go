@@ -1,4 +1,10 @@
-package arena
+// Package bench measures players (package players) against ground truth:
+// mistake rates on Connect Four positions with the solver's verdicts (Bench,
+// Verdicts, Solve), on Othello position sets labelled by the exact endgame
+// solver (BenchOthello, ReadOthelloSet, GenerateOthelloSets), and per-turn
+// equity loss at backgammon as rated by GNU Backgammon (RateWithGnubg, the
+// gnubg referee).
+package bench
 
 import (
 	"bufio"
