@@ -9,8 +9,6 @@ import (
 	"math/rand/v2"
 
 	"tabula/games"
-	_ "tabula/games/gogame"
-	_ "tabula/games/othello"
 	"tabula/gtp"
 	"tabula/players"
 )

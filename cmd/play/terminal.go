@@ -10,9 +10,6 @@ import (
 	"strings"
 
 	"tabula/games"
-	_ "tabula/games/connect4"
-	_ "tabula/games/gogame"
-	_ "tabula/games/othello"
 	"tabula/gtp"
 	"tabula/players"
 )

@@ -12,9 +12,6 @@ import (
 	"os"
 	"time"
 
-	_ "tabula/games/connect4"
-	_ "tabula/games/gogame"
-	_ "tabula/games/othello"
 	"tabula/web/server"
 )
 

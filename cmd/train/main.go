@@ -18,11 +18,8 @@ import (
 	"strings"
 	"syscall"
 
+	_ "tabula/games/all"
 	"tabula/pipeline"
-
-	_ "tabula/games/connect4"
-	_ "tabula/games/gogame"
-	_ "tabula/games/othello"
 )
 
 // setFlags collects repeated -set flags.

@@ -29,9 +29,7 @@ import (
 	"syscall/js"
 
 	"tabula/games"
-	_ "tabula/games/connect4"
-	_ "tabula/games/gogame"
-	_ "tabula/games/othello"
+	_ "tabula/games/all"
 	"tabula/mcts"
 	"tabula/nn"
 	"tabula/web"
