@@ -4,20 +4,21 @@ import (
 	"context"
 	"strconv"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
+
+	"tabula/internal/cputime"
 )
 
 // cpuTime returns the CPU time (user + system) this process has used: the
 // embedded server's and the clients' together, the fair measure of the
 // bus's cost on a shared machine where wall time is noisy.
 func cpuTime(b *testing.B) time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		b.Fatal(err)
+	d := cputime.Process()
+	if d == 0 {
+		b.Fatal("the process CPU time is not measured on this system")
 	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	return d
 }
 
 // timed runs the benchmark's timed part and reports games/s (wall) and

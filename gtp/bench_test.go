@@ -7,10 +7,10 @@ import (
 	"testing"
 	"time"
 
-	"tabula/arena"
 	"tabula/games"
 	"tabula/gtp"
 	"tabula/nn"
+	"tabula/players"
 )
 
 // BenchmarkGenmove measures one genmove of `play gtp` with a network player
@@ -44,11 +44,11 @@ func BenchmarkGenmove(b *testing.B) {
 			if err := nn.SaveCheckpoint(path, &nn.Checkpoint{Game: g.Name(), Weights: wts}); err != nil {
 				b.Fatal(err)
 			}
-			spec, err := arena.ParseSpec("net:path=" + path + ",sims=" + c.sims)
+			spec, err := players.ParseSpec("net:path=" + path + ",sims=" + c.sims)
 			if err != nil {
 				b.Fatal(err)
 			}
-			f, err := arena.Build(g, spec)
+			f, err := players.Build(g, spec)
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -13,7 +13,7 @@ import (
 	"tabula/games"
 )
 
-// Chooser picks a move; arena's players are Choosers.
+// Chooser picks a move; package players' players are Choosers.
 type Chooser interface {
 	ChooseAction(ctx context.Context, s games.State) (int, error)
 }

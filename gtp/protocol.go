@@ -1,7 +1,7 @@
 // Package gtp speaks the Go Text Protocol (GTP version 2) from both sides:
 // Engine answers a controller's commands on behalf of any move chooser (the
 // `play gtp` command), and Client drives an outside engine such as GNU Go or
-// GRhino (the arena's gtp, gnugo and grhino players). Both share the
+// GRhino (the gtp, gnugo and grhino players of package players). Both share the
 // protocol's parsing and formatting and the mapping between a game and its
 // GTP dialect (Dialect).
 //

@@ -9,11 +9,11 @@ import (
 	"testing"
 	"time"
 
-	"tabula/arena"
 	"tabula/games"
 	"tabula/games/gogame"
 	"tabula/gtp"
 	"tabula/internal/refdata/refdatatest"
+	"tabula/players"
 )
 
 // side is one engine as the referee sees it.
@@ -185,7 +185,7 @@ func TestGoAgainstGNUGo(t *testing.T) {
 }
 
 // TestOthelloAgainstGRhino plays a whole Othello 8x8 game between our
-// engine (arena's alpha-beta) and GRhino.
+// engine (the alpha-beta player) and GRhino.
 func TestOthelloAgainstGRhino(t *testing.T) {
 	rhino := refdatatest.Program(t, "gtp-rhino", "apt-get install grhino")
 	g, err := games.New("othello:size=8")
@@ -193,12 +193,12 @@ func TestOthelloAgainstGRhino(t *testing.T) {
 		t.Fatal(err)
 	}
 	d, _ := gtp.NewDialect(g)
-	spec, err := arena.ParseSpec("alphabeta:depth=2")
+	spec, err := players.ParseSpec("alphabeta:depth=2")
 	if err != nil {
 		t.Fatal(err)
 	}
 	e, err := gtp.NewEngine(gtp.DefaultEngineConfig(), g, func(g games.Game) (gtp.Chooser, error) {
-		f, err := arena.Build(g, spec)
+		f, err := players.Build(g, spec)
 		if err != nil {
 			return nil, err
 		}

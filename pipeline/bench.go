@@ -6,8 +6,9 @@ import (
 	"os"
 	"path/filepath"
 
-	"tabula/arena"
+	"tabula/bench"
 	"tabula/internal/progress"
+	"tabula/players"
 )
 
 // benchSet measures f's mistake rate on the first n positions of the Pons set
@@ -16,7 +17,7 @@ import (
 // once, and keeps them in runRoot/bench/<set>-<n>.json; each benchmark after
 // that costs only the network's moves. Progress (solving, then playing) goes
 // to bars from newBar, if not nil.
-func benchSet(ctx context.Context, runRoot, dir, known, set string, n int, f *arena.Factory, seed uint64,
+func benchSet(ctx context.Context, runRoot, dir, known, set string, n int, f *players.Factory, seed uint64,
 	newBar func(n int, desc string) progress.Bar) (float64, int, error) {
 	if newBar == nil {
 		newBar = func(int, string) progress.Bar { return progress.New(nil, 0, "") }
@@ -25,7 +26,7 @@ func benchSet(ctx context.Context, runRoot, dir, known, set string, n int, f *ar
 	if err != nil {
 		return 0, 0, fmt.Errorf("bench: %w", err)
 	}
-	pos, err := arena.ReadPositions(file, set)
+	pos, err := bench.ReadPositions(file, set)
 	file.Close()
 	if err != nil {
 		return 0, 0, err
@@ -43,14 +44,14 @@ func benchSet(ctx context.Context, runRoot, dir, known, set string, n int, f *ar
 	}
 	// The cache is the run's own: a damaged one is replaced (force).
 	solving := newBar(len(pos), "bench "+set+": solving (once per run)")
-	v, err := arena.LoadOrSolveVerdicts(ctx, cache, pos, 0, true, func(done, _ int) { solving.Set(done) }, shipped...)
+	v, err := bench.LoadOrSolveVerdicts(ctx, cache, pos, 0, true, func(done, _ int) { solving.Set(done) }, shipped...)
 	solving.Finish()
 	if err != nil {
 		return 0, 0, err
 	}
 	playing := newBar(len(pos), "bench "+set)
 	defer playing.Finish()
-	res, err := arena.Bench(ctx, arena.BenchConfig{Seed: seed, Verdicts: v,
+	res, err := bench.Bench(ctx, bench.BenchConfig{Seed: seed, Verdicts: v,
 		Progress: func(done, _ int) { playing.Set(done) }}, f, pos)
 	if err != nil {
 		return 0, 0, err

@@ -6,9 +6,9 @@ import (
 	"path/filepath"
 	"testing"
 
-	"tabula/arena"
 	"tabula/games"
 	"tabula/internal/refdata/refdatatest"
+	"tabula/players"
 )
 
 func TestBenchVerdictsCachedAndUsed(t *testing.T) {
@@ -19,7 +19,7 @@ func TestBenchVerdictsCachedAndUsed(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	solver, err := arena.Build(g, arena.Spec{Kind: "solver"})
+	solver, err := players.Build(g, players.Spec{Kind: "solver"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,7 +34,7 @@ func TestBenchVerdictsCachedAndUsed(t *testing.T) {
 	}
 	// A damaged cache is recomputed and replaced.
 	os.WriteFile(cache, []byte("{broken"), 0o644)
-	random, _ := arena.Build(g, arena.Spec{Kind: "random"})
+	random, _ := players.Build(g, players.Spec{Kind: "random"})
 	rate, _, err = benchSet(ctx, root, dir, "", "Test_L2_R1", 30, random, 1, nil)
 	if err != nil || rate < 0.1 {
 		t.Fatalf("random's mistake rate = %v, %v; want clearly above 0", rate, err)

@@ -15,12 +15,12 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"tabula/arena"
 	"tabula/elo"
 	"tabula/games"
 	"tabula/mcts"
 	"tabula/nn"
 	"tabula/nn/train"
+	"tabula/players"
 	"tabula/replay"
 	"tabula/search/endgame"
 )
@@ -170,7 +170,7 @@ type GateConfig struct {
 type LadderConfig struct {
 	// Every is the number of iterations between ladder matches (0: never).
 	Every int `yaml:"every"`
-	// Players are the fixed opponents, as arena player specs; the first is
+	// Players are the fixed opponents, as player specs (package players); the first is
 	// the anchor at Elo 0.
 	Players []string `yaml:"players"`
 	// Games is the number of games against each opponent.
@@ -345,7 +345,7 @@ func (c *Config) Validate() error {
 		return bad("ladder.random_plies", "ladder.random_plies = %d, want 0..%d (a game of %s lasts at most %d plies)", ld.RandomPlies, g.MaxGameLength()-1, g.Name(), g.MaxGameLength())
 	}
 	for i, p := range ld.Players {
-		if _, err := arena.ParseSpec(p); err != nil {
+		if _, err := players.ParseSpec(p); err != nil {
 			return bad("ladder.players", "ladder.players[%d]: %v", i, err)
 		}
 	}
@@ -481,11 +481,11 @@ func (c *Config) CheckPlayers() error {
 		return fmt.Errorf("game: %w", err)
 	}
 	for i, text := range c.Ladder.Players {
-		spec, err := arena.ParseSpec(text)
+		spec, err := players.ParseSpec(text)
 		if err != nil {
 			return fmt.Errorf("ladder.players[%d]: %w", i, err)
 		}
-		f, err := arena.Build(g, spec)
+		f, err := players.Build(g, spec)
 		if err != nil {
 			return fmt.Errorf("ladder.players[%d]: %w (or leave the player out of the ladder: -set 'ladder.players=[...]')", i, err)
 		}

@@ -7,18 +7,18 @@ import (
 	"os"
 	"path/filepath"
 
-	"tabula/arena"
 	"tabula/internal/atomicfile"
+	"tabula/match"
 )
 
 // gatingDir holds one file of gating games per iteration,
-// iter-NNNNNN.jsonl: one arena.GameRecord a line, players named "candidate"
+// iter-NNNNNN.jsonl: one match.GameRecord a line, players named "candidate"
 // and "best" (the checkpoints are in the iteration's metrics line). The watch
 // page replays them.
 const gatingDir = "gating"
 
 // writeGatingGames stores the gating games of iteration n.
-func (d *runDir) writeGatingGames(n int, recs []arena.GameRecord) error {
+func (d *runDir) writeGatingGames(n int, recs []match.GameRecord) error {
 	if len(recs) == 0 {
 		return nil
 	}

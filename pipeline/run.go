@@ -21,17 +21,18 @@ import (
 	"sync"
 	"time"
 
-	"tabula/arena"
 	"tabula/bus"
 	"tabula/elo"
 	"tabula/games"
 	"tabula/internal/atomicfile"
 	"tabula/internal/progress"
 	"tabula/internal/refdata"
+	"tabula/match"
 	"tabula/mcts"
 	"tabula/nn"
 	"tabula/nn/gemm"
 	"tabula/nn/train"
+	"tabula/players"
 	"tabula/replay"
 )
 
@@ -1422,8 +1423,8 @@ func (t *Trainer) policyEntropy(batch *replay.Batch) (float64, error) {
 }
 
 // netFactory is an arena player for a checkpoint file.
-func netFactory(g games.Game, path string, sims int) (*arena.Factory, error) {
-	return arena.Build(g, arena.Spec{Kind: "net", Params: []arena.Param{
+func netFactory(g games.Game, path string, sims int) (*players.Factory, error) {
+	return players.Build(g, players.Spec{Kind: "net", Params: []players.Param{
 		{Key: "path", Value: path}, {Key: "sims", Value: strconv.Itoa(sims)}}})
 }
 
@@ -1446,13 +1447,13 @@ func (t *Trainer) gate(ctx context.Context, candidate string) (bool, map[string]
 	}
 	defer best.Close()
 	round := 2 * max(1, runtime.GOMAXPROCS(0))
-	var wdl arena.WDL
+	var wdl match.WDL
 	verdict := "continue"
 	var dec elo.Decision
 	bar := t.bar(gc.Games, fmt.Sprintf("iter %d gating", t.iter))
 	defer bar.Finish()
-	var games []arena.GameRecord // for the watch page
-	record := func(r arena.GameRecord) error {
+	var games []match.GameRecord // for the watch page
+	record := func(r match.GameRecord) error {
 		r.Index = len(games)
 		for i, seat := range r.Seats {
 			r.Players[i] = [2]string{"candidate", "best"}[seat]
@@ -1468,10 +1469,10 @@ func (t *Trainer) gate(ctx context.Context, candidate string) (bool, map[string]
 	for played := 0; played < gc.Games; {
 		k := min(round, gc.Games-played)
 		k += k % 2 // colours alternate within a round
-		res, err := arena.Match(ctx, arena.MatchConfig{
+		res, err := match.Match(ctx, match.MatchConfig{
 			Games: k, Seed: t.cfg.Seed ^ uint64(t.iter)<<24 ^ uint64(played), RandomPlies: gc.RandomPlies,
 			Progress: func(done, total int) { bar.Add(1) }, Record: record,
-		}, t.g, []*arena.Factory{cand, best})
+		}, t.g, []*players.Factory{cand, best})
 		if err != nil {
 			return false, nil, err
 		}
@@ -1548,16 +1549,16 @@ func (t *Trainer) ladder(ctx context.Context) (map[string]any, error) {
 	bar := t.bar(lc.Games*len(lc.Players), fmt.Sprintf("iter %d ladder", t.iter))
 	defer bar.Finish()
 	for i, specText := range lc.Players {
-		spec, err := arena.ParseSpec(specText)
+		spec, err := players.ParseSpec(specText)
 		if err != nil {
 			return nil, fmt.Errorf("ladder.players[%d]: %w", i, err)
 		}
-		f, err := arena.Build(t.g, spec)
+		f, err := players.Build(t.g, spec)
 		if err != nil {
 			return nil, fmt.Errorf("ladder.players[%d]: %w", i, err)
 		}
-		res, err := arena.Match(ctx, arena.MatchConfig{Games: lc.Games, Seed: t.cfg.Seed ^ uint64(i)<<32 ^ uint64(t.iter),
-			RandomPlies: lc.RandomPlies, Progress: func(int, int) { bar.Add(1) }}, t.g, []*arena.Factory{bestF, f})
+		res, err := match.Match(ctx, match.MatchConfig{Games: lc.Games, Seed: t.cfg.Seed ^ uint64(i)<<32 ^ uint64(t.iter),
+			RandomPlies: lc.RandomPlies, Progress: func(int, int) { bar.Add(1) }}, t.g, []*players.Factory{bestF, f})
 		f.Close()
 		if err != nil {
 			return nil, err

@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"tabula/arena"
+	"tabula/match"
 	"tabula/nn"
 	"tabula/replay"
 )
@@ -142,7 +142,7 @@ func TestSmokeRunThenResume(t *testing.T) {
 			t.Fatal(err)
 		}
 		lines := strings.Split(strings.TrimSpace(string(b)), "\n")
-		var g arena.GameRecord
+		var g match.GameRecord
 		if err := json.Unmarshal([]byte(lines[0]), &g); err != nil {
 			t.Fatal(err)
 		}

@@ -14,24 +14,12 @@ import (
 	"testing"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"tabula/games"
+	"tabula/internal/cputime"
 	"tabula/mcts"
 	"tabula/nn"
 	"tabula/search/endgame"
 )
-
-// cpuTime reads a CPU clock: CLOCK_PROCESS_CPUTIME_ID for the whole process
-// (the machine is shared, so rates per CPU second are steadier than
-// wall-clock ones) or CLOCK_THREAD_CPUTIME_ID for the calling thread.
-func cpuTime(clock int32) time.Duration {
-	var ts unix.Timespec
-	if err := unix.ClockGettime(clock, &ts); err != nil {
-		return 0
-	}
-	return time.Duration(ts.Nano())
-}
 
 // timedEvaluator counts the positions passed to an evaluator and the CPU
 // time its thread spends inside Evaluate calls. One per self-play worker,
@@ -46,9 +34,9 @@ type timedEvaluator struct {
 }
 
 func (t *timedEvaluator) Evaluate(states []games.State, policies [][]float32, values []float32) error {
-	t0 := cpuTime(unix.CLOCK_THREAD_CPUTIME_ID)
+	t0 := cputime.Thread()
 	err := t.e.Evaluate(states, policies, values)
-	t.inside += cpuTime(unix.CLOCK_THREAD_CPUTIME_ID) - t0
+	t.inside += cputime.Thread() - t0
 	t.calls++
 	t.positions += int64(len(states))
 	return err
@@ -344,7 +332,7 @@ func benchSelfPlay(b *testing.B, v selfPlayBench) {
 	}
 	b.ReportAllocs()
 	b.ResetTimer()
-	cpu0 := cpuTime(unix.CLOCK_PROCESS_CPUTIME_ID)
+	cpu0 := cputime.Process()
 	errs := make([]error, v.workers)
 	var wg sync.WaitGroup
 	for i := range v.workers {
@@ -361,15 +349,15 @@ func benchSelfPlay(b *testing.B, v selfPlayBench) {
 			defer wg.Done()
 			runtime.LockOSThread() // so that the thread's CPU clock is this worker's
 			defer runtime.UnlockOSThread()
-			t0 := cpuTime(unix.CLOCK_THREAD_CPUTIME_ID)
+			t0 := cputime.Thread()
 			if share > 0 {
 				errs[i] = sp.Run(context.Background(), share, emit)
 			}
-			evals[i].total = cpuTime(unix.CLOCK_THREAD_CPUTIME_ID) - t0
+			evals[i].total = cputime.Thread() - t0
 		}()
 	}
 	wg.Wait()
-	cpu := (cpuTime(unix.CLOCK_PROCESS_CPUTIME_ID) - cpu0).Seconds()
+	cpu := (cputime.Process() - cpu0).Seconds()
 	wall := b.Elapsed().Seconds()
 	b.StopTimer()
 	for _, err := range errs {

@@ -259,8 +259,8 @@ func actionText(g games.Game, a int) string {
 }
 
 // Engine is the part of a player the page needs. A player may also show its
-// move distribution (LastPolicy() []float32, as arena.Analyzer) and its value
-// (Value() float64, as arena.Valuer); Think reports them when it does.
+// move distribution (LastPolicy() []float32, as players.Analyzer) and its value
+// (Value() float64, as players.Valuer); Think reports them when it does.
 type Engine interface {
 	ChooseAction(ctx context.Context, s games.State) (int, error)
 }

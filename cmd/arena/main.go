@@ -26,14 +26,15 @@ import (
 	"path/filepath"
 	"strings"
 
-	"tabula/arena"
+	"tabula/bench"
 	"tabula/elo"
 	"tabula/games"
-	_ "tabula/games/connect4"
-	_ "tabula/games/gogame"
+	_ "tabula/games/all"
 	"tabula/games/othello"
 	"tabula/internal/cliflag"
 	"tabula/internal/progress"
+	"tabula/match"
+	"tabula/players"
 	"tabula/search/c4solver"
 )
 
@@ -147,7 +148,7 @@ func usage(w io.Writer, full bool) {
 		c.define(fs)
 		commandHelp(w, c, fs)
 	}
-	fmt.Fprint(w, "\n", arena.SpecHelp(), "\ngames:\n", games.Describe())
+	fmt.Fprint(w, "\n", players.SpecHelp(), "\ngames:\n", games.Describe())
 }
 
 // commandHelp writes a subcommand's description and flags.
@@ -281,7 +282,7 @@ func defineMatch(fs *flag.FlagSet) func(context.Context, io.Reader, io.Writer, i
 	randomPlies := fs.Int("random-plies", 0, "opening plies played at random before the players take over (fewer than a game's length)")
 	quiet := fs.Bool("quiet", false, "no progress bar")
 	return func(ctx context.Context, _ io.Reader, stdout, stderr io.Writer) (err error) {
-		specs, err := arena.ParseSpecs(*playerList)
+		specs, err := players.ParseSpecs(*playerList)
 		if err != nil {
 			return fmt.Errorf("-players: %w", err)
 		}
@@ -294,7 +295,7 @@ func defineMatch(fs *flag.FlagSet) func(context.Context, io.Reader, io.Writer, i
 		var g games.Game
 		if *gameSpec != "" {
 			g, err = games.New(*gameSpec)
-		} else if g, err = arena.GameOf(specs); err != nil {
+		} else if g, err = players.GameOf(specs); err != nil {
 			err = fmt.Errorf("-game is required (%v); valid games: %s", err, strings.Join(games.Names(), ", "))
 		}
 		if err != nil {
@@ -303,7 +304,7 @@ func defineMatch(fs *flag.FlagSet) func(context.Context, io.Reader, io.Writer, i
 		if *randomPlies < 0 || *randomPlies >= g.MaxGameLength() {
 			return fmt.Errorf("-random-plies %d: want 0 to %d (a game of %s lasts at most %d plies)", *randomPlies, g.MaxGameLength()-1, g.Name(), g.MaxGameLength())
 		}
-		players, err := arena.BuildAll(g, specs)
+		players, err := players.BuildAll(g, specs)
 		if err != nil {
 			return err
 		}
@@ -322,12 +323,12 @@ func defineMatch(fs *flag.FlagSet) func(context.Context, io.Reader, io.Writer, i
 		}
 		pairs := len(players) * (len(players) - 1) / 2
 		bar := newBar(pairs**n, "games", stderr, *quiet)
-		cfg := arena.MatchConfig{
+		cfg := match.MatchConfig{
 			Games: *n, Parallel: *parallel, Seed: *seed, RandomPlies: *randomPlies,
-			Record:   func(r arena.GameRecord) error { return jl.write(r) },
+			Record:   func(r match.GameRecord) error { return jl.write(r) },
 			Progress: func(done, total int) { _ = bar.Set(done) },
 		}
-		res, err := arena.Match(ctx, cfg, g, players)
+		res, err := match.Match(ctx, cfg, g, players)
 		_ = bar.Finish()
 		if cerr := jl.close(); err == nil {
 			err = cerr
@@ -358,7 +359,7 @@ func defineMatch(fs *flag.FlagSet) func(context.Context, io.Reader, io.Writer, i
 // printForfeits lists the games lost by a player's failure (an outside
 // engine that crashed, hung or played an illegal move), with the engine's
 // last stderr lines.
-func printForfeits(w io.Writer, res *arena.MatchResult) {
+func printForfeits(w io.Writer, res *match.MatchResult) {
 	if len(res.Forfeits) == 0 {
 		return
 	}
@@ -373,7 +374,7 @@ func printForfeits(w io.Writer, res *arena.MatchResult) {
 }
 
 // printMatch writes the win/draw/loss table and the ratings.
-func printMatch(w io.Writer, g games.Game, res *arena.MatchResult, anchor int) {
+func printMatch(w io.Writer, g games.Game, res *match.MatchResult, anchor int) {
 	width := 6
 	for _, p := range res.Players {
 		width = max(width, len(p))
@@ -420,7 +421,7 @@ func printMatch(w io.Writer, g games.Game, res *arena.MatchResult, anchor int) {
 // mirrored pairs of games (same dice, colours swapped) with the interval
 // from the pairs' spread, and for a game with gammons the wins by what
 // they were worth.
-func printChance(w io.Writer, res *arena.MatchResult) {
+func printChance(w io.Writer, res *match.MatchResult) {
 	if res.Pairs != nil {
 		fmt.Fprintln(w, "\nmirrored pairs (each dice sequence played twice, colours swapped): score of the first player, 95% interval over the pairs")
 		for i := range res.Players {
@@ -481,7 +482,7 @@ func defineBench(fs *flag.FlagSet) func(context.Context, io.Reader, io.Writer, i
 		if *first < 0 {
 			return fmt.Errorf("-n %d, want >= 0", *first)
 		}
-		spec, err := arena.ParseSpec(*playerSpec)
+		spec, err := players.ParseSpec(*playerSpec)
 		if err != nil {
 			return fmt.Errorf("-player: %w", err)
 		}
@@ -489,7 +490,7 @@ func defineBench(fs *flag.FlagSet) func(context.Context, io.Reader, io.Writer, i
 		if err != nil {
 			return err
 		}
-		positions, err := arena.ReadPositions(f, *posPath)
+		positions, err := bench.ReadPositions(f, *posPath)
 		f.Close()
 		if err != nil {
 			return err
@@ -500,23 +501,23 @@ func defineBench(fs *flag.FlagSet) func(context.Context, io.Reader, io.Writer, i
 		if *first > 0 && len(positions) > *first {
 			positions = positions[:*first]
 		}
-		var verdicts *arena.Verdicts
+		var verdicts *bench.Verdicts
 		if *cache != "" {
 			vbar := newBar(len(positions), "solving", stderr, *quiet)
 			var shipped []string
 			if *known != "" {
 				shipped = append(shipped, filepath.Join(*known, filepath.Base(*posPath)+".json"))
 			}
-			verdicts, err = arena.LoadOrSolveVerdicts(ctx, *cache, positions, *ttBits, *force, func(done, total int) { _ = vbar.Set(done) }, shipped...)
+			verdicts, err = bench.LoadOrSolveVerdicts(ctx, *cache, positions, *ttBits, *force, func(done, total int) { _ = vbar.Set(done) }, shipped...)
 			_ = vbar.Finish()
-			if errors.Is(err, arena.ErrOtherVerdicts) {
+			if errors.Is(err, bench.ErrOtherVerdicts) {
 				return fmt.Errorf("%w; give another -verdicts file name, or -force to replace it", err)
 			}
 			if err != nil {
 				return err
 			}
 		}
-		player, err := arena.Build(g, spec)
+		player, err := players.Build(g, spec)
 		if err != nil {
 			return err
 		}
@@ -532,12 +533,12 @@ func defineBench(fs *flag.FlagSet) func(context.Context, io.Reader, io.Writer, i
 			}
 		}
 		bar := newBar(len(positions), "positions", stderr, *quiet)
-		cfg := arena.BenchConfig{
+		cfg := bench.BenchConfig{
 			SolverTableLog2: *ttBits, Seed: *seed, ExactScores: *exact, Verdicts: verdicts,
-			Record:   func(r arena.BenchRecord) error { return jl.write(r) },
+			Record:   func(r bench.BenchRecord) error { return jl.write(r) },
 			Progress: func(done, total int) { _ = bar.Set(done) },
 		}
-		res, err := arena.Bench(ctx, cfg, player, positions)
+		res, err := bench.Bench(ctx, cfg, player, positions)
 		_ = bar.Finish()
 		if cerr := jl.close(); err == nil {
 			err = cerr
@@ -582,6 +583,6 @@ func defineSolve(fs *flag.FlagSet) func(context.Context, io.Reader, io.Writer, i
 		} else {
 			fmt.Fprintln(stderr, "# moves score (Pons' convention, for the player to move: >0 win, 0 draw, <0 loss)")
 		}
-		return arena.Solve(ctx, in, name, stdout, *all, sv)
+		return bench.Solve(ctx, in, name, stdout, *all, sv)
 	}
 }

@@ -7,21 +7,22 @@ import (
 	"os"
 	"strings"
 
-	"tabula/arena"
+	"tabula/bench"
 	"tabula/games/othello"
+	"tabula/players"
 )
 
 // benchOthello benchmarks a player on Othello position sets (data/othello):
 // one summary line per set, naming the set and its bucket of empties.
 func benchOthello(ctx context.Context, g *othello.Game, playerSpec, paths, out string, seed uint64, first int, quiet bool, stdout, stderr io.Writer) (err error) {
-	spec, err := arena.ParseSpec(playerSpec)
+	spec, err := players.ParseSpec(playerSpec)
 	if err != nil {
 		return fmt.Errorf("-player: %w", err)
 	}
 	if first < 0 {
 		return fmt.Errorf("-n %d, want >= 0", first)
 	}
-	var sets []*arena.OthelloSet
+	var sets []*bench.OthelloSet
 	for _, path := range strings.Split(paths, ",") {
 		path = strings.TrimSpace(path)
 		if path == "" {
@@ -31,7 +32,7 @@ func benchOthello(ctx context.Context, g *othello.Game, playerSpec, paths, out s
 		if err != nil {
 			return fmt.Errorf("%w", err)
 		}
-		set, err := arena.ReadOthelloSet(f, path, g)
+		set, err := bench.ReadOthelloSet(f, path, g)
 		f.Close()
 		if err != nil {
 			return fmt.Errorf("%w", err)
@@ -44,7 +45,7 @@ func benchOthello(ctx context.Context, g *othello.Game, playerSpec, paths, out s
 		}
 		sets = append(sets, set)
 	}
-	player, err := arena.Build(g, spec)
+	player, err := players.Build(g, spec)
 	if err != nil {
 		return fmt.Errorf("%w", err)
 	}
@@ -66,12 +67,12 @@ func benchOthello(ctx context.Context, g *othello.Game, playerSpec, paths, out s
 	}()
 	for _, set := range sets {
 		bar := newBar(len(set.Positions), set.Name, stderr, quiet)
-		cfg := arena.OthelloBenchConfig{
+		cfg := bench.OthelloBenchConfig{
 			Seed:     seed,
-			Record:   func(r arena.OthelloRecord) error { return jl.write(r) },
+			Record:   func(r bench.OthelloRecord) error { return jl.write(r) },
 			Progress: func(done, total int) { _ = bar.Set(done) },
 		}
-		res, err := arena.BenchOthello(ctx, cfg, player, set)
+		res, err := bench.BenchOthello(ctx, cfg, player, set)
 		_ = bar.Finish()
 		if err != nil {
 			return fmt.Errorf("%w", err)

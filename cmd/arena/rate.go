@@ -10,8 +10,10 @@ import (
 	"os"
 	"runtime"
 
-	"tabula/arena"
+	"tabula/bench"
 	"tabula/games"
+	"tabula/match"
+	"tabula/players"
 )
 
 func defineRate(fs *flag.FlagSet) func(context.Context, io.Reader, io.Writer, io.Writer) error {
@@ -41,14 +43,14 @@ func defineRate(fs *flag.FlagSet) func(context.Context, io.Reader, io.Writer, io
 		case (*in == "") == (*playerList == ""):
 			return errors.New("give either -players (play and rate) or -in FILE (rate recorded games)")
 		}
-		cfg := arena.GnubgConfig{Program: *gnubg, Plies: *plies, Parallel: *parallel}
+		cfg := bench.GnubgConfig{Program: *gnubg, Plies: *plies, Parallel: *parallel}
 		if cfg.Parallel == 0 {
 			cfg.Parallel = runtime.GOMAXPROCS(0)
 		}
 		if err := cfg.Validate(); err != nil {
 			return fmt.Errorf("-plies: %w", err)
 		}
-		var recs []arena.GameRecord
+		var recs []match.GameRecord
 		if *in != "" {
 			if recs, err = readRecords(*in, g, *n); err != nil {
 				return err
@@ -61,9 +63,9 @@ func defineRate(fs *flag.FlagSet) func(context.Context, io.Reader, io.Writer, io
 				return err
 			}
 		}
-		var turns []arena.BackgammonTurn
+		var turns []bench.BackgammonTurn
 		for _, r := range recs {
-			ts, err := arena.BackgammonTurns(g, r, *randomPlies)
+			ts, err := bench.BackgammonTurns(g, r, *randomPlies)
 			if err != nil {
 				return err
 			}
@@ -74,7 +76,7 @@ func defineRate(fs *flag.FlagSet) func(context.Context, io.Reader, io.Writer, io
 		}
 		bar := newBar(len(turns), "gnubg", stderr, *quiet)
 		cfg.Progress = func(done, total int) { _ = bar.Set(done) }
-		rs, err := arena.RateWithGnubg(ctx, cfg, turns)
+		rs, err := bench.RateWithGnubg(ctx, cfg, turns)
 		_ = bar.Finish()
 		if err != nil {
 			return err
@@ -94,22 +96,22 @@ func defineRate(fs *flag.FlagSet) func(context.Context, io.Reader, io.Writer, io
 				return err
 			}
 		}
-		printRatings(stdout, g, len(recs), *plies, arena.SummariseGnubg(rs))
+		printRatings(stdout, g, len(recs), *plies, bench.SummariseGnubg(rs))
 		return nil
 	}
 }
 
 // readRecords reads the first n (0: all) game records of a file written by
 // "arena match -out"; they must be games of g (with g nil: all of one game).
-func readRecords(path string, g games.Game, n int) ([]arena.GameRecord, error) {
+func readRecords(path string, g games.Game, n int) ([]match.GameRecord, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("-in: %w", err)
 	}
 	defer f.Close()
-	var recs []arena.GameRecord
+	var recs []match.GameRecord
 	err = eachJSONLine(f, path, func(line int, data []byte) (bool, error) {
-		var r arena.GameRecord
+		var r match.GameRecord
 		if err := json.Unmarshal(data, &r); err != nil {
 			return false, fmt.Errorf("%s:%d: not a game record: %w", path, line, err)
 		}
@@ -133,15 +135,15 @@ func readRecords(path string, g games.Game, n int) ([]arena.GameRecord, error) {
 
 // playForRating plays the two players' match (mirrored dice) and prints its
 // result.
-func playForRating(ctx context.Context, g games.Game, list string, n, parallel int, seed uint64, randomPlies int, stdout, stderr io.Writer, quiet bool) (recs []arena.GameRecord, err error) {
-	specs, err := arena.ParseSpecs(list)
+func playForRating(ctx context.Context, g games.Game, list string, n, parallel int, seed uint64, randomPlies int, stdout, stderr io.Writer, quiet bool) (recs []match.GameRecord, err error) {
+	specs, err := players.ParseSpecs(list)
 	if err != nil {
 		return nil, fmt.Errorf("-players: %w", err)
 	}
 	if len(specs) != 2 {
 		return nil, fmt.Errorf("-players %q names %d players, want 2", list, len(specs))
 	}
-	players, err := arena.BuildAll(g, specs)
+	players, err := players.BuildAll(g, specs)
 	if err != nil {
 		return nil, err
 	}
@@ -153,8 +155,8 @@ func playForRating(ctx context.Context, g games.Game, list string, n, parallel i
 		}
 	}()
 	bar := newBar(n, "games", stderr, quiet)
-	res, err := arena.Match(ctx, arena.MatchConfig{Games: n, Parallel: parallel, Seed: seed, RandomPlies: randomPlies,
-		Record:   func(r arena.GameRecord) error { recs = append(recs, r); return nil },
+	res, err := match.Match(ctx, match.MatchConfig{Games: n, Parallel: parallel, Seed: seed, RandomPlies: randomPlies,
+		Record:   func(r match.GameRecord) error { recs = append(recs, r); return nil },
 		Progress: func(done, total int) { _ = bar.Set(done) },
 	}, g, players)
 	_ = bar.Finish()
@@ -167,7 +169,7 @@ func playForRating(ctx context.Context, g games.Game, list string, n, parallel i
 }
 
 // printRatings writes the error rates.
-func printRatings(w io.Writer, g games.Game, nGames, plies int, sums []arena.GnubgSummary) {
+func printRatings(w io.Writer, g games.Game, nGames, plies int, sums []bench.GnubgSummary) {
 	width := 6
 	for _, s := range sums {
 		width = max(width, len(s.Player))

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"tabula/arena"
+	"tabula/bench"
 	"tabula/internal/refdata/refdatatest"
 )
 
@@ -57,7 +57,7 @@ func TestRateCommand(t *testing.T) {
 	sc := bufio.NewScanner(f)
 	n, turns := 0, 0
 	for sc.Scan() {
-		var r arena.TurnRating
+		var r bench.TurnRating
 		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
 			t.Fatal(err)
 		}

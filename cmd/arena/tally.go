@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"io"
 
-	"tabula/arena"
 	"tabula/games"
+	"tabula/match"
 )
 
 func defineTally(fs *flag.FlagSet) func(context.Context, io.Reader, io.Writer, io.Writer) error {
@@ -38,7 +38,7 @@ func defineTally(fs *flag.FlagSet) func(context.Context, io.Reader, io.Writer, i
 				return fmt.Errorf("%s: %w", *in, err)
 			}
 		}
-		res, err := arena.Tally(g, recs)
+		res, err := match.Tally(g, recs)
 		if err != nil {
 			return fmt.Errorf("%s: %w", *in, err)
 		}

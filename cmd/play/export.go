@@ -8,9 +8,6 @@ import (
 	"time"
 
 	"tabula/games"
-	_ "tabula/games/connect4"
-	_ "tabula/games/gogame"
-	_ "tabula/games/othello"
 	"tabula/internal/atomicfile"
 	"tabula/internal/cliflag"
 	"tabula/nn"

@@ -8,12 +8,10 @@ import (
 	"log/slog"
 	"math/rand/v2"
 
-	"tabula/arena"
 	"tabula/games"
-	_ "tabula/games/gogame"
-	_ "tabula/games/othello"
 	"tabula/gtp"
 	"tabula/internal/cliflag"
+	"tabula/players"
 )
 
 func init() {
@@ -27,7 +25,7 @@ func init() {
 // runGTP serves GTP on stdin/stdout with the player's moves. Logs go to
 // stderr only.
 func runGTP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	fs := verbFlags("play gtp", "play gtp -game G -player SPEC [-seed S] [-name N] [-v]", arena.SpecHelp(), stderr)
+	fs := verbFlags("play gtp", "play gtp -game G -player SPEC [-seed S] [-name N] [-v]", players.SpecHelp(), stderr)
 	fs.String("game", "go:size=9", "game spec: go:size=N,komi=K or othello:size=8 (GRhino's dialect); a net player's checkpoint's game when left out")
 	playerSpec := fs.String("player", "", "player spec (required); see arena help")
 	seed := fs.Uint64("seed", 1, "seed of the player's random source")
@@ -43,7 +41,7 @@ func runGTP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		fs.Usage()
 		return errors.New("play gtp: -player is required")
 	}
-	spec, err := arena.ParseSpec(*playerSpec)
+	spec, err := players.ParseSpec(*playerSpec)
 	if err != nil {
 		return fmt.Errorf("play gtp: %w", err)
 	}
@@ -58,7 +56,7 @@ func runGTP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
 	rng := rand.New(rand.NewPCG(*seed, 0x67747020))
 	build := func(g games.Game) (gtp.Chooser, error) {
-		f, err := arena.Build(g, spec)
+		f, err := players.Build(g, spec)
 		if err != nil {
 			return nil, err
 		}
@@ -89,13 +87,13 @@ func runGTP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 // factory that owns its resources; the engine closes it when boardsize or
 // komi replaces it, and at the end.
 type gtpPlayer struct {
-	arena.Player
-	f *arena.Factory
+	players.Player
+	f *players.Factory
 }
 
 // Sync passes the game's moves on to players that keep their own board.
 func (p *gtpPlayer) Sync(actions []int) {
-	if sy, ok := p.Player.(arena.Syncer); ok {
+	if sy, ok := p.Player.(players.Syncer); ok {
 		sy.Sync(actions)
 	}
 }

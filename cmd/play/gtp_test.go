@@ -9,9 +9,10 @@ import (
 	"strings"
 	"testing"
 
-	"tabula/arena"
 	"tabula/games"
 	"tabula/internal/refdata/refdatatest"
+	"tabula/match"
+	"tabula/players"
 )
 
 func TestGTPVerb(t *testing.T) {
@@ -88,15 +89,15 @@ func TestGTPVerbAgainstEngines(t *testing.T) {
 				t.Fatal(err)
 			}
 			ours := fmt.Sprintf("gtp:cmd=%q,args=\"play-main gtp -game %s -player %s\",timeout=30s", os.Args[0], c.game, c.ours)
-			specs, err := arena.ParseSpecs(ours + " " + c.theirs)
+			specs, err := players.ParseSpecs(ours + " " + c.theirs)
 			if err != nil {
 				t.Fatal(err)
 			}
-			ps, err := arena.BuildAll(g, specs)
+			ps, err := players.BuildAll(g, specs)
 			if err != nil {
 				t.Fatal(err)
 			}
-			res, err := arena.Match(context.Background(), arena.MatchConfig{Games: 2, Parallel: 2, Seed: 9, RandomPlies: 2}, g, ps)
+			res, err := match.Match(context.Background(), match.MatchConfig{Games: 2, Parallel: 2, Seed: 9, RandomPlies: 2}, g, ps)
 			if err != nil {
 				t.Fatal(err)
 			}

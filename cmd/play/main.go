@@ -20,6 +20,8 @@ import (
 	"os/signal"
 	"sort"
 	"strings"
+
+	_ "tabula/games/all"
 )
 
 // subcommand is one verb of play. run gets the arguments after the verb.

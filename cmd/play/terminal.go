@@ -9,13 +9,10 @@ import (
 	"sort"
 	"strings"
 
-	"tabula/arena"
 	"tabula/games"
-	_ "tabula/games/connect4"
-	_ "tabula/games/gogame"
-	_ "tabula/games/othello"
 	"tabula/gtp"
 	"tabula/internal/cliflag"
+	"tabula/players"
 )
 
 func init() {
@@ -37,7 +34,7 @@ const (
 type terminal struct {
 	g      games.Game
 	not    games.Notation
-	player arena.Player
+	player players.Player
 	human  int // the person's player number
 	rng    *rand.Rand
 	out    io.Writer
@@ -52,7 +49,7 @@ type terminal struct {
 
 // runTerminal plays one game in the terminal.
 func runTerminal(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	fs := verbFlags("play", "play -game G -player SPEC [-human first|second] [-seed S]", arena.SpecHelp(), stderr)
+	fs := verbFlags("play", "play -game G -player SPEC [-human first|second] [-seed S]", players.SpecHelp(), stderr)
 	fs.String("game", "connect4", "game spec, e.g. connect4, othello:size=6, go:size=9 (a net player's checkpoint's game when left out)")
 	playerSpec := fs.String("player", "", "the engine's player spec (required); see arena help")
 	side := fs.String("human", "first", "the side the person plays: first or second")
@@ -76,7 +73,7 @@ func runTerminal(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	default:
 		return fmt.Errorf("play: -human %q: want first or second", *side)
 	}
-	spec, err := arena.ParseSpec(*playerSpec)
+	spec, err := players.ParseSpec(*playerSpec)
 	if err != nil {
 		return fmt.Errorf("play: %w", err)
 	}
@@ -88,7 +85,7 @@ func runTerminal(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	if !ok {
 		return fmt.Errorf("play: game %s has no move notation to type moves in", g.Name())
 	}
-	f, err := arena.Build(g, spec)
+	f, err := players.Build(g, spec)
 	if err != nil {
 		return fmt.Errorf("play: %w", err)
 	}
@@ -306,7 +303,7 @@ func scoreText(s games.State) string {
 
 // choose asks the engine for the move of the player to move.
 func (t *terminal) choose(ctx context.Context) (int, error) {
-	if sy, ok := t.player.(arena.Syncer); ok {
+	if sy, ok := t.player.(players.Syncer); ok {
 		sy.Sync(t.moves)
 	}
 	return t.player.ChooseAction(ctx, t.s.Clone())
@@ -317,10 +314,10 @@ func (t *terminal) choose(ctx context.Context) (int, error) {
 // likely moves, where the player reports them.
 func (t *terminal) analysis(whom string) string {
 	var b strings.Builder
-	if v, ok := t.player.(arena.Valuer); ok {
+	if v, ok := t.player.(players.Valuer); ok {
 		fmt.Fprintf(&b, " (value %+.3f for %s)", v.Value(), whom)
 	}
-	if an, ok := t.player.(arena.Analyzer); ok {
+	if an, ok := t.player.(players.Analyzer); ok {
 		if pol := an.LastPolicy(); len(pol) > 0 {
 			type mp struct {
 				a int

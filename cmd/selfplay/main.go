@@ -20,12 +20,9 @@ import (
 	"strings"
 	"syscall"
 
+	_ "tabula/games/all"
 	"tabula/internal/cliflag"
 	"tabula/pipeline"
-
-	_ "tabula/games/connect4"
-	_ "tabula/games/gogame"
-	_ "tabula/games/othello"
 )
 
 func main() {

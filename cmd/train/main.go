@@ -18,13 +18,9 @@ import (
 	"strings"
 	"syscall"
 
+	_ "tabula/games/all"
 	"tabula/internal/cliflag"
 	"tabula/pipeline"
-
-	_ "tabula/games/connect4"
-	_ "tabula/games/gogame"
-	_ "tabula/games/othello"
-	_ "tabula/games/tictactoe"
 )
 
 // setFlags collects repeated -set flags.

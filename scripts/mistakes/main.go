@@ -20,7 +20,7 @@ import (
 	"slices"
 	"strings"
 
-	"tabula/arena"
+	"tabula/bench"
 )
 
 func main() {
@@ -42,21 +42,21 @@ func fileExists(name string) bool {
 	return err == nil
 }
 
-func read(name string) ([]arena.BenchRecord, error) {
+func read(name string) ([]bench.BenchRecord, error) {
 	f, err := os.Open(name)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	var out []arena.BenchRecord
+	var out []bench.BenchRecord
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 1<<16), 1<<20)
 	for line := 1; sc.Scan(); line++ {
-		var r arena.BenchRecord
+		var r bench.BenchRecord
 		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
 			return nil, fmt.Errorf("%s:%d: %w", name, line, err)
 		}
-		if arena.BestOutcome(r.Outcomes) < -1 {
+		if bench.BestOutcome(r.Outcomes) < -1 {
 			return nil, fmt.Errorf("%s:%d: position %s: no legal column in its outcomes", name, line, r.Position)
 		}
 		out = append(out, r)
@@ -88,7 +88,7 @@ func run(w io.Writer, player string, sets, runs []string) error {
 			if i == 0 {
 				for _, rec := range recs {
 					positions = append(positions, rec.Position)
-					bestOf[rec.Position] = arena.BestOutcome(rec.Outcomes)
+					bestOf[rec.Position] = bench.BestOutcome(rec.Outcomes)
 				}
 			} else if len(recs) != len(positions) {
 				return fmt.Errorf("%s: %d positions, %s has %d", name, len(recs), runs[0], len(positions))
@@ -99,7 +99,7 @@ func run(w io.Writer, player string, sets, runs []string) error {
 				}
 				if rec.Mistake {
 					missed[rec.Position]++
-					perRun[i][arena.BestOutcome(rec.Outcomes)+1]++
+					perRun[i][bench.BestOutcome(rec.Outcomes)+1]++
 				}
 			}
 		}

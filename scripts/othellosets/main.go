@@ -23,10 +23,11 @@ import (
 	"strings"
 	"time"
 
-	"tabula/arena"
+	"tabula/bench"
 	"tabula/games"
 	"tabula/games/othello"
 	"tabula/internal/atomicfile"
+	"tabula/players"
 )
 
 func main() {
@@ -49,7 +50,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	gameSpec := fs.String("game", "othello:size=6", "othello:size=6 or othello (8x8)")
 	buckets := fs.String("buckets", "8-12:300,13-16:300", "buckets of empty squares with their counts, A-B:N,...")
 	seed := fs.Uint64("seed", 1, "seed of the games")
-	players := fs.String("players", DefaultPlayers, "player specs the games are played by (each side drawn at random)")
+	playerList := fs.String("players", DefaultPlayers, "player specs the games are played by (each side drawn at random)")
 	opening := fs.Int("opening", 6, "each game opens with 0..N random moves")
 	epsilon := fs.Float64("epsilon", 0.1, "chance of a random move at each later ply")
 	workers := fs.Int("workers", 1, "solver goroutines")
@@ -76,11 +77,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("-buckets: %w", err)
 	}
-	specs, err := arena.ParseSpecs(*players)
+	specs, err := players.ParseSpecs(*playerList)
 	if err != nil {
 		return fmt.Errorf("-players: %w", err)
 	}
-	cfg := arena.OthelloSetsConfig{
+	cfg := bench.OthelloSetsConfig{
 		Game: g, Buckets: bs, Seed: *seed, OpeningPlies: *opening, Epsilon: *epsilon,
 		TTBits: *tt, Workers: *workers, Critical: *critical,
 	}
@@ -98,7 +99,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		*prefix = "othello" + strconv.Itoa(g.Size())
 	}
 	start := time.Now()
-	sets, stats, err := arena.GenerateOthelloSets(ctx, cfg)
+	sets, stats, err := bench.GenerateOthelloSets(ctx, cfg)
 	if err != nil {
 		return err
 	}
@@ -118,7 +119,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		s.Header = append(s.Header,
 			"line: <moves from the start> then MOVE:SCORE for every legal move, SCORE the exact final disc margin for the side to move after MOVE (empties to the winner)")
 		path := filepath.Join(*out, fmt.Sprintf("%s-e%02d-%02d.txt", *prefix, s.MinEmpties, s.MaxEmpties))
-		data := arena.WriteOthelloSet(s)
+		data := bench.WriteOthelloSet(s)
 		if err := atomicfile.Write(path, data); err != nil {
 			return err
 		}
@@ -130,12 +131,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 }
 
 // parseBuckets reads "A-B:N,..." (N defaults to 300).
-func parseBuckets(text string) ([]arena.OthelloBucket, error) {
-	var out []arena.OthelloBucket
+func parseBuckets(text string) ([]bench.OthelloBucket, error) {
+	var out []bench.OthelloBucket
 	for _, part := range strings.Split(text, ",") {
 		part = strings.TrimSpace(part)
 		rng, cnt, hasCount := strings.Cut(part, ":")
-		b := arena.OthelloBucket{Count: 300}
+		b := bench.OthelloBucket{Count: 300}
 		a, z, ok := strings.Cut(rng, "-")
 		var err1, err2 error
 		b.MinEmpties, err1 = strconv.Atoi(a)

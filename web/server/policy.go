@@ -6,8 +6,8 @@ import (
 	"slices"
 	"strings"
 
-	"tabula/arena"
 	"tabula/games"
+	"tabula/players"
 )
 
 // paramRule is what a request from the web may give for one parameter of a
@@ -71,7 +71,7 @@ var webKinds = map[string]map[string]paramRule{
 // webKindNames lists the allowed kinds in arena's order.
 func webKindNames() string {
 	var names []string
-	for _, k := range arena.Kinds() {
+	for _, k := range players.Kinds() {
 		if _, ok := webKinds[k.Name]; ok {
 			names = append(names, k.Name)
 		}
@@ -81,7 +81,7 @@ func webKindNames() string {
 
 // checkAllowed returns a 400 error unless spec is on the web allow-list for
 // game g, within its bounds. text is the spec as the request wrote it.
-func checkAllowed(g games.Game, spec arena.Spec, text string) error {
+func checkAllowed(g games.Game, spec players.Spec, text string) error {
 	rules, ok := webKinds[spec.Kind]
 	if !ok {
 		return fail(http.StatusBadRequest, "player spec %q: kind %q is not offered over the web: a request may name only players that run inside tabula (%s); outside engines and other kinds are for the command line (play -player, arena)", text, spec.Kind, webKindNames())
@@ -109,8 +109,8 @@ func checkAllowed(g games.Game, spec arena.Spec, text string) error {
 // parameters arena knows, and gives every string parameter either values or
 // runsPath, so that no free text (a program, a file) passes unchecked.
 func mustBeAllowList() error {
-	known := map[string]arena.KindInfo{}
-	for _, k := range arena.Kinds() {
+	known := map[string]players.KindInfo{}
+	for _, k := range players.Kinds() {
 		known[k.Name] = k
 	}
 	for kind, rules := range webKinds {
@@ -119,7 +119,7 @@ func mustBeAllowList() error {
 			return fmt.Errorf("server: allowed kind %q is not an arena kind", kind)
 		}
 		for name, r := range rules {
-			i := slices.IndexFunc(k.Params, func(p arena.ParamInfo) bool { return p.Name == name })
+			i := slices.IndexFunc(k.Params, func(p players.ParamInfo) bool { return p.Name == name })
 			if i < 0 {
 				return fmt.Errorf("server: allowed parameter %s of %s is not an arena parameter", name, kind)
 			}

@@ -16,8 +16,8 @@ import (
 	"testing"
 	"time"
 
-	"tabula/arena"
 	"tabula/internal/httpguard"
+	"tabula/players"
 	"tabula/web"
 )
 
@@ -107,7 +107,7 @@ func TestEveryKind(t *testing.T) {
 	s := newTestServer(t, nil)
 	allowed := []string{"random", "greedy", "alphabeta", "solver", "mcts", "net", "expectimax", "pubeval"}
 	var got []string
-	for _, k := range arena.Kinds() {
+	for _, k := range players.Kinds() {
 		spec := k.Name
 		switch k.Name {
 		case "net":

@@ -46,10 +46,10 @@ import (
 	"sync"
 	"time"
 
-	"tabula/arena"
 	"tabula/games"
 	"tabula/internal/httpguard"
 	"tabula/nn"
+	"tabula/players"
 	"tabula/web"
 )
 
@@ -130,7 +130,7 @@ type Server struct {
 // engine is a loaded player factory shared by requests.
 type engine struct {
 	key     string
-	f       *arena.Factory
+	f       *players.Factory
 	refs    int
 	evicted bool
 }
@@ -416,32 +416,32 @@ func (s *Server) handleState(w http.ResponseWriter, r *http.Request) {
 // parseSpec reads a player spec from a request for game g, checks it
 // against the allow-list (checkAllowed), and resolves a net's path in the
 // runs folder.
-func (s *Server) parseSpec(g games.Game, text string) (arena.Spec, error) {
+func (s *Server) parseSpec(g games.Game, text string) (players.Spec, error) {
 	if strings.TrimSpace(text) == "" {
-		return arena.Spec{}, fail(http.StatusBadRequest, "no player given")
+		return players.Spec{}, fail(http.StatusBadRequest, "no player given")
 	}
 	if len(text) > web.MaxSpecLen {
-		return arena.Spec{}, fail(http.StatusBadRequest, "player spec is %d bytes long, more than %d", len(text), web.MaxSpecLen)
+		return players.Spec{}, fail(http.StatusBadRequest, "player spec is %d bytes long, more than %d", len(text), web.MaxSpecLen)
 	}
-	spec, err := arena.ParseSpec(text)
+	spec, err := players.ParseSpec(text)
 	if err != nil {
-		return arena.Spec{}, fail(http.StatusBadRequest, "%v", err)
+		return players.Spec{}, fail(http.StatusBadRequest, "%v", err)
 	}
 	if err := checkAllowed(g, spec, text); err != nil {
-		return arena.Spec{}, err
+		return players.Spec{}, err
 	}
 	if spec.Kind == "net" {
 		p := spec.Str("path", "")
 		if s.runs == "" {
-			return arena.Spec{}, fail(http.StatusBadRequest, "player spec %q: this server has no runs folder, so no net players (start it with -runs DIR)", text)
+			return players.Spec{}, fail(http.StatusBadRequest, "player spec %q: this server has no runs folder, so no net players (start it with -runs DIR)", text)
 		}
 		local := filepath.FromSlash(p)
 		if p == "" || !filepath.IsLocal(local) {
-			return arena.Spec{}, fail(http.StatusBadRequest, "player spec %q: path %q must be a relative path inside the runs folder", text, p)
+			return players.Spec{}, fail(http.StatusBadRequest, "player spec %q: path %q must be a relative path inside the runs folder", text, p)
 		}
 		full := filepath.Join(s.runs, local)
 		if err := s.inRuns(full); err != nil {
-			return arena.Spec{}, fail(http.StatusBadRequest, "player spec %q: path %q %v", text, p, err)
+			return players.Spec{}, fail(http.StatusBadRequest, "player spec %q: path %q %v", text, p, err)
 		}
 		spec.Params = slices.Clone(spec.Params)
 		for i := range spec.Params {
@@ -472,7 +472,7 @@ func (s *Server) inRuns(path string) error {
 
 // acquire returns the loaded engine for spec in g, loading it if needed.
 // The caller releases it.
-func (s *Server) acquire(g games.Game, spec arena.Spec) (*engine, error) {
+func (s *Server) acquire(g games.Game, spec players.Spec) (*engine, error) {
 	key := g.Name() + "\x00" + spec.String()
 	s.mu.Lock()
 	if s.closed {
@@ -488,7 +488,7 @@ func (s *Server) acquire(g games.Game, spec arena.Spec) (*engine, error) {
 	}
 	s.mu.Unlock()
 
-	f, err := arena.Build(g, spec)
+	f, err := players.Build(g, spec)
 	if err != nil {
 		// Name net paths as the request did, relative to the runs folder.
 		msg := err.Error()
@@ -625,7 +625,7 @@ func (s *Server) Move(ctx context.Context, req web.Request) (web.Reply, error) {
 
 // search takes a search slot (waiting at most MoveTime), loads or reuses the
 // engine of spec, and runs do with it under the MoveTime deadline.
-func (s *Server) search(ctx context.Context, g games.Game, spec arena.Spec, do func(context.Context, *engine) (web.Reply, error)) (web.Reply, error) {
+func (s *Server) search(ctx context.Context, g games.Game, spec players.Spec, do func(context.Context, *engine) (web.Reply, error)) (web.Reply, error) {
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.MoveTime)
 	defer cancel()
 	select {

@@ -31,9 +31,7 @@ import (
 	"syscall/js"
 
 	"tabula/games"
-	_ "tabula/games/connect4"
-	_ "tabula/games/gogame"
-	_ "tabula/games/othello"
+	_ "tabula/games/all"
 	"tabula/mcts"
 	"tabula/nn"
 	"tabula/web"
@@ -153,7 +151,7 @@ func sims(player string) (int, error) {
 	return n, nil
 }
 
-// netPlayer shows the search's distribution and value, as arena's net
+// netPlayer shows the search's distribution and value, as the net
 // players do.
 type netPlayer struct{ p *mcts.Player }
 

@@ -1,0 +1,623 @@
+// Package match plays players (package players) against each other: Match
+// plays every pair of them with colours alternated and, for games of
+// chance, mirrored dice; MatchResult holds the records, win/draw/loss
+// tables and Elo ratings (package elo); Tally rebuilds a result from saved
+// game records.
+package match
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"math"
+	"math/rand/v2"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	"tabula/elo"
+	"tabula/games"
+	"tabula/players"
+)
+
+// MatchConfig configures Match.
+type MatchConfig struct {
+	// Games is the number of games every pair of players plays; colours
+	// alternate, the earlier player of the pair moving first in even games.
+	Games int
+	// Parallel is the number of games played at once; 0 means one per core.
+	Parallel int
+	// Seed seeds every game: game k draws its players' random sources from
+	// (Seed, k), so a match replays exactly whatever Parallel is, for
+	// players whose choices depend only on their random source (not on time).
+	Seed uint64
+	// RandomPlies is the number of opening plies played uniformly at random
+	// (from the game's seed) before the players take over, so that
+	// deterministic players do not repeat one game. No random ply lets the
+	// opponent end the game at once (a pass in Go) where another is legal.
+	RandomPlies int
+	// Record, if set, receives every game in game order. A match that stops
+	// early records every game it counted, in order, but with gaps where
+	// games were unfinished.
+	Record func(GameRecord) error
+	// Progress, if set, is called after each finished game.
+	Progress func(done, total int)
+}
+
+// GameRecord is one played game.
+type GameRecord struct {
+	Index   int        `json:"index"`
+	Game    string     `json:"game"`
+	Players [2]string  `json:"players"` // first mover first
+	Seats   [2]int     `json:"seats"`   // index in the match's player list of each seat
+	Moves   string     `json:"moves"`   // in the game's notation
+	Result  [2]float64 `json:"result"`  // returns of the first and second mover
+	Winner  int        `json:"winner"`  // 0 or 1 (seat), -1 for a draw
+	// Points is what the win was worth in a game that scores more than
+	// win or loss (backgammon: 1 single, 2 gammon, 3 backgammon; see
+	// Pointer); 0 for other games, draws and forfeits.
+	Points int `json:"points,omitempty"`
+	// Forfeit is set when the game ended because a player failed (an
+	// outside engine that crashed, hung or played an illegal move); the
+	// other player is the winner.
+	Forfeit *ForfeitRecord `json:"forfeit,omitempty"`
+}
+
+// Pointer is implemented by the states of games whose wins are worth
+// different amounts (backgammon's gammons and backgammons): Points returns
+// the winner and what the win is worth, or -1, 0 before the end.
+type Pointer interface {
+	Points() (winner, points int)
+}
+
+// ForfeitRecord says who forfeited a game and why.
+type ForfeitRecord struct {
+	Side   int    `json:"side"` // 0 first mover, 1 second
+	Player string `json:"player"`
+	Reason string `json:"reason"`
+	Stderr string `json:"stderr,omitempty"` // the engine's last stderr lines
+}
+
+// WDL counts a player's wins, draws and losses against one opponent.
+type WDL struct{ Wins, Draws, Losses int }
+
+// Games is the number of games counted.
+func (w WDL) Games() int { return w.Wins + w.Draws + w.Losses }
+
+// Score is the fraction of points scored (0.5 with no games).
+func (w WDL) Score() float64 { return elo.Score(w.Wins, w.Draws, w.Losses) }
+
+// WinPoints counts a player's wins against one opponent by what they were
+// worth, in a game that scores gammons (see Pointer).
+type WinPoints struct{ Single, Gammon, Backgammon int }
+
+// Points is the points won in all (1, 2 and 3 a win).
+func (w WinPoints) Points() int { return w.Single + 2*w.Gammon + 3*w.Backgammon }
+
+// PairStats summarises the mirrored pairs of games between two players in a
+// game of chance: the two games of a pair replay the same dice with the
+// colours swapped, and a pair's score is the mean of its two games' scores
+// (0, 0.5 or 1). The pairs are independent; the games of a pair are not
+// (the dice that favour one seat favour it in both), so the spread of the
+// pair scores gives an honest and tighter interval than counting the games
+// as independent.
+type PairStats struct {
+	N          int     // pairs with both games played
+	Sum, SumSq float64 // of the pair scores
+}
+
+// Add counts a pair whose score is s.
+func (p *PairStats) Add(s float64) {
+	p.N++
+	p.Sum += s
+	p.SumSq += s * s
+}
+
+// Interval returns the mean pair score and its 95% interval (normal
+// approximation over the pairs; lo = hi = mean with fewer than 2 pairs).
+func (p PairStats) Interval() (mean, lo, hi float64) {
+	if p.N == 0 {
+		return 0.5, 0.5, 0.5
+	}
+	n := float64(p.N)
+	mean = p.Sum / n
+	if p.N < 2 {
+		return mean, mean, mean
+	}
+	v := max(0, (p.SumSq-n*mean*mean)/(n-1))
+	h := elo.Z95 * math.Sqrt(v/n)
+	return mean, max(0, mean-h), min(1, mean+h)
+}
+
+// MatchResult holds the results of a match.
+type MatchResult struct {
+	Players []string
+	// WDL[i][j] is player i's record against player j.
+	WDL [][]WDL
+	// WinPoints[i][j] counts player i's wins against player j by what they
+	// were worth; nil unless the game scores gammons (Pointer).
+	WinPoints [][]WinPoints
+	// Pairs[i][j] (i < j) summarises the mirrored pairs of i against j,
+	// scored for i; nil unless the game has chance nodes.
+	Pairs [][]PairStats
+	// Forfeits holds the games that ended by a player's failure, in the
+	// order they finished.
+	Forfeits []GameRecord
+}
+
+// Total is player i's record against everyone.
+func (r *MatchResult) Total(i int) WDL {
+	var t WDL
+	for _, w := range r.WDL[i] {
+		t.Wins += w.Wins
+		t.Draws += w.Draws
+		t.Losses += w.Losses
+	}
+	return t
+}
+
+// Table returns the results as an Elo table.
+func (r *MatchResult) Table() (*elo.Table, error) {
+	t, err := elo.NewTable(len(r.Players))
+	if err != nil {
+		return nil, err
+	}
+	for i := range r.WDL {
+		for j := i + 1; j < len(r.WDL); j++ {
+			w := r.WDL[i][j]
+			if err := t.AddN(i, j, float64(w.Games()), float64(w.Wins)+float64(w.Draws)/2); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return t, nil
+}
+
+// Ratings fits Elo ratings to the results (see package elo).
+func (r *MatchResult) Ratings(cfg elo.Config) (elo.Ratings, error) {
+	t, err := r.Table()
+	if err != nil {
+		return elo.Ratings{}, err
+	}
+	return elo.Fit(t, cfg)
+}
+
+// job is one game to play.
+type job struct {
+	index int
+	seats [2]int
+	// dice is the index of the game whose dice this game replays (the
+	// first game of its mirrored pair: in a game of chance the games 2m and
+	// 2m+1 of each pairing roll the same dice with colours swapped).
+	dice int
+}
+
+type outcome struct {
+	rec GameRecord
+	err error
+}
+
+// Match plays every pair of players cfg.Games games in game g, cfg.Parallel
+// at a time, and returns the win/draw/loss table. It stops at the first
+// error (a player's error, an illegal move, a Record error, ctx done) and
+// returns it, naming the game and the player.
+func Match(ctx context.Context, cfg MatchConfig, g games.Game, players []*players.Factory) (*MatchResult, error) {
+	switch {
+	case len(players) < 2:
+		return nil, fmt.Errorf("arena: a match needs at least two players, got %d", len(players))
+	case cfg.Games < 1:
+		return nil, fmt.Errorf("arena: games = %d per pair, want >= 1", cfg.Games)
+	case cfg.Parallel < 0:
+		return nil, fmt.Errorf("arena: parallel = %d, want >= 0 (0: one per core)", cfg.Parallel)
+	case cfg.RandomPlies < 0:
+		return nil, fmt.Errorf("arena: random plies = %d, want >= 0", cfg.RandomPlies)
+	}
+	names := uniqueNames(players)
+	var jobs []job
+	for i := range players {
+		for j := i + 1; j < len(players); j++ {
+			first := len(jobs)
+			for k := 0; k < cfg.Games; k++ {
+				seats := [2]int{i, j}
+				if k%2 == 1 {
+					seats = [2]int{j, i}
+				}
+				jobs = append(jobs, job{index: len(jobs), seats: seats, dice: first + k/2*2})
+			}
+		}
+	}
+	par := cfg.Parallel
+	if par == 0 {
+		par = runtime.GOMAXPROCS(0)
+	}
+	par = min(par, len(jobs))
+
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	todo := make(chan job)
+	done := make(chan outcome)
+	var wg sync.WaitGroup
+	for w := 0; w < par; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for jb := range todo {
+				rec, err := playGame(ctx, cfg, g, players, names, jb)
+				select {
+				case done <- outcome{rec, err}:
+				case <-ctx.Done():
+					return
+				}
+			}
+		}()
+	}
+	go func() {
+		defer close(todo)
+		for _, jb := range jobs {
+			select {
+			case todo <- jb:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+
+	tl := newTally(g, names)
+	res := tl.res
+	pending := make(map[int]GameRecord)
+	next := 0
+	var firstErr error
+	for n := 0; n < len(jobs) && firstErr == nil; n++ {
+		var o outcome
+		select {
+		case o = <-done:
+		case <-ctx.Done():
+			firstErr = fmt.Errorf("arena: match stopped: %w", ctx.Err())
+			continue
+		}
+		if o.err != nil {
+			firstErr = o.err
+			continue
+		}
+		tl.add(o.rec, jobs[o.rec.Index].dice)
+		pending[o.rec.Index] = o.rec
+		for {
+			rec, ok := pending[next]
+			if !ok {
+				break
+			}
+			delete(pending, next)
+			next++
+			if cfg.Record != nil {
+				if err := cfg.Record(rec); err != nil {
+					firstErr = fmt.Errorf("arena: recording game %d: %w", rec.Index, err)
+					clear(pending) // nothing more goes to a failing Record
+					break
+				}
+			}
+		}
+		if cfg.Progress != nil {
+			cfg.Progress(n+1, len(jobs))
+		}
+	}
+	// A stopped match (interrupted, a player's error) still records every
+	// game it counted: those finished behind an unfinished game wait in
+	// pending, and go out now in game order, with the gap.
+	if cfg.Record != nil {
+		for _, i := range slices.Sorted(maps.Keys(pending)) {
+			if err := cfg.Record(pending[i]); err != nil {
+				if firstErr == nil {
+					firstErr = fmt.Errorf("arena: recording game %d: %w", i, err)
+				}
+				break
+			}
+		}
+	}
+	cancel()
+	wg.Wait()
+	if firstErr != nil {
+		return res, firstErr
+	}
+	return res, nil
+}
+
+// tally adds up finished games into a MatchResult.
+type tally struct {
+	res    *MatchResult
+	chance bool
+	halves map[int]float64 // dice key -> the score of the lower player in the pair's first finished game
+}
+
+func newTally(g games.Game, names []string) *tally {
+	t := &tally{res: &MatchResult{Players: names, WDL: square[WDL](len(names))}, chance: games.HasChance(g), halves: map[int]float64{}}
+	if t.chance {
+		t.res.Pairs = square[PairStats](len(names))
+	}
+	return t
+}
+
+// add counts a finished game; dice names the dice it rolled, shared with its
+// mirror (the game of the same pair with colours swapped), if any.
+func (t *tally) add(rec GameRecord, dice int) {
+	res := t.res
+	if rec.Forfeit != nil {
+		res.Forfeits = append(res.Forfeits, rec)
+	}
+	a, b := rec.Seats[0], rec.Seats[1]
+	switch rec.Winner {
+	case 0:
+		res.WDL[a][b].Wins++
+		res.WDL[b][a].Losses++
+	case 1:
+		res.WDL[a][b].Losses++
+		res.WDL[b][a].Wins++
+	default:
+		res.WDL[a][b].Draws++
+		res.WDL[b][a].Draws++
+	}
+	if rec.Points > 0 && rec.Winner >= 0 {
+		if res.WinPoints == nil {
+			res.WinPoints = square[WinPoints](len(res.Players))
+		}
+		w, l := rec.Seats[rec.Winner], rec.Seats[1-rec.Winner]
+		switch wp := &res.WinPoints[w][l]; rec.Points {
+		case 1:
+			wp.Single++
+		case 2:
+			wp.Gammon++
+		default:
+			wp.Backgammon++
+		}
+	}
+	if !t.chance {
+		return
+	}
+	lo, hi := min(a, b), max(a, b)
+	s := 0.5
+	switch {
+	case rec.Winner < 0:
+	case rec.Seats[rec.Winner] == lo:
+		s = 1
+	default:
+		s = 0
+	}
+	if first, ok := t.halves[dice]; ok {
+		delete(t.halves, dice)
+		res.Pairs[lo][hi].Add((first + s) / 2)
+	} else {
+		t.halves[dice] = s // an odd last game stays here, uncounted
+	}
+}
+
+// Tally adds up recorded games of game g (the records of one Match, in game
+// order, e.g. read back from "arena match -out") into the result that Match
+// returned: the players are named by the records, the mirrored pairs of a
+// game of chance are the games 2m and 2m+1 of each pairing, as Match plays
+// them, and a record without Points (written before they were recorded) has
+// them computed by replaying its moves.
+func Tally(g games.Game, recs []GameRecord) (*MatchResult, error) {
+	var names []string
+	for _, r := range recs {
+		for side, seat := range r.Seats {
+			if seat < 0 || seat > 1000 {
+				return nil, fmt.Errorf("arena: game %d: seat %d out of range", r.Index, seat)
+			}
+			for len(names) <= seat {
+				names = append(names, "")
+			}
+			switch names[seat] {
+			case "":
+				names[seat] = r.Players[side]
+			case r.Players[side]:
+			default:
+				return nil, fmt.Errorf("arena: game %d: player %d is %q, earlier %q", r.Index, seat, r.Players[side], names[seat])
+			}
+		}
+	}
+	for i, n := range names {
+		if n == "" {
+			return nil, fmt.Errorf("arena: no game of player %d", i)
+		}
+	}
+	if len(names) < 2 {
+		return nil, fmt.Errorf("arena: no games to tally")
+	}
+	tl := newTally(g, names)
+	played := map[[2]int]int{} // games played so far by each pairing
+	var pointsOf func(GameRecord) (int, error)
+	if _, ok := g.NewInitialState().(Pointer); ok {
+		nt, ok := g.(games.Notation)
+		if !ok {
+			return nil, fmt.Errorf("arena: game %s has no notation to replay records with", g.Name())
+		}
+		pointsOf = func(r GameRecord) (int, error) {
+			acts, err := nt.ParseActions(r.Moves)
+			if err != nil {
+				return 0, err
+			}
+			s := g.NewInitialState()
+			for i, a := range acts {
+				if err := games.Play(s, a); err != nil {
+					return 0, fmt.Errorf("move %d: %w", i+1, err)
+				}
+			}
+			w, pts := s.(Pointer).Points()
+			if w != r.Winner {
+				return 0, fmt.Errorf("the moves end in a win of seat %d, the record says %d", w, r.Winner)
+			}
+			return pts, nil
+		}
+	}
+	for _, r := range recs {
+		if r.Game != g.Name() {
+			return nil, fmt.Errorf("arena: game %d is a game of %q, want %s", r.Index, r.Game, g.Name())
+		}
+		if r.Points == 0 && r.Winner >= 0 && r.Forfeit == nil && pointsOf != nil {
+			pts, err := pointsOf(r)
+			if err != nil {
+				return nil, fmt.Errorf("arena: game %d: %w", r.Index, err)
+			}
+			r.Points = pts
+		}
+		key := [2]int{min(r.Seats[0], r.Seats[1]), max(r.Seats[0], r.Seats[1])}
+		k := played[key]
+		played[key]++
+		tl.add(r, (key[0]*(len(names)+1)+key[1])<<32|k/2)
+	}
+	return tl.res, nil
+}
+
+// square returns an n x n table of zero values.
+func square[T any](n int) [][]T {
+	t := make([][]T, n)
+	for i := range t {
+		t[i] = make([]T, n)
+	}
+	return t
+}
+
+// uniqueNames returns the players' names, numbering repeats ("random#2").
+func uniqueNames(players []*players.Factory) []string {
+	names := make([]string, len(players))
+	count := map[string]int{}
+	for i, p := range players {
+		count[p.Name]++
+		names[i] = p.Name
+		if c := count[p.Name]; c > 1 {
+			names[i] = p.Name + "#" + strconv.Itoa(c)
+		}
+	}
+	return names
+}
+
+// GameRNG returns the random source of seat side in game index.
+func GameRNG(seed uint64, index, side int) *rand.Rand {
+	return rand.New(rand.NewPCG(seed, uint64(index)*4+uint64(side)+1))
+}
+
+// openingMove draws a random opening ply of s from its legal moves legal,
+// uniformly, but never one after which the opponent could end the game at
+// once (games.Ending: in Go a pass, which would let a pass answer it and
+// end the game before the players have moved) unless no other move is
+// legal.
+func openingMove(s games.State, legal []int, rng *rand.Rand) int {
+	if _, ok := s.(games.Ending); ok && len(legal) > 1 {
+		keep := make([]int, 0, len(legal))
+		for _, a := range legal {
+			c := s.Clone()
+			c.ApplyAction(a)
+			if c.(games.Ending).EndingAction() < 0 { // c is of s's type
+				keep = append(keep, a)
+			}
+		}
+		if len(keep) > 0 {
+			legal = keep
+		}
+	}
+	return legal[rng.IntN(len(legal))]
+}
+
+// playGame plays one game to its end.
+func playGame(ctx context.Context, cfg MatchConfig, g games.Game, factories []*players.Factory, names []string, jb job) (GameRecord, error) {
+	rec := GameRecord{Index: jb.index, Game: g.Name(), Seats: jb.seats}
+	var ps [2]players.Player
+	for side, seat := range jb.seats {
+		rec.Players[side] = names[seat]
+		p, err := factories[seat].New(GameRNG(cfg.Seed, jb.index, side))
+		if err != nil {
+			return rec, fmt.Errorf("arena: game %d: %w", jb.index, err)
+		}
+		ps[side] = p
+		if c, ok := p.(io.Closer); ok {
+			defer c.Close() // outside engines stop after each game
+		}
+	}
+	s := g.NewInitialState()
+	var moves, buf []int
+	opening := GameRNG(cfg.Seed, jb.index, 2)
+	// In a game of chance the dice come from their own source, shared by
+	// the two games of a pair (index 2m and 2m+1, colours swapped): each
+	// player meets the same rolls as the other did, which cancels much of
+	// the luck (variance reduction).
+	dice := GameRNG(cfg.Seed, jb.dice, 3)
+	for !s.IsTerminal() {
+		if err := ctx.Err(); err != nil {
+			return rec, fmt.Errorf("arena: game %d: %w", jb.index, err)
+		}
+		if len(moves) >= g.MaxGameLength() {
+			return rec, fmt.Errorf("arena: game %d: still going after %d moves, the game's maximum", jb.index, len(moves))
+		}
+		var a int
+		if games.IsChanceNode(s) {
+			var err error
+			if a, err = games.SampleChance(s, dice); err != nil {
+				return rec, fmt.Errorf("arena: game %d: %w", jb.index, err)
+			}
+		} else if len(moves) < cfg.RandomPlies {
+			buf = s.LegalActions(buf)
+			a = openingMove(s, buf, opening)
+		} else {
+			side := s.CurrentPlayer()
+			if sy, ok := ps[side].(players.Syncer); ok {
+				sy.Sync(moves)
+			}
+			var err error
+			a, err = ps[side].ChooseAction(ctx, s.Clone())
+			if f := (*players.Forfeit)(nil); errors.As(err, &f) && ctx.Err() == nil {
+				return forfeitRecord(rec, g, moves, side, f), nil
+			}
+			if err != nil {
+				return rec, fmt.Errorf("arena: game %d, move %d: player %s: %w", jb.index, len(moves)+1, names[jb.seats[side]], err)
+			}
+			if err := games.Play(s, a); err != nil {
+				return rec, fmt.Errorf("arena: game %d, move %d: player %s: %w", jb.index, len(moves)+1, names[jb.seats[side]], err)
+			}
+			moves = append(moves, a)
+			continue
+		}
+		s.ApplyAction(a)
+		moves = append(moves, a)
+	}
+	rec.Moves = formatMoves(g, moves)
+	rec.Result = s.Returns()
+	switch {
+	case rec.Result[0] > rec.Result[1]:
+		rec.Winner = 0
+	case rec.Result[1] > rec.Result[0]:
+		rec.Winner = 1
+	default:
+		rec.Winner = -1
+	}
+	if p, ok := s.(Pointer); ok && rec.Winner >= 0 {
+		if w, pts := p.Points(); w == rec.Winner {
+			rec.Points = pts
+		}
+	}
+	return rec, nil
+}
+
+// forfeitRecord ends rec as a loss for side, which forfeited.
+func forfeitRecord(rec GameRecord, g games.Game, moves []int, side int, f *players.Forfeit) GameRecord {
+	rec.Moves = formatMoves(g, moves)
+	rec.Winner = 1 - side
+	rec.Result[side], rec.Result[1-side] = -1, 1
+	rec.Forfeit = &ForfeitRecord{Side: side, Player: rec.Players[side], Reason: f.Reason, Stderr: f.Stderr}
+	return rec
+}
+
+// formatMoves writes moves in g's notation, or as space-separated action
+// numbers for a game without one.
+func formatMoves(g games.Game, moves []int) string {
+	if n, ok := g.(games.Notation); ok {
+		return n.FormatActions(moves)
+	}
+	parts := make([]string, len(moves))
+	for i, a := range moves {
+		parts[i] = strconv.Itoa(a)
+	}
+	return strings.Join(parts, " ")
+}

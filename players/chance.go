@@ -1,0 +1,158 @@
+package players
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"tabula/games"
+	"tabula/games/backgammon"
+	"tabula/games/backgammon/bearoff"
+	"tabula/search"
+)
+
+// buildChance builds the players for games of chance: "expectimax"
+// (search.ExpectiSearcher with an evaluation at the horizon) and "pubeval"
+// (Tesauro's benchmark player, backgammon only).
+func buildChance(g games.Game, spec Spec) (*Factory, error) {
+	name := spec.String()
+	_, isBG := g.(*backgammon.Game)
+	switch spec.Kind {
+	case "pubeval":
+		if !isBG {
+			return nil, fmt.Errorf("player %s: pubeval plays backgammon only, not %s", name, g.Name())
+		}
+		return &Factory{Name: name, New: func(*rand.Rand) (Player, error) { return &pubevalPlayer{name: name}, nil }}, nil
+	case "expectimax":
+	default:
+		return nil, fmt.Errorf("player spec %q: unknown kind %q", name, spec.Kind)
+	}
+	prune, err := search.ParsePruning(spec.Str("prune", "star2"))
+	if err != nil {
+		return nil, fmt.Errorf("player %s: %w", name, err)
+	}
+	cfg := search.ExpectiConfig{Depth: spec.Int("depth", 1), Pruning: prune}
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("player %s: %w", name, err)
+	}
+	rollouts := spec.Int("rollouts", 32)
+	var evalFor func(rng *rand.Rand) (search.Evaluation, error)
+	switch ev := spec.Str("eval", "hand"); ev {
+	case "hand":
+		h, ok := g.(games.Heuristic)
+		if !ok {
+			return nil, fmt.Errorf("player %s: game %s has no heuristic (eval=hand)", name, g.Name())
+		}
+		evalFor = func(*rand.Rand) (search.Evaluation, error) { return h.Evaluate, nil }
+	case "pubeval":
+		if !isBG {
+			return nil, fmt.Errorf("player %s: eval=pubeval is for backgammon only, not %s", name, g.Name())
+		}
+		evalFor = func(*rand.Rand) (search.Evaluation, error) { return pubevalEvaluation, nil }
+	case "rollout":
+		evalFor = func(rng *rand.Rand) (search.Evaluation, error) {
+			return search.RolloutEvaluation(rollouts, nil, rng)
+		}
+	default:
+		return nil, fmt.Errorf("player %s: eval=%q, want hand, pubeval or rollout", name, ev)
+	}
+	if _, err := search.NewExpecti(cfg, func(games.State) float64 { return 0 }); err != nil {
+		return nil, fmt.Errorf("player %s: %w", name, err)
+	}
+	if where := spec.Str("bearoff", ""); where != "" {
+		if !isBG {
+			return nil, fmt.Errorf("player %s: bearoff is for backgammon only, not %s", name, g.Name())
+		}
+		var db *bearoff.DB
+		if where == "mem" {
+			db = bearoff.Build()
+		} else {
+			var err error
+			if db, err = bearoff.LoadOrBuild(where); err != nil {
+				return nil, fmt.Errorf("player %s: %w", name, err)
+			}
+		}
+		base := evalFor
+		evalFor = func(rng *rand.Rand) (search.Evaluation, error) {
+			ev, err := base(rng)
+			if err != nil {
+				return nil, err
+			}
+			return db.Evaluation(ev), nil
+		}
+	}
+	return &Factory{Name: name, New: func(rng *rand.Rand) (Player, error) {
+		ev, err := evalFor(rng)
+		if err != nil {
+			return nil, fmt.Errorf("player %s: %w", name, err)
+		}
+		e, err := search.NewExpecti(cfg, ev)
+		if err != nil {
+			return nil, fmt.Errorf("player %s: %w", name, err)
+		}
+		return &expectiPlayer{name: name, e: e}, nil
+	}}, nil
+}
+
+// pubevalEvaluation scores a backgammon state for the player who moves next
+// with pubeval, squashed into (-1, 1): pubeval rates the position left by the
+// player who has just moved, so at a chance node its score is negated. Its
+// scale is arbitrary: this is for ranking moves, not a probability.
+func pubevalEvaluation(st games.State) float64 {
+	s := st.(*backgammon.State)
+	next := s.NextPlayer()
+	q := s.Position()
+	mover := next
+	if s.IsChanceNode() {
+		mover = 1 - next
+	}
+	v := 0.999 * math.Tanh(backgammon.Pubeval(&q, mover, backgammon.IsRace(&q))/10)
+	if mover != next {
+		v = -v
+	}
+	return v
+}
+
+type expectiPlayer struct {
+	name  string
+	e     *search.ExpectiSearcher
+	value float64
+	nodes int64
+}
+
+func (p *expectiPlayer) Name() string   { return p.name }
+func (p *expectiPlayer) Value() float64 { return p.value }
+func (p *expectiPlayer) ChooseAction(_ context.Context, s games.State) (int, error) {
+	if s.IsTerminal() {
+		return 0, errGameOver
+	}
+	r, err := p.e.Search(s)
+	if err != nil {
+		return 0, fmt.Errorf("player %s: %w", p.name, err)
+	}
+	p.value, p.nodes = r.Value, r.Nodes
+	return r.Move, nil
+}
+
+type pubevalPlayer struct {
+	name string
+	buf  []backgammon.TurnEnd
+}
+
+func (p *pubevalPlayer) Name() string { return p.name }
+func (p *pubevalPlayer) ChooseAction(_ context.Context, st games.State) (int, error) {
+	s, ok := st.(*backgammon.State)
+	if !ok {
+		return 0, fmt.Errorf("player %s: not a backgammon position", p.name)
+	}
+	if s.IsTerminal() {
+		return 0, errGameOver
+	}
+	var a int
+	a, p.buf = s.PubevalMove(p.buf)
+	if a < 0 {
+		return 0, fmt.Errorf("player %s: no move at a decision", p.name)
+	}
+	return a, nil
+}

@@ -1,0 +1,279 @@
+package players
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"tabula/games"
+	"tabula/gtp"
+	"tabula/internal/refdata"
+)
+
+// DefaultGTPTimeout is the time an outside engine gets to answer one
+// command unless its spec says otherwise (timeout=). It is long because
+// strong settings are slow on a shared 2-core machine (GRhino at level 5
+// took 584 s for two whole games against random here); the cap is there so
+// that a hung engine cannot stop a match.
+const DefaultGTPTimeout = 5 * time.Minute
+
+// Forfeit is the error a player returns when it loses the game by its own
+// failure: an outside engine that crashed, hung past its time cap, answered
+// nonsense or played an illegal move. Match scores such a game as a loss for
+// that player, records why (GameRecord.Forfeit) and goes on.
+type Forfeit struct {
+	Reason string // what went wrong, e.g. "played the illegal move D4"
+	Stderr string // the engine's last stderr lines, if any
+}
+
+func (f *Forfeit) Error() string {
+	if f.Stderr == "" {
+		return "forfeit: " + f.Reason
+	}
+	return fmt.Sprintf("forfeit: %s; engine stderr:\n%s", f.Reason, f.Stderr)
+}
+
+// Syncer is implemented by players that keep a board of their own (outside
+// engines): before each ChooseAction, Match tells them every action played
+// since the initial state, random opening plies included.
+type Syncer interface {
+	Sync(actions []int)
+}
+
+// gtpEngine describes how to start one outside engine.
+type gtpEngine struct {
+	program string // as given; looked up at Build
+	install string // what to install where it is missing
+	args    []string
+	genmove string // the command that asks for a move
+}
+
+// buildGTP builds the factory of the gtp, gnugo and grhino kinds. Every game
+// starts a fresh engine process, stopped when the game ends.
+func buildGTP(g games.Game, spec Spec) (*Factory, error) {
+	name := spec.String()
+	d, err := gtp.NewDialect(g)
+	if err != nil {
+		return nil, fmt.Errorf("player %s: %w", name, err)
+	}
+	var eng gtpEngine
+	switch spec.Kind {
+	case "gnugo":
+		if !d.IsGo() {
+			return nil, fmt.Errorf("player %s: GNU Go plays go, not %s", name, g.Name())
+		}
+		eng = gtpEngine{program: "gnugo", install: "apt-get install gnugo",
+			// Our Go forbids a move that repeats an earlier board
+			// (positional superko); GNU Go's default forbids only the
+			// simple ko recapture, and lost games by forfeit for it.
+			args: []string{"--mode", "gtp", "--chinese-rules", "--positional-superko", "--level", strconv.Itoa(spec.Int("level", 10))},
+			// Our rules score the board as it stands (Tromp-Taylor), so
+			// GNU Go must capture the dead stones before it passes, as in
+			// KGS's cleanup phase; otherwise it plays as with genmove.
+			genmove: "kgs-genmove_cleanup"}
+	case "grhino":
+		if d.IsGo() || d.Size() != 8 {
+			return nil, fmt.Errorf("player %s: GRhino plays othello:size=8, not %s", name, g.Name())
+		}
+		eng = gtpEngine{program: "gtp-rhino", install: "apt-get install grhino",
+			args: []string{"--level", strconv.Itoa(spec.Int("level", 3))}}
+	default:
+		eng = gtpEngine{program: spec.Str("cmd", ""), install: "the engine named by cmd=",
+			args: strings.Fields(spec.Str("args", ""))}
+		if eng.program == "" {
+			return nil, fmt.Errorf("player %s: gtp needs cmd=PROGRAM", name)
+		}
+	}
+	path, err := refdata.LookProgram(eng.program)
+	if err != nil {
+		return nil, fmt.Errorf("player %s: engine program %q not found on PATH or in /usr/games (install: %s)", name, eng.program, eng.install)
+	}
+	timeout := spec.Duration("timeout", DefaultGTPTimeout)
+	f := &Factory{Name: name}
+	if eng.genmove == "" {
+		eng.genmove = "genmove"
+	}
+	f.New = func(*rand.Rand) (Player, error) {
+		return &gtpPlayer{name: name, d: d, timeout: timeout, genmove: eng.genmove,
+			cfg: gtp.ClientConfig{Path: path, Args: eng.args}}, nil
+	}
+	return f, nil
+}
+
+// gtpPlayer plays one game with an outside engine. It starts the engine at
+// its first move, sets up the board (boardsize, clear_board, komi) and tells
+// it every move played since with play, then asks genmove. Every move the
+// engine returns is checked against our rules.
+type gtpPlayer struct {
+	name    string
+	d       *gtp.Dialect
+	cfg     gtp.ClientConfig
+	timeout time.Duration
+	genmove string
+	client  *gtp.Client
+	sent    []int // the actions the engine knows, from the initial state
+	history []int // set by Sync
+	synced  bool
+	last    games.State // the position after the engine's last move
+}
+
+func (p *gtpPlayer) Name() string { return p.name }
+
+// Sync records the game so far; ChooseAction tells the engine.
+func (p *gtpPlayer) Sync(actions []int) {
+	p.history = append(p.history[:0], actions...)
+	p.synced = true
+}
+
+// Close stops the engine.
+func (p *gtpPlayer) Close() error {
+	if p.client == nil {
+		return nil
+	}
+	err := p.client.Close()
+	p.client = nil
+	return err
+}
+
+// forfeit stops the engine and returns a Forfeit with its last stderr lines.
+func (p *gtpPlayer) forfeit(format string, args ...any) error {
+	f := &Forfeit{Reason: fmt.Sprintf(format, args...)}
+	if p.client != nil {
+		p.client.Kill()
+		f.Stderr = p.client.StderrTail()
+		p.client = nil
+	}
+	return f
+}
+
+// do sends one command; the engine's failures are forfeits, except a
+// failure answer to a setup command, which would repeat every game and is
+// an error.
+func (p *gtpPlayer) do(ctx context.Context, setup bool, name string, args ...string) (string, error) {
+	out, err := p.client.Do(ctx, p.timeout, name, args...)
+	if err == nil {
+		return out, nil
+	}
+	if ctx.Err() != nil {
+		return "", fmt.Errorf("player %s: %w", p.name, ctx.Err())
+	}
+	var ee *gtp.EngineError
+	if setup && errors.As(err, &ee) {
+		p.Close()
+		return "", fmt.Errorf("player %s: %w", p.name, err)
+	}
+	return "", p.forfeit("%v", err)
+}
+
+// history returns the actions from the initial state to s: those given to
+// Sync, or, without Sync, those the player saw plus the one move that leads
+// from the last position it saw to s.
+func (p *gtpPlayer) followed(s games.State) ([]int, error) {
+	if p.synced {
+		p.synced = false
+		return p.history, nil
+	}
+	if s.MoveNumber() == 0 {
+		return nil, nil
+	}
+	if p.last != nil && s.MoveNumber() == p.last.MoveNumber()+1 {
+		for _, a := range p.last.LegalActions(nil) {
+			c := p.last.Clone()
+			c.ApplyAction(a)
+			if c.Hash() == s.Hash() {
+				return append(p.sent[:len(p.sent):len(p.sent)], a), nil
+			}
+		}
+	}
+	return nil, fmt.Errorf("player %s: cannot follow the game to move %d: the caller must tell it the moves (Sync)", p.name, s.MoveNumber())
+}
+
+// ChooseAction brings the engine up to date with s and asks it for a move.
+func (p *gtpPlayer) ChooseAction(ctx context.Context, s games.State) (int, error) {
+	if s.IsTerminal() {
+		return 0, errGameOver
+	}
+	hist, err := p.followed(s)
+	if err != nil {
+		return 0, err
+	}
+	g := p.d.Game()
+	if s.Game().Name() != g.Name() {
+		return 0, fmt.Errorf("player %s: built for %s, asked to play %s", p.name, g.Name(), s.Game().Name())
+	}
+	check, err := games.Replay(g, hist)
+	if err != nil || check.Hash() != s.Hash() || check.MoveNumber() != s.MoveNumber() {
+		return 0, fmt.Errorf("player %s: the moves it was told do not lead to the position it was given", p.name)
+	}
+	me := s.CurrentPlayer()
+	if p.client == nil {
+		c, err := gtp.Start(p.cfg)
+		if err != nil {
+			return 0, fmt.Errorf("player %s: %w", p.name, err)
+		}
+		p.client = c
+		p.sent = p.sent[:0]
+		setup := [][]string{{"boardsize", strconv.Itoa(p.d.Size())}, {"clear_board"}}
+		if p.d.IsGo() {
+			setup = append(setup, []string{"komi", strconv.FormatFloat(p.d.Komi(), 'f', -1, 64)})
+		}
+		for _, c := range setup {
+			if _, err := p.do(ctx, true, c[0], c[1:]...); err != nil {
+				return 0, err
+			}
+		}
+	}
+	if len(p.sent) > len(hist) || !slices.Equal(p.sent, hist[:len(p.sent)]) {
+		if _, err := p.do(ctx, true, "clear_board"); err != nil {
+			return 0, err
+		}
+		p.sent = p.sent[:0]
+	}
+	st := g.NewInitialState()
+	for i, a := range hist {
+		if i >= len(p.sent) && (p.d.IsGo() || a != p.d.Pass()) {
+			if _, err := p.do(ctx, false, "play", gtp.ColorName(st.CurrentPlayer()), p.d.FormatMove(a)); err != nil {
+				var f *Forfeit
+				if errors.As(err, &f) {
+					f.Reason = fmt.Sprintf("refused the legal move %s %s: %s", gtp.ColorName(st.CurrentPlayer()), p.d.FormatMove(a), f.Reason)
+				}
+				return 0, err
+			}
+		}
+		st.ApplyAction(a)
+	}
+	p.sent = append(p.sent[:0], hist...)
+	if !p.d.IsGo() {
+		// GRhino passes by itself for a side with no move and refuses to be
+		// told or asked about the pass; the moves before it have been sent.
+		if legal := s.LegalActions(nil); len(legal) == 1 && legal[0] == p.d.Pass() {
+			p.sent = append(p.sent, legal[0])
+			p.last = s.Clone()
+			p.last.ApplyAction(legal[0])
+			return legal[0], nil
+		}
+	}
+	out, err := p.do(ctx, false, p.genmove, gtp.ColorName(me))
+	if err != nil {
+		return 0, err
+	}
+	if strings.EqualFold(out, "resign") {
+		return 0, p.forfeit("resigned")
+	}
+	a, err := p.d.ParseMove(out)
+	if err != nil {
+		return 0, p.forfeit("answered genmove with %q, not a move: %v", out, err)
+	}
+	if !s.IsLegal(a) {
+		return 0, p.forfeit("played the illegal move %s", p.d.FormatMove(a))
+	}
+	p.sent = append(p.sent, a)
+	p.last = s.Clone()
+	p.last.ApplyAction(a)
+	return a, nil
+}

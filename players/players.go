@@ -1,0 +1,425 @@
+// Package players builds game players from specs such as
+// "alphabeta:depth=5" (ParseSpec, SpecHelp): random, greedy, alpha-beta,
+// exact solvers, MCTS with rollouts, a trained network, the backgammon
+// baselines and outside engines over GTP. Build returns a Factory that makes
+// one Player per game; package match plays them against each other.
+package players
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"sync"
+
+	"tabula/games"
+	"tabula/games/connect4"
+	"tabula/games/othello"
+	"tabula/mcts"
+	"tabula/nn"
+	"tabula/search"
+	"tabula/search/c4solver"
+	"tabula/search/endgame"
+)
+
+// Player chooses moves. A Player plays one game at a time and is not safe for
+// concurrent use; it must not modify the state it is given.
+type Player interface {
+	Name() string
+	ChooseAction(ctx context.Context, s games.State) (int, error)
+}
+
+// Valuer is implemented by players that report the value of their last
+// choice, for the player to move, in their own units (alpha-beta: the
+// search value; solver: Pons' score; net: the PUCT root value in [-1, 1]).
+type Valuer interface {
+	Value() float64
+}
+
+// Analyzer is implemented by players that can show how they weighed the
+// moves of their last choice, for a person or a program watching (play's
+// terminal, GTP and web front ends). LastPolicy returns a distribution over
+// all actions of the game (the search's visit shares), or nil when the player
+// has none; the slice is the player's and is overwritten by its next choice.
+type Analyzer interface {
+	LastPolicy() []float32
+}
+
+// Factory makes fresh players of one spec for one game: New is called once
+// per game with that game's seeded random source and must be safe for
+// concurrent use. Resources shared by all the players (a network evaluator,
+// solver tables) are owned by the factory and released by Cleanup, if set.
+type Factory struct {
+	Name    string
+	New     func(rng *rand.Rand) (Player, error)
+	Cleanup func() error
+}
+
+// Close releases the factory's shared resources (calls Cleanup).
+func (f *Factory) Close() error {
+	if f.Cleanup == nil {
+		return nil
+	}
+	return f.Cleanup()
+}
+
+// PUCTFactory returns a factory of PUCT match players (mcts.NewPlayer: no
+// noise, temperature 0) searching with cfg and evaluator eval, which the
+// caller owns. The training pipeline uses it to gate a candidate network.
+func PUCTFactory(name string, cfg mcts.Config, eval mcts.Evaluator) *Factory {
+	return &Factory{Name: name, New: func(rng *rand.Rand) (Player, error) {
+		p, err := mcts.NewPlayer(cfg, eval, rng)
+		if err != nil {
+			return nil, fmt.Errorf("player %s: %w", name, err)
+		}
+		return &netPlayer{name: name, p: p}, nil
+	}}
+}
+
+// Build returns a factory for spec in game g, loading what the spec needs
+// (a checkpoint for net). The error names the spec.
+func Build(g games.Game, spec Spec) (*Factory, error) {
+	name := spec.String()
+	f := &Factory{Name: name}
+	switch spec.Kind {
+	case "random":
+		f.New = func(rng *rand.Rand) (Player, error) { return &randomPlayer{name: name, rng: rng}, nil }
+	case "greedy":
+		h, ok := g.(games.Heuristic)
+		if !ok {
+			return nil, fmt.Errorf("player %s: game %s has no heuristic", name, g.Name())
+		}
+		f.New = func(rng *rand.Rand) (Player, error) { return &greedyPlayer{name: name, h: h, rng: rng}, nil }
+	case "alphabeta":
+		if err := games.RequireDeterministic(g, "alpha-beta"); err != nil {
+			return nil, fmt.Errorf("player %s: %w", name, err)
+		}
+		cfg := search.Config{
+			Depth:     spec.Int("depth", 0),
+			Nodes:     int64(spec.Int("nodes", 0)),
+			Time:      spec.Duration("time", 0),
+			TableBits: spec.Int("tt", 16),
+			Ordering:  true,
+			PVS:       true,
+		}
+		if !spec.Has("depth") && !spec.Has("nodes") && !spec.Has("time") {
+			cfg.Depth = 4
+		}
+		if _, err := search.New(g, cfg); err != nil {
+			return nil, fmt.Errorf("player %s: %w", name, err)
+		}
+		f.New = func(*rand.Rand) (Player, error) {
+			sr, err := search.New(g, cfg)
+			if err != nil {
+				return nil, fmt.Errorf("player %s: %w", name, err)
+			}
+			return &alphaBetaPlayer{name: name, sr: sr}, nil
+		}
+	case "solver":
+		if og, ok := g.(*othello.Game); ok {
+			return buildOthelloSolver(og, spec)
+		}
+		if _, ok := g.(connect4.Game); !ok {
+			return nil, fmt.Errorf("player %s: the solver plays connect4 and othello only, not %s", name, g.Name())
+		}
+		bits := spec.Int("tt", 22)
+		pool := &pool[*c4solver.Solver]{make: func() (*c4solver.Solver, error) { return c4solver.New(bits) }}
+		f.New = func(rng *rand.Rand) (Player, error) { return &solverPlayer{name: name, pool: pool, rng: rng}, nil }
+	case "mcts":
+		cfg := mcts.DefaultUCTConfig()
+		cfg.Rollouts = spec.Int("rollouts", cfg.Rollouts)
+		cfg.C = spec.Float("c", cfg.C)
+		cfg.MoveTime = spec.Duration("time", 0)
+		if err := cfg.Validate(); err != nil {
+			return nil, fmt.Errorf("player %s: %w", name, err)
+		}
+		f.New = func(rng *rand.Rand) (Player, error) {
+			u, err := mcts.NewUCT(cfg, rng)
+			if err != nil {
+				return nil, fmt.Errorf("player %s: %w", name, err)
+			}
+			return &named{name: name, chooser: u}, nil
+		}
+	case "net":
+		return buildNet(g, spec)
+	case "expectimax", "pubeval":
+		return buildChance(g, spec)
+	case "gtp", "gnugo", "grhino":
+		return buildGTP(g, spec)
+	default:
+		return nil, fmt.Errorf("player spec %q: unknown kind %q; valid kinds: %s", name, spec.Kind, kindNames())
+	}
+	return f, nil
+}
+
+// buildNet loads the checkpoint once and shares one batching evaluator among
+// all the games.
+func buildNet(g games.Game, spec Spec) (*Factory, error) {
+	name := spec.String()
+	path := spec.Str("path", "")
+	if path == "" {
+		return nil, fmt.Errorf("player %s: net needs path=FILE", name)
+	}
+	ck, err := nn.LoadCheckpoint(path)
+	if err != nil {
+		return nil, fmt.Errorf("player %s: %w", name, err)
+	}
+	if err := ck.CheckGame(g); err != nil {
+		return nil, fmt.Errorf("player %s: %s: %w", name, path, err)
+	}
+	eval, err := nn.NewEvaluator(netEvaluatorConfig(spec), ck.Weights, g)
+	if err != nil {
+		return nil, fmt.Errorf("player %s: %w", name, err)
+	}
+	cfg := mcts.DefaultConfig()
+	cfg.Simulations = spec.Int("sims", cfg.Simulations)
+	cfg.CPuct = spec.Float("cpuct", cfg.CPuct)
+	cfg.MoveTime = spec.Duration("time", 0)
+	cfg.Solver = spec.Int("solver", 1) == 1
+	cfg.BatchSize = spec.Int("batch", cfg.BatchSize)
+	cfg.FPUReduction = spec.Float("fpu", cfg.FPUReduction)
+	cfg.Search = spec.Str("search", cfg.Search)
+	cfg.GumbelM = spec.Int("gumbel_m", cfg.GumbelM)
+	cfg.Endgame = spec.Int("endgame", 0)
+	cfg.Graph = spec.Int("graph", 0) == 1
+	err = cfg.Validate()
+	if err == nil {
+		err = mcts.CheckGame(cfg, g)
+	}
+	if err == nil {
+		err = endgame.Configure(&cfg, g)
+	}
+	if err != nil {
+		_ = eval.Close()
+		return nil, fmt.Errorf("player %s: %w", name, err)
+	}
+	var ev mcts.Evaluator = eval
+	if k := spec.Int("sym", 1); k > 1 {
+		if ev, err = mcts.NewSymmetrized(eval, g, k); err != nil {
+			_ = eval.Close()
+			return nil, fmt.Errorf("player %s: %w", name, err)
+		}
+	}
+	f := PUCTFactory(name, cfg, ev)
+	f.Cleanup = eval.Close
+	return f, nil
+}
+
+// netEvaluatorConfig is the evaluator of a net player: the defaults with
+// the spec's precision and cache size.
+func netEvaluatorConfig(spec Spec) nn.EvaluatorConfig {
+	ecfg := nn.DefaultEvaluatorConfig()
+	ecfg.Precision = spec.Str("precision", "")
+	ecfg.CacheSize = spec.Int("cache", ecfg.CacheSize)
+	return ecfg
+}
+
+type chooser interface {
+	ChooseAction(ctx context.Context, s games.State) (int, error)
+}
+
+// named gives a chooser a name.
+type named struct {
+	name    string
+	chooser chooser
+}
+
+func (p *named) Name() string { return p.name }
+func (p *named) ChooseAction(ctx context.Context, s games.State) (int, error) {
+	return p.chooser.ChooseAction(ctx, s)
+}
+
+type netPlayer struct {
+	name string
+	p    *mcts.Player
+}
+
+func (p *netPlayer) Name() string          { return p.name }
+func (p *netPlayer) Value() float64        { return float64(p.p.LastValue()) }
+func (p *netPlayer) LastPolicy() []float32 { return p.p.LastPolicy() }
+func (p *netPlayer) ChooseAction(ctx context.Context, s games.State) (int, error) {
+	return p.p.ChooseAction(ctx, s)
+}
+
+// Sync lets the search keep its tree through the moves and dice since its
+// last search (see mcts.Player.Follow).
+func (p *netPlayer) Sync(actions []int) { p.p.Follow(actions) }
+
+var errGameOver = errors.New("the game is over: no move to choose")
+
+type randomPlayer struct {
+	name string
+	rng  *rand.Rand
+	buf  []int
+}
+
+func (p *randomPlayer) Name() string { return p.name }
+func (p *randomPlayer) ChooseAction(_ context.Context, s games.State) (int, error) {
+	p.buf = s.LegalActions(p.buf)
+	if len(p.buf) == 0 {
+		return 0, errGameOver
+	}
+	return p.buf[p.rng.IntN(len(p.buf))], nil
+}
+
+// greedyPlayer looks one ply ahead: a move that wins at once if any, else the
+// move whose resulting position the heuristic likes best; ties are broken at
+// random.
+type greedyPlayer struct {
+	name  string
+	h     games.Heuristic
+	rng   *rand.Rand
+	buf   []int
+	value float64
+}
+
+func (p *greedyPlayer) Name() string   { return p.name }
+func (p *greedyPlayer) Value() float64 { return p.value }
+func (p *greedyPlayer) ChooseAction(_ context.Context, s games.State) (int, error) {
+	p.buf = s.LegalActions(p.buf)
+	if len(p.buf) == 0 {
+		return 0, errGameOver
+	}
+	me := s.CurrentPlayer()
+	best, bestMove, ties := math.Inf(-1), -1, 0
+	for _, a := range p.buf {
+		c := s.Clone()
+		c.ApplyAction(a)
+		var v float64
+		switch {
+		case c.IsTerminal():
+			v = 2 * c.Returns()[me] // a win beats every heuristic score
+		case games.IsChanceNode(c):
+			// The heuristic scores a chance node for the player who moves
+			// after it (games.ChanceState.NextPlayer).
+			v = p.h.Evaluate(c)
+			if c.(games.ChanceState).NextPlayer() != me {
+				v = -v
+			}
+		case c.CurrentPlayer() == me:
+			v = p.h.Evaluate(c)
+		default:
+			v = -p.h.Evaluate(c)
+		}
+		switch {
+		case v > best:
+			best, bestMove, ties = v, a, 1
+		case v == best:
+			ties++
+			if p.rng.IntN(ties) == 0 {
+				bestMove = a
+			}
+		}
+	}
+	p.value = best
+	return bestMove, nil
+}
+
+type alphaBetaPlayer struct {
+	name  string
+	sr    *search.Searcher
+	value float64
+}
+
+func (p *alphaBetaPlayer) Name() string   { return p.name }
+func (p *alphaBetaPlayer) Value() float64 { return p.value }
+func (p *alphaBetaPlayer) ChooseAction(ctx context.Context, s games.State) (int, error) {
+	res, err := p.sr.Search(ctx, s)
+	if err != nil {
+		return 0, err
+	}
+	p.value = res.Value
+	return res.Move, nil
+}
+
+// pool shares solvers (and their large tables) between the games of a
+// match. Reusing a table changes only the speed, never the scores.
+type pool[T any] struct {
+	make func() (T, error)
+	mu   sync.Mutex
+	free []T
+}
+
+func (sp *pool[T]) get() (T, error) {
+	sp.mu.Lock()
+	defer sp.mu.Unlock()
+	if n := len(sp.free); n > 0 {
+		s := sp.free[n-1]
+		sp.free = sp.free[:n-1]
+		return s, nil
+	}
+	return sp.make()
+}
+
+func (sp *pool[T]) put(s T) {
+	sp.mu.Lock()
+	sp.free = append(sp.free, s)
+	sp.mu.Unlock()
+}
+
+// solverPlayer plays a move of the best game-theoretic outcome (win > draw >
+// loss, by the solver's weak solve), at random among equals. Its Value is
+// that outcome: 1, 0 or -1.
+type solverPlayer struct {
+	name  string
+	pool  *pool[*c4solver.Solver]
+	rng   *rand.Rand
+	value float64
+}
+
+func (p *solverPlayer) Name() string   { return p.name }
+func (p *solverPlayer) Value() float64 { return p.value }
+func (p *solverPlayer) ChooseAction(_ context.Context, s games.State) (int, error) {
+	st, ok := s.(*connect4.State)
+	if !ok {
+		return 0, fmt.Errorf("player %s: not a connect4 position", p.name)
+	}
+	if st.IsTerminal() {
+		return 0, errGameOver
+	}
+	sv, err := p.pool.get()
+	if err != nil {
+		return 0, fmt.Errorf("player %s: %w", p.name, err)
+	}
+	scores := sv.OutcomeMoves(st)
+	p.pool.put(sv)
+	best, move, ties := c4solver.Invalid, -1, 0
+	for a, v := range scores {
+		switch {
+		case v == c4solver.Invalid:
+		case v > best:
+			best, move, ties = v, a, 1
+		case v == best:
+			ties++
+			if p.rng.IntN(ties) == 0 {
+				move = a
+			}
+		}
+	}
+	p.value = float64(best)
+	return move, nil
+}
+
+// ErrNoPlayers is returned by BuildAll for an empty list.
+var ErrNoPlayers = errors.New("arena: no players")
+
+// BuildAll builds a factory for every spec, closing those built so far on an
+// error.
+func BuildAll(g games.Game, specs []Spec) ([]*Factory, error) {
+	if len(specs) == 0 {
+		return nil, ErrNoPlayers
+	}
+	fs := make([]*Factory, 0, len(specs))
+	for _, sp := range specs {
+		f, err := Build(g, sp)
+		if err != nil {
+			for _, b := range fs {
+				_ = b.Close()
+			}
+			return nil, err
+		}
+		fs = append(fs, f)
+	}
+	return fs, nil
+}

@@ -1,0 +1,39 @@
+package players
+
+import (
+	"strings"
+	"testing"
+
+	"tabula/games"
+	_ "tabula/games/othello"
+)
+
+func TestBuildErrors(t *testing.T) {
+	oth := mustGame(t, "othello:size=6")
+	for _, tc := range []struct {
+		game games.Game
+		spec string
+		want string
+	}{
+		{oth, "solver:tt=29", "tt_bits=29"},
+		{oth, "net:path=/nonexistent/x.tbn", "/nonexistent/x.tbn"},
+		{mustGame(t, "connect4"), "net:sims=5", "path=FILE"},
+	} {
+		sp, err := ParseSpec(tc.spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Build(tc.game, sp); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("Build(%s, %s): error %v, want one containing %q", tc.game.Name(), tc.spec, err, tc.want)
+		}
+	}
+}
+
+func mustGame(t testing.TB, spec string) games.Game {
+	t.Helper()
+	g, err := games.New(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}

@@ -1,0 +1,449 @@
+package players
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+)
+
+// paramType is the type of a spec parameter's value.
+type paramType int
+
+const (
+	intParam paramType = iota
+	floatParam
+	durationParam
+	stringParam
+)
+
+// paramDef declares one parameter of a player kind.
+type paramDef struct {
+	name     string
+	typ      paramType
+	min, max float64 // range for int and float parameters
+	doc      string
+}
+
+// kindDef declares one player kind.
+type kindDef struct {
+	name   string
+	doc    string
+	params []paramDef
+	// oneOf lists parameters of which a spec may give at most one (limits
+	// that would contradict each other).
+	oneOf []string
+}
+
+// kinds lists every player kind, in the order help text shows them.
+var kinds = []kindDef{
+	{name: "random", doc: "uniformly random legal moves"},
+	{name: "greedy", doc: "one ply: a winning move if any, else the best heuristic score after the move"},
+	{name: "alphabeta", doc: "alpha-beta with iterative deepening; one limit of depth, nodes or time (default depth=4)", params: []paramDef{
+		{"depth", intParam, 1, 64, "depth in plies, 1..64"},
+		{"nodes", intParam, 1, 1e12, "node budget per move, 1..1e12"},
+		{"time", durationParam, 0, 0, "time per move, e.g. 100ms"},
+		{"tt", intParam, 0, 26, "log2 of transposition-table buckets, 0..26 (default 16; 0: none)"},
+	}, oneOf: []string{"depth", "nodes", "time"}},
+	{name: "solver", doc: "perfect play: Connect Four, or Othello endgames (exact; practical to ~20 empties)", params: []paramDef{
+		{"tt", intParam, 10, 30, "log2 of the solver's table entries, 10..30 (default 22; othello 20, at most 28)"},
+	}},
+	{name: "mcts", doc: "UCT with random rollouts", params: []paramDef{
+		{"rollouts", intParam, 1, 1e8, "rollouts per move, 1..1e8 (default 1000)"},
+		{"c", floatParam, 0, 100, "UCB1 exploration constant, 0..100 (default 1.414)"},
+		{"time", durationParam, 0, 0, "time limit per move, e.g. 1s; with rollouts, the search stops at whichever comes first"},
+	}},
+	{name: "net", doc: "PUCT search guided by a network checkpoint", params: []paramDef{
+		{"path", stringParam, 0, 0, "checkpoint file (required)"},
+		{"sims", intParam, 1, 1e7, "simulations per move, 1..1e7 (default 200)"},
+		{"cpuct", floatParam, 0, 100, "PUCT exploration constant, 0..100 (default from mcts)"},
+		{"time", durationParam, 0, 0, "time limit per move, e.g. 1s; with sims, the search stops at whichever comes first"},
+		{"solver", intParam, 0, 1, "1: prove wins and losses in the tree (MCTS-solver, the default), 0: plain PUCT"},
+		{"endgame", intParam, 0, 16, "Othello: prove every leaf with at most this many empty squares by an exact solve instead of the network, 0..16 (default 0: off; needs solver=1)"},
+		{"graph", intParam, 0, 1, "1: share statistics and proofs across transpositions (Monte-Carlo graph search), 0: a tree (the default)"},
+		{"sym", intParam, 1, 8, "average the network over this many symmetries of the board, 1..8 (default 1: off; connect4 has 2, othello and go 8): each position costs that many network evaluations"},
+		{"batch", intParam, 1, 1024, "leaves per network batch within one search, 1..1024 (default 16)"},
+		{"fpu", floatParam, 0, 2, "first-play urgency reduction, 0..2 (default 0.2)"},
+		{"precision", stringParam, 0, 0, "network arithmetic: fp32 (default), bf16, int8 or auto (fastest passing the accuracy check)"},
+		{"cache", intParam, 0, 1 << 26, "evaluation cache entries (keyed by position) shared by the player's games, 0 = none (default 65536)"},
+		{"search", stringParam, 0, 0, "puct (default) or gumbel: Gumbel AlphaZero's Sequential Halving at the root, no noise, the survivor played"},
+		{"gumbel_m", intParam, 1, 65536, "with search=gumbel, root moves considered, 1..65536 (default 16)"},
+	}},
+	{name: "gtp", doc: "an outside engine over the Go Text Protocol (go; othello in GRhino's dialect)", params: []paramDef{
+		{"cmd", stringParam, 0, 0, "the engine's program, on PATH, in /usr/games or a path (required)"},
+		{"args", stringParam, 0, 0, "its arguments, split at spaces; quote them: args=\"--mode gtp --level 3\""},
+		{"timeout", durationParam, 0, 0, "time cap per command (default 5m); an engine past it forfeits"},
+	}},
+	{name: "gnugo", doc: "GNU Go over GTP (Debian gnugo): chinese rules, positional superko, the game's board size and komi (go only)", params: []paramDef{
+		{"level", intParam, 0, 10, "GNU Go's level, 0..10 (default 10)"},
+		{"timeout", durationParam, 0, 0, "time cap per command (default 5m); an engine past it forfeits"},
+	}},
+	{name: "grhino", doc: "GRhino over GTP (Debian grhino, program gtp-rhino; othello:size=8 only)", params: []paramDef{
+		{"level", intParam, 1, 5, "GRhino's level, 1..5 (default 3)"},
+		{"timeout", durationParam, 0, 0, "time cap per command (default 5m); an engine past it forfeits"},
+	}},
+	{name: "expectimax", doc: "expectiminimax for games of chance, to a depth in turns (default depth=1, eval=hand, prune=star2)", params: []paramDef{
+		{"depth", intParam, 1, 4, "turns searched, 1..4 (1: each turn scored by the evaluation)"},
+		{"eval", stringParam, 0, 0, "evaluation at the horizon: hand (the game's heuristic), pubeval (backgammon), rollout"},
+		{"prune", stringParam, 0, 0, "none (plain expectiminimax), star1 or star2 (Ballard's *-minimax)"},
+		{"rollouts", intParam, 1, 1e6, "playouts per evaluation with eval=rollout, 1..1e6 (default 32)"},
+		{"bearoff", stringParam, 0, 0, "exact values in bear-off races from the one-sided database: mem (build it, a few seconds) or a file (loaded; built and written once if missing)"},
+	}},
+	{name: "pubeval", doc: "Tesauro's pubeval, a linear benchmark player (backgammon only)"},
+}
+
+// ParamInfo describes one parameter of a player kind: its name, its type
+// ("int", "float", "duration" or "string": free text, such as a path or a
+// program) and, for int and float, its range.
+type ParamInfo struct {
+	Name     string
+	Type     string
+	Min, Max float64
+}
+
+// KindInfo describes one player kind and its parameters.
+type KindInfo struct {
+	Name   string
+	Params []ParamInfo
+}
+
+// Kinds lists every player kind that ParseSpec accepts, with its parameters,
+// in the order help text shows them.
+func Kinds() []KindInfo {
+	types := [...]string{intParam: "int", floatParam: "float", durationParam: "duration", stringParam: "string"}
+	out := make([]KindInfo, len(kinds))
+	for i, k := range kinds {
+		out[i].Name = k.name
+		for _, p := range k.params {
+			out[i].Params = append(out[i].Params, ParamInfo{Name: p.name, Type: types[p.typ], Min: p.min, Max: p.max})
+		}
+	}
+	return out
+}
+
+func kindByName(name string) (kindDef, bool) {
+	for _, k := range kinds {
+		if k.name == name {
+			return k, true
+		}
+	}
+	return kindDef{}, false
+}
+
+func kindNames() string {
+	names := make([]string, len(kinds))
+	for i, k := range kinds {
+		names[i] = k.name
+	}
+	return strings.Join(names, ", ")
+}
+
+// SpecHelp describes every player kind and its parameters, for command help.
+func SpecHelp() string {
+	var b strings.Builder
+	b.WriteString("player spec: kind or kind:key=value,...\n")
+	b.WriteString("  A value may be written in double quotes, inside which spaces, commas and = are\n")
+	b.WriteString("  literal and \\\" and \\\\ stand for a quote and a backslash, e.g.\n")
+	b.WriteString("  net:path=\"my runs/a.tbn\",sims=200 (quote the whole spec for the shell:\n")
+	b.WriteString("  -player 'net:path=\"my runs/a.tbn\",sims=200'). In a list, specs are separated\n")
+	b.WriteString("  by spaces, or by a comma directly before a kind.\nkinds:\n")
+	for _, k := range kinds {
+		fmt.Fprintf(&b, "  %s: %s\n", k.name, k.doc)
+		for _, p := range k.params {
+			fmt.Fprintf(&b, "    %s: %s\n", p.name, p.doc)
+		}
+	}
+	return b.String()
+}
+
+// Param is one key=value of a spec.
+type Param struct{ Key, Value string }
+
+// Spec is a parsed player spec: a kind and its parameters in the order given.
+// Values have been checked against the parameter's type and range.
+type Spec struct {
+	Kind   string
+	Params []Param
+}
+
+// String is the spec in canonical form, kind:key=value,... as given, with
+// values quoted where ParseSpec needs quotes to read them back.
+func (s Spec) String() string {
+	if len(s.Params) == 0 {
+		return s.Kind
+	}
+	parts := make([]string, len(s.Params))
+	for i, p := range s.Params {
+		parts[i] = p.Key + "=" + quoteValue(p.Value)
+	}
+	return s.Kind + ":" + strings.Join(parts, ",")
+}
+
+// Has reports whether parameter key was given.
+func (s Spec) Has(key string) bool {
+	_, ok := s.lookup(key)
+	return ok
+}
+
+func (s Spec) lookup(key string) (string, bool) {
+	for _, p := range s.Params {
+		if p.Key == key {
+			return p.Value, true
+		}
+	}
+	return "", false
+}
+
+// Int returns parameter key as an int, or def when it was not given.
+// ParseSpec has checked it, so it cannot fail for a parsed spec.
+func (s Spec) Int(key string, def int) int {
+	v, ok := s.lookup(key)
+	if !ok {
+		return def
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil {
+		return def
+	}
+	return int(n)
+}
+
+// Float returns parameter key as a float64, or def.
+func (s Spec) Float(key string, def float64) float64 {
+	v, ok := s.lookup(key)
+	if !ok {
+		return def
+	}
+	f, err := strconv.ParseFloat(v, 64)
+	if err != nil {
+		return def
+	}
+	return f
+}
+
+// Duration returns parameter key as a duration, or def.
+func (s Spec) Duration(key string, def time.Duration) time.Duration {
+	v, ok := s.lookup(key)
+	if !ok {
+		return def
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil {
+		return def
+	}
+	return d
+}
+
+// Str returns parameter key, or def.
+func (s Spec) Str(key, def string) string {
+	if v, ok := s.lookup(key); ok {
+		return v
+	}
+	return def
+}
+
+// ParseSpec reads one player spec, "kind" or "kind:key=value,...". A value
+// may be written in double quotes, inside which spaces, commas and '=' are
+// literal and \" and \\ stand for a quote and a backslash (any other
+// backslash escape is an error), e.g. net:path="my runs/a.tbn",sims=200. An
+// unquoted value runs to the next comma and may not contain a quote. The
+// error names the bad part and lists what is valid.
+func ParseSpec(text string) (Spec, error) {
+	text = strings.TrimSpace(text)
+	name, rest, hasParams := strings.Cut(text, ":")
+	name = strings.TrimSpace(name)
+	k, ok := kindByName(name)
+	if !ok {
+		return Spec{}, fmt.Errorf("player spec %q: unknown kind %q; valid kinds: %s", text, name, kindNames())
+	}
+	spec := Spec{Kind: k.name}
+	if !hasParams {
+		return spec, nil
+	}
+	if len(k.params) == 0 {
+		return Spec{}, fmt.Errorf("player spec %q: %s takes no parameters", text, k.name)
+	}
+	for _, kv := range splitUnquoted(rest, func(r rune) bool { return r == ',' }) {
+		key, raw, okKV := strings.Cut(kv, "=")
+		key, raw = strings.TrimSpace(key), strings.TrimSpace(raw)
+		if !okKV || key == "" || strings.ContainsRune(key, '"') || raw == "" {
+			return Spec{}, fmt.Errorf("player spec %q: %q is not of the form key=value", text, kv)
+		}
+		val, err := unquoteValue(raw)
+		if err != nil {
+			return Spec{}, fmt.Errorf("player spec %q: %s: %w", text, key, err)
+		}
+		var def *paramDef
+		for i := range k.params {
+			if k.params[i].name == key {
+				def = &k.params[i]
+			}
+		}
+		if def == nil {
+			return Spec{}, fmt.Errorf("player spec %q: %s has no parameter %q; valid: %s", text, k.name, key, paramNames(k))
+		}
+		if spec.Has(key) {
+			return Spec{}, fmt.Errorf("player spec %q: parameter %q given twice", text, key)
+		}
+		if err := checkValue(*def, val); err != nil {
+			return Spec{}, fmt.Errorf("player spec %q: %w", text, err)
+		}
+		spec.Params = append(spec.Params, Param{Key: key, Value: val})
+	}
+	var limits []string
+	for _, key := range k.oneOf {
+		if spec.Has(key) {
+			limits = append(limits, key)
+		}
+	}
+	if len(limits) > 1 {
+		return Spec{}, fmt.Errorf("player spec %q: %s takes one limit, got %s; give one of %s", text, k.name, strings.Join(limits, " and "), strings.Join(k.oneOf, ", "))
+	}
+	return spec, nil
+}
+
+// splitUnquoted splits s at every rune for which isSep is true that lies
+// outside double quotes (a backslash inside quotes escapes the next rune). The
+// pieces keep their quotes and escapes; an unterminated quote runs to the end.
+func splitUnquoted(s string, isSep func(rune) bool) []string {
+	var pieces []string
+	start, inQuote, escaped := 0, false, false
+	for i := 0; i < len(s); {
+		r, width := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case escaped:
+			escaped = false
+		case inQuote && r == '\\':
+			escaped = true
+		case r == '"':
+			inQuote = !inQuote
+		case !inQuote && isSep(r):
+			pieces = append(pieces, s[start:i])
+			start = i + width
+		}
+		i += width
+	}
+	return append(pieces, s[start:])
+}
+
+// unquoteValue returns a value as written: raw itself, or the text inside its
+// double quotes with \" and \\ unescaped.
+func unquoteValue(raw string) (string, error) {
+	if !strings.HasPrefix(raw, `"`) {
+		if strings.ContainsRune(raw, '"') {
+			return "", fmt.Errorf("value %s: a quote may only open a value; write the whole value in quotes, with \\\" for a quote inside", raw)
+		}
+		return raw, nil
+	}
+	var b strings.Builder
+	for i := 1; i < len(raw); i++ {
+		switch c := raw[i]; c {
+		case '\\':
+			if i+1 >= len(raw) {
+				return "", fmt.Errorf("value %s: unterminated quote", raw)
+			}
+			i++
+			if raw[i] != '"' && raw[i] != '\\' {
+				return "", fmt.Errorf("value %s: unknown escape \\%c; inside quotes only \\\" and \\\\ escape", raw, raw[i])
+			}
+			b.WriteByte(raw[i])
+		case '"':
+			if i != len(raw)-1 {
+				return "", fmt.Errorf("value %s: text after the closing quote; put a comma between parameters", raw)
+			}
+			return b.String(), nil
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return "", fmt.Errorf("value %s: unterminated quote", raw)
+}
+
+// quoteValue writes v so that ParseSpec reads it back: as it is, or in
+// double quotes when it is empty or holds white space, a comma, '=', a quote
+// or a backslash.
+func quoteValue(v string) string {
+	if v != "" && !strings.ContainsFunc(v, func(r rune) bool {
+		return unicode.IsSpace(r) || r == ',' || r == '=' || r == '"' || r == '\\'
+	}) {
+		return v
+	}
+	var b strings.Builder
+	b.WriteByte('"')
+	for i := 0; i < len(v); i++ {
+		if v[i] == '"' || v[i] == '\\' {
+			b.WriteByte('\\')
+		}
+		b.WriteByte(v[i])
+	}
+	b.WriteByte('"')
+	return b.String()
+}
+
+func paramNames(k kindDef) string {
+	parts := make([]string, len(k.params))
+	for i, p := range k.params {
+		parts[i] = fmt.Sprintf("%s (%s)", p.name, p.doc)
+	}
+	return strings.Join(parts, ", ")
+}
+
+func checkValue(p paramDef, v string) error {
+	switch p.typ {
+	case intParam:
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || float64(n) < p.min || float64(n) > p.max {
+			return fmt.Errorf("%s=%q: want %s", p.name, v, p.doc)
+		}
+	case floatParam:
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil || math.IsNaN(f) || f < p.min || f > p.max {
+			return fmt.Errorf("%s=%q: want %s", p.name, v, p.doc)
+		}
+	case durationParam:
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			return fmt.Errorf("%s=%q: want a positive duration such as 100ms or 2s", p.name, v)
+		}
+	}
+	return nil
+}
+
+// ParseSpecs reads a list of specs. Specs are separated by white space, and a
+// comma directly before a token that names a kind also separates, so both
+// "net:path=a.tbn,sims=200 mcts:rollouts=1000" and "mcts:rollouts=1000,random"
+// are lists of two. Separators inside a quoted value do not count:
+// `net:path="my runs/a.tbn",sims=200 random` is a list of two.
+func ParseSpecs(list string) ([]Spec, error) {
+	var texts []string
+	for _, field := range splitUnquoted(list, unicode.IsSpace) {
+		if field == "" {
+			continue
+		}
+		start := len(texts)
+		for _, part := range splitUnquoted(field, func(r rune) bool { return r == ',' }) {
+			head, _, _ := strings.Cut(part, ":")
+			_, isKind := kindByName(head)
+			if len(texts) == start || (isKind && !strings.Contains(head, "=")) {
+				texts = append(texts, part)
+				continue
+			}
+			texts[len(texts)-1] += "," + part
+		}
+	}
+	if len(texts) == 0 {
+		return nil, fmt.Errorf("empty player list; valid kinds: %s", kindNames())
+	}
+	specs := make([]Spec, len(texts))
+	for i, t := range texts {
+		s, err := ParseSpec(t)
+		if err != nil {
+			return nil, err
+		}
+		specs[i] = s
+	}
+	return specs, nil
+}
