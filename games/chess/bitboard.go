@@ -1,6 +1,10 @@
 package chess
 
-import "math/bits"
+import (
+	"fmt"
+	"math/bits"
+	"sync"
+)
 
 // Bitboard is a set of squares, bit i for square i (a1 = 0, b1 = 1, ...,
 // h8 = 63).
@@ -61,7 +65,7 @@ const (
 var (
 	knightAttacks [64]Bitboard
 	kingAttacks   [64]Bitboard
-	pawnAttacks   [2][64]Bitboard // [color][square]: squares a pawn there attacks
+	pawnAttacks   [2][64]Bitboard  // [color][square]: squares a pawn there attacks
 	between       [64][64]Bitboard // squares strictly between two aligned squares
 	lineThrough   [64][64]Bitboard // the whole line through two aligned squares
 	rookRays      [64]Bitboard     // rook attacks on an empty board
@@ -133,57 +137,35 @@ func relevantMask(s Square, dirs [4][2]int) Bitboard {
 	return m
 }
 
-// findMagics fills ms for one slider kind by a seeded random search for
-// multipliers that map every relevant occupancy to a slot without a
-// harmful collision (the classical "fancy" magic scheme, all tables in one
-// backing array).
-func findMagics(ms *[64]magic, dirs [4][2]int, rng *uint64) {
+// buildMagics fills ms for one slider kind from the multipliers in nums
+// (magics.go). Every relevant occupancy of each square must map to a slot
+// without a harmful collision; a table that breaks that is a programming
+// error, and building panics.
+func buildMagics(ms *[64]magic, dirs [4][2]int, nums *[64]uint64) {
 	size := 0
 	for s := 0; s < 64; s++ {
 		size += 1 << relevantMask(Square(s), dirs).count()
 	}
 	backing := make([]Bitboard, size)
-	var occs, atts [4096]Bitboard
-	var epoch [4096]int
-	tries := 0
 	for s := Square(0); s < 64; s++ {
 		mask := relevantMask(s, dirs)
 		n := mask.count()
-		// Enumerate the subsets of mask (Carry-Rippler).
-		k := 0
+		table := backing[: 1<<n : 1<<n]
+		backing = backing[1<<n:]
+		m := magic{mask: mask, magic: nums[s], shift: uint8(64 - n), table: table}
 		for sub := Bitboard(0); ; {
-			occs[k], atts[k] = sub, slide(s, sub, dirs)
-			k++
+			idx := (uint64(sub) * m.magic) >> m.shift
+			att := slide(s, sub, dirs)
+			if table[idx] != 0 && table[idx] != att {
+				panic(fmt.Sprintf("chess: bad magic for square %v", s))
+			}
+			table[idx] = att
 			sub = (sub - mask) & mask
 			if sub == 0 {
 				break
 			}
 		}
-		table := backing[:1<<n:1<<n]
-		backing = backing[1<<n:]
-		shift := uint8(64 - n)
-		for {
-			mg := next(rng) & next(rng) & next(rng)
-			if bits.OnesCount64((uint64(mask)*mg)>>56) < 6 {
-				continue
-			}
-			tries++
-			ok := true
-			for i := 0; i < k; i++ {
-				idx := (uint64(occs[i]) * mg) >> shift
-				if epoch[idx] != tries {
-					epoch[idx] = tries
-					table[idx] = atts[i]
-				} else if table[idx] != atts[i] {
-					ok = false
-					break
-				}
-			}
-			if ok {
-				ms[s] = magic{mask: mask, magic: mg, shift: shift, table: table}
-				break
-			}
-		}
+		ms[s] = m
 	}
 }
 
@@ -196,7 +178,14 @@ func next(state *uint64) uint64 {
 	return z ^ (z >> 31)
 }
 
-func init() {
+// tablesOnce builds the attack tables and Zobrist keys on first use (about
+// 25 ms, which binaries that never touch chess do not pay): every position
+// comes from ParseFEN, which calls initTables.
+var tablesOnce sync.Once
+
+func initTables() { tablesOnce.Do(buildTables) }
+
+func buildTables() {
 	for s := Square(0); s < 64; s++ {
 		f, r := s.File(), s.Rank()
 		for _, d := range [8][2]int{{1, 2}, {2, 1}, {2, -1}, {1, -2}, {-1, -2}, {-2, -1}, {-2, 1}, {-1, 2}} {
@@ -254,8 +243,8 @@ func init() {
 			}
 		}
 	}
-	seed := uint64(0x7ab01a_c4e55)
-	findMagics(&rookMagics, rookDirs, &seed)
-	findMagics(&bishopMagics, bishopDirs, &seed)
+	buildMagics(&rookMagics, rookDirs, &rookMagicNumbers)
+	buildMagics(&bishopMagics, bishopDirs, &bishopMagicNumbers)
 	initZobrist()
+	initCastleMask()
 }

@@ -14,6 +14,7 @@ import (
 // castling right without its king and rook at home, an en passant target
 // without the pawn that skipped it).
 func ParseFEN(fen string) (Position, error) {
+	initTables()
 	var p Position
 	fields := strings.Fields(fen)
 	if len(fields) != 4 && len(fields) != 6 {

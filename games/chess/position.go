@@ -181,7 +181,7 @@ func (p *Position) InCheck() bool {
 // castleMask[s] is the castling rights that survive a move from or to s.
 var castleMask [64]uint8
 
-func init() {
+func initCastleMask() {
 	for s := range castleMask {
 		castleMask[s] = 15
 	}
