@@ -260,8 +260,9 @@ func Perft(p *Position, depth int, bulk bool) uint64 {
 		return uint64(ml.N)
 	}
 	var n uint64
+	var child Position // declared outside the loop so that it stays on the stack
 	for _, m := range ml.Moves[:ml.N] {
-		child := *p
+		child = *p
 		child.Make(m)
 		n += Perft(&child, depth-1, bulk)
 	}
