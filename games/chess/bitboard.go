@@ -96,10 +96,6 @@ func bishopAttacks(s Square, occ Bitboard) Bitboard {
 	return m.table[(uint64(occ&m.mask)*m.magic)>>m.shift]
 }
 
-func queenAttacks(s Square, occ Bitboard) Bitboard {
-	return rookAttacks(s, occ) | bishopAttacks(s, occ)
-}
-
 var (
 	rookDirs   = [4][2]int{{1, 0}, {-1, 0}, {0, 1}, {0, -1}}
 	bishopDirs = [4][2]int{{1, 1}, {1, -1}, {-1, 1}, {-1, -1}}

@@ -38,7 +38,8 @@ func findMagics(ms *[64]magic, dirs [4][2]int, rng *uint64) {
 		backing = backing[1<<n:]
 		shift := uint8(64 - n)
 		for {
-			mg := next(rng) & next(rng) & next(rng)
+			r1, r2, r3 := next(rng), next(rng), next(rng)
+			mg := r1 & r2 & r3 // sparse candidates
 			if bits.OnesCount64((uint64(mask)*mg)>>56) < 6 {
 				continue
 			}
@@ -91,7 +92,8 @@ func TestMagicGen(t *testing.T) {
 	seed := uint64(99)
 	for i := 0; i < 20000; i++ {
 		s := Square(next(&seed) % 64)
-		occ := Bitboard(next(&seed) & next(&seed))
+		r1, r2 := next(&seed), next(&seed)
+		occ := Bitboard(r1 & r2)
 		if got, want := rookAttacks(s, occ), slide(s, occ, rookDirs); got != want {
 			t.Fatalf("rook on %v, occupancy %#x: %#x, want %#x", s, occ, got, want)
 		}
