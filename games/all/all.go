@@ -10,7 +10,9 @@ package all
 
 import (
 	_ "tabula/games/backgammon"
+	_ "tabula/games/chess"
 	_ "tabula/games/connect4"
 	_ "tabula/games/gogame"
 	_ "tabula/games/othello"
+	_ "tabula/games/tictactoe"
 )
