@@ -81,7 +81,7 @@ func (c *Checkpoint) CheckGame(g games.Game) error {
 	}
 	if c.Weights.Shape != want {
 		mine, theirs := c.Weights.Shape.Diff(want)
-		return fmt.Errorf("checkpoint network has %s; game %q needs %s", mine, g.Name(), theirs)
+		return fmt.Errorf("checkpoint network does not match game %q: it has %s, the game needs %s", g.Name(), mine, theirs)
 	}
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
+	"unicode"
 )
 
 // Diff names the fields where c and o differ, by their config keys, with
@@ -14,6 +15,19 @@ func (c Config) Diff(o Config) (mine, theirs string) { return diffFields(c, o) }
 // Diff names the fields where s and o differ (e.g. "planes 3, actions 26"
 // and "planes 2, actions 7"); both are empty when the shapes are equal.
 func (s Shape) Diff(o Shape) (mine, theirs string) { return diffFields(s, o) }
+
+// snake writes a Go field name in a config's words: OpponentPolicy is
+// opponent_policy, WDL is wdl.
+func snake(name string) string {
+	var b strings.Builder
+	for i, r := range name {
+		if unicode.IsUpper(r) && i > 0 && !unicode.IsUpper(rune(name[i-1])) {
+			b.WriteByte('_')
+		}
+		b.WriteRune(unicode.ToLower(r))
+	}
+	return b.String()
+}
 
 // diffFields compares two values of one struct type field by field and
 // lists the differing ones as "name value", named by their yaml keys or
@@ -28,8 +42,8 @@ func diffFields(a, b any) (string, string) {
 		}
 		f := va.Type().Field(i)
 		name, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
-		if name == "" {
-			name = strings.ToLower(f.Name)
+		if name == "" || name == "-" {
+			name = snake(f.Name)
 		}
 		as = append(as, fmt.Sprintf("%s %v", name, fa))
 		bs = append(bs, fmt.Sprintf("%s %v", name, fb))

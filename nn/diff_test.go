@@ -25,8 +25,8 @@ func TestMismatchNamesTheFields(t *testing.T) {
 		t.Fatal(err)
 	}
 	err = (&Checkpoint{Game: g.Name(), Weights: w}).CheckGame(g)
-	want := fmt.Sprintf("checkpoint network has planes %d, actions %d; game %q needs planes %d, actions %d",
-		p+1, g.NumActions()+1, g.Name(), p, g.NumActions())
+	want := fmt.Sprintf("checkpoint network does not match game %q: it has planes %d, actions %d, the game needs planes %d, actions %d",
+		g.Name(), p+1, g.NumActions()+1, p, g.NumActions())
 	if err == nil || err.Error() != want {
 		t.Errorf("CheckGame: error %v, want %q", err, want)
 	}

@@ -43,7 +43,7 @@ func NewNetEvaluator(m *Model, g games.Game, maxBatch, cacheSize int) (*NetEvalu
 	sh := Shape{Planes: p, Height: h, Width: w, Actions: g.NumActions()}
 	if m.shape != sh {
 		mine, theirs := m.shape.Diff(sh)
-		return nil, fmt.Errorf("nn: net evaluator: network has %s; game %s needs %s", mine, g.Name(), theirs)
+		return nil, fmt.Errorf("nn: net evaluator: the network does not fit game %s: it has %s, the game needs %s", g.Name(), mine, theirs)
 	}
 	e := &Evaluator{cfg: cfg, game: g, shape: sh, obsLen: p * h * w, numActions: sh.Actions}
 	e.snap.Store(&snapshot{model: m, gen: 1})

@@ -222,7 +222,7 @@ func (e *Evaluator) model(w *Weights) (*Model, error) {
 	}
 	if w.Shape != e.shape {
 		mine, theirs := w.Shape.Diff(e.shape)
-		return nil, fmt.Errorf("nn: evaluator: network has %s; game %s needs %s", mine, e.game.Name(), theirs)
+		return nil, fmt.Errorf("nn: evaluator: the network does not fit game %s: it has %s, the game needs %s", e.game.Name(), mine, theirs)
 	}
 	return NewModelFor(w, e.game, e.cfg.Precision)
 }

@@ -16,12 +16,12 @@ func TestIntegersOutOfRange(t *testing.T) {
 		want       string
 	}{
 		{"int too large", g + "selfplay:\n  mcts:\n    simulations: 99999999999999999999\n", nil,
-			"line 4: selfplay.mcts.simulations = 99999999999999999999, too large: want at most 9223372036854775807"},
+			"line 4: selfplay.search.simulations = 99999999999999999999, too large: want at most 9223372036854775807"},
 		{"int too small", g + "iterations: -99999999999999999999\n", nil,
 			"line 2: iterations = -99999999999999999999, too small: want at least -9223372036854775808"},
 		{"unsigned too large", g + "seed: 0x1_0000_0000_0000_0000\n", nil, "too large: want at most 18446744073709551615"},
-		{"-set too large", g, []string{"selfplay.mcts.simulations=99999999999999999999"},
-			"-set: selfplay.mcts.simulations = 99999999999999999999, too large"},
+		{"-set too large", g, []string{"selfplay.search.simulations=99999999999999999999"},
+			"-set: selfplay.search.simulations = 99999999999999999999, too large"},
 		{"negative unsigned", g + "seed: -99999999999999999999\n", nil, "want a whole number >= 0"},
 		{"fraction", g + "iterations: 2.5\n", nil, "iterations = 2.5, want a whole number"},
 	} {

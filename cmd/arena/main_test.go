@@ -307,7 +307,7 @@ func TestBadInput(t *testing.T) {
 	}{
 		{nil, "", []string{"no subcommand"}},
 		{[]string{"duel"}, "", []string{`unknown subcommand "duel"`, "match, bench, solve"}},
-		{[]string{"match", "-game", "chess", "-players", "random random"}, "", []string{`unknown game "chess"`, "connect4"}},
+		{[]string{"match", "-game", "shogi", "-players", "random random"}, "", []string{`unknown game "shogi"`, "connect4"}},
 		{[]string{"match", "-players", "random random"}, "", []string{"-game is required", "no net player"}},
 		{[]string{"match", "-game", "connect4", "-players", "random random", "-random-plies", "42"}, "", []string{"-random-plies 42", "0 to 41"}},
 		{[]string{"match", "-game", "connect4", "-players", "alphabeta:depth=2,nodes=5 random"}, "", []string{"one limit"}},

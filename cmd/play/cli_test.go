@@ -38,7 +38,7 @@ func TestBadInputTopLevel(t *testing.T) {
 		want string
 	}{
 		{[]string{"bogus"}, `unknown subcommand "bogus"`},
-		{[]string{"-game", "chess", "-player", "random"}, `unknown game "chess"`},
+		{[]string{"-game", "shogi", "-player", "random"}, `unknown game "shogi"`},
 	} {
 		err := run(context.Background(), c.args, strings.NewReader(""), &strings.Builder{}, &strings.Builder{})
 		if err == nil || errors.Is(err, flag.ErrHelp) || !strings.Contains(err.Error(), c.want) {
@@ -65,7 +65,7 @@ func TestGameFromCheckpoint(t *testing.T) {
 
 // TestErrorLine checks that main names the command once.
 func TestErrorLine(t *testing.T) {
-	for _, args := range [][]string{{"bogus"}, {"-game", "chess", "-player", "random"}, {"-player", "random", "extra"}} {
+	for _, args := range [][]string{{"bogus"}, {"-game", "shogi", "-player", "random"}, {"-player", "random", "extra"}} {
 		err := run(context.Background(), args, strings.NewReader(""), &strings.Builder{}, &strings.Builder{})
 		if err == nil {
 			t.Fatalf("%q: no error", args)

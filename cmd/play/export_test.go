@@ -89,7 +89,7 @@ func TestExportRefuses(t *testing.T) {
 		{"corrupt, web", []string{"-checkpoint", corrupt, "-format", "web", "-out", dir}, "corrupt"},
 		{"not a checkpoint", []string{"-checkpoint", notCk, "-out", out}, "not a tabula checkpoint"},
 		{"missing", []string{"-checkpoint", filepath.Join(dir, "none.tbn"), "-out", out}, "no such file"},
-		{"bad game", []string{"-checkpoint", ck, "-out", out, "-game", "chess"}, "chess"},
+		{"bad game", []string{"-checkpoint", ck, "-out", out, "-game", "shogi"}, "shogi"},
 		{"bad format", []string{"-checkpoint", ck, "-out", out, "-format", "tflite"}, "tflite"},
 		{"no out", []string{"-checkpoint", ck}, "-out is required"},
 		{"no checkpoint", []string{"-out", out}, "-checkpoint is required"},

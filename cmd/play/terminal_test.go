@@ -110,7 +110,7 @@ func TestTerminalFlagErrors(t *testing.T) {
 		want string
 	}{
 		{[]string{"-game", "connect4"}, "-player is required"},
-		{[]string{"-game", "chess", "-player", "random"}, `unknown game "chess"`},
+		{[]string{"-game", "shogi", "-player", "random"}, `unknown game "shogi"`},
 		{[]string{"-game", "connect4", "-player", "wizard"}, `unknown kind "wizard"`},
 		{[]string{"-game", "connect4", "-player", "random", "-human", "both"}, `-human "both": want first or second`},
 		{[]string{"-game", "connect4", "-player", "random", "extra"}, "unexpected arguments"},
