@@ -6,6 +6,7 @@ import (
 	"flag"
 	"os"
 	"strings"
+	"tabula/players/playerstest"
 	"testing"
 	"time"
 
@@ -13,7 +14,6 @@ import (
 	"tabula/games/connect4"
 	_ "tabula/games/othello"
 	refdata "tabula/internal/refdata/refdatatest"
-	"tabula/players"
 	"tabula/search/c4solver"
 )
 
@@ -50,8 +50,8 @@ func readPrefix(t *testing.T, name string, n int) ([]Position, []int) {
 // of each benchmark set, and a weak player does make some.
 func TestBenchSolverNoMistakes(t *testing.T) {
 	g := connect4.Game{}
-	solver := mustFactories(t, g, "solver:tt=22")[0]
-	random := mustFactories(t, g, "random")[0]
+	solver := playerstest.MustFactories(t, g, "solver:tt=22")[0]
+	random := playerstest.MustFactories(t, g, "random")[0]
 	sets := map[string]int{"Test_L3_R1": 20, "Test_L2_R1": 20, "Test_L2_R2": 5}
 	if *long {
 		// Early positions take the solver seconds to minutes each.
@@ -186,33 +186,4 @@ func FuzzReadPositions(f *testing.F) {
 			}
 		}
 	})
-}
-
-func mustGame(t testing.TB, spec string) games.Game {
-	t.Helper()
-	g, err := games.New(spec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return g
-}
-
-func mustFactories(t testing.TB, g games.Game, list string) []*players.Factory {
-	t.Helper()
-	specs, err := players.ParseSpecs(list)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fs, err := players.BuildAll(g, specs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		for _, f := range fs {
-			if err := f.Close(); err != nil {
-				t.Error(err)
-			}
-		}
-	})
-	return fs
 }

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"strings"
+	"tabula/players/playerstest"
 	"testing"
 
 	"tabula/games"
@@ -37,7 +38,7 @@ func playedGames(t *testing.T, g games.Game, n int, randomPlies int) []match.Gam
 // other side), the dice are what the record rolled, and random opening
 // plies are left out.
 func TestBackgammonTurns(t *testing.T) {
-	g := mustGame(t, "backgammon")
+	g := playerstest.MustGame(t, "backgammon")
 	for _, rp := range []int{0, 6} {
 		for _, rec := range playedGames(t, g, 2, rp) {
 			turns, err := BackgammonTurns(g, rec, rp)
@@ -76,7 +77,7 @@ func TestBackgammonTurns(t *testing.T) {
 			}
 		}
 	}
-	if _, err := BackgammonTurns(mustGame(t, "connect4"), match.GameRecord{}, 0); err == nil {
+	if _, err := BackgammonTurns(playerstest.MustGame(t, "connect4"), match.GameRecord{}, 0); err == nil {
 		t.Error("turns of a connect4 game")
 	}
 	if _, err := BackgammonTurns(g, match.GameRecord{Moves: "31: 8/5 6/5; 66: 25/1"}, 0); err == nil {

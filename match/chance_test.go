@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"tabula/players/playerstest"
 	"testing"
 
 	"tabula/games"
@@ -114,7 +115,7 @@ func TestPairStats(t *testing.T) {
 // was worth (the state's Points), and the match's WinPoints add up to the
 // wins.
 func TestMatchScoresGammons(t *testing.T) {
-	g := mustGame(t, "backgammon")
+	g := playerstest.MustGame(t, "backgammon")
 	pub, _ := players.ParseSpec("pubeval")
 	rnd, _ := players.ParseSpec("random")
 	fs, err := players.BuildAll(g, []players.Spec{pub, rnd})
@@ -173,7 +174,7 @@ func TestMatchScoresGammons(t *testing.T) {
 	if _, err := Tally(g, bad); err == nil || !strings.Contains(err.Error(), "game 3") {
 		t.Errorf("a record whose winner contradicts its moves: error %v", err)
 	}
-	if _, err := Tally(mustGame(t, "connect4"), recs); err == nil {
+	if _, err := Tally(playerstest.MustGame(t, "connect4"), recs); err == nil {
 		t.Error("backgammon records tallied as connect4")
 	}
 }

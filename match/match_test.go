@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync/atomic"
+	"tabula/players/playerstest"
 	"testing"
 
 	"tabula/elo"
@@ -15,40 +16,11 @@ import (
 	"tabula/players"
 )
 
-func mustGame(t testing.TB, spec string) games.Game {
-	t.Helper()
-	g, err := games.New(spec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return g
-}
-
-func mustFactories(t testing.TB, g games.Game, list string) []*players.Factory {
-	t.Helper()
-	specs, err := players.ParseSpecs(list)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fs, err := players.BuildAll(g, specs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		for _, f := range fs {
-			if err := f.Close(); err != nil {
-				t.Error(err)
-			}
-		}
-	})
-	return fs
-}
-
 // TestAlphaBetaBeatsRandom is the acceptance check: alpha-beta at depth 5
 // wins at least 95 of 100 Connect Four games against random play.
 func TestAlphaBetaBeatsRandom(t *testing.T) {
-	g := mustGame(t, "connect4")
-	res, err := Match(context.Background(), MatchConfig{Games: 100, Seed: 7}, g, mustFactories(t, g, "alphabeta:depth=5 random"))
+	g := playerstest.MustGame(t, "connect4")
+	res, err := Match(context.Background(), MatchConfig{Games: 100, Seed: 7}, g, playerstest.MustFactories(t, g, "alphabeta:depth=5 random"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,12 +38,12 @@ func TestAlphaBetaBeatsRandom(t *testing.T) {
 // legally to the recorded result, records come in order, and the same seed
 // gives the same games whatever the parallelism.
 func TestMatchRecords(t *testing.T) {
-	g := mustGame(t, "connect4")
+	g := playerstest.MustGame(t, "connect4")
 	play := func(parallel int, seed uint64) ([]GameRecord, *MatchResult) {
 		var recs []GameRecord
 		cfg := MatchConfig{Games: 4, Parallel: parallel, Seed: seed, RandomPlies: 2,
 			Record: func(r GameRecord) error { recs = append(recs, r); return nil }}
-		res, err := Match(context.Background(), cfg, g, mustFactories(t, g, "greedy random alphabeta:depth=2"))
+		res, err := Match(context.Background(), cfg, g, playerstest.MustFactories(t, g, "greedy random alphabeta:depth=2"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -129,8 +101,8 @@ func TestMatchRecords(t *testing.T) {
 }
 
 func TestMatchOthelloRatings(t *testing.T) {
-	g := mustGame(t, "othello:size=6")
-	res, err := Match(context.Background(), MatchConfig{Games: 6, Seed: 1}, g, mustFactories(t, g, "random,greedy,random"))
+	g := playerstest.MustGame(t, "othello:size=6")
+	res, err := Match(context.Background(), MatchConfig{Games: 6, Seed: 1}, g, playerstest.MustFactories(t, g, "random,greedy,random"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,8 +121,8 @@ func TestMatchOthelloRatings(t *testing.T) {
 }
 
 func TestMatchErrors(t *testing.T) {
-	g := mustGame(t, "connect4")
-	fs := mustFactories(t, g, "random random")
+	g := playerstest.MustGame(t, "connect4")
+	fs := playerstest.MustFactories(t, g, "random random")
 	for _, cfg := range []MatchConfig{{Games: 0}, {Games: 1, Parallel: -1}, {Games: 1, RandomPlies: -1}} {
 		if _, err := Match(context.Background(), cfg, g, fs); err == nil {
 			t.Errorf("%+v: no error", cfg)
@@ -181,8 +153,8 @@ func (cheat) ChooseAction(context.Context, games.State) (int, error) {
 }
 
 func TestMatchUCT(t *testing.T) {
-	g := mustGame(t, "connect4")
-	res, err := Match(context.Background(), MatchConfig{Games: 4, Seed: 2}, g, mustFactories(t, g, "mcts:rollouts=200,random"))
+	g := playerstest.MustGame(t, "connect4")
+	res, err := Match(context.Background(), MatchConfig{Games: 4, Seed: 2}, g, playerstest.MustFactories(t, g, "mcts:rollouts=200,random"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -192,8 +164,8 @@ func TestMatchUCT(t *testing.T) {
 }
 
 func BenchmarkMatch(b *testing.B) {
-	g := mustGame(b, "connect4")
-	fs := mustFactories(b, g, "alphabeta:depth=4 greedy")
+	g := playerstest.MustGame(b, "connect4")
+	fs := playerstest.MustFactories(b, g, "alphabeta:depth=4 greedy")
 	b.ReportAllocs()
 	games := 0
 	for b.Loop() {
@@ -219,8 +191,8 @@ func (stall) ChooseAction(ctx context.Context, _ games.State) (int, error) {
 // recorded (in game order, with the hung game's gap), so a match file
 // tallies to what the interrupted match printed.
 func TestMatchStoppedRecordsWhatItCounts(t *testing.T) {
-	g := mustGame(t, "connect4")
-	fs := mustFactories(t, g, "random")
+	g := playerstest.MustGame(t, "connect4")
+	fs := playerstest.MustFactories(t, g, "random")
 	var made atomic.Int32
 	hangFirst := &players.Factory{Name: "hangs-once", New: func(rng *rand.Rand) (players.Player, error) {
 		if made.Add(1) == 1 {
@@ -259,12 +231,12 @@ func TestMatchStoppedRecordsWhatItCounts(t *testing.T) {
 // players have moved), so none of 400 random plies is a pass; 1 in 26 would
 // be otherwise.
 func TestOpeningNeverPasses(t *testing.T) {
-	g := mustGame(t, "go:size=5")
+	g := playerstest.MustGame(t, "go:size=5")
 	const plies = 10
 	var recs []GameRecord
 	cfg := MatchConfig{Games: 40, Parallel: 1, Seed: 9, RandomPlies: plies,
 		Record: func(r GameRecord) error { recs = append(recs, r); return nil }}
-	if _, err := Match(context.Background(), cfg, g, mustFactories(t, g, "random random")); err != nil {
+	if _, err := Match(context.Background(), cfg, g, playerstest.MustFactories(t, g, "random random")); err != nil {
 		t.Fatal(err)
 	}
 	for _, r := range recs {

@@ -563,27 +563,6 @@ func inSection(section string, err error) error {
 	return &fieldError{paths: []string{section + "." + field}, msg: section + "." + msg}
 }
 
-// mctsKeys maps the keys that mcts.Config.Validate names to their paths in
-// a training config.
-var mctsKeys = func() map[string]string {
-	m := map[string]string{
-		"search":             "selfplay.search.algorithm",
-		"graph":              "experimental.graph",
-		"gumbel_noise_moves": "experimental.gumbel_noise_moves",
-	}
-	for section, t := range map[string]reflect.Type{
-		"selfplay.search": reflect.TypeOf(mcts.SearchParams{}),
-		"selfplay.play":   reflect.TypeOf(mcts.PlaySettings{}),
-	} {
-		for i := 0; i < t.NumField(); i++ {
-			if name, _, _ := strings.Cut(t.Field(i).Tag.Get("yaml"), ","); name != "" && name != "-" {
-				m[name] = section + "." + name
-			}
-		}
-	}
-	return m
-}()
-
 // mctsError turns an mcts.Config.Validate error ("mcts: simulations = 0,
 // want >= 1") into a fieldError naming the key by its path in a training
 // config ("selfplay.search.simulations = 0, want >= 1").
@@ -593,7 +572,7 @@ func mctsError(err error) error {
 	if i := strings.IndexFunc(msg, func(r rune) bool { return !(r == '_' || unicode.IsLower(r) || unicode.IsDigit(r)) }); i >= 0 {
 		field = msg[:i]
 	}
-	path, ok := mctsKeys[field]
+	path, ok := movedKeys["selfplay.mcts."+field] // its place in the current layout
 	if !ok {
 		return fmt.Errorf("selfplay: %s", msg)
 	}

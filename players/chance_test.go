@@ -4,6 +4,7 @@ import (
 	"context"
 	"math/rand/v2"
 	"strings"
+	"tabula/players/playerstest"
 	"testing"
 
 	"tabula/games"
@@ -79,7 +80,7 @@ func TestUCTPlaysChance(t *testing.T) {
 		game  games.Game
 		spec  string
 		games int
-	}{{gamestest.DiceRace(), "mcts:rollouts=300", 40}, {mustGame(t, "backgammon"), "mcts:rollouts=10", 2}} {
+	}{{gamestest.DiceRace(), "mcts:rollouts=300", 40}, {playerstest.MustGame(t, "backgammon"), "mcts:rollouts=10", 2}} {
 		sp, _ := players.ParseSpec(c.spec)
 		rnd, _ := players.ParseSpec("random")
 		fs, err := players.BuildAll(c.game, []players.Spec{sp, rnd})
@@ -102,7 +103,7 @@ func TestUCTPlaysChance(t *testing.T) {
 // with an untrained network at backgammon against random: the games end,
 // and the player shows its policy and value at its decisions.
 func TestNetPlaysChance(t *testing.T) {
-	g := mustGame(t, "backgammon")
+	g := playerstest.MustGame(t, "backgammon")
 	path := untrainedNet(t, g)
 	sp, err := players.ParseSpec("net:path=" + path + ",sims=8,batch=4")
 	if err != nil {

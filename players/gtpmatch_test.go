@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"tabula/players/playerstest"
 	"testing"
 	"time"
 
@@ -16,7 +17,7 @@ import (
 )
 
 func TestGTPForfeits(t *testing.T) {
-	g := mustGame(t, "go:size=5,komi=0.5")
+	g := playerstest.MustGame(t, "go:size=5,komi=0.5")
 	for _, c := range []struct {
 		mode, reason string
 	}{
@@ -84,7 +85,7 @@ func TestGTPMatchesAgainstEngines(t *testing.T) {
 	} {
 		t.Run(c.spec, func(t *testing.T) {
 			refdata.Program(t, c.program, c.install)
-			g := mustGame(t, c.game)
+			g := playerstest.MustGame(t, c.game)
 			specs, err := players.ParseSpecs(c.spec + " random")
 			if err != nil {
 				t.Fatal(err)
@@ -128,7 +129,7 @@ done
 	if err := os.WriteFile(script, []byte(body), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	g := mustGame(t, "go:size=5")
+	g := playerstest.MustGame(t, "go:size=5")
 	spec, err := players.ParseSpec(fmt.Sprintf("gtp:cmd=%q,timeout=300ms", script))
 	if err != nil {
 		t.Fatal(err)
@@ -172,7 +173,7 @@ done
 // random, with passes on both sides: the engine must be told every move
 // before a pass of its own, or it plays an illegal move and forfeits.
 func TestGTPPlayerPasses(t *testing.T) {
-	g := mustGame(t, "othello:size=6")
+	g := playerstest.MustGame(t, "othello:size=6")
 	spec, err := players.ParseSpec(fmt.Sprintf("gtp:cmd=%q,args=\"fakegtp engine=othello:size=6\",timeout=20s", os.Args[0]))
 	if err != nil {
 		t.Fatal(err)

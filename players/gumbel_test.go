@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"path/filepath"
 	"strings"
+	"tabula/players/playerstest"
 	"testing"
 
 	"tabula/games"
@@ -18,9 +19,9 @@ import (
 // below the root), and checks that a bad search name is refused by name.
 func TestNetPlayerGumbel(t *testing.T) {
 	for _, game := range []string{"connect4", "backgammon"} {
-		g := mustGame(t, game)
+		g := playerstest.MustGame(t, game)
 		path := untrainedNet(t, g)
-		fs := mustFactories(t, g, "net:path="+path+",sims=12,batch=4,search=gumbel,gumbel_m=4 random")
+		fs := playerstest.MustFactories(t, g, "net:path="+path+",sims=12,batch=4,search=gumbel,gumbel_m=4 random")
 		res, err := match.Match(context.Background(), match.MatchConfig{Games: 2, Parallel: 1, Seed: 7}, g, fs)
 		if err != nil {
 			t.Fatalf("%s: %v", game, err)
@@ -58,7 +59,7 @@ func TestNetPlayerGumbel(t *testing.T) {
 // as the same opening played by the solver against itself does (both sides
 // perfect). Without endgame the untrained network loses games it need not.
 func TestNetPlayerEndgame(t *testing.T) {
-	g := mustGame(t, "othello:size=6")
+	g := playerstest.MustGame(t, "othello:size=6")
 	path := untrainedNet(t, g)
 	const games = 12
 	results := func(players string) [][2]float64 {
@@ -67,7 +68,7 @@ func TestNetPlayerEndgame(t *testing.T) {
 			out = append(out, r.Result)
 			return nil
 		}}
-		if _, err := match.Match(context.Background(), cfg, g, mustFactories(t, g, players)); err != nil {
+		if _, err := match.Match(context.Background(), cfg, g, playerstest.MustFactories(t, g, players)); err != nil {
 			t.Fatal(err)
 		}
 		return out
@@ -110,9 +111,9 @@ func untrainedNet(t *testing.T, g games.Game) string {
 // over its 8 symmetries (sym=8) and checks that a count past the game's
 // symmetries, or symmetries in a game without any, is refused by name.
 func TestNetPlayerSymmetries(t *testing.T) {
-	g := mustGame(t, "othello:size=6")
+	g := playerstest.MustGame(t, "othello:size=6")
 	path := untrainedNet(t, g)
-	fs := mustFactories(t, g, "net:path="+path+",sims=16,batch=4,sym=8 random")
+	fs := playerstest.MustFactories(t, g, "net:path="+path+",sims=16,batch=4,sym=8 random")
 	// Two games at once share the averaged evaluator (go test -race).
 	res, err := match.Match(context.Background(), match.MatchConfig{Games: 2, Parallel: 2, Seed: 3}, g, fs)
 	if err != nil {
@@ -125,7 +126,7 @@ func TestNetPlayerSymmetries(t *testing.T) {
 		{"connect4", "want 1..2"},
 		{"backgammon", "no symmetries"},
 	} {
-		g := mustGame(t, tc.game)
+		g := playerstest.MustGame(t, tc.game)
 		sp, err := players.ParseSpec("net:path=" + untrainedNet(t, g) + ",sym=3")
 		if err != nil {
 			t.Fatal(err)
