@@ -99,6 +99,13 @@ func (p *Position) SEE(m Move) int {
 	return gain[0]
 }
 
+// GivesCheck reports whether m, legal in p, puts the opponent in check.
+func (p *Position) GivesCheck(m Move) bool {
+	c := *p
+	c.Make(m)
+	return c.InCheck()
+}
+
 // HasNonPawnMaterial reports whether the side to move has a knight, bishop,
 // rook or queen.
 func (p *Position) HasNonPawnMaterial() bool {
@@ -163,6 +170,9 @@ func (s *State) MVVLVA(a int) int { return s.pos.MVVLVA(MoveOf(a)) }
 // SEE returns the static exchange evaluation of legal action a in
 // centipawns (Position.SEE).
 func (s *State) SEE(a int) int { return s.pos.SEE(MoveOf(a)) }
+
+// GivesCheck reports whether legal action a checks the opponent.
+func (s *State) GivesCheck(a int) bool { return s.pos.GivesCheck(MoveOf(a)) }
 
 // HasNonPawnMaterial reports whether the player to move has a piece other
 // than king and pawns (null-move search is unsafe without one: zugzwang).
