@@ -12,6 +12,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"sync"
+	"time"
 
 	"tabula/games"
 	"tabula/games/connect4"
@@ -96,14 +97,27 @@ func Build(g games.Game, spec Spec) (*Factory, error) {
 			return nil, fmt.Errorf("player %s: %w", name, err)
 		}
 		cfg := search.Config{
-			Depth:     spec.Int("depth", 0),
-			Nodes:     int64(spec.Int("nodes", 0)),
-			Time:      spec.Duration("time", 0),
-			TableBits: spec.Int("tt", 16),
-			Ordering:  true,
-			PVS:       true,
+			Depth:      spec.Int("depth", 0),
+			Nodes:      int64(spec.Int("nodes", 0)),
+			Time:       spec.Duration("time", 0),
+			TableBits:  spec.Int("tt", 16),
+			Ordering:   spec.Int("order", 1) == 1,
+			Killers:    spec.Int("killers", 1) == 1,
+			History:    spec.Int("history", 1) == 1,
+			PVS:        spec.Int("pvs", 1) == 1,
+			Aspiration: spec.Int("asp", 1) == 1,
+			Quiescence: spec.Int("qs", 1) == 1,
+			SEE:        spec.Int("see", 1) == 1,
+			Extensions: spec.Int("ext", 1) == 1,
+			NullMove:   spec.Int("null", 1) == 1,
+			LMR:        spec.Int("lmr", 1) == 1,
+			Futility:   spec.Int("futility", 1) == 1,
 		}
-		if !spec.Has("depth") && !spec.Has("nodes") && !spec.Has("time") {
+		clock, inc := spec.Duration("clock", 0), spec.Duration("inc", 0)
+		if spec.Has("inc") && !spec.Has("clock") {
+			return nil, fmt.Errorf("player %s: inc needs clock (a game clock to add it to)", name)
+		}
+		if !spec.Has("depth") && !spec.Has("nodes") && !spec.Has("time") && !spec.Has("clock") {
 			cfg.Depth = 4
 		}
 		if _, err := search.New(g, cfg); err != nil {
@@ -114,7 +128,7 @@ func Build(g games.Game, spec Spec) (*Factory, error) {
 			if err != nil {
 				return nil, fmt.Errorf("player %s: %w", name, err)
 			}
-			return &alphaBetaPlayer{name: name, sr: sr}, nil
+			return &alphaBetaPlayer{name: name, sr: sr, clock: clock, inc: inc}, nil
 		}
 	case "solver":
 		if og, ok := g.(*othello.Game); ok {
@@ -320,15 +334,32 @@ type alphaBetaPlayer struct {
 	name  string
 	sr    *search.Searcher
 	value float64
+	// clock is the time left on the player's own game clock (0: no
+	// clock), inc what each move adds to it.
+	clock, inc time.Duration
 }
 
 func (p *alphaBetaPlayer) Name() string   { return p.name }
 func (p *alphaBetaPlayer) Value() float64 { return p.value }
+
+// ChooseAction searches s. With a clock, the search's budget comes from the
+// time left; the time taken is charged to the clock and the increment
+// added, the clock never dropping below a millisecond (an alpha-beta player
+// does not lose on time: it plays fast instead).
 func (p *alphaBetaPlayer) ChooseAction(ctx context.Context, s games.State) (int, error) {
-	res, err := p.sr.Search(ctx, s)
+	if p.clock <= 0 {
+		res, err := p.sr.Search(ctx, s)
+		if err != nil {
+			return 0, err
+		}
+		p.value = res.Value
+		return res.Move, nil
+	}
+	res, err := p.sr.SearchLimits(ctx, s, search.Limits{Clock: p.clock, Increment: p.inc})
 	if err != nil {
 		return 0, err
 	}
+	p.clock = max(p.clock-res.Elapsed, time.Millisecond) + p.inc
 	p.value = res.Value
 	return res.Move, nil
 }

@@ -18,6 +18,7 @@ func TestBuildErrors(t *testing.T) {
 		{oth, "solver:tt=29", "tt_bits=29"},
 		{oth, "net:path=/nonexistent/x.tbn", "/nonexistent/x.tbn"},
 		{mustGame(t, "connect4"), "net:sims=5", "path=FILE"},
+		{oth, "alphabeta:inc=1s", "inc needs clock"},
 	} {
 		sp, err := ParseSpec(tc.spec)
 		if err != nil {

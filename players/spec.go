@@ -42,12 +42,25 @@ type kindDef struct {
 var kinds = []kindDef{
 	{name: "random", doc: "uniformly random legal moves"},
 	{name: "greedy", doc: "one ply: a winning move if any, else the best heuristic score after the move"},
-	{name: "alphabeta", doc: "alpha-beta with iterative deepening; one limit of depth, nodes or time (default depth=4)", params: []paramDef{
+	{name: "alphabeta", doc: "alpha-beta (PVS) with iterative deepening; one limit of depth, nodes, time or clock (default depth=4); each technique a switch, 1 (the default) on or 0 off; chess-only switches are ignored by games without captures", params: []paramDef{
 		{"depth", intParam, 1, 64, "depth in plies, 1..64"},
 		{"nodes", intParam, 1, 1e12, "node budget per move, 1..1e12"},
 		{"time", durationParam, 0, 0, "time per move, e.g. 100ms"},
+		{"clock", durationParam, 0, 0, "time per game, e.g. 10s: the player keeps its own clock and spends about clock/30 plus 3/4 of inc a move"},
+		{"inc", durationParam, 0, 0, "with clock, the time added to the clock after each move, e.g. 100ms"},
 		{"tt", intParam, 0, 26, "log2 of transposition-table buckets, 0..26 (default 16; 0: none)"},
-	}, oneOf: []string{"depth", "nodes", "time"}},
+		{"order", intParam, 0, 1, "hash move first, then captures by MVV-LVA (chess), 0..1"},
+		{"killers", intParam, 0, 1, "killer moves, 0..1"},
+		{"history", intParam, 0, 1, "history heuristic for quiet moves, 0..1"},
+		{"pvs", intParam, 0, 1, "principal-variation search (null windows after the first move), 0..1"},
+		{"asp", intParam, 0, 1, "aspiration windows from depth 4, 0..1"},
+		{"qs", intParam, 0, 1, "quiescence search of captures and promotions at the horizon (chess), 0..1"},
+		{"see", intParam, 0, 1, "static exchange evaluation: losing captures ordered last and skipped in quiescence (chess), 0..1"},
+		{"ext", intParam, 0, 1, "check extensions (chess), 0..1"},
+		{"null", intParam, 0, 1, "null-move pruning, not in check or with only king and pawns (chess), 0..1"},
+		{"lmr", intParam, 0, 1, "late-move reductions, 0..1"},
+		{"futility", intParam, 0, 1, "futility and reverse futility pruning near the horizon (chess), 0..1"},
+	}, oneOf: []string{"depth", "nodes", "time", "clock"}},
 	{name: "solver", doc: "perfect play: Connect Four, or Othello endgames (exact; practical to ~20 empties)", params: []paramDef{
 		{"tt", intParam, 10, 30, "log2 of the solver's table entries, 10..30 (default 22; othello 20, at most 28)"},
 	}},

@@ -61,6 +61,10 @@ func TestParseSpecErrors(t *testing.T) {
 		{"random greedy:depth=2", []string{"greedy takes no parameters"}},
 		{"alphabeta:depth=2,nodes=5", []string{"alphabeta takes one limit, got depth and nodes", "one of depth, nodes, time"}},
 		{"alphabeta:time=1s,depth=2", []string{"got depth and time"}},
+		{"alphabeta:clock=10s,time=1s", []string{"got time and clock"}},
+		{"alphabeta:qs=2", []string{`qs="2"`, "0..1"}},
+		{"alphabeta:null=x", []string{`null="x"`}},
+		{"alphabeta:inc=0s", []string{"positive duration"}},
 		{`net:path="a b`, []string{"unterminated quote"}},
 		{`net:path="a b\"`, []string{"unterminated quote"}},
 		{`net:path="a"b`, []string{"text after the closing quote"}},
@@ -108,7 +112,7 @@ func TestParseSpecQuoted(t *testing.T) {
 // together, so users need not guess.
 func TestSpecHelpDocuments(t *testing.T) {
 	h := SpecHelp()
-	for _, w := range []string{"double quotes", `net:path="my runs/a.tbn"`, `\"`, "one limit of depth, nodes or time", "whichever comes first"} {
+	for _, w := range []string{"double quotes", `net:path="my runs/a.tbn"`, `\"`, "one limit of depth, nodes, time or clock", "whichever comes first"} {
 		if !strings.Contains(h, w) {
 			t.Errorf("SpecHelp lacks %q:\n%s", w, h)
 		}

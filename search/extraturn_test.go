@@ -90,7 +90,7 @@ func TestExtraTurns(t *testing.T) {
 				t.Errorf("pile %d depth %d: alpha-beta %v, minimax %v", start, d, av, mv)
 			}
 			for mask := 0; mask < 8; mask++ {
-				cfg := Config{Depth: d, Ordering: mask&1 != 0, PVS: mask&2 != 0}
+				cfg := Config{Depth: d, Ordering: mask&1 != 0, Killers: mask&1 != 0, History: mask&1 != 0, PVS: mask&2 != 0}
 				if mask&4 != 0 {
 					cfg.TableBits = 8
 				}
@@ -102,7 +102,7 @@ func TestExtraTurns(t *testing.T) {
 			}
 		}
 		// Unlimited depth proves the game; minimax at full depth agrees.
-		sr, _ := New(g, Config{TableBits: 10, Ordering: true, PVS: true})
+		sr, _ := New(g, Config{TableBits: 10, Ordering: true, Killers: true, History: true, PVS: true})
 		res, err := sr.Search(context.Background(), s)
 		if err != nil {
 			t.Fatal(err)

@@ -122,7 +122,7 @@ func TestSearcherEqualsAlphaBeta(t *testing.T) {
 			g := newGame(t, tg.spec)
 			positions := randomPositions(t, g, tg.samples, tg.lo, tg.hi, 2)
 			for mask := 0; mask < 8; mask++ {
-				cfg := Config{Depth: tg.depth + 1, Ordering: mask&1 != 0, PVS: mask&2 != 0}
+				cfg := Config{Depth: tg.depth + 1, Ordering: mask&1 != 0, Killers: mask&1 != 0, History: mask&1 != 0, PVS: mask&2 != 0}
 				if mask&4 != 0 {
 					cfg.TableBits = 12
 				}
@@ -195,7 +195,7 @@ func TestOrderingSavesNodes(t *testing.T) {
 			return searchOnce(t, g, cfg, s).Nodes
 		}
 		plain := nodes(Config{})
-		ordered := nodes(Config{Ordering: true})
+		ordered := nodes(Config{Ordering: true, Killers: true, History: true})
 		full := nodes(Config{Ordering: true, TableBits: 16, PVS: true})
 		t.Logf("%s %q depth %d: nodes plain %d, ordering %d, ordering+table+PVS %d", tc.spec, tc.moves, tc.depth, plain, ordered, full)
 		if !(ordered < plain) || !(full < plain) {
@@ -225,7 +225,7 @@ func TestTactics(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			g := newGame(t, tc.spec)
 			s := replay(t, g, tc.moves)
-			res := searchOnce(t, g, Config{Depth: tc.depth, TableBits: 12, Ordering: true, PVS: true}, s)
+			res := searchOnce(t, g, Config{Depth: tc.depth, TableBits: 12, Ordering: true, Killers: true, History: true, PVS: true}, s)
 			got := g.(games.Notation).FormatAction(res.Move)
 			ok := false
 			for _, w := range tc.want {
@@ -264,7 +264,7 @@ func TestOthelloCornerGrab(t *testing.T) {
 	}
 	n := g.(games.Notation)
 	for d := 1; d <= 6; d++ {
-		res := searchOnce(t, g, Config{Depth: d, TableBits: 14, Ordering: true, PVS: true}, s)
+		res := searchOnce(t, g, Config{Depth: d, TableBits: 14, Ordering: true, Killers: true, History: true, PVS: true}, s)
 		if got := n.FormatAction(res.Move); got != "a1" {
 			t.Errorf("depth %d: played %s (value %.3f), want the corner a1\n%v", d, got, res.Value, s)
 		}
@@ -275,7 +275,7 @@ func TestBudgets(t *testing.T) {
 	g := newGame(t, "connect4")
 	s := replay(t, g, "44")
 	t.Run("nodes", func(t *testing.T) {
-		sr, _ := New(g, Config{Nodes: 20000, TableBits: 14, Ordering: true, PVS: true})
+		sr, _ := New(g, Config{Nodes: 20000, TableBits: 14, Ordering: true, Killers: true, History: true, PVS: true})
 		res, err := sr.Search(context.Background(), s)
 		if err != nil {
 			t.Fatal(err)
@@ -288,7 +288,7 @@ func TestBudgets(t *testing.T) {
 		}
 	})
 	t.Run("time", func(t *testing.T) {
-		sr, _ := New(g, Config{Time: 50 * time.Millisecond, TableBits: 14, Ordering: true, PVS: true})
+		sr, _ := New(g, Config{Time: 50 * time.Millisecond, TableBits: 14, Ordering: true, Killers: true, History: true, PVS: true})
 		start := time.Now()
 		res, err := sr.Search(context.Background(), s)
 		if err != nil {
@@ -304,7 +304,7 @@ func TestBudgets(t *testing.T) {
 	t.Run("cancelled context", func(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		cancel()
-		sr, _ := New(g, Config{TableBits: 14, Ordering: true})
+		sr, _ := New(g, Config{TableBits: 14, Ordering: true, Killers: true, History: true})
 		res, err := sr.Search(ctx, s)
 		if err != nil || res.Depth != 1 || !s.IsLegal(res.Move) {
 			t.Errorf("cancelled: depth %d move %d err %v, want the depth-1 move", res.Depth, res.Move, err)
@@ -313,7 +313,7 @@ func TestBudgets(t *testing.T) {
 	t.Run("endgame solved", func(t *testing.T) {
 		// An L3 position: the unlimited search proves it.
 		s := replay(t, g, "2252576253462244111563365343671351441")
-		sr, _ := New(g, Config{TableBits: 16, Ordering: true, PVS: true})
+		sr, _ := New(g, Config{TableBits: 16, Ordering: true, Killers: true, History: true, PVS: true})
 		res, err := sr.Search(context.Background(), s)
 		if err != nil {
 			t.Fatal(err)
@@ -363,7 +363,7 @@ func TestCopyKind(t *testing.T) {
 func TestSearchAllocations(t *testing.T) {
 	g := newGame(t, "connect4")
 	s := replay(t, g, "4453")
-	sr, _ := New(g, Config{Depth: 7, TableBits: 14, Ordering: true, PVS: true})
+	sr, _ := New(g, Config{Depth: 7, TableBits: 14, Ordering: true, Killers: true, History: true, PVS: true})
 	if _, err := sr.Search(context.Background(), s); err != nil {
 		t.Fatal(err)
 	}
@@ -389,7 +389,7 @@ func BenchmarkSearch(b *testing.B) {
 		b.Run(bc.spec, func(b *testing.B) {
 			g := newGame(b, bc.spec)
 			s := replay(b, g, bc.moves)
-			sr, err := New(g, Config{Depth: bc.depth, TableBits: 16, Ordering: true, PVS: true})
+			sr, err := New(g, Config{Depth: bc.depth, TableBits: 16, Ordering: true, Killers: true, History: true, PVS: true})
 			if err != nil {
 				b.Fatal(err)
 			}

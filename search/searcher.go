@@ -12,29 +12,78 @@ import (
 
 // Config sets a Searcher's budget and features. The search stops at the first
 // budget reached; with none, it deepens until the result is proven.
+//
+// The selective features (Aspiration, Quiescence, Extensions, NullMove, LMR,
+// Futility) change the value a fixed-depth search returns; with all of them
+// off the value equals plain alpha-beta's. Quiescence, SEE, Extensions and
+// Futility need the Tactical capability, NullMove also NullMover: games
+// without them ignore those switches.
 type Config struct {
 	// Depth is the deepest iteration in plies; 0 means no depth limit.
 	Depth int `yaml:"depth"`
 	// Nodes is a node budget over the whole call; 0 means none. The
 	// depth-1 iteration always completes, whatever the budget.
 	Nodes int64 `yaml:"nodes"`
-	// Time is a time budget; 0 means none (the context still applies).
+	// Time is a time budget per move; 0 means none (the context still
+	// applies). See Limits for how it is spent.
 	Time time.Duration `yaml:"time"`
 	// TableBits is log2 of the number of transposition-table buckets (two
 	// 32-byte slots each); 0 disables the table.
 	TableBits int `yaml:"table_bits"`
-	// Ordering enables move ordering: the table's move first, then two
-	// killer moves per ply, then the rest by the history heuristic.
+	// Ordering tries the table's move first and, in Tactical games,
+	// captures and promotions before quiet moves, most valuable victim and
+	// then least valuable attacker first (MVV-LVA).
 	Ordering bool `yaml:"ordering"`
+	// Killers tries two quiet moves per ply that caused a cutoff there
+	// (killer moves) right after the captures.
+	Killers bool `yaml:"killers"`
+	// History orders the remaining quiet moves by how often and how deep
+	// they caused cutoffs (history heuristic).
+	History bool `yaml:"history"`
 	// PVS enables principal-variation search: moves after the first are
 	// tried with a null window and re-searched only when they fail high.
 	PVS bool `yaml:"pvs"`
+	// Aspiration searches each iteration from depth 4 on within a window
+	// around the previous iteration's value, widening it on a fail.
+	Aspiration bool `yaml:"aspiration"`
+	// Quiescence searches captures and promotions (all moves when in
+	// check) past the horizon until the position is quiet, with the
+	// static evaluation as a stand-pat lower bound.
+	Quiescence bool `yaml:"quiescence"`
+	// SEE orders captures that lose material by static exchange
+	// evaluation after the quiet moves, and skips them in quiescence.
+	SEE bool `yaml:"see"`
+	// Extensions searches a move that gives check one ply deeper.
+	Extensions bool `yaml:"extensions"`
+	// NullMove lets the opponent move twice at non-PV nodes of depth 3 or
+	// more and cuts when a reduced search still fails high. It is skipped
+	// in check and when the player to move has only king and pawns
+	// (zugzwang).
+	NullMove bool `yaml:"null_move"`
+	// LMR searches quiet moves late in the order (from the fourth, at
+	// depth 3 or more, not in check, not checking, not killers) with a
+	// reduced depth, re-searching at full depth when one beats alpha.
+	LMR bool `yaml:"lmr"`
+	// Futility prunes at non-PV nodes near the horizon: a node whose
+	// static evaluation beats beta by a depth-scaled margin returns it
+	// (reverse futility), and quiet non-checking moves are skipped at
+	// depth 1 and 2 when the evaluation plus a margin cannot reach alpha.
+	Futility bool `yaml:"futility"`
 }
 
 // DefaultConfig is depth 6 with every feature on and a 2^16-bucket (4 MiB)
 // table.
 func DefaultConfig() Config {
-	return Config{Depth: 6, TableBits: 16, Ordering: true, PVS: true}
+	c := AllFeatures()
+	c.Depth, c.TableBits = 6, 16
+	return c
+}
+
+// AllFeatures returns a Config with every feature switch on and no budget
+// or table.
+func AllFeatures() Config {
+	return Config{Ordering: true, Killers: true, History: true, PVS: true, Aspiration: true,
+		Quiescence: true, SEE: true, Extensions: true, NullMove: true, LMR: true, Futility: true}
 }
 
 // MaxTableBits bounds Config.TableBits (2^26 buckets is 4 GiB).
@@ -55,14 +104,75 @@ func (c Config) Validate() error {
 	return nil
 }
 
+// selective reports whether c has a feature that makes a fixed-depth value
+// differ from plain alpha-beta's.
+func (c Config) selective() bool {
+	return c.Aspiration || c.Quiescence || c.Extensions || c.NullMove || c.LMR || c.Futility
+}
+
+// Limits bound one call of SearchLimits. A zero field sets no limit of its
+// kind; with none at all the search runs until the result is proven or ctx
+// is done.
+//
+// Time is spent in two budgets: a soft one, checked between iterations (an
+// iteration starts only while less than half of it is spent, since the
+// next iteration usually takes longer than all before it), and a hard one
+// that stops the search inside an iteration (whose partial result is
+// discarded). MoveTime gives both as MoveTime. A clock gives, with m moves
+// to go (MovesToGo, else 30), after keeping back a safety margin of
+// min(clock/20, 50ms): soft = clock/m + 3/4 of the increment, hard =
+// min(4 soft, clock/3); both at most what the clock holds. With both,
+// the smaller budgets apply.
+type Limits struct {
+	Depth    int
+	Nodes    int64
+	MoveTime time.Duration
+	// Clock is the time left on the mover's clock, Increment what it
+	// gains per move, MovesToGo the moves until the next time control (0:
+	// sudden death).
+	Clock, Increment time.Duration
+	MovesToGo        int
+	// Info, when set, is called after each completed iteration with its
+	// result (PV and Nodes included).
+	Info func(Result)
+}
+
+// defaultMovesToGo is how many more moves a clock is assumed to cover.
+const defaultMovesToGo = 30
+
+// budgets returns the soft and hard time budgets of l (0: none).
+func (l Limits) budgets() (soft, hard time.Duration) {
+	if l.MoveTime > 0 {
+		soft, hard = l.MoveTime, l.MoveTime
+	}
+	if l.Clock > 0 {
+		avail := l.Clock - min(l.Clock/20, 50*time.Millisecond)
+		mtg := l.MovesToGo
+		if mtg <= 0 {
+			mtg = defaultMovesToGo
+		}
+		s := min(avail/time.Duration(mtg)+l.Increment*3/4, avail)
+		h := min(4*s, max(avail/3, s))
+		if soft == 0 || s < soft {
+			soft = s
+		}
+		if hard == 0 || h < hard {
+			hard = h
+		}
+	}
+	return max(soft, time.Millisecond), max(hard, time.Millisecond)
+}
+
 // Result is the outcome of Searcher.Search.
 type Result struct {
 	Move   int     // the best move found
 	Value  float64 // its value for the player to move (see the package comment)
 	Depth  int     // the deepest completed iteration
-	Nodes  int64   // nodes visited, every iteration included
+	Nodes  int64   // nodes visited, every iteration included (quiescence nodes too)
 	PV     []int   // principal variation from the root, Move first (may be cut short)
 	Proven bool    // the value is exact: no leaf of the last iteration was heuristic, or it is a proven win or loss
+	// Elapsed is the time the call took.
+	Elapsed time.Duration
 }
 
 // Copier is an optional capability of a State: CopyFrom overwrites the
@@ -88,8 +198,22 @@ type Searcher struct {
 	dl    time.Time
 	hasDL bool
 
+	// What applies to this game: the Tactical and NullMover capabilities,
+	// and the features that need them.
+	tactical   bool
+	nullMover  bool
+	cp         float64 // one centipawn in heuristic units (Tactical games)
+	aspDelta   float64 // the first aspiration half-window
+	deepCuts   bool    // the table may cut on entries of greater depth
+	quiescence bool
+	see        bool
+	extensions bool
+	nullMove   bool
+	futility   bool
+
 	// Per ply, allocated once and reused.
 	states  []games.State
+	tacs    []Tactical // states[ply] as Tactical, in Tactical games
 	moves   [][]int
 	scores  [][]int64
 	killers [][2]int
@@ -98,10 +222,12 @@ type Searcher struct {
 	history []int64 // [player*NumActions + action]
 	rootPV  []int   // principal variation of the last completed iteration
 
-	nodes    int64
-	horizons int64 // heuristic leaves and cutoffs on unproven entries
-	abort    bool
-	canAbort bool
+	nodes     int64
+	nodeLimit int64
+	horizons  int64 // heuristic leaves, pruned moves and cutoffs on unproven entries
+	rootDepth int
+	abort     bool
+	canAbort  bool
 }
 
 type copyKind int
@@ -128,7 +254,21 @@ func New(g games.Game, cfg Config) (*Searcher, error) {
 	if cfg.TableBits > 0 {
 		s.tt = newTable(cfg.TableBits)
 	}
-	s.kind = copyKindOf(g.NewInitialState())
+	st := g.NewInitialState()
+	s.kind = copyKindOf(st)
+	s.aspDelta = 0.05
+	if t, ok := st.(Tactical); ok {
+		s.tactical = true
+		s.cp = t.Centipawn()
+		s.aspDelta = aspirationCP * s.cp
+		_, s.nullMover = st.(NullMover)
+	}
+	s.deepCuts = cfg.selective()
+	s.quiescence = cfg.Quiescence && s.tactical
+	s.see = cfg.SEE && s.tactical
+	s.extensions = cfg.Extensions && s.tactical
+	s.nullMove = cfg.NullMove && s.nullMover
+	s.futility = cfg.Futility && s.tactical
 	return s, nil
 }
 
@@ -191,6 +331,9 @@ func (s *Searcher) refresh(ply int, src games.State) {
 	switch {
 	case s.states[ply] == nil || s.kind == copyClone:
 		s.states[ply] = src.Clone()
+		if s.tactical {
+			s.tacs[ply] = s.states[ply].(Tactical)
+		}
 	case s.kind == copyCopier:
 		s.states[ply].(Copier).CopyFrom(src)
 	default:
@@ -198,12 +341,18 @@ func (s *Searcher) refresh(ply int, src games.State) {
 	}
 }
 
+// moveBufCap is the initial capacity of the per-ply move buffers (they
+// grow if a position has more moves).
+const moveBufCap = 256
+
 // ensurePlies allocates per-ply buffers up to n plies.
 func (s *Searcher) ensurePlies(n int) {
+	c := min(s.game.NumActions(), moveBufCap)
 	for len(s.states) < n+2 {
 		s.states = append(s.states, nil)
-		s.moves = append(s.moves, make([]int, 0, s.game.NumActions()))
-		s.scores = append(s.scores, make([]int64, s.game.NumActions()))
+		s.tacs = append(s.tacs, nil)
+		s.moves = append(s.moves, make([]int, 0, c))
+		s.scores = append(s.scores, make([]int64, c))
 		s.killers = append(s.killers, [2]int{-1, -1})
 		s.pv = append(s.pv, make([]int, n+2))
 		s.pvLen = append(s.pvLen, 0)
@@ -215,47 +364,72 @@ func (s *Searcher) ensurePlies(n int) {
 	}
 }
 
-// unlimitedDepth is the deepest iteration when Config.Depth is 0.
+// unlimitedDepth is the deepest iteration when no depth limit is given.
 const unlimitedDepth = 128
 
-// Search runs iterative deepening from root (which it does not modify) and
-// returns the best move of the deepest completed iteration. It stops at the
-// first of: cfg.Depth reached, a proven result, the node or time budget, or
-// ctx done (the depth-1 iteration always completes, so a move is always
-// returned for a non-terminal root).
+// extraPlies is how far past the nominal depth check extensions and
+// quiescence may reach; beyond it a node is scored by the heuristic.
+const extraPlies = 64
+
+// Search runs iterative deepening from root (which it does not modify)
+// within the Config's depth, node and time budgets (SearchLimits).
 func (s *Searcher) Search(ctx context.Context, root games.State) (Result, error) {
+	return s.SearchLimits(ctx, root, Limits{Depth: s.cfg.Depth, Nodes: s.cfg.Nodes, MoveTime: s.cfg.Time})
+}
+
+// SearchLimits runs iterative deepening from root (which it does not
+// modify) and returns the best move of the deepest completed iteration. It
+// stops at the first of: the depth limit, a proven result, the node or
+// time budget (see Limits), or ctx done (the depth-1 iteration always
+// completes, so a move is always returned for a non-terminal root). Under
+// a time budget, a root with one legal move is answered after depth 1.
+func (s *Searcher) SearchLimits(ctx context.Context, root games.State, l Limits) (Result, error) {
+	start := time.Now()
 	if root == nil || root.IsTerminal() {
 		return Result{}, fmt.Errorf("search: no move to search: the game is over")
 	}
 	if root.Game().Name() != s.game.Name() {
 		return Result{}, fmt.Errorf("search: state of game %s given to a searcher for %s", root.Game().Name(), s.game.Name())
 	}
+	if l.Depth < 0 || l.Nodes < 0 || l.MoveTime < 0 || l.Clock < 0 || l.Increment < 0 || l.MovesToGo < 0 {
+		return Result{}, fmt.Errorf("search: negative limit in %+v", l)
+	}
 	s.ctx = ctx
 	s.dl, s.hasDL = ctx.Deadline()
-	if s.cfg.Time > 0 {
-		if d := time.Now().Add(s.cfg.Time); !s.hasDL || d.Before(s.dl) {
+	timed := l.MoveTime > 0 || l.Clock > 0
+	var soft time.Duration
+	if timed {
+		var hard time.Duration
+		soft, hard = l.budgets()
+		if d := start.Add(hard); !s.hasDL || d.Before(s.dl) {
 			s.dl, s.hasDL = d, true
 		}
 	}
-	maxDepth := s.cfg.Depth
+	maxDepth := l.Depth
 	if maxDepth == 0 {
 		maxDepth = min(max(root.Game().MaxGameLength()-root.MoveNumber()+1, 1), unlimitedDepth)
 	}
-	s.ensurePlies(maxDepth)
+	plies := maxDepth + 1
+	if s.quiescence || s.extensions {
+		plies += extraPlies
+	}
+	s.ensurePlies(plies)
 	if s.tt != nil {
 		s.tt.gen++
 	}
-	s.nodes, s.abort = 0, false
+	s.nodes, s.nodeLimit, s.abort = 0, l.Nodes, false
 	s.refresh(0, root)
 	var res Result
 	s.rootPV = s.rootPV[:0]
+	single := timed && len(root.LegalActions(s.moves[0][:0])) == 1
 	for d := 1; d <= maxDepth; d++ {
 		s.canAbort = d > 1
-		if s.canAbort && s.outOfTime() {
+		if s.canAbort && (s.outOfTime() || timed && time.Since(start) >= soft/2) {
 			break
 		}
 		s.horizons = 0
-		v := s.negamax(0, d, math.Inf(-1), math.Inf(1))
+		s.rootDepth = d
+		v := s.searchRoot(d, res.Value)
 		if s.abort {
 			break
 		}
@@ -263,16 +437,55 @@ func (s *Searcher) Search(ctx context.Context, root games.State) (Result, error)
 		s.rootPV = append(s.rootPV[:0], s.pv[0][:s.pvLen[0]]...)
 		res.Move = s.rootPV[0]
 		res.Proven = s.horizons == 0 || IsProven(v)
-		if res.Proven {
+		if l.Info != nil {
+			res.Nodes, res.PV, res.Elapsed = s.nodes, s.rootPV, time.Since(start)
+			l.Info(res)
+		}
+		if res.Proven || single {
 			break
 		}
 	}
 	res.Nodes = s.nodes
 	res.PV = append([]int(nil), s.rootPV...)
+	res.Elapsed = time.Since(start)
 	if err := ctx.Err(); err != nil && res.Depth == 0 {
 		return res, fmt.Errorf("search: %w", err)
 	}
 	return res, nil
+}
+
+// aspirationCP is the first aspiration half-window in centipawns, for
+// Tactical games (others use 0.05 heuristic units).
+const aspirationCP = 30
+
+// searchRoot runs one iteration of depth d, within an aspiration window
+// around prev when that is on and d >= 4, and returns the root's value.
+func (s *Searcher) searchRoot(d int, prev float64) float64 {
+	if !s.cfg.Aspiration || d < 4 || IsProven(prev) {
+		return s.negamax(0, d, math.Inf(-1), math.Inf(1), true)
+	}
+	delta := s.aspDelta
+	alpha, beta := prev-delta, prev+delta
+	for {
+		v := s.negamax(0, d, alpha, beta, true)
+		switch {
+		case s.abort:
+			return 0
+		case v <= alpha:
+			alpha = v - delta
+			if IsProven(v) || delta > 1 {
+				alpha = math.Inf(-1)
+			}
+		case v >= beta:
+			beta = v + delta
+			if IsProven(v) || delta > 1 {
+				beta = math.Inf(1)
+			}
+		default:
+			return v
+		}
+		delta *= 2
+	}
 }
 
 // checkBudget sets s.abort when a budget is spent. The clock and the context
@@ -281,7 +494,7 @@ func (s *Searcher) checkBudget() {
 	if !s.canAbort {
 		return
 	}
-	if s.cfg.Nodes > 0 && s.nodes >= s.cfg.Nodes {
+	if s.nodeLimit > 0 && s.nodes >= s.nodeLimit {
 		s.abort = true
 		return
 	}
@@ -300,169 +513,5 @@ func (s *Searcher) outOfTime() bool {
 		return true
 	default:
 		return false
-	}
-}
-
-// nullWindow is the width of PVS's null window. Scores are floats: a value
-// strictly inside (alpha, alpha+nullWindow) is still exact (fail-soft), so
-// the width only has to be positive.
-const nullWindow = 1e-9
-
-// negamax searches the non-terminal state at ply to depth plies and returns
-// its fail-soft value for the player to move.
-func (s *Searcher) negamax(ply, depth int, alpha, beta float64) float64 {
-	s.nodes++
-	s.pvLen[ply] = 0
-	s.checkBudget()
-	if s.abort {
-		return 0
-	}
-	st := s.states[ply]
-	if depth <= 0 {
-		s.horizons++
-		return s.h.Evaluate(st)
-	}
-	key := st.Hash()
-	hashMove := -1
-	if s.tt != nil {
-		if e, ok := s.tt.probe(key); ok {
-			if s.cfg.Ordering {
-				hashMove = int(e.move)
-			}
-			// Only an entry of exactly this depth may cut: an entry from a
-			// deeper search would make the result differ from the
-			// fixed-depth value (search instability), and one from a
-			// shallower search is not a bound on it.
-			if ply > 0 && int(e.depth) == depth {
-				kind := e.flags &^ flagHorizon
-				if kind == boundExact || (kind == boundLower && e.value >= beta) || (kind == boundUpper && e.value <= alpha) {
-					if e.flags&flagHorizon != 0 {
-						s.horizons++
-					}
-					return e.value
-				}
-			}
-		}
-	}
-	me := st.CurrentPlayer()
-	moves := st.LegalActions(s.moves[ply][:0])
-	s.moves[ply] = moves
-	if s.cfg.Ordering {
-		s.order(ply, me, moves, hashMove)
-	}
-	alphaOrig := alpha
-	horizonsBefore := s.horizons
-	best, bestMove := math.Inf(-1), moves[0]
-	for i, a := range moves {
-		s.refresh(ply+1, st)
-		child := s.states[ply+1]
-		child.ApplyAction(a)
-		var v float64
-		if child.IsTerminal() {
-			s.nodes++
-			s.pvLen[ply+1] = 0
-			v = terminalValue(child, me)
-		} else if i > 0 && s.cfg.PVS && !math.IsInf(alpha, -1) {
-			v = s.child(ply, depth, me, alpha, alpha+nullWindow)
-			if v > alpha && v >= alpha+nullWindow && v < beta && !s.abort {
-				v = s.child(ply, depth, me, v, beta)
-			}
-		} else {
-			v = s.child(ply, depth, me, alpha, beta)
-		}
-		if s.abort {
-			return 0
-		}
-		if v > best {
-			best, bestMove = v, a
-			if v > alpha {
-				alpha = v
-				s.pv[ply][0] = a
-				copy(s.pv[ply][1:], s.pv[ply+1][:s.pvLen[ply+1]])
-				s.pvLen[ply] = 1 + s.pvLen[ply+1]
-			} else if s.pvLen[ply] == 0 {
-				s.pv[ply][0], s.pvLen[ply] = a, 1
-			}
-		}
-		if alpha >= beta {
-			if s.cfg.Ordering {
-				s.cutoff(ply, me, a, depth)
-			}
-			break
-		}
-	}
-	if s.tt != nil {
-		flags := boundExact
-		switch {
-		case best >= beta:
-			flags = boundLower
-		case best <= alphaOrig:
-			flags = boundUpper
-		}
-		if s.horizons != horizonsBefore {
-			flags |= flagHorizon
-		}
-		s.tt.store(key, best, bestMove, depth, flags)
-	}
-	return best
-}
-
-// child searches the state at ply+1, reached by a move of player me, with
-// window (alpha, beta) from me's point of view and returns its value for me.
-func (s *Searcher) child(ply, depth, me int, alpha, beta float64) float64 {
-	if s.states[ply+1].CurrentPlayer() == me {
-		return s.negamax(ply+1, depth-1, alpha, beta)
-	}
-	return -s.negamax(ply+1, depth-1, -beta, -alpha)
-}
-
-// Ordering scores: the hash move, then the killers, then history.
-const (
-	scoreHash   = math.MaxInt64
-	scoreKiller = math.MaxInt64 - 2
-)
-
-// order sorts moves in place: the hash move, the two killers of this ply,
-// then by history score; ties keep the natural order (insertion sort, stable,
-// allocation-free).
-func (s *Searcher) order(ply, me int, moves []int, hashMove int) {
-	sc := s.scores[ply][:len(moves)]
-	k := s.killers[ply]
-	hist := s.history[me*s.game.NumActions():]
-	for i, a := range moves {
-		switch a {
-		case hashMove:
-			sc[i] = scoreHash
-		case k[0]:
-			sc[i] = scoreKiller
-		case k[1]:
-			sc[i] = scoreKiller - 1
-		default:
-			sc[i] = hist[a]
-		}
-	}
-	for i := 1; i < len(moves); i++ {
-		a, v := moves[i], sc[i]
-		j := i - 1
-		for j >= 0 && sc[j] < v {
-			moves[j+1], sc[j+1] = moves[j], sc[j]
-			j--
-		}
-		moves[j+1], sc[j+1] = a, v
-	}
-}
-
-// cutoff records move a, which caused a beta cutoff, as a killer and in the
-// history table.
-func (s *Searcher) cutoff(ply, me, a, depth int) {
-	if k := &s.killers[ply]; k[0] != a {
-		k[1], k[0] = k[0], a
-	}
-	h := &s.history[me*s.game.NumActions()+a]
-	*h += int64(depth) * int64(depth)
-	if *h > 1<<40 { // keep history far below the killer scores
-		for i := range s.history {
-			s.history[i] /= 2
-		}
 	}
 }
