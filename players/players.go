@@ -1,7 +1,7 @@
 // Package players builds game players from specs such as
 // "alphabeta:depth=5" (ParseSpec, SpecHelp): random, greedy, alpha-beta,
 // exact solvers, MCTS with rollouts, a trained network, the backgammon
-// baselines and outside engines over GTP. Build returns a Factory that makes
+// baselines and outside engines over GTP and UCI. Build returns a Factory that makes
 // one Player per game; package match plays them against each other.
 package players
 
@@ -147,6 +147,8 @@ func Build(g games.Game, spec Spec) (*Factory, error) {
 		return buildChance(g, spec)
 	case "gtp", "gnugo", "grhino":
 		return buildGTP(g, spec)
+	case "uci", "stockfish":
+		return buildUCI(g, spec)
 	default:
 		return nil, fmt.Errorf("player spec %q: unknown kind %q; valid kinds: %s", name, spec.Kind, kindNames())
 	}
