@@ -46,6 +46,14 @@ type Analyzer interface {
 	LastPolicy() []float32
 }
 
+// SearchReporter is implemented by players that search a game tree and can
+// report the search behind their last choice (alpha-beta: its depth, nodes,
+// principal variation and value), for front ends that show it (UCI info
+// lines).
+type SearchReporter interface {
+	LastSearch() search.Result
+}
+
 // Factory makes fresh players of one spec for one game: New is called once
 // per game with that game's seeded random source and must be safe for
 // concurrent use. Resources shared by all the players (a network evaluator,
@@ -322,16 +330,19 @@ type alphaBetaPlayer struct {
 	name  string
 	sr    *search.Searcher
 	value float64
+	last  search.Result
 }
 
-func (p *alphaBetaPlayer) Name() string   { return p.name }
-func (p *alphaBetaPlayer) Value() float64 { return p.value }
+func (p *alphaBetaPlayer) Name() string              { return p.name }
+func (p *alphaBetaPlayer) Value() float64            { return p.value }
+func (p *alphaBetaPlayer) LastSearch() search.Result { return p.last }
 func (p *alphaBetaPlayer) ChooseAction(ctx context.Context, s games.State) (int, error) {
 	res, err := p.sr.Search(ctx, s)
 	if err != nil {
 		return 0, err
 	}
 	p.value = res.Value
+	p.last = res
 	return res.Move, nil
 }
 
