@@ -137,8 +137,9 @@ type searchDone struct {
 }
 
 // Run reads commands from r and writes to w until quit, the end of r, or
-// ctx is done; a search still running is stopped, and its bestmove written,
-// first. It returns nil after quit or at the end of input.
+// ctx is done. A search still running is stopped (at the end of r, only
+// one that only stop would end), and its bestmove written, first. It
+// returns nil after quit or at the end of input.
 func (e *Engine) Run(ctx context.Context, r io.Reader, w io.Writer) error {
 	e.w = bufio.NewWriter(w)
 	type line struct {
@@ -203,6 +204,15 @@ func (e *Engine) Run(ctx context.Context, r io.Reader, w io.Writer) error {
 		case ln, ok = <-lines:
 		}
 		if !ok {
+			// At the end of input a search with limits runs to its end;
+			// one that only stop would end is stopped.
+			if cur != nil && !cur.held && cur.result == nil {
+				select {
+				case d := <-cur.done:
+					cur.result = &d
+				case <-ctx.Done():
+				}
+			}
 			if err := finish(); err != nil {
 				return err
 			}

@@ -322,3 +322,27 @@ func FuzzEngine(f *testing.F) {
 		}
 	})
 }
+
+// slowSearcher takes 100ms and fails if stopped before.
+type slowSearcher struct{}
+
+func (slowSearcher) Search(ctx context.Context, pos Position, _ Limits) (Result, error) {
+	select {
+	case <-ctx.Done():
+		return Result{}, ctx.Err()
+	case <-time.After(100 * time.Millisecond):
+	}
+	return Result{Move: pos.State.LegalActions(nil)[0]}, nil
+}
+
+// TestEngineEndOfInputFinishesSearch: a search with limits (or none) runs to
+// its end when the input ends; quit stops it at once.
+func TestEngineEndOfInputFinishesSearch(t *testing.T) {
+	build := func(Options) (Searcher, error) { return slowSearcher{}, nil }
+	if lines := runScript(t, build, "go depth 3\n"); len(lines) != 2 || lines[1] != "bestmove b1a3" {
+		t.Errorf("at the end of input: %q, want the search's move", lines)
+	}
+	if lines := runScript(t, build, "go depth 3\nquit\n"); len(lines) != 2 || !strings.HasPrefix(lines[0], "info string error: the search failed") {
+		t.Errorf("after quit: %q, want the search stopped", lines)
+	}
+}
