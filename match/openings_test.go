@@ -6,13 +6,29 @@ import (
 	"strings"
 	"testing"
 
+	"tabula/games"
 	_ "tabula/games/chess"
+	"tabula/players"
 )
+
+// randomPair builds two random players; it stands apart from the package's
+// shared test helpers so that this file builds on its own.
+func randomPair(t *testing.T, g games.Game) []*players.Factory {
+	t.Helper()
+	fs, err := players.BuildAll(g, []players.Spec{{Kind: "random"}, {Kind: "random"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fs
+}
 
 // TestOpenings: each opening is played twice per pairing, once with each
 // colour, then random plies follow it; the records start with it.
 func TestOpenings(t *testing.T) {
-	g := mustGame(t, "chess:maxplies=40")
+	g, err := games.New("chess:maxplies=40")
+	if err != nil {
+		t.Fatal(err)
+	}
 	f, err := os.Open("../data/chess/openings.txt")
 	if err != nil {
 		t.Fatal(err)
@@ -29,7 +45,7 @@ func TestOpenings(t *testing.T) {
 	var recs []GameRecord
 	cfg := MatchConfig{Games: 6, Parallel: 2, Seed: 1, RandomPlies: 1, Openings: openings,
 		Record: func(r GameRecord) error { recs = append(recs, r); return nil }}
-	if _, err := Match(context.Background(), cfg, g, mustFactories(t, g, "random random")); err != nil {
+	if _, err := Match(context.Background(), cfg, g, randomPair(t, g)); err != nil {
 		t.Fatal(err)
 	}
 	texts := []string{"e2e4 e7e5 g1f3 b8c6 f1b5 a7a6 ", "e2e4 e7e5 g1f3 b8c6 f1c4 f8c5 "}
@@ -50,7 +66,7 @@ func TestOpenings(t *testing.T) {
 			t.Errorf("ReadOpenings(%q) accepted", bad)
 		}
 	}
-	if _, err := Match(context.Background(), MatchConfig{Games: 2, Openings: [][]int{{0}}}, g, mustFactories(t, g, "random random")); err == nil || !strings.Contains(err.Error(), "opening 1") {
+	if _, err := Match(context.Background(), MatchConfig{Games: 2, Openings: [][]int{{0}}}, g, randomPair(t, g)); err == nil || !strings.Contains(err.Error(), "opening 1") {
 		t.Errorf("an illegal opening: %v", err)
 	}
 }
