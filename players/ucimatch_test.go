@@ -55,13 +55,19 @@ func TestUCIForfeits(t *testing.T) {
 		mode, reason string
 	}{
 		{"die", "engine died"},
-		{"hang", "engine timed out: no bestmove after \"go movetime 50\""},
+		{"hang", "engine timed out: no bestmove after \"go movetime 50\" within 1.5s"},
 		{"illegal", "played the illegal move a1a1"},
 		{"garbage", `answered bestmove "zz99", not a move`},
 		{"none", `answered bestmove "(none)" in a position with legal moves`},
 	} {
 		t.Run(c.mode, func(t *testing.T) {
-			spec, err := players.ParseSpec(fmt.Sprintf("uci:cmd=%q,args=\"fakeuci %s\",movetime=50ms,timeout=300ms", os.Args[0], c.mode))
+			// The timeout is long enough for the fake engine to start
+			// on a loaded machine, except where it is what is tested.
+			timeout := "10s"
+			if c.mode == "hang" {
+				timeout = "1500ms"
+			}
+			spec, err := players.ParseSpec(fmt.Sprintf("uci:cmd=%q,args=\"fakeuci %s\",movetime=50ms,timeout=%s", os.Args[0], c.mode, timeout))
 			if err != nil {
 				t.Fatal(err)
 			}
