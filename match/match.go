@@ -6,6 +6,7 @@
 package match
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -40,6 +41,11 @@ type MatchConfig struct {
 	// deterministic players do not repeat one game. No random ply lets the
 	// opponent end the game at once (a pass in Go) where another is legal.
 	RandomPlies int
+	// Openings, if set, are move sequences from the initial state that
+	// games start from, before any random plies: the games 2m and 2m+1 of
+	// each pairing play opening m (modulo the number of openings), one with
+	// each colour. ReadOpenings reads them from a file.
+	Openings [][]int
 	// Record, if set, receives every game in game order. A match that stops
 	// early records every game it counted, in order, but with gaps where
 	// games were unfinished.
@@ -194,6 +200,9 @@ type job struct {
 	// first game of its mirrored pair: in a game of chance the games 2m and
 	// 2m+1 of each pairing roll the same dice with colours swapped).
 	dice int
+	// opening is the index in MatchConfig.Openings of the game's opening,
+	// or -1.
+	opening int
 }
 
 type outcome struct {
@@ -216,6 +225,15 @@ func Match(ctx context.Context, cfg MatchConfig, g games.Game, players []*player
 	case cfg.RandomPlies < 0:
 		return nil, fmt.Errorf("arena: random plies = %d, want >= 0", cfg.RandomPlies)
 	}
+	for i, o := range cfg.Openings {
+		s, err := games.Replay(g, o)
+		if err == nil && s.IsTerminal() {
+			err = errors.New("the game is over")
+		}
+		if err != nil {
+			return nil, fmt.Errorf("arena: opening %d: %w", i+1, err)
+		}
+	}
 	names := uniqueNames(players)
 	var jobs []job
 	for i := range players {
@@ -226,7 +244,11 @@ func Match(ctx context.Context, cfg MatchConfig, g games.Game, players []*player
 				if k%2 == 1 {
 					seats = [2]int{j, i}
 				}
-				jobs = append(jobs, job{index: len(jobs), seats: seats, dice: first + k/2*2})
+				opening := -1
+				if len(cfg.Openings) > 0 {
+					opening = k / 2 % len(cfg.Openings)
+				}
+				jobs = append(jobs, job{index: len(jobs), seats: seats, dice: first + k/2*2, opening: opening})
 			}
 		}
 	}
@@ -538,6 +560,15 @@ func playGame(ctx context.Context, cfg MatchConfig, g games.Game, factories []*p
 	}
 	s := g.NewInitialState()
 	var moves, buf []int
+	if jb.opening >= 0 {
+		for _, a := range cfg.Openings[jb.opening] {
+			if err := games.Play(s, a); err != nil { // checked by Match
+				return rec, fmt.Errorf("arena: game %d: opening %d: %w", jb.index, jb.opening+1, err)
+			}
+			moves = append(moves, a)
+		}
+	}
+	randomEnd := len(moves) + cfg.RandomPlies
 	opening := GameRNG(cfg.Seed, jb.index, 2)
 	// In a game of chance the dice come from their own source, shared by
 	// the two games of a pair (index 2m and 2m+1, colours swapped): each
@@ -557,7 +588,7 @@ func playGame(ctx context.Context, cfg MatchConfig, g games.Game, factories []*p
 			if a, err = games.SampleChance(s, dice); err != nil {
 				return rec, fmt.Errorf("arena: game %d: %w", jb.index, err)
 			}
-		} else if len(moves) < cfg.RandomPlies {
+		} else if len(moves) < randomEnd {
 			buf = s.LegalActions(buf)
 			a = openingMove(s, buf, opening)
 		} else {
@@ -607,6 +638,36 @@ func forfeitRecord(rec GameRecord, g games.Game, moves []int, side int, f *playe
 	rec.Result[side], rec.Result[1-side] = -1, 1
 	rec.Forfeit = &ForfeitRecord{Side: side, Player: rec.Players[side], Reason: f.Reason, Stderr: f.Stderr}
 	return rec
+}
+
+// ReadOpenings reads openings for MatchConfig.Openings: one a line, each a
+// move sequence from g's initial state in g's notation (chess: "e2e4 e7e5
+// g1f3"), checked against the rules. Text from '#' to the end of a line is
+// a comment; blank lines are skipped.
+func ReadOpenings(g games.Game, r io.Reader) ([][]int, error) {
+	var out [][]int
+	sc := bufio.NewScanner(r)
+	for n := 1; sc.Scan(); n++ {
+		line, _, _ := strings.Cut(sc.Text(), "#")
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		s, moves, err := games.ParseAndReplay(g, line)
+		if err == nil && s.IsTerminal() {
+			err = errors.New("the game is over")
+		}
+		if err != nil {
+			return nil, fmt.Errorf("openings line %d: %w", n, err)
+		}
+		out = append(out, moves)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("openings: %w", err)
+	}
+	if len(out) == 0 {
+		return nil, errors.New("openings: no opening in the file")
+	}
+	return out, nil
 }
 
 // formatMoves writes moves in g's notation, or as space-separated action

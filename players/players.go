@@ -1,7 +1,7 @@
 // Package players builds game players from specs such as
 // "alphabeta:depth=5" (ParseSpec, SpecHelp): random, greedy, alpha-beta,
 // exact solvers, MCTS with rollouts, a trained network, the backgammon
-// baselines and outside engines over GTP. Build returns a Factory that makes
+// baselines and outside engines over GTP and UCI. Build returns a Factory that makes
 // one Player per game; package match plays them against each other.
 package players
 
@@ -45,6 +45,14 @@ type Valuer interface {
 // has none; the slice is the player's and is overwritten by its next choice.
 type Analyzer interface {
 	LastPolicy() []float32
+}
+
+// SearchReporter is implemented by players that search a game tree and can
+// report the search behind their last choice (alpha-beta: its depth, nodes,
+// principal variation and value), for front ends that show it (UCI info
+// lines).
+type SearchReporter interface {
+	LastSearch() search.Result
 }
 
 // Factory makes fresh players of one spec for one game: New is called once
@@ -161,6 +169,8 @@ func Build(g games.Game, spec Spec) (*Factory, error) {
 		return buildChance(g, spec)
 	case "gtp", "gnugo", "grhino":
 		return buildGTP(g, spec)
+	case "uci", "stockfish":
+		return buildUCI(g, spec)
 	default:
 		return nil, fmt.Errorf("player spec %q: unknown kind %q; valid kinds: %s", name, spec.Kind, kindNames())
 	}
@@ -337,10 +347,13 @@ type alphaBetaPlayer struct {
 	// clock is the time left on the player's own game clock (0: no
 	// clock), inc what each move adds to it.
 	clock, inc time.Duration
+	// last is the newest search's result, for protocols that report it.
+	last search.Result
 }
 
-func (p *alphaBetaPlayer) Name() string   { return p.name }
-func (p *alphaBetaPlayer) Value() float64 { return p.value }
+func (p *alphaBetaPlayer) Name() string              { return p.name }
+func (p *alphaBetaPlayer) Value() float64            { return p.value }
+func (p *alphaBetaPlayer) LastSearch() search.Result { return p.last }
 
 // ChooseAction searches s. With a clock, the search's budget comes from the
 // time left; the time taken is charged to the clock and the increment
@@ -352,7 +365,7 @@ func (p *alphaBetaPlayer) ChooseAction(ctx context.Context, s games.State) (int,
 		if err != nil {
 			return 0, err
 		}
-		p.value = res.Value
+		p.value, p.last = res.Value, res
 		return res.Move, nil
 	}
 	res, err := p.sr.SearchLimits(ctx, s, search.Limits{Clock: p.clock, Increment: p.inc})
@@ -360,7 +373,7 @@ func (p *alphaBetaPlayer) ChooseAction(ctx context.Context, s games.State) (int,
 		return 0, err
 	}
 	p.clock = max(p.clock-res.Elapsed, time.Millisecond) + p.inc
-	p.value = res.Value
+	p.value, p.last = res.Value, res
 	return res.Move, nil
 }
 

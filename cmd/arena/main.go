@@ -280,6 +280,7 @@ func defineMatch(fs *flag.FlagSet) func(context.Context, io.Reader, io.Writer, i
 	out := fs.String("out", "", "write every game as a JSON line to this file")
 	anchor := fs.Int("anchor", 0, "index of the player whose Elo is fixed at 0")
 	randomPlies := fs.Int("random-plies", 0, "opening plies played at random before the players take over (fewer than a game's length)")
+	openingsFile := fs.String("openings", "", "file of openings, one move sequence a line in the game's notation (e.g. data/chess/openings.txt); the games 2m and 2m+1 of each pair start from opening m, one with each colour, before any random plies")
 	quiet := fs.Bool("quiet", false, "no progress bar")
 	return func(ctx context.Context, _ io.Reader, stdout, stderr io.Writer) (err error) {
 		specs, err := players.ParseSpecs(*playerList)
@@ -304,6 +305,18 @@ func defineMatch(fs *flag.FlagSet) func(context.Context, io.Reader, io.Writer, i
 		if *randomPlies < 0 || *randomPlies >= g.MaxGameLength() {
 			return fmt.Errorf("-random-plies %d: want 0 to %d (a game of %s lasts at most %d plies)", *randomPlies, g.MaxGameLength()-1, g.Name(), g.MaxGameLength())
 		}
+		var openings [][]int
+		if *openingsFile != "" {
+			f, err := os.Open(*openingsFile)
+			if err != nil {
+				return fmt.Errorf("-openings: %w", err)
+			}
+			openings, err = match.ReadOpenings(g, f)
+			f.Close()
+			if err != nil {
+				return fmt.Errorf("-openings %s: %w", *openingsFile, err)
+			}
+		}
 		players, err := players.BuildAll(g, specs)
 		if err != nil {
 			return err
@@ -324,7 +337,7 @@ func defineMatch(fs *flag.FlagSet) func(context.Context, io.Reader, io.Writer, i
 		pairs := len(players) * (len(players) - 1) / 2
 		bar := newBar(pairs**n, "games", stderr, *quiet)
 		cfg := match.MatchConfig{
-			Games: *n, Parallel: *parallel, Seed: *seed, RandomPlies: *randomPlies,
+			Games: *n, Parallel: *parallel, Seed: *seed, RandomPlies: *randomPlies, Openings: openings,
 			Record:   func(r match.GameRecord) error { return jl.write(r) },
 			Progress: func(done, total int) { _ = bar.Set(done) },
 		}

@@ -330,6 +330,8 @@ func TestBadInput(t *testing.T) {
 		{[]string{"solve", "-game", "go"}, "", []string{"connect4 only"}},
 		{[]string{"solve", "-tt", "99"}, "", []string{"table size"}},
 		{[]string{"solve", "extra"}, "", []string{`unexpected argument "extra"`}},
+		{[]string{"match", "-game", "chess", "-players", "random random", "-openings", filepath.Join(dir, "missing.epd")}, "", []string{"-openings", "missing.epd"}},
+		{[]string{"match", "-game", "connect4", "-players", "random random", "-openings", "../../data/chess/openings.txt"}, "", []string{"openings line 10", "connect4"}},
 	} {
 		wantError(t, tc.stdin, tc.args, tc.want...)
 	}

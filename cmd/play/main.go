@@ -3,6 +3,7 @@
 //
 //	play -game G -player SPEC [-human first|second]     play in the terminal
 //	play gtp -game G -player SPEC                       a Go Text Protocol engine on stdin/stdout
+//	play uci -player SPEC                               a Universal Chess Interface engine on stdin/stdout
 //	play web [-addr 127.0.0.1:8080]                     a web page to play on
 //	play watch -run DIR                                 watch a training run live
 //	play export -checkpoint FILE -format onnx|web -out PATH

@@ -29,7 +29,7 @@ func fakePrograms(t *testing.T) string {
 	bin := t.TempDir()
 	marker := filepath.Join(t.TempDir(), "started")
 	script := "#!/bin/sh\necho \"$0 $*\" >> " + marker + "\n"
-	for _, name := range []string{"evil", "gnugo", "gtp-rhino", "grhino"} {
+	for _, name := range []string{"evil", "gnugo", "gtp-rhino", "grhino", "stockfish"} {
 		if err := os.WriteFile(filepath.Join(bin, name), []byte(script), 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -86,6 +86,13 @@ func TestOutsideEnginesRefused(t *testing.T) {
 		{"othello:size=8", "grhino"},
 		{"othello:size=8", "gtp:cmd=gtp-rhino"},
 		{"connect4", "gtp:cmd=evil"},
+		// UCI engines play chess only, but the kind is refused before the
+		// game is looked at, whatever the game.
+		{"connect4", "uci:cmd=evil"},
+		{"go:size=9", `uci:cmd=sh,args="-c evil"`},
+		{"connect4", "stockfish"},
+		{"othello:size=8", "stockfish:elo=1500,movetime=10ms"},
+		{"connect4", "stockfish:skill=0"},
 	} {
 		for _, api := range []string{"/api/move", "/api/player"} {
 			rec := send(s, "POST", api, moveBody(tc.game, tc.player), nil)
