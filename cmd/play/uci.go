@@ -236,9 +236,9 @@ func (s *uciSearcher) Search(ctx context.Context, pos uci.Position, lim uci.Limi
 }
 
 // searchInfo converts an alpha-beta result into an info line's fields. A
-// proven win or loss is a mate in moves from s; a heuristic value v in
-// (-1, 1) is shown as 1000·v centipawns: the search's own units, not
-// calibrated pawns.
+// proven win or loss is a mate in moves from s; a heuristic value is shown
+// in centipawns where the game says what one is worth (search.Tactical, as
+// chess does), and as 1000·v of the search's own units (-1, 1) elsewhere.
 func searchInfo(r search.Result, s games.State) uci.Info {
 	in := uci.Info{Depth: r.Depth, Nodes: r.Nodes, PV: r.PV}
 	if r.Depth == 0 {
@@ -255,6 +255,10 @@ func searchInfo(r search.Result, s games.State) uci.Info {
 		if moves == 0 { // a loss already on the board cannot be searched
 			in.Score.Mate, in.Score.CP = 0, 0
 		}
+		return in
+	}
+	if t, ok := s.(search.Tactical); ok && t.Centipawn() > 0 {
+		in.Score.CP = int(math.Round(r.Value / t.Centipawn()))
 		return in
 	}
 	in.Score.CP = int(math.Round(1000 * r.Value))
