@@ -68,7 +68,7 @@ func TestBadConfigsNameTheProblem(t *testing.T) {
 		{"value target mix above 1", g + "selfplay:\n  value_target_mix: 1.5\n", nil, "line 3: experimental.value_target_mix = 1.5, want 0..1"},
 		{"-set value target mix below 0", g, []string{"experimental.value_target_mix=-0.2"}, "-set: experimental.value_target_mix = -0.2, want 0..1"},
 		{"out of range, sprt", g + "gate:\n  sprt:\n    alpha: 0.7\n", nil, "line 4: gate.sprt.alpha = 0.7, want (0, 0.5)"},
-		{"unknown game", "game: chess\n", nil, `line 1: game: unknown game "chess"`},
+		{"unknown game", "game: shogi\n", nil, `line 1: game: unknown game "shogi"`},
 		{"bad game parameter", "game: \"othello:size=7\"\n", nil, "size"},
 		{"bad optimizer", g + "train:\n  optimizer: rmsprop\n", nil, `line 3: train.optimizer = "rmsprop"`},
 		{"window below min_examples", g + "replay:\n  window: 10\n", nil, "line 3: train.min_examples = 2000, want <= replay.window (10)"},

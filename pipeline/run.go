@@ -635,6 +635,9 @@ func (t *Trainer) Run(ctx context.Context) error {
 		// The games self-play published before it stopped go into the
 		// replay folder now rather than at the next start.
 		t.drainIngest(5 * time.Second)
+		// What left the window while the last games came in leaves the disk
+		// now, so a stopped run holds about one window of chunks.
+		t.pruneReplay(caller)
 	}
 	if runErr == nil && caller.Err() == nil && t.finished(ctx) {
 		runErr = t.finalLadder(caller, start)

@@ -59,3 +59,44 @@ func TestExpiredChunksAreRemoved(t *testing.T) {
 		t.Fatalf("a window of 4 over 3 chunks of 4: expired %v, want the 2 older ones", e)
 	}
 }
+
+// TestExpiredNeedsAWindowOnDisk: a chunk is reported only while the folder
+// holds a full window of newer examples that this buffer has read: with
+// newer chunks gone from disk, or written by another process and not read
+// yet, nothing older is given up.
+func TestExpiredNeedsAWindowOnDisk(t *testing.T) {
+	g := connect4(t)
+	dir := t.TempDir()
+	cfg := Config{Window: 10, Augment: false}
+	b := open(t, dir, cfg, "w")
+	var paths []string
+	for i := 0; i < 4; i++ {
+		p, err := b.Write(examples(g, 4, uint64(i)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, p)
+	}
+	if e := b.Expired(); len(e) != 1 {
+		t.Fatalf("16 examples in a window of 10: expired %v, want the oldest chunk", e)
+	}
+	if err := os.Remove(paths[3]); err != nil {
+		t.Fatal(err)
+	}
+	if e := b.Expired(); len(e) != 0 {
+		t.Fatalf("8 newer examples on disk for a window of 10: expired %v, want none", e)
+	}
+	other := open(t, dir, cfg, "other")
+	if _, err := other.Write(examples(g, 4, 7)); err != nil {
+		t.Fatal(err)
+	}
+	if e := b.Expired(); len(e) != 0 {
+		t.Fatalf("a newer chunk not read yet counted: expired %v, want none", e)
+	}
+	if _, err := b.Refresh(); err != nil {
+		t.Fatal(err)
+	}
+	if e := b.Expired(); len(e) != 1 || e[0] != filepath.Base(paths[0]) {
+		t.Fatalf("after reading the other process's chunk: expired %v, want [%s]", e, filepath.Base(paths[0]))
+	}
+}

@@ -172,7 +172,10 @@ type Buffer struct {
 	// ends maps each chunk file in loaded to the count of examples added
 	// (added) once its last example was: when added-size reaches it, every
 	// example of the chunk has left the window. 0 for a chunk never read.
-	ends    map[string]int64
+	ends map[string]int64
+	// counts maps each chunk file in loaded to its number of examples, 0
+	// for a chunk never read.
+	counts  map[string]int
 	next    int       // ring position of the next example
 	size    int       // examples in the window
 	added   int64     // examples ever added (this process's view of the run)
@@ -217,7 +220,7 @@ func Open(dir string, g games.Game, cfg Config, writerID string, log *slog.Logge
 	p, h, w := g.ObservationShape()
 	b := &Buffer{
 		dir: dir, game: g, cfg: cfg, log: log, obsLen: p * h * w, na: g.NumActions(), points: h * w, writer: writerID,
-		loaded: map[string]bool{}, ends: map[string]int64{},
+		loaded: map[string]bool{}, ends: map[string]int64{}, counts: map[string]int{},
 		obs:    make([]uint8, cfg.Window*p*h*w),
 		policy: make([]float32, cfg.Window*g.NumActions()),
 		legal:  make([]bool, cfg.Window*g.NumActions()),
@@ -269,6 +272,7 @@ func (b *Buffer) WriteWith(examples []Example, before func(name string) error) (
 	b.loaded[name] = true
 	b.addLocked(examples)
 	b.ends[name] = b.added
+	b.counts[name] = len(examples)
 	return path, nil
 }
 
@@ -325,6 +329,7 @@ func (b *Buffer) Refresh() (int, error) {
 		b.loaded[chunks[i].name] = true
 		b.addLocked(chunks[i].examples)
 		b.ends[chunks[i].name] = b.added
+		b.counts[chunks[i].name] = len(chunks[i].examples)
 	}
 	return total, nil
 }
@@ -337,15 +342,35 @@ func (b *Buffer) markLoaded(name string) {
 }
 
 // Expired returns the names (without folder) of the chunk files this buffer
-// has taken whose examples have all left the window, sorted: files that a
+// has taken whose examples have all left the window and that the folder
+// holds a full window of newer examples beside, sorted: files that a
 // restart would not load either, so that removing them loses nothing the
-// run trains on.
+// run trains on. Newer means later in name order (the names start with the
+// time of writing), counting only chunks this buffer has read: a chunk
+// another process wrote since the last Refresh counts for nothing yet.
 func (b *Buffer) Expired() []string {
+	entries, err := os.ReadDir(b.dir)
+	if err != nil {
+		return nil
+	}
+	var names []string
+	for _, e := range entries {
+		if n := e.Name(); !e.IsDir() && strings.HasPrefix(n, "chunk-") && strings.HasSuffix(n, ChunkSuffix) {
+			names = append(names, n)
+		}
+	}
+	sort.Strings(names)
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	var out []string
-	for name, end := range b.ends {
-		if end <= b.added-int64(b.size) {
+	newer := 0
+	for i := len(names) - 1; i >= 0; i-- {
+		name := names[i]
+		if newer < b.cfg.Window {
+			newer += b.counts[name]
+			continue
+		}
+		if end, ok := b.ends[name]; ok && end <= b.added-int64(b.size) {
 			out = append(out, name)
 		}
 	}
@@ -369,6 +394,7 @@ func (b *Buffer) Remove(names []string) error {
 		b.mu.Lock()
 		delete(b.loaded, name)
 		delete(b.ends, name)
+		delete(b.counts, name)
 		b.mu.Unlock()
 	}
 	return errors.Join(errs...)
