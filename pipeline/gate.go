@@ -9,6 +9,7 @@ import (
 
 	"tabula/elo"
 	"tabula/games"
+	"tabula/internal/metrics"
 	"tabula/match"
 	"tabula/players"
 )
@@ -21,11 +22,11 @@ func netFactory(g games.Game, path string, sims int) (*players.Factory, error) {
 
 // gate plays the new checkpoint against the best in rounds and decides by
 // SPRT (stopping early) or by win rate after all games.
-func (t *Trainer) gate(ctx context.Context, candidate string) (bool, map[string]any, error) {
+func (t *Trainer) gate(ctx context.Context, candidate string) (bool, *metrics.Gate, error) {
 	gc := t.cfg.Gate
 	if gc.Games == 0 {
 		t.log.Info("gating", "candidate", filepath.Base(candidate), "promoted", true, "reason", "gate.games = 0: every new network is promoted")
-		return true, map[string]any{"candidate": filepath.Base(candidate), "games": 0, "promoted": true, "reason": "gate.games = 0"}, nil
+		return true, &metrics.Gate{Candidate: filepath.Base(candidate), Games: metrics.Ptr(0), Promoted: true, Reason: "gate.games = 0"}, nil
 	}
 	cand, err := netFactory(t.g, candidate, gc.Simulations)
 	if err != nil {
@@ -113,9 +114,9 @@ func (t *Trainer) gate(ctx context.Context, candidate string) (bool, map[string]
 		}
 		reason = fmt.Sprintf("score %.3f %s gate.threshold %.3f after %d games", score, cmp, gc.Threshold, wdl.Games())
 	}
-	out := map[string]any{"candidate": filepath.Base(candidate), "best": filepath.Base(t.bestPath),
-		"wins": wdl.Wins, "draws": wdl.Draws, "losses": wdl.Losses, "score": wdl.Score(),
-		"elo_diff": elo.FromScore(wdl.Score()), "method": gc.Method, "verdict": verdict, "llr": llr, "promoted": promoted, "reason": reason}
+	out := &metrics.Gate{Candidate: filepath.Base(candidate), Best: filepath.Base(t.bestPath),
+		Wins: metrics.Ptr(wdl.Wins), Draws: metrics.Ptr(wdl.Draws), Losses: metrics.Ptr(wdl.Losses), Score: metrics.Num(wdl.Score()),
+		EloDiff: metrics.Num(elo.FromScore(wdl.Score())), Method: gc.Method, Verdict: verdict, LLR: metrics.Num(llr), Promoted: promoted, Reason: reason}
 	t.log.Info("gating", "candidate", filepath.Base(candidate), "W", wdl.Wins, "D", wdl.Draws, "L", wdl.Losses,
 		"promoted", promoted, "reason", reason)
 	return promoted, out, nil

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"tabula/internal/atomicfile"
+	"tabula/internal/metrics"
 	"tabula/nn"
 )
 
@@ -29,13 +30,13 @@ type iterTail struct {
 	Candidate string `json:"candidate"` // the checkpoint's file name
 	// Steps are the checkpoint's training steps: they tell it from a later
 	// checkpoint of the same name (one that replaced it after damage).
-	Steps    int64          `json:"total_steps"`
-	Gate     map[string]any `json:"gate,omitempty"`
-	Promoted bool           `json:"promoted"`
-	Ladder   map[string]any `json:"ladder,omitempty"`
-	Bench    map[string]any `json:"bench,omitempty"`
+	Steps    int64           `json:"total_steps"`
+	Gate     *metrics.Gate   `json:"gate,omitempty"`
+	Promoted bool            `json:"promoted"`
+	Ladder   *metrics.Ladder `json:"ladder,omitempty"`
+	Bench    *metrics.Bench  `json:"bench,omitempty"`
 
-	train   map[string]any // the metrics line's train record
+	train   *metrics.Train // the metrics line's train record
 	resumed bool           // a restart finishes it
 }
 
@@ -48,7 +49,7 @@ func (t *Trainer) pendingTail(ck *nn.Checkpoint) *iterTail {
 	tl := &iterTail{Iteration: t.iter, Candidate: name, Steps: ck.Step, resumed: true}
 	if err := json.Unmarshal([]byte(ck.Meta[trainMetaKey]), &tl.train); err != nil || tl.train == nil {
 		// A checkpoint written before the record was kept in it.
-		tl.train = map[string]any{"total_steps": ck.Step}
+		tl.train = &metrics.Train{TotalSteps: ck.Step}
 	}
 	path := t.dir.path(checkpointDir, tailFile)
 	data, err := os.ReadFile(path)
@@ -84,8 +85,8 @@ func (t *Trainer) pendingTail(ck *nn.Checkpoint) *iterTail {
 
 // saveTail writes tl to checkpoints/iteration.json.
 func (t *Trainer) saveTail(tl *iterTail) error {
-	data, err := json.Marshal(finiteJSON(map[string]any{"iteration": tl.Iteration, "candidate": tl.Candidate,
-		"total_steps": tl.Steps, "gate": tl.Gate, "promoted": tl.Promoted, "ladder": tl.Ladder, "bench": tl.Bench}))
+	data, err := json.Marshal(map[string]any{"iteration": tl.Iteration, "candidate": tl.Candidate,
+		"total_steps": tl.Steps, "gate": tl.Gate, "promoted": tl.Promoted, "ladder": tl.Ladder, "bench": tl.Bench})
 	if err != nil {
 		return fmt.Errorf("iteration %d stages: %w", tl.Iteration, err)
 	}
@@ -106,8 +107,8 @@ func (t *Trainer) finishIteration(ctx context.Context, start time.Time) error {
 		// Promoted before a stop by a version that kept no record of the
 		// decision until the metrics line: the match is not played again
 		// against the candidate itself.
-		tl.Gate = map[string]any{"candidate": tl.Candidate, "promoted": true,
-			"reason": "promoted before a restart; the match's figures were lost with the process"}
+		tl.Gate = &metrics.Gate{Candidate: tl.Candidate, Promoted: true,
+			Reason: "promoted before a restart; the match's figures were lost with the process"}
 		tl.Promoted = true
 	}
 	if tl.Gate == nil {
@@ -132,7 +133,7 @@ func (t *Trainer) finishIteration(ctx context.Context, start time.Time) error {
 	} else {
 		t.rejected[tl.Candidate] = true
 	}
-	rec := map[string]any{"iteration": n, "train": tl.train, "gate": tl.Gate, "best": filepath.Base(t.best())}
+	rec := &metrics.Record{Iteration: n, Train: tl.train, Gate: tl.Gate, Best: filepath.Base(t.best())}
 	if ev := t.cfg.Ladder.Every; ev > 0 && n%ev == 0 && tl.Ladder == nil {
 		atStage(ctx, "ladder", n)
 		ladder, err := t.ladder(ctx)
@@ -145,7 +146,7 @@ func (t *Trainer) finishIteration(ctx context.Context, start time.Time) error {
 		}
 	}
 	if tl.Ladder != nil {
-		rec["ladder"] = tl.Ladder
+		rec.Ladder = tl.Ladder
 		t.ladderBest = filepath.Base(t.best())
 	}
 	if ev := t.cfg.Bench.Every; ev > 0 && n%ev == 0 && tl.Bench == nil {
@@ -160,10 +161,10 @@ func (t *Trainer) finishIteration(ctx context.Context, start time.Time) error {
 		}
 	}
 	if tl.Bench != nil {
-		rec["bench"] = tl.Bench
+		rec.Bench = tl.Bench
 	}
 	if tl.resumed {
-		rec["resumed"] = true // finished by a restart: its self-play figures are the new process's
+		rec.Resumed = true // finished by a restart: its self-play figures are the new process's
 	}
 	atStage(ctx, "metrics", n)
 	t.mu.Lock()
@@ -171,29 +172,29 @@ func (t *Trainer) finishIteration(ctx context.Context, start time.Time) error {
 	t.spStats, t.spTime = selfPlayStats{}, 0
 	t.mu.Unlock()
 	secs := math.Max(spTime.Seconds(), 1e-9)
-	rec["selfplay"] = map[string]any{
-		"games": st.Games, "positions": st.Moves, "examples": st.Examples,
-		"games_per_s": float64(st.Games) / secs, "positions_per_s": float64(st.Moves) / secs,
-		"first_wins": st.Wins[0], "draws": st.Wins[1], "second_wins": st.Wins[2],
-		"resigned": st.Resigned, "no_resign_games": st.NoResign, "false_resigns": st.False,
-		"mean_length": float64(st.Moves) / math.Max(1, float64(st.Games)),
+	rec.SelfPlay = &metrics.SelfPlay{
+		Games: st.Games, Positions: st.Moves, Examples: st.Examples,
+		GamesPerS: metrics.Float(float64(st.Games) / secs), PositionsPerS: metrics.Float(float64(st.Moves) / secs),
+		FirstWins: st.Wins[0], Draws: st.Wins[1], SecondWins: st.Wins[2],
+		Resigned: st.Resigned, NoResignGames: st.NoResign, FalseResigns: st.False,
+		MeanLength: metrics.Float(float64(st.Moves) / math.Max(1, float64(st.Games))),
 		// Network calls per position (move), and the evaluator requests
 		// they answer (the rest: cache hits and merged transpositions).
-		"net_evals_per_position": float64(st.NetEvals) / math.Max(1, float64(st.Moves)),
-		"leaves_per_position":    float64(st.Leaves) / math.Max(1, float64(st.Moves)),
-		"precision":              precision, // of the network, the latest round's
+		NetEvalsPerPosition: metrics.Float(float64(st.NetEvals) / math.Max(1, float64(st.Moves))),
+		LeavesPerPosition:   metrics.Float(float64(st.Leaves) / math.Max(1, float64(st.Moves))),
+		Precision:           precision, // of the network, the latest round's
 	}
-	rec["replay"] = map[string]any{"window": t.buf.Len(), "added": t.buf.Added()}
+	rec.Replay = &metrics.Replay{Window: t.buf.Len(), Added: t.buf.Added()}
 	workers, workersLine := t.workerMetrics(ctx)
-	rec["workers"] = workers
+	rec.Workers = workers
 	tot := t.in.total()
-	rec["bus"] = map[string]any{"games": tot.Games, "positions": tot.Positions, "duplicates": tot.Duplicates,
-		"stale": tot.Stale, "bad": tot.Bad, "chunks": tot.Chunks}
+	rec.Bus = &metrics.Bus{Games: tot.Games, Positions: tot.Positions, Duplicates: tot.Duplicates,
+		Stale: tot.Stale, Bad: tot.Bad, Chunks: tot.Chunks}
 	// wall_seconds counts from this process's start; run_seconds over
 	// every process of the run (what learning curves plot against).
-	rec["wall_seconds"] = time.Since(start).Seconds()
-	rec["run_seconds"] = t.runSeconds()
-	rec["time"] = time.Now().UTC().Format(time.RFC3339)
+	rec.WallSeconds = metrics.Float(time.Since(start).Seconds())
+	rec.RunSeconds = metrics.Num(t.runSeconds())
+	rec.Time = time.Now().UTC().Format(time.RFC3339)
 	t.log.Info("iteration", "n", n, "selfplay_games", st.Games, "positions/s", fmt.Sprintf("%.0f", float64(st.Moves)/secs),
 		"replay", t.buf.Len(), "best", filepath.Base(t.best()), "workers", workersLine)
 	if err := t.metrics.write(rec); err != nil {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"tabula/elo"
+	"tabula/internal/metrics"
 	"tabula/match"
 	"tabula/players"
 )
@@ -32,14 +33,14 @@ func (t *Trainer) finalLadder(ctx context.Context, start time.Time) error {
 		return fmt.Errorf("final ladder: %w", err)
 	}
 	t.ladderBest = best
-	return t.metrics.write(map[string]any{"iteration": t.iter, "final_ladder": true, "best": best,
-		"train": map[string]any{"total_steps": t.trainer.Steps()}, "ladder": ladder,
-		"wall_seconds": time.Since(start).Seconds(), "run_seconds": t.runSeconds(), "time": time.Now().UTC().Format(time.RFC3339)})
+	return t.metrics.write(&metrics.Record{Iteration: t.iter, FinalLadder: true, Best: best,
+		Train: &metrics.Train{TotalSteps: t.trainer.Steps()}, Ladder: ladder,
+		WallSeconds: metrics.Float(time.Since(start).Seconds()), RunSeconds: metrics.Num(t.runSeconds()), Time: time.Now().UTC().Format(time.RFC3339)})
 }
 
 // ladder rates the best network against the fixed players: one match per
 // opponent, one Elo fit with the first fixed player as the anchor at 0.
-func (t *Trainer) ladder(ctx context.Context) (map[string]any, error) {
+func (t *Trainer) ladder(ctx context.Context) (*metrics.Ladder, error) {
 	lc := t.cfg.Ladder
 	bestF, err := netFactory(t.g, t.bestPath, lc.Simulations)
 	if err != nil {
@@ -52,7 +53,7 @@ func (t *Trainer) ladder(ctx context.Context) (map[string]any, error) {
 		return nil, err
 	}
 	names := []string{"best"}
-	scores := map[string]float64{}
+	scores := map[string]metrics.Float{}
 	bar := t.bar(lc.Games*len(lc.Players), fmt.Sprintf("iter %d ladder", t.iter))
 	defer bar.Finish()
 	for i, specText := range lc.Players {
@@ -75,28 +76,28 @@ func (t *Trainer) ladder(ctx context.Context) (map[string]any, error) {
 			return nil, err
 		}
 		names = append(names, specText)
-		scores[specText] = r.Score()
+		scores[specText] = metrics.Float(r.Score())
 	}
 	cfg := elo.DefaultConfig()
 	cfg.Anchor = 1
 	ratings, err := elo.Fit(table, cfg)
-	out := map[string]any{"scores": scores, "players": names}
+	out := &metrics.Ladder{Scores: scores, Players: names}
 	if err != nil {
-		out["error"] = err.Error()
+		out.Error = err.Error()
 		t.log.Warn("ladder: Elo fit failed", "err", err)
 		return out, nil
 	}
-	out["elo"] = ratings.Elo
-	out["elo_low"] = ratings.Low
-	out["elo_high"] = ratings.High
-	out["extreme"] = ratings.Extreme
+	out.Elo = floats(ratings.Elo)
+	out.Low = floats(ratings.Low)
+	out.High = floats(ratings.High)
+	out.Extreme = ratings.Extreme
 	t.log.Info("ladder", "best", filepath.Base(t.bestPath), "best_elo", fmt.Sprintf("%.0f", ratings.Elo[0]), "scores", scoreList(lc.Players, scores))
 	return out, nil
 }
 
 // scoreList writes scores as "name score, name score, ..." in the order of
 // names, for log lines (a Go map prints as map[...]).
-func scoreList(names []string, scores map[string]float64) string {
+func scoreList(names []string, scores map[string]metrics.Float) string {
 	var b strings.Builder
 	for i, n := range names {
 		if i > 0 {
@@ -105,4 +106,13 @@ func scoreList(names []string, scores map[string]float64) string {
 		fmt.Fprintf(&b, "%s %.2f", n, scores[n])
 	}
 	return b.String()
+}
+
+// floats converts a slice of float64 for a metrics record.
+func floats(xs []float64) []metrics.Float {
+	out := make([]metrics.Float, len(xs))
+	for i, x := range xs {
+		out[i] = metrics.Float(x)
+	}
+	return out
 }

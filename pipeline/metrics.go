@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"tabula/bus"
+	"tabula/internal/metrics"
 	"tabula/internal/runclock"
 )
 
@@ -23,7 +24,7 @@ import (
 // the games it delivered since the last metrics line and their rates, and
 // whether it is alive (a heartbeat within the last aliveWithin), for
 // metrics.jsonl and the progress line.
-func (t *Trainer) workerMetrics(ctx context.Context) (map[string]any, string) {
+func (t *Trainer) workerMetrics(ctx context.Context) (map[string]metrics.Worker, string) {
 	counts := t.in.takeCounts()
 	now := time.Now()
 	secs := math.Max(now.Sub(t.lastMetrics).Seconds(), 1e-9)
@@ -53,23 +54,23 @@ func (t *Trainer) workerMetrics(ctx context.Context) (map[string]any, string) {
 	for w := range beats {
 		names[w] = true
 	}
-	out := map[string]any{}
+	out := map[string]metrics.Worker{}
 	var line []string
 	alive := 0
 	for _, w := range workerNames(names) {
 		c := counts[w]
-		rec := map[string]any{"games": c.Games, "positions": c.Positions, "stale": c.Stale, "duplicates": c.Duplicates,
-			"games_per_s": float64(c.Games) / secs, "positions_per_s": float64(c.Positions) / secs}
+		rec := metrics.Worker{Games: c.Games, Positions: c.Positions, Stale: c.Stale, Duplicates: c.Duplicates,
+			GamesPerS: metrics.Float(float64(c.Games) / secs), PositionsPerS: metrics.Float(float64(c.Positions) / secs)}
 		h, ok := beats[w]
 		isAlive := ok && !h.Gone && now.Sub(h.Time) < aliveWithin
-		rec["alive"] = isAlive
+		rec.Alive = isAlive
 		if h.Gone {
-			rec["exited"] = true
+			rec.Exited = true
 		}
 		if ok {
-			rec["heartbeat_age_s"] = now.Sub(h.Time).Seconds()
-			rec["generation"] = h.Generation
-			rec["total_games"] = h.Games
+			rec.HeartbeatAgeS = metrics.Ptr(metrics.Float(now.Sub(h.Time).Seconds()))
+			rec.Generation = metrics.Ptr(h.Generation)
+			rec.TotalGames = metrics.Ptr(h.Games)
 		}
 		if isAlive {
 			alive++
@@ -84,23 +85,10 @@ func (t *Trainer) workerMetrics(ctx context.Context) (map[string]any, string) {
 	return out, fmt.Sprintf("%s (%d alive)", strings.Join(line, ", "), alive)
 }
 
-// ladderRecord is a metrics line's ladder result.
-type ladderRecord struct {
-	Iteration int    `json:"iteration"`
-	Best      string `json:"best"`
-	Ladder    *struct {
-		Players []string           `json:"players"`
-		Scores  map[string]float64 `json:"scores"`
-		Elo     []*float64         `json:"elo"`
-		Low     []*float64         `json:"elo_low"`
-		High    []*float64         `json:"elo_high"`
-	} `json:"ladder"`
-}
-
 // readLastLadder returns the last metrics line in path with a ladder
 // result; its Ladder is nil if there is none.
-func readLastLadder(path string) ladderRecord {
-	var last ladderRecord
+func readLastLadder(path string) metrics.Record {
+	var last metrics.Record
 	f, err := os.Open(path)
 	if err != nil {
 		return last
@@ -109,7 +97,7 @@ func readLastLadder(path string) ladderRecord {
 	sc := bufio.NewScanner(f)
 	sc.Buffer(nil, 16<<20)
 	for sc.Scan() {
-		var rec ladderRecord
+		var rec metrics.Record
 		if json.Unmarshal(sc.Bytes(), &rec) == nil && rec.Ladder != nil {
 			last = rec
 		}
@@ -117,14 +105,14 @@ func readLastLadder(path string) ladderRecord {
 	return last
 }
 
-// metrics appends JSON lines to metrics.jsonl, each synced to disk. A line
-// cut short by a crash is dropped when the file is opened again.
-type metrics struct {
+// metricsLog appends JSON lines to metrics.jsonl, each synced to disk. A
+// line cut short by a crash is dropped when the file is opened again.
+type metricsLog struct {
 	mu sync.Mutex
 	f  *os.File
 }
 
-func openMetrics(path string) (*metrics, error) {
+func openMetrics(path string) (*metricsLog, error) {
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("metrics: %w", err)
@@ -145,13 +133,13 @@ func openMetrics(path string) (*metrics, error) {
 		f.Close()
 		return nil, err
 	}
-	return &metrics{f: f}, nil
+	return &metricsLog{f: f}, nil
 }
 
 // write appends one record. Non-finite numbers (an Elo difference after a
 // 0% score, say), which JSON cannot hold, are written as null.
-func (m *metrics) write(rec map[string]any) error {
-	line, err := json.Marshal(finiteJSON(rec))
+func (m *metricsLog) write(rec *metrics.Record) error {
+	line, err := json.Marshal(rec)
 	if err != nil {
 		return fmt.Errorf("metrics: %w", err)
 	}
@@ -163,45 +151,7 @@ func (m *metrics) write(rec map[string]any) error {
 	return m.f.Sync()
 }
 
-func (m *metrics) close() error { return m.f.Close() }
-
-// finiteJSON returns v with every non-finite float replaced by nil, looking
-// inside maps and slices.
-func finiteJSON(v any) any {
-	switch x := v.(type) {
-	case float64:
-		if math.IsNaN(x) || math.IsInf(x, 0) {
-			return nil
-		}
-	case float32:
-		return finiteJSON(float64(x))
-	case []float64:
-		out := make([]any, len(x))
-		for i, f := range x {
-			out[i] = finiteJSON(f)
-		}
-		return out
-	case map[string]float64:
-		out := make(map[string]any, len(x))
-		for k, f := range x {
-			out[k] = finiteJSON(f)
-		}
-		return out
-	case map[string]any:
-		out := make(map[string]any, len(x))
-		for k, e := range x {
-			out[k] = finiteJSON(e)
-		}
-		return out
-	case []any:
-		out := make([]any, len(x))
-		for i, e := range x {
-			out[i] = finiteJSON(e)
-		}
-		return out
-	}
-	return v
-}
+func (m *metricsLog) close() error { return m.f.Close() }
 
 // readPromotions reads metrics.jsonl for the checkpoints that gating
 // promoted (every name the "best" field held) and those it turned down. A
@@ -219,15 +169,7 @@ func readPromotions(path string, log *slog.Logger) (promoted, rejected map[strin
 	sc := bufio.NewScanner(f)
 	sc.Buffer(nil, 16<<20)
 	for sc.Scan() {
-		var rec struct {
-			Iteration   int    `json:"iteration"`
-			Best        string `json:"best"`
-			FinalLadder bool   `json:"final_ladder"` // no gating on this line
-			Gate        struct {
-				Candidate string `json:"candidate"`
-				Promoted  bool   `json:"promoted"`
-			} `json:"gate"`
-		}
+		var rec metrics.Record
 		if err := json.Unmarshal(sc.Bytes(), &rec); err != nil {
 			log.Warn("metrics line unreadable", "file", path, "err", err)
 			continue
@@ -235,14 +177,18 @@ func readPromotions(path string, log *slog.Logger) (promoted, rejected map[strin
 		if rec.Best != "" {
 			promoted[rec.Best] = true
 		}
-		if rec.FinalLadder {
+		if rec.FinalLadder { // no gating on this line
 			continue
 		}
-		cand := rec.Gate.Candidate
+		var gate metrics.Gate
+		if rec.Gate != nil {
+			gate = *rec.Gate
+		}
+		cand := gate.Candidate
 		if cand == "" && rec.Iteration > 0 {
 			cand = fmt.Sprintf("ckpt-%06d.tbn", rec.Iteration)
 		}
-		if cand != "" && !rec.Gate.Promoted {
+		if cand != "" && !gate.Promoted {
 			rejected[cand] = true
 		}
 	}
@@ -273,20 +219,14 @@ func readMetricsState(path string) metricsState {
 	sc := bufio.NewScanner(f)
 	sc.Buffer(nil, 16<<20)
 	for sc.Scan() {
-		var rec struct {
-			Iteration   int      `json:"iteration"`
-			FinalLadder bool     `json:"final_ladder"`
-			RunSeconds  *float64 `json:"run_seconds"`
-			WallSeconds float64  `json:"wall_seconds"`
-			Time        string   `json:"time"`
-		}
+		var rec metrics.Record
 		if json.Unmarshal(sc.Bytes(), &rec) != nil {
 			continue
 		}
 		if !rec.FinalLadder {
 			st.iterations[rec.Iteration] = true
 		}
-		clock = append(clock, runclock.Line{RunSeconds: rec.RunSeconds, WallSeconds: rec.WallSeconds, Time: rec.Time})
+		clock = append(clock, runclock.Line{RunSeconds: (*float64)(rec.RunSeconds), WallSeconds: float64(rec.WallSeconds), Time: rec.Time})
 	}
 	if secs := runclock.Seconds(clock); len(secs) > 0 {
 		st.runSeconds = secs[len(secs)-1]

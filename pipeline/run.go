@@ -43,7 +43,7 @@ type Trainer struct {
 	g           games.Game
 	dir         *runDir
 	buf         *replay.Buffer
-	metrics     *metrics
+	metrics     *metricsLog
 	trainer     *train.Trainer
 	weights     *nn.Weights // trained in place by trainer
 	rng         *rand.Rand

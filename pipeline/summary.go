@@ -2,10 +2,12 @@ package pipeline
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"strings"
 
 	"tabula/games"
+	"tabula/internal/metrics"
 )
 
 // Summary describes where the run stands, for the end of cmd/train: the
@@ -57,11 +59,11 @@ func lastLadder(path string) string {
 	}
 	l := last.Ladder
 	s := fmt.Sprintf("iteration %d rated %s", last.Iteration, last.Best)
-	num := func(v []*float64) string {
-		if len(v) == 0 || v[0] == nil {
+	num := func(v []metrics.Float) string {
+		if len(v) == 0 || math.IsNaN(float64(v[0])) {
 			return "?"
 		}
-		return fmt.Sprintf("%.0f", *v[0])
+		return fmt.Sprintf("%.0f", v[0])
 	}
 	if len(l.Elo) > 0 {
 		s += fmt.Sprintf(": Elo %s [%s, %s] (%s = 0)", num(l.Elo), num(l.Low), num(l.High), l.Players[min(1, len(l.Players)-1)])

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"tabula/internal/metrics"
 	"tabula/nn"
 	"tabula/nn/train"
 	"tabula/replay"
@@ -49,21 +50,21 @@ func (t *Trainer) trainIteration(ctx context.Context) error {
 	before := t.iterSteps
 	losses := meanLosses(addLosses(t.iterLoss, sum), before+steps)
 	t.iterSteps, t.iterLoss = 0, train.Losses{}
-	tr := map[string]any{"steps": steps, "total_steps": t.trainer.Steps(),
-		"loss_value": losses.Value, "loss_policy": losses.Policy, "loss_l2": losses.L2, "loss_total": losses.Total,
-		"policy_entropy": entropy, "learning_rate": t.trainer.LearningRate()}
+	tr := &metrics.Train{Steps: metrics.Ptr(steps), TotalSteps: t.trainer.Steps(),
+		LossValue: metrics.Num(losses.Value), LossPolicy: metrics.Num(losses.Policy), LossL2: metrics.Num(losses.L2), LossTotal: metrics.Num(losses.Total),
+		PolicyEntropy: metrics.Num(entropy), LearningRate: metrics.Num(t.trainer.LearningRate())}
 	if before > 0 {
-		tr["steps_before_restart"] = before
+		tr.StepsBeforeRestart = before
 	}
 	if nc := t.cfg.Network; nc.Ownership || nc.Score {
-		tr["loss_ownership"], tr["loss_score"] = losses.Ownership, losses.Score
+		tr.LossOwnership, tr.LossScore = metrics.Num(losses.Ownership), metrics.Num(losses.Score)
 	}
 	if t.cfg.Network.OpponentPolicy {
-		tr["loss_opp_policy"] = losses.OppPolicy
+		tr.LossOppPolicy = metrics.Num(losses.OppPolicy)
 	}
 	t.log.Info("training", "iteration", n, "steps", before+steps, "loss", fmt.Sprintf("%.4f", losses.Total),
 		"value", fmt.Sprintf("%.4f", losses.Value), "policy", fmt.Sprintf("%.4f", losses.Policy), "entropy", fmt.Sprintf("%.3f", entropy))
-	trainJSON, err := json.Marshal(finiteJSON(tr))
+	trainJSON, err := json.Marshal(tr)
 	if err != nil {
 		return fmt.Errorf("checkpoint metadata: %w", err)
 	}
