@@ -66,6 +66,16 @@ func (t *Trainer) pendingTail(ck *nn.Checkpoint) *iterTail {
 			"checkpoint", fmt.Sprintf("iteration %d %s step %d", tl.Iteration, name, ck.Step))
 	default:
 		tl.Gate, tl.Promoted, tl.Ladder, tl.Bench = done.Gate, done.Promoted, done.Ladder, done.Bench
+		// A stage not yet run is null in the record; in records that hold
+		// it as {} instead, an empty ladder or bench is one not yet run too
+		// (a run result always names its players, and its sets or why it
+		// was skipped).
+		if tl.Ladder != nil && len(tl.Ladder.Players) == 0 {
+			tl.Ladder = nil
+		}
+		if tl.Bench != nil && len(tl.Bench.Rates) == 0 && tl.Bench.Skipped == "" {
+			tl.Bench = nil
+		}
 	}
 	var left []string
 	if tl.Gate == nil {
