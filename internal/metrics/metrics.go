@@ -198,7 +198,7 @@ type Bus struct {
 // the previous line, their rates, and its heartbeat (HeartbeatAgeS,
 // Generation and TotalGames are nil without one).
 type Worker struct {
-	Alive         bool   `json:"alive"` // a heartbeat within the last minute, and not gone
+	Alive         bool   `json:"alive"` // a recent heartbeat (pipeline: five heartbeat periods), not its last
 	Duplicates    int    `json:"duplicates"`
 	Exited        bool   `json:"exited,omitempty"` // its last heartbeat said it exited
 	Games         int    `json:"games"`
