@@ -7,7 +7,9 @@ import (
 	"path/filepath"
 
 	"tabula/bench"
+	"tabula/internal/metrics"
 	"tabula/internal/progress"
+	"tabula/internal/refdata"
 	"tabula/players"
 )
 
@@ -57,4 +59,33 @@ func benchSet(ctx context.Context, runRoot, dir, known, set string, n int, f *pl
 		return 0, 0, err
 	}
 	return res.MistakeRate(), res.Positions, nil
+}
+
+// bench measures the best network's mistake rate on the configured Pons sets.
+func (t *Trainer) bench(ctx context.Context) (*metrics.Bench, error) {
+	bc := t.cfg.Bench
+	dir := bc.Dir
+	if dir == "" {
+		d, err := refdata.Dir()
+		if err != nil {
+			t.log.Warn("bench skipped: no reference data", "err", err)
+			return &metrics.Bench{Skipped: err.Error()}, nil
+		}
+		dir = filepath.Join(d, "connect4")
+	}
+	f, err := netFactory(t.g, t.bestPath, bc.Simulations)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	out := &metrics.Bench{Rates: map[string]metrics.Float{}}
+	for _, set := range bc.Sets {
+		rate, n, err := benchSet(ctx, t.cfg.RunDir, dir, bc.Verdicts, set, bc.Positions, f, t.cfg.Seed, t.bar)
+		if err != nil {
+			return nil, err
+		}
+		out.Rates[set] = metrics.Float(rate)
+		t.log.Info("bench", "set", set, "mistake_rate", fmt.Sprintf("%.3f", rate), "positions", n)
+	}
+	return out, nil
 }

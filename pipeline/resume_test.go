@@ -102,8 +102,8 @@ func TestStopAfterCheckpointFinishesTheIteration(t *testing.T) {
 			t.Errorf("iteration %d: %d gate decisions, want 1 (counts %v)", n, g, sc.counts)
 		}
 	}
-	if _, ok := m[1]["ladder"]; !ok {
-		t.Errorf("iteration 2's line has no ladder: %v", m[1])
+	if l, _ := m[1]["ladder"].(map[string]any); l == nil || l["players"] == nil || sc.counts["ladder 2"] != 2 {
+		t.Errorf("iteration 2's ladder, stopped once, was not played again: %v (stages %v)", m[1]["ladder"], sc.counts)
 	}
 	if m[0]["resumed"] != true || m[1]["resumed"] != true || m[2]["resumed"] != true {
 		t.Errorf("lines finished by a restart are not marked resumed")
@@ -265,5 +265,35 @@ func TestStopAfterPromotionWithoutRecord(t *testing.T) {
 	}
 	if g := m[0]["gate"].(map[string]any); g["promoted"] != true || g["candidate"] != "ckpt-000001.tbn" || m[0]["best"] != "ckpt-000001.tbn" {
 		t.Fatalf("line %v", m[0])
+	}
+}
+
+// A record of the stages written with {} for a stage not yet run (as the
+// map-built writer wrote it) has that stage run by the restart: a ladder
+// stopped before it ended is played again.
+func TestEmptyStageOnRecordRunsAgain(t *testing.T) {
+	dir := t.TempDir()
+	sets := []string{"bench.every=0", "ladder.every=1", "gate.games=0", "iterations=1"}
+	sc := &stageCounter{counts: map[string]int{}}
+	runStoppedAt(t, smoke(t, dir, sets...), sc, "ladder", 1)
+	path := filepath.Join(dir, checkpointDir, tailFile)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := strings.ReplaceAll(strings.ReplaceAll(string(data), `"ladder":null`, `"ladder":{}`), `"bench":null`, `"bench":{}`)
+	if old == string(data) {
+		t.Fatalf("no stage to run in the record: %s", data)
+	}
+	if err := os.WriteFile(path, []byte(old), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	runOnce(t, smoke(t, dir, sets...))
+	m := readMetrics(t, dir)
+	if l, _ := m[0]["ladder"].(map[string]any); len(m) != 1 || l == nil || l["players"] == nil {
+		t.Errorf("the ladder on record as {} was not played: %v", m)
+	}
+	if _, ok := m[0]["bench"]; ok {
+		t.Errorf("a bench that is not due is in the line: %v", m[0]["bench"])
 	}
 }

@@ -2,6 +2,8 @@ package pipeline
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"time"
 )
 
@@ -42,4 +44,37 @@ func (t *Trainer) pruneReplay(ctx context.Context) {
 		t.log.Warn("replay retention: removing chunks that left the window failed", "err", err)
 	}
 	t.log.Debug("replay retention", "chunks_removed", len(expired), "ledger_lines", kept, "ledger_lines_dropped", dropped)
+}
+
+// prune deletes the checkpoints that retention no longer keeps: those older
+// than the last keep_checkpoints that gating turned down (as metrics.jsonl
+// records). Promoted checkpoints, the best, the first, and any checkpoint
+// whose gating result is not on record are kept. A failure is logged, not
+// fatal: it costs only disk space.
+func (t *Trainer) prune() {
+	keep := t.cfg.KeepCheckpoints
+	if keep == 0 {
+		return
+	}
+	cks, err := t.dir.checkpoints()
+	if err != nil {
+		t.log.Warn("checkpoint retention: listing failed", "err", err)
+		return
+	}
+	best := filepath.Base(t.best())
+	removed := 0
+	for _, path := range cks[:max(0, len(cks)-keep)] {
+		name := filepath.Base(path)
+		if name == best || t.promoted[name] || !t.rejected[name] || path == t.dir.checkpointPath(0) {
+			continue
+		}
+		if err := os.Remove(path); err != nil {
+			t.log.Warn("checkpoint retention: remove failed", "file", path, "err", err)
+			continue
+		}
+		removed++
+	}
+	if removed > 0 {
+		t.log.Debug("checkpoint retention", "removed", removed, "keep_last", keep)
+	}
 }

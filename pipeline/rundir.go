@@ -1,27 +1,19 @@
 package pipeline
 
 import (
-	"bufio"
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"log/slog"
-	"math"
 	"os"
 	"path/filepath"
 	"regexp"
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 
 	"golang.org/x/sys/unix"
 
 	"tabula/games"
 	"tabula/internal/atomicfile"
-	"tabula/internal/runclock"
 	"tabula/nn"
 )
 
@@ -193,141 +185,6 @@ func (d *runDir) setBest(path string) error {
 	return atomicfile.Write(d.path(checkpointDir, bestFile), []byte(filepath.Base(path)+"\n"))
 }
 
-// metrics appends JSON lines to metrics.jsonl, each synced to disk. A line
-// cut short by a crash is dropped when the file is opened again.
-type metrics struct {
-	mu sync.Mutex
-	f  *os.File
-}
-
-func openMetrics(path string) (*metrics, error) {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
-	if err != nil {
-		return nil, fmt.Errorf("metrics: %w", err)
-	}
-	data, err := io.ReadAll(f)
-	if err != nil {
-		f.Close()
-		return nil, fmt.Errorf("metrics: %w", err)
-	}
-	keep := int64(bytes.LastIndexByte(data, '\n') + 1)
-	if keep != int64(len(data)) {
-		if err := f.Truncate(keep); err != nil {
-			f.Close()
-			return nil, fmt.Errorf("metrics: dropping a torn last line: %w", err)
-		}
-	}
-	if _, err := f.Seek(keep, io.SeekStart); err != nil {
-		f.Close()
-		return nil, err
-	}
-	return &metrics{f: f}, nil
-}
-
-// write appends one record. Non-finite numbers (an Elo difference after a
-// 0% score, say), which JSON cannot hold, are written as null.
-func (m *metrics) write(rec map[string]any) error {
-	line, err := json.Marshal(finiteJSON(rec))
-	if err != nil {
-		return fmt.Errorf("metrics: %w", err)
-	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if _, err := m.f.Write(append(line, '\n')); err != nil {
-		return fmt.Errorf("metrics: %w", err)
-	}
-	return m.f.Sync()
-}
-
-func (m *metrics) close() error { return m.f.Close() }
-
-// finiteJSON returns v with every non-finite float replaced by nil, looking
-// inside maps and slices.
-func finiteJSON(v any) any {
-	switch x := v.(type) {
-	case float64:
-		if math.IsNaN(x) || math.IsInf(x, 0) {
-			return nil
-		}
-	case float32:
-		return finiteJSON(float64(x))
-	case []float64:
-		out := make([]any, len(x))
-		for i, f := range x {
-			out[i] = finiteJSON(f)
-		}
-		return out
-	case map[string]float64:
-		out := make(map[string]any, len(x))
-		for k, f := range x {
-			out[k] = finiteJSON(f)
-		}
-		return out
-	case map[string]any:
-		out := make(map[string]any, len(x))
-		for k, e := range x {
-			out[k] = finiteJSON(e)
-		}
-		return out
-	case []any:
-		out := make([]any, len(x))
-		for i, e := range x {
-			out[i] = finiteJSON(e)
-		}
-		return out
-	}
-	return v
-}
-
-// readPromotions reads metrics.jsonl for the checkpoints that gating
-// promoted (every name the "best" field held) and those it turned down. A
-// missing file means none; an unreadable line is skipped with a warning.
-func readPromotions(path string, log *slog.Logger) (promoted, rejected map[string]bool) {
-	promoted, rejected = map[string]bool{}, map[string]bool{}
-	f, err := os.Open(path)
-	if err != nil {
-		if !errors.Is(err, os.ErrNotExist) {
-			log.Warn("metrics unreadable; promoted checkpoints unknown", "err", err)
-		}
-		return promoted, rejected
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 16<<20)
-	for sc.Scan() {
-		var rec struct {
-			Iteration   int    `json:"iteration"`
-			Best        string `json:"best"`
-			FinalLadder bool   `json:"final_ladder"` // no gating on this line
-			Gate        struct {
-				Candidate string `json:"candidate"`
-				Promoted  bool   `json:"promoted"`
-			} `json:"gate"`
-		}
-		if err := json.Unmarshal(sc.Bytes(), &rec); err != nil {
-			log.Warn("metrics line unreadable", "file", path, "err", err)
-			continue
-		}
-		if rec.Best != "" {
-			promoted[rec.Best] = true
-		}
-		if rec.FinalLadder {
-			continue
-		}
-		cand := rec.Gate.Candidate
-		if cand == "" && rec.Iteration > 0 {
-			cand = fmt.Sprintf("ckpt-%06d.tbn", rec.Iteration)
-		}
-		if cand != "" && !rec.Gate.Promoted {
-			rejected[cand] = true
-		}
-	}
-	for name := range promoted {
-		delete(rejected, name)
-	}
-	return promoted, rejected
-}
-
 // fallbackCheckpoint returns, in the run folder root, the newest checkpoint
 // named in promoted (as metrics.jsonl records them) other than broken that
 // loads and plays game g; failing that, the first checkpoint if it does;
@@ -351,46 +208,4 @@ func fallbackCheckpoint(root string, promoted map[string]bool, g games.Game, bro
 		}
 	}
 	return ""
-}
-
-// metricsState is what a restart needs from metrics.jsonl.
-type metricsState struct {
-	iterations map[int]bool // the iterations with their own line (not counting final-ladder lines)
-	runSeconds float64      // the run time of the last line (0 without lines)
-}
-
-// readMetricsState reads metrics.jsonl at path; a missing file is an empty
-// run, and lines that do not parse are skipped (readPromotions warns of
-// them). Lines without run_seconds (written before it was recorded) get
-// their run time from their wall_seconds (package runclock).
-func readMetricsState(path string) metricsState {
-	st := metricsState{iterations: map[int]bool{}}
-	f, err := os.Open(path)
-	if err != nil {
-		return st
-	}
-	defer f.Close()
-	var clock []runclock.Line
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 16<<20)
-	for sc.Scan() {
-		var rec struct {
-			Iteration   int      `json:"iteration"`
-			FinalLadder bool     `json:"final_ladder"`
-			RunSeconds  *float64 `json:"run_seconds"`
-			WallSeconds float64  `json:"wall_seconds"`
-			Time        string   `json:"time"`
-		}
-		if json.Unmarshal(sc.Bytes(), &rec) != nil {
-			continue
-		}
-		if !rec.FinalLadder {
-			st.iterations[rec.Iteration] = true
-		}
-		clock = append(clock, runclock.Line{RunSeconds: rec.RunSeconds, WallSeconds: rec.WallSeconds, Time: rec.Time})
-	}
-	if secs := runclock.Seconds(clock); len(secs) > 0 {
-		st.runSeconds = secs[len(secs)-1]
-	}
-	return st
 }

@@ -27,8 +27,8 @@ func TestRemoteWorkerSaysGoodbye(t *testing.T) {
 		t.Fatal(err)
 	}
 	workers, line := tr.workerMetrics(context.Background())
-	w, ok := workers["leaver"].(map[string]any)
-	if !ok || w["alive"] != false || w["exited"] != true || !strings.Contains(line, "leaver") || !strings.Contains(line, "gone") {
+	w, ok := workers["leaver"]
+	if !ok || w.Alive || !w.Exited || !strings.Contains(line, "leaver") || !strings.Contains(line, "gone") {
 		t.Fatalf("a worker that exited: %v (%s), want alive false, exited true", workers["leaver"], line)
 	}
 }

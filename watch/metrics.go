@@ -19,90 +19,9 @@ import (
 	"os"
 	"slices"
 
+	"tabula/internal/metrics"
 	"tabula/internal/runclock"
 )
-
-// Record is the part of one metrics.jsonl line (one pipeline iteration) that
-// the plots use. Pointers are nil where the line has no such field.
-type Record struct {
-	Iteration   int     `json:"iteration"`
-	WallSeconds float64 `json:"wall_seconds"` // since the writing process started
-	// RunSeconds is the run's time over all its processes; nil in lines
-	// written before it was recorded (RunSeconds rebuilds it).
-	RunSeconds *float64 `json:"run_seconds"`
-	Time       string   `json:"time"`
-	Best       string   `json:"best"`
-	Train      *Train   `json:"train"`
-	Gate       *Gate    `json:"gate"`
-	Ladder     *Ladder  `json:"ladder"`
-	SelfPlay   *Play    `json:"selfplay"`
-	Bench      BenchMap `json:"bench"`
-}
-
-// Train holds the training phase's figures.
-type Train struct {
-	Steps         int      `json:"steps"`
-	TotalSteps    int      `json:"total_steps"`
-	LossValue     *float64 `json:"loss_value"`
-	LossPolicy    *float64 `json:"loss_policy"`
-	LossL2        *float64 `json:"loss_l2"`
-	LossTotal     *float64 `json:"loss_total"`
-	PolicyEntropy *float64 `json:"policy_entropy"`
-	LearningRate  *float64 `json:"learning_rate"`
-	// The auxiliary heads' losses, unweighted, where the network has them.
-	LossOwnership *float64 `json:"loss_ownership"`
-	LossScore     *float64 `json:"loss_score"`
-	LossOppPolicy *float64 `json:"loss_opp_policy"`
-}
-
-// Gate holds the gating match's result.
-type Gate struct {
-	Games    *int     `json:"games"`
-	Wins     int      `json:"wins"`
-	Draws    int      `json:"draws"`
-	Losses   int      `json:"losses"`
-	Score    *float64 `json:"score"`
-	Promoted bool     `json:"promoted"`
-	Verdict  string   `json:"verdict"`
-}
-
-// Ladder holds the Elo fit of the best network (index 0) against the fixed
-// players, the first of which is the anchor at 0.
-type Ladder struct {
-	Players []string           `json:"players"`
-	Elo     []*float64         `json:"elo"`
-	Low     []*float64         `json:"elo_low"`
-	High    []*float64         `json:"elo_high"`
-	Scores  map[string]float64 `json:"scores"`
-	Error   string             `json:"error"`
-}
-
-// Play holds the self-play figures since the previous line.
-type Play struct {
-	Games         int      `json:"games"`
-	Positions     int      `json:"positions"`
-	GamesPerS     *float64 `json:"games_per_s"`
-	PositionsPerS *float64 `json:"positions_per_s"`
-}
-
-// BenchMap is the mistake rate on each Pons set; entries that are not
-// numbers (such as "skipped") are dropped.
-type BenchMap map[string]float64
-
-// UnmarshalJSON keeps the numeric entries.
-func (b *BenchMap) UnmarshalJSON(data []byte) error {
-	var raw map[string]any
-	if err := json.Unmarshal(data, &raw); err != nil {
-		return err
-	}
-	*b = BenchMap{}
-	for k, v := range raw {
-		if f, ok := v.(float64); ok {
-			(*b)[k] = f
-		}
-	}
-	return nil
-}
 
 // maxLine bounds one metrics line.
 const maxLine = 1 << 22
@@ -110,7 +29,7 @@ const maxLine = 1 << 22
 // ReadMetrics reads a metrics.jsonl file. A last line without its newline
 // (the trainer writing it right now) is ignored; any other line that does
 // not parse is an error naming it.
-func ReadMetrics(path string) ([]Record, error) {
+func ReadMetrics(path string) ([]metrics.Record, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
@@ -123,9 +42,9 @@ func ReadMetrics(path string) ([]Record, error) {
 }
 
 // ParseMetrics reads metrics lines from r (see ReadMetrics).
-func ParseMetrics(r io.Reader) ([]Record, error) {
+func ParseMetrics(r io.Reader) ([]metrics.Record, error) {
 	br := bufio.NewReaderSize(r, 1<<16)
-	var recs []Record
+	var recs []metrics.Record
 	for line := 1; ; line++ {
 		b, err := br.ReadBytes('\n')
 		if err == io.EOF {
@@ -140,7 +59,7 @@ func ParseMetrics(r io.Reader) ([]Record, error) {
 		if len(bytes.TrimSpace(b)) == 0 {
 			continue
 		}
-		var rec Record
+		var rec metrics.Record
 		if err := json.Unmarshal(b, &rec); err != nil {
 			return nil, fmt.Errorf("line %d: %w", line, err)
 		}
@@ -151,17 +70,17 @@ func ParseMetrics(r io.Reader) ([]Record, error) {
 // RunSeconds returns the run time of each record: its run_seconds, or for
 // lines without it, one rebuilt from wall_seconds, which restarts in each
 // process (package runclock).
-func RunSeconds(recs []Record) []float64 {
+func RunSeconds(recs []metrics.Record) []float64 {
 	lines := make([]runclock.Line, len(recs))
 	for i, r := range recs {
-		lines[i] = runclock.Line{RunSeconds: r.RunSeconds, WallSeconds: r.WallSeconds, Time: r.Time}
+		lines[i] = runclock.Line{RunSeconds: (*float64)(r.RunSeconds), WallSeconds: float64(r.WallSeconds), Time: r.Time}
 	}
 	return runclock.Seconds(lines)
 }
 
 // Iterations is the number of iterations the records cover: the highest
 // iteration number (a run's lines can repeat one, such as a final ladder's).
-func Iterations(recs []Record) int {
+func Iterations(recs []metrics.Record) int {
 	n := 0
 	for _, r := range recs {
 		n = max(n, r.Iteration)
@@ -214,10 +133,10 @@ func (l Line) MarshalJSON() ([]byte, error) {
 
 // Plots turns metrics into the charts, each line holding only the
 // iterations that have its value. Charts without any point are left out.
-func Plots(recs []Record) []Plot {
+func Plots(recs []metrics.Record) []Plot {
 	runSecs := RunSeconds(recs)
 	minutes := func(i int) float64 { return runSecs[i] / 60 }
-	series := func(label string, get func(Record) (float64, bool)) Line {
+	series := func(label string, get func(metrics.Record) (float64, bool)) Line {
 		l := Line{Label: label}
 		for i, r := range recs {
 			if y, ok := get(r); ok {
@@ -227,18 +146,13 @@ func Plots(recs []Record) []Plot {
 		}
 		return l
 	}
-	val := func(p *float64) (float64, bool) {
-		if p == nil {
-			return 0, false
-		}
-		return *p, true
-	}
-	trainVal := func(f func(*Train) *float64) func(Record) (float64, bool) {
-		return func(r Record) (float64, bool) {
+	// A value written as null (read as NaN) is missing, as an absent one.
+	trainVal := func(f func(*metrics.Train) *metrics.Float) func(metrics.Record) (float64, bool) {
+		return func(r metrics.Record) (float64, bool) {
 			if r.Train == nil {
 				return 0, false
 			}
-			return val(f(r.Train))
+			return f(r.Train).Get()
 		}
 	}
 
@@ -261,21 +175,21 @@ func Plots(recs []Record) []Plot {
 	anchor := ""
 	for i, r := range recs {
 		l := r.Ladder
-		if l == nil || len(l.Elo) == 0 || l.Elo[0] == nil {
+		if l == nil || len(l.Elo) == 0 || math.IsNaN(float64(l.Elo[0])) {
 			continue
 		}
 		if len(l.Players) > 1 && anchor == "" {
 			anchor = l.Players[1]
 		}
-		lo, hi := math.NaN(), math.NaN()
-		if len(l.Low) > 0 && l.Low[0] != nil {
-			lo = *l.Low[0]
+		lo, hi := math.NaN(), math.NaN() // NaN also where the line has null
+		if len(l.Low) > 0 {
+			lo = float64(l.Low[0])
 		}
-		if len(l.High) > 0 && l.High[0] != nil {
-			hi = *l.High[0]
+		if len(l.High) > 0 {
+			hi = float64(l.High[0])
 		}
 		elo.X = append(elo.X, minutes(i))
-		elo.Y = append(elo.Y, *l.Elo[0])
+		elo.Y = append(elo.Y, float64(l.Elo[0]))
 		elo.Low = append(elo.Low, lo)
 		elo.High = append(elo.High, hi)
 	}
@@ -286,41 +200,47 @@ func Plots(recs []Record) []Plot {
 	add(Plot{Name: "elo", Title: "Elo of the best network (95% interval)", YLabel: ylabel, Lines: []Line{elo}})
 
 	add(Plot{Name: "loss", Title: "Training loss", YLabel: "loss", Lines: []Line{
-		series("total", trainVal(func(t *Train) *float64 { return t.LossTotal })),
-		series("value", trainVal(func(t *Train) *float64 { return t.LossValue })),
-		series("policy", trainVal(func(t *Train) *float64 { return t.LossPolicy })),
-		series("L2", trainVal(func(t *Train) *float64 { return t.LossL2 })),
+		series("total", trainVal(func(t *metrics.Train) *metrics.Float { return t.LossTotal })),
+		series("value", trainVal(func(t *metrics.Train) *metrics.Float { return t.LossValue })),
+		series("policy", trainVal(func(t *metrics.Train) *metrics.Float { return t.LossPolicy })),
+		series("L2", trainVal(func(t *metrics.Train) *metrics.Float { return t.LossL2 })),
 		// Unweighted, as the trainer reports them; lines only for the heads
 		// the network has.
-		series("ownership", trainVal(func(t *Train) *float64 { return t.LossOwnership })),
-		series("score", trainVal(func(t *Train) *float64 { return t.LossScore })),
-		series("opponent policy", trainVal(func(t *Train) *float64 { return t.LossOppPolicy })),
+		series("ownership", trainVal(func(t *metrics.Train) *metrics.Float { return t.LossOwnership })),
+		series("score", trainVal(func(t *metrics.Train) *metrics.Float { return t.LossScore })),
+		series("opponent policy", trainVal(func(t *metrics.Train) *metrics.Float { return t.LossOppPolicy })),
 	}})
 	add(Plot{Name: "entropy", Title: "Policy entropy", YLabel: "nats", Lines: []Line{
-		series("policy entropy", trainVal(func(t *Train) *float64 { return t.PolicyEntropy })),
+		series("policy entropy", trainVal(func(t *metrics.Train) *metrics.Float { return t.PolicyEntropy })),
 	}})
 
 	sets := map[string]bool{}
 	for _, r := range recs {
-		for k := range r.Bench {
-			sets[k] = true
+		if r.Bench != nil {
+			for k := range r.Bench.Rates {
+				sets[k] = true
+			}
 		}
 	}
 	var mistakes []Line
 	for _, s := range slices.Sorted(maps.Keys(sets)) {
-		mistakes = append(mistakes, series(s, func(r Record) (float64, bool) {
-			v, ok := r.Bench[s]
-			return 100 * v, ok
+		mistakes = append(mistakes, series(s, func(r metrics.Record) (float64, bool) {
+			if r.Bench == nil {
+				return 0, false
+			}
+			v, ok := r.Bench.Rates[s]
+			return 100 * float64(v), ok && !math.IsNaN(float64(v))
 		}))
 	}
 	add(Plot{Name: "mistakes", Title: "Mistake rate on the Pons sets", YLabel: "% of positions", Lines: mistakes})
 
 	add(Plot{Name: "selfplay", Title: "Self-play throughput", YLabel: "positions/s", Lines: []Line{
-		series("positions/s", func(r Record) (float64, bool) {
+		series("positions/s", func(r metrics.Record) (float64, bool) {
 			if r.SelfPlay == nil {
 				return 0, false
 			}
-			return val(r.SelfPlay.PositionsPerS)
+			v := float64(r.SelfPlay.PositionsPerS)
+			return v, !math.IsNaN(v)
 		}),
 	}})
 	return plots

@@ -104,7 +104,7 @@ func New(cfg Config, log *slog.Logger) (*Server, error) {
 //
 //	GET /                 the page
 //	GET /assets/...       its script and style
-//	GET /api/plots        {"run", "iterations", "updated", "refresh_ms", "plots": [Plot...], "last": Record,
+//	GET /api/plots        {"run", "iterations", "updated", "refresh_ms", "plots": [Plot...], "last": metrics.Record,
 //	                       "run_seconds" (the run's time at the last line)}
 //	GET /api/games?n=N    {"games": [Game...] (self-play), "unlinked": positions not linked to a game,
 //	                       "gating": [Game...] (the newest iteration's gating games)}

@@ -16,31 +16,14 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"math"
 	"os"
 	"slices"
 	"strings"
 
+	"tabula/internal/metrics"
 	"tabula/internal/runclock"
 )
-
-type record struct {
-	Iteration   int      `json:"iteration"`
-	WallSeconds float64  `json:"wall_seconds"`
-	RunSeconds  *float64 `json:"run_seconds"`
-	Time        string   `json:"time"`
-	Best        string   `json:"best"`
-	Train       struct {
-		TotalSteps int `json:"total_steps"`
-	} `json:"train"`
-	Ladder *struct {
-		Players []string           `json:"players"`
-		Elo     []*float64         `json:"elo"`
-		Low     []*float64         `json:"elo_low"`
-		High    []*float64         `json:"elo_high"`
-		Scores  map[string]float64 `json:"scores"`
-	} `json:"ladder"`
-	Bench map[string]float64 `json:"bench"`
-}
 
 func main() {
 	pngDir := flag.String("png", "", "also draw the watch page's plots as PNG files into `dir`")
@@ -75,20 +58,24 @@ func run(path string, w io.Writer) error {
 		return err
 	}
 	defer f.Close()
-	var recs []record
+	var recs []metrics.Record
 	var clock []runclock.Line // of every line
 	var at []int              // the index in clock of each of recs
 	opponents, sets := map[string]bool{}, map[string]bool{}
 	sc := bufio.NewScanner(f)
 	sc.Buffer(nil, 1<<22)
 	for line := 1; sc.Scan(); line++ {
-		var r record
+		var r metrics.Record
 		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
 			return fmt.Errorf("%s:%d: %w", path, line, err)
 		}
 		// Every line places the next on the run's clock.
-		clock = append(clock, runclock.Line{RunSeconds: r.RunSeconds, WallSeconds: r.WallSeconds, Time: r.Time})
-		if r.Ladder == nil && r.Bench == nil {
+		clock = append(clock, runclock.Line{RunSeconds: (*float64)(r.RunSeconds), WallSeconds: float64(r.WallSeconds), Time: r.Time})
+		var rates map[string]metrics.Float // a skipped benchmark has none
+		if r.Bench != nil {
+			rates = r.Bench.Rates
+		}
+		if r.Ladder == nil && len(rates) == 0 {
 			continue
 		}
 		at = append(at, len(clock)-1)
@@ -97,7 +84,7 @@ func run(path string, w io.Writer) error {
 				opponents[k] = true
 			}
 		}
-		for k := range r.Bench {
+		for k := range rates {
 			sets[k] = true
 		}
 		recs = append(recs, r)
@@ -116,17 +103,21 @@ func run(path string, w io.Writer) error {
 	}
 	fmt.Fprintf(w, "| %s |\n|%s\n", strings.Join(head, " | "), strings.Repeat("---|", len(head)))
 	for i, r := range recs {
-		row := []string{fmt.Sprint(r.Iteration), fmt.Sprintf("%.1f", secs[at[i]]/60), fmt.Sprint(r.Train.TotalSteps), r.Best, ""}
-		if l := r.Ladder; l != nil && len(l.Elo) > 0 && l.Elo[0] != nil {
-			row[4] = fmt.Sprintf("%.0f", *l.Elo[0])
-			if len(l.Low) > 0 && l.Low[0] != nil && l.High[0] != nil {
-				row[4] += fmt.Sprintf(" [%.0f, %.0f]", *l.Low[0], *l.High[0])
+		var steps int64
+		if r.Train != nil {
+			steps = r.Train.TotalSteps
+		}
+		row := []string{fmt.Sprint(r.Iteration), fmt.Sprintf("%.1f", secs[at[i]]/60), fmt.Sprint(steps), r.Best, ""}
+		if l := r.Ladder; l != nil && len(l.Elo) > 0 && number(l.Elo[0]) {
+			row[4] = fmt.Sprintf("%.0f", l.Elo[0])
+			if len(l.Low) > 0 && len(l.High) > 0 && number(l.Low[0]) && number(l.High[0]) {
+				row[4] += fmt.Sprintf(" [%.0f, %.0f]", l.Low[0], l.High[0])
 			}
 		}
 		for _, o := range opp {
 			cell := ""
 			if r.Ladder != nil {
-				if v, ok := r.Ladder.Scores[o]; ok {
+				if v, ok := r.Ladder.Scores[o]; ok && number(v) {
 					cell = fmt.Sprintf("%.0f%%", 100*v)
 				}
 			}
@@ -134,8 +125,10 @@ func run(path string, w io.Writer) error {
 		}
 		for _, s := range set {
 			cell := ""
-			if v, ok := r.Bench[s]; ok {
-				cell = fmt.Sprintf("%.1f%%", 100*v)
+			if r.Bench != nil {
+				if v, ok := r.Bench.Rates[s]; ok && number(v) {
+					cell = fmt.Sprintf("%.1f%%", 100*v)
+				}
 			}
 			row = append(row, cell)
 		}
@@ -145,3 +138,6 @@ func run(path string, w io.Writer) error {
 }
 
 func keys(m map[string]bool) []string { return slices.Sorted(maps.Keys(m)) }
+
+// number reports whether f is a number: not NaN, which a line's null reads as.
+func number(f metrics.Float) bool { return !math.IsNaN(float64(f)) }

@@ -32,3 +32,25 @@ func TestTableMinutesAreRunTime(t *testing.T) {
 		t.Fatalf("minutes %s, want 10.0 12.0 20.0:\n%s", got, out.String())
 	}
 }
+
+// A skipped benchmark ({"skipped": reason}) is no result: its line reads,
+// and makes no row by itself. Values written as null leave their cells
+// empty.
+func TestSkippedBenchAndNulls(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "metrics.jsonl")
+	lines := []string{
+		`{"iteration":1,"wall_seconds":60,"bench":{"skipped":"no reference data"}}`,
+		`{"iteration":2,"wall_seconds":120,"bench":{"Test_L1_R1":0.25,"Test_L2_R1":null},"ladder":{"players":["best","random"],"elo":[null,0],"scores":{"random":null}}}`,
+	}
+	if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out strings.Builder
+	if err := run(path, &out); err != nil {
+		t.Fatal(err)
+	}
+	rows := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(rows) != 3 || rows[2] != "| 2 | 2.0 | 0 |  |  |  | 25.0% |  |" {
+		t.Fatalf("table:\n%s", out.String())
+	}
+}
