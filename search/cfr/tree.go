@@ -118,4 +118,3 @@ func (t *tree) add(s games.InformationState, maxNodes int) (int32, error) {
 	}
 	return id, nil
 }
-
