@@ -327,19 +327,6 @@ func (s *State) Returns() [2]float64 {
 	return [2]float64{c[0] / m, c[1] / m}
 }
 
-// Points reports the winner and the chips won, for match records, or -1, 0
-// before the end and for a split pot.
-func (s *State) Points() (winner, points int) {
-	c := s.Chips()
-	switch {
-	case c[0] > 0:
-		return 0, int(c[0])
-	case c[1] > 0:
-		return 1, int(c[1])
-	}
-	return -1, 0
-}
-
 // Observation writes what the player to move (at a deal: the player who
 // acts after it) sees: its own card, the public card, the round, the
 // chips in the pot and the raises in the round. It never shows the
