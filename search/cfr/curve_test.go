@@ -31,12 +31,13 @@ func curve(t *testing.T, g *poker.Game, plus bool) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var cpu time.Duration
+	var cpu, wall time.Duration
 	for _, n := range []int{10, 100, 1000, 10000} {
-		c0 := cputime.Process()
+		c0, w0 := cputime.Process(), time.Now()
 		s.Run(n - s.Iterations())
 		cpu += cputime.Process() - c0
-		t.Logf("%s plus=%v iters %6d cpu %8.3fs exploitability %.3e chips value %.6f",
-			g.Name(), plus, n, cpu.Seconds(), s.Exploitability()*g.MaxWin(), s.Value()*g.MaxWin())
+		wall += time.Since(w0)
+		t.Logf("%s plus=%v iters %6d cpu %8.3fs wall %8.3fs exploitability %.3e chips value %.6f",
+			g.Name(), plus, n, cpu.Seconds(), wall.Seconds(), s.Exploitability()*g.MaxWin(), s.Value()*g.MaxWin())
 	}
 }
