@@ -10,7 +10,12 @@
 // CurrentPlayer is ChancePlayer lists its outcomes with their probabilities
 // (ChanceState) and the next action is drawn from them, not chosen. Such a
 // game implements Stochastic, so that an algorithm that cannot handle chance
-// checks once, at construction, with RequireDeterministic.
+// checks once, at construction, with RequireDeterministic. Games of
+// imperfect information (poker) hide part of the state from each player:
+// they implement Imperfect, their states InformationState (what one player
+// knows, as a key, and sampling a full state consistent with it), and an
+// algorithm that needs to see the whole state refuses them with
+// RequirePerfectInformation.
 package games
 
 import (
@@ -293,4 +298,68 @@ type Outcomer interface {
 	// FinalScore is player 0's margin in the game's unit (points, komi
 	// included, in Go; discs in Othello): positive when player 0 wins.
 	FinalScore() float64
+}
+
+// Imperfect is implemented by games of imperfect information, where players
+// see different things (poker: the opponent's cards). Their states implement
+// InformationState. An algorithm that assumes the state it is given is what
+// the player to move knows calls RequirePerfectInformation once, at
+// construction. The model is OpenSpiel's InformationStateString and
+// ResampleFromInfostate.
+type Imperfect interface {
+	// NumPlayers is the number of players (2 for every game here); it is
+	// what a solver iterates over to build each player's information
+	// states.
+	NumPlayers() int
+}
+
+// InformationState is implemented by the states of an Imperfect game.
+type InformationState interface {
+	State
+	// InformationStateString describes everything player p (0 or 1) has
+	// observed so far: its own private information and every public event,
+	// in order. Two states of the same game give equal strings for p
+	// exactly when p cannot tell them apart, so the string is the key of
+	// p's information set (tabular solvers index their tables by it). It
+	// is defined at decision nodes of either player and at chance nodes.
+	InformationStateString(p int) string
+	// Resample returns a new state that player p cannot tell from this one
+	// (equal InformationStateString(p), the same move number, player to
+	// move and legal actions), with the information hidden from p drawn by
+	// rng according to the chance probabilities alone (not the
+	// opponent's strategy). The receiver does not change.
+	Resample(p int, rng *rand.Rand) State
+}
+
+// HasHiddenInformation reports whether g is a game of imperfect
+// information.
+func HasHiddenInformation(g Game) bool {
+	_, ok := g.(Imperfect)
+	return ok
+}
+
+// RequirePerfectInformation returns an error naming who and the game when g
+// hides information from its players, for the algorithms that read the
+// whole state to call once, at construction.
+func RequirePerfectInformation(g Game, who string) error {
+	if g != nil && HasHiddenInformation(g) {
+		return fmt.Errorf("%s: game %s has hidden information, which %s cannot handle", who, g.Name(), who)
+	}
+	return nil
+}
+
+// RequireImperfect returns an error naming who and the game unless g is a
+// game of imperfect information whose states implement InformationState,
+// for the algorithms (CFR) that work on information states.
+func RequireImperfect(g Game, who string) error {
+	if g == nil {
+		return fmt.Errorf("%s: no game", who)
+	}
+	if _, ok := g.(Imperfect); !ok {
+		return fmt.Errorf("%s: game %s has no information states (games.Imperfect): %s plays games of imperfect information such as kuhn and leduc", who, g.Name(), who)
+	}
+	if _, ok := g.NewInitialState().(InformationState); !ok {
+		return fmt.Errorf("%s: game %s is Imperfect but its states do not implement games.InformationState", who, g.Name())
+	}
+	return nil
 }

@@ -149,6 +149,9 @@ func Build(g games.Game, spec Spec) (*Factory, error) {
 		pool := &pool[*c4solver.Solver]{make: func() (*c4solver.Solver, error) { return c4solver.New(bits) }}
 		f.New = func(rng *rand.Rand) (Player, error) { return &solverPlayer{name: name, pool: pool, rng: rng}, nil }
 	case "mcts":
+		if err := games.RequirePerfectInformation(g, "mcts"); err != nil {
+			return nil, fmt.Errorf("player %s: %w", name, err)
+		}
 		cfg := mcts.DefaultUCTConfig()
 		cfg.Rollouts = spec.Int("rollouts", cfg.Rollouts)
 		cfg.C = spec.Float("c", cfg.C)
@@ -167,6 +170,8 @@ func Build(g games.Game, spec Spec) (*Factory, error) {
 		return buildNet(g, spec)
 	case "expectimax", "pubeval":
 		return buildChance(g, spec)
+	case "cfr":
+		return buildCFR(g, spec)
 	case "gtp", "gnugo", "grhino":
 		return buildGTP(g, spec)
 	case "uci", "stockfish":

@@ -123,6 +123,10 @@ var kinds = []kindDef{
 		{"bearoff", stringParam, 0, 0, "exact values in bear-off races from the one-sided database: mem (build it, a few seconds) or a file (loaded; built and written once if missing)"},
 	}},
 	{name: "pubeval", doc: "Tesauro's pubeval, a linear benchmark player (backgammon only)"},
+	{name: "cfr", doc: "counterfactual regret minimisation: solves the game once (its whole tree, in memory) and plays the average strategy; games of imperfect information only (kuhn, leduc)", params: []paramDef{
+		{"iters", intParam, 1, 1e7, "iterations, 1..1e7 (default 10000)"},
+		{"plus", intParam, 0, 1, "1: CFR+ (the default), 0: vanilla CFR"},
+	}},
 }
 
 // ParamInfo describes one parameter of a player kind: its name, its type

@@ -14,5 +14,6 @@ import (
 	_ "tabula/games/connect4"
 	_ "tabula/games/gogame"
 	_ "tabula/games/othello"
+	_ "tabula/games/poker"
 	_ "tabula/games/tictactoe"
 )
