@@ -107,14 +107,18 @@ func (e *Engine) Close() error {
 	return nil
 }
 
+// line is one input line.
+type line struct {
+	text    string
+	tooLong bool
+}
+
 // Run reads commands from r and writes responses to w until quit, the end
 // of r, or ctx is done. It returns nil after quit or at the end of input.
+// The analysis commands stream their answers until the next input line
+// (see analyze.go), which is then handled as usual.
 func (e *Engine) Run(ctx context.Context, r io.Reader, w io.Writer) error {
 	bw := bufio.NewWriter(w)
-	type line struct {
-		text    string
-		tooLong bool
-	}
 	lines := make(chan line)
 	readErr := make(chan error, 1)
 	stop := make(chan struct{})
@@ -137,20 +141,49 @@ func (e *Engine) Run(ctx context.Context, r io.Reader, w io.Writer) error {
 			}
 		}
 	}()
+	var pending *line
+	// next returns the next input line, waiting for one if block is set;
+	// more is false at the end of input.
+	next := func(block bool) (ln *line, more bool) {
+		if block {
+			select {
+			case <-ctx.Done():
+				return nil, true
+			case l, ok := <-lines:
+				if !ok {
+					return nil, false
+				}
+				return &l, true
+			}
+		}
+		select {
+		case l, ok := <-lines:
+			if !ok {
+				return nil, false
+			}
+			return &l, true
+		default:
+			return nil, true
+		}
+	}
 	for !e.quit {
 		var ln line
-		var ok bool
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case ln, ok = <-lines:
-		}
-		if !ok {
+		if pending != nil {
+			ln, pending = *pending, nil
+		} else {
+			var ok bool
 			select {
-			case err := <-readErr:
-				return fmt.Errorf("gtp: reading commands: %w", err)
-			default:
-				return nil
+			case <-ctx.Done():
+				return ctx.Err()
+			case ln, ok = <-lines:
+			}
+			if !ok {
+				select {
+				case err := <-readErr:
+					return fmt.Errorf("gtp: reading commands: %w", err)
+				default:
+					return nil
+				}
 			}
 		}
 		cmd, isCmd, err := ParseCommand(ln.text)
@@ -159,6 +192,20 @@ func (e *Engine) Run(ctx context.Context, r io.Reader, w io.Writer) error {
 		}
 		if ln.tooLong {
 			err = fmt.Errorf("syntax error: command longer than %d bytes", MaxLineBytes)
+		}
+		if err == nil && isStreaming(cmd.Name) {
+			if _, ok := e.chooser.(Analyzer); ok {
+				e.log.Debug("gtp", "command", cmd.String(), "response", "(streamed)")
+				stopped, err := e.streamAnalysis(ctx, cmd, bw, next)
+				if err != nil {
+					if ctx.Err() != nil {
+						return ctx.Err()
+					}
+					return fmt.Errorf("gtp: writing response: %w", err)
+				}
+				pending = stopped
+				continue
+			}
 		}
 		var text string
 		if err == nil {
@@ -183,6 +230,15 @@ func (e *Engine) Run(ctx context.Context, r io.Reader, w io.Writer) error {
 	return nil
 }
 
+// commands lists the commands this engine knows: Commands, and
+// AnalysisCommands when its chooser is an Analyzer.
+func (e *Engine) commands() []string {
+	if _, ok := e.chooser.(Analyzer); ok {
+		return append(append([]string(nil), Commands...), AnalysisCommands...)
+	}
+	return Commands
+}
+
 // Handle executes one command and returns its response text, or an error
 // whose text is the failure response ("illegal move", "unknown command",
 // ...).
@@ -205,14 +261,14 @@ func (e *Engine) Handle(ctx context.Context, cmd Command) (string, error) {
 		if err := need(1); err != nil {
 			return "", err
 		}
-		for _, c := range Commands {
+		for _, c := range e.commands() {
 			if c == args[0] {
 				return "true", nil
 			}
 		}
 		return "false", nil
 	case "list_commands":
-		return strings.Join(Commands, "\n"), nil
+		return strings.Join(e.commands(), "\n"), nil
 	case "quit":
 		e.quit = true
 		return "", nil
@@ -300,6 +356,20 @@ func (e *Engine) Handle(ctx context.Context, cmd Command) (string, error) {
 		return FormatScore(e.pos.Dialect().Score(e.pos.State())), nil
 	case "showboard":
 		return "\n" + e.pos.State().String(), nil
+	}
+	if an, ok := e.chooser.(Analyzer); ok {
+		switch cmd.Name {
+		case "gogui-analyze_commands":
+			return goguiAnalyzeCommands(), nil
+		case "tabula-visits", "tabula-value":
+			if err := need(0); err != nil {
+				return "", err
+			}
+			return e.visitBoard(ctx, an, cmd.Name == "tabula-visits")
+		}
+		if isStreaming(cmd.Name) {
+			return "", fmt.Errorf("%s streams its answer: it is answered in Run only", cmd.Name)
+		}
 	}
 	return "", errors.New("unknown command")
 }

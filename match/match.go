@@ -50,6 +50,9 @@ type MatchConfig struct {
 	// early records every game it counted, in order, but with gaps where
 	// games were unfinished.
 	Record func(GameRecord) error
+	// Values asks for GameRecord.Values: each move's value as the player
+	// who chose it reported it (players.Valuer).
+	Values bool
 	// Progress, if set, is called after each finished game.
 	Progress func(done, total int)
 }
@@ -67,6 +70,11 @@ type GameRecord struct {
 	// win or loss (backgammon: 1 single, 2 gammon, 3 backgammon; see
 	// Pointer); 0 for other games, draws and forfeits.
 	Points int `json:"points,omitempty"`
+	// Values, when MatchConfig.Values is set, holds one value per move:
+	// the mover's value of its choice as it reported it (players.Valuer,
+	// in the player's own units), NaN for moves of players that report
+	// none, random opening plies and dice. Not part of the JSON form.
+	Values []float64 `json:"-"`
 	// Forfeit is set when the game ended because a player failed (an
 	// outside engine that crashed, hung or played an illegal move); the
 	// other player is the winner.
@@ -607,6 +615,16 @@ func playGame(ctx context.Context, cfg MatchConfig, g games.Game, factories []*p
 			if err := games.Play(s, a); err != nil {
 				return rec, fmt.Errorf("arena: game %d, move %d: player %s: %w", jb.index, len(moves)+1, names[jb.seats[side]], err)
 			}
+			if cfg.Values {
+				for len(rec.Values) < len(moves) {
+					rec.Values = append(rec.Values, math.NaN())
+				}
+				v := math.NaN()
+				if vr, ok := ps[side].(players.Valuer); ok {
+					v = vr.Value()
+				}
+				rec.Values = append(rec.Values, v)
+			}
 			moves = append(moves, a)
 			continue
 		}
@@ -614,6 +632,9 @@ func playGame(ctx context.Context, cfg MatchConfig, g games.Game, factories []*p
 		moves = append(moves, a)
 	}
 	rec.Moves = formatMoves(g, moves)
+	for cfg.Values && len(rec.Values) < len(moves) {
+		rec.Values = append(rec.Values, math.NaN())
+	}
 	rec.Result = s.Returns()
 	switch {
 	case rec.Result[0] > rec.Result[1]:

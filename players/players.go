@@ -262,6 +262,7 @@ func (p *named) ChooseAction(ctx context.Context, s games.State) (int, error) {
 type netPlayer struct {
 	name string
 	p    *mcts.Player
+	kids []mcts.ChildStat // scratch of Analyze
 }
 
 func (p *netPlayer) Name() string          { return p.name }

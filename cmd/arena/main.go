@@ -2,7 +2,7 @@
 // player's mistake rate on Connect Four positions against the exact solver,
 // and runs the solver as a tool.
 //
-//	arena match -game G -players "SPEC SPEC ..." -games N [-parallel P] [-seed S] [-out FILE] [-anchor I]
+//	arena match -game G -players "SPEC SPEC ..." -games N [-parallel P] [-seed S] [-out FILE] [-sgf DIR] [-anchor I]
 //	arena bench -game connect4 -player SPEC -positions FILE [-out FILE]
 //	arena bench -game othello[:size=6] -player SPEC -positions FILE[,FILE...] [-out FILE]
 //	arena solve -game connect4 [-positions FILE] [-all]
@@ -15,6 +15,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -25,12 +26,16 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"tabula/bench"
 	"tabula/elo"
 	"tabula/games"
 	_ "tabula/games/all"
+	"tabula/games/gogame"
 	"tabula/games/othello"
+	"tabula/games/sgf"
+	"tabula/internal/atomicfile"
 	"tabula/internal/cliflag"
 	"tabula/internal/progress"
 	"tabula/match"
@@ -271,6 +276,36 @@ func (j *jsonLines) close() error {
 	return nil
 }
 
+// writeSGF writes game record r of game g (go or othello) as an SGF file.
+func writeSGF(path string, g games.Game, r match.GameRecord) error {
+	acts, err := g.(games.Notation).ParseActions(r.Moves)
+	if err != nil {
+		return fmt.Errorf("-sgf: game %d: %w", r.Index, err)
+	}
+	rec, err := sgf.FromActions(g, acts, r.Values)
+	if err != nil {
+		return fmt.Errorf("-sgf: game %d: %w", r.Index, err)
+	}
+	rec.Black, rec.White = r.Players[0], r.Players[1]
+	rec.Date = time.Now().Format("2006-01-02")
+	rec.Event = fmt.Sprintf("arena match, game %d", r.Index)
+	if _, ok := g.(*gogame.Game); ok {
+		rec.Rules = "Tromp-Taylor"
+	}
+	if f := r.Forfeit; f != nil {
+		rec.Result = "BW"[1-f.Side:2-f.Side] + "+F"
+		rec.Comment = f.Player + " forfeited: " + f.Reason
+	}
+	var b bytes.Buffer
+	if err := sgf.Write(&b, rec); err != nil {
+		return fmt.Errorf("-sgf: game %d: %w", r.Index, err)
+	}
+	if err := atomicfile.Write(path, b.Bytes()); err != nil {
+		return fmt.Errorf("-sgf: %w", err)
+	}
+	return nil
+}
+
 func defineMatch(fs *flag.FlagSet) func(context.Context, io.Reader, io.Writer, io.Writer) error {
 	gameSpec := fs.String("game", "", "game spec, e.g. connect4 or othello:size=6 (default: the game of the net players' checkpoints)")
 	playerList := fs.String("players", "", "player specs separated by spaces (quote the list) or by a comma before a kind")
@@ -278,6 +313,7 @@ func defineMatch(fs *flag.FlagSet) func(context.Context, io.Reader, io.Writer, i
 	parallel := fs.Int("parallel", 0, "games played at once (0: one per core)")
 	seed := fs.Uint64("seed", 1, "seed of the match")
 	out := fs.String("out", "", "write every game as a JSON line to this file")
+	sgfDir := fs.String("sgf", "", "write every game (go and othello) as an SGF file DIR/game-NNNNN.sgf, with each move's value where the player reports one; the folder is made")
 	anchor := fs.Int("anchor", 0, "index of the player whose Elo is fixed at 0")
 	randomPlies := fs.Int("random-plies", 0, "opening plies played at random before the players take over (fewer than a game's length)")
 	openingsFile := fs.String("openings", "", "file of openings, one move sequence a line in the game's notation (e.g. data/chess/openings.txt); the games 2m and 2m+1 of each pair start from opening m, one with each colour, before any random plies")
@@ -334,11 +370,28 @@ func defineMatch(fs *flag.FlagSet) func(context.Context, io.Reader, io.Writer, i
 				return err
 			}
 		}
+		if *sgfDir != "" {
+			if !sgf.Supports(g) {
+				return fmt.Errorf("-sgf: game %s has no SGF records (go and othello have)", g.Name())
+			}
+			if err := os.MkdirAll(*sgfDir, 0o755); err != nil {
+				return fmt.Errorf("-sgf: %w", err)
+			}
+		}
 		pairs := len(players) * (len(players) - 1) / 2
 		bar := newBar(pairs**n, "games", stderr, *quiet)
 		cfg := match.MatchConfig{
 			Games: *n, Parallel: *parallel, Seed: *seed, RandomPlies: *randomPlies, Openings: openings,
-			Record:   func(r match.GameRecord) error { return jl.write(r) },
+			Values: *sgfDir != "",
+			Record: func(r match.GameRecord) error {
+				if err := jl.write(r); err != nil {
+					return err
+				}
+				if *sgfDir == "" {
+					return nil
+				}
+				return writeSGF(filepath.Join(*sgfDir, fmt.Sprintf("game-%05d.sgf", r.Index)), g, r)
+			},
 			Progress: func(done, total int) { _ = bar.Set(done) },
 		}
 		res, err := match.Match(ctx, cfg, g, players)

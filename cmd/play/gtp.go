@@ -65,7 +65,11 @@ func runGTP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 			_ = f.Close()
 			return nil, err
 		}
-		return &gtpPlayer{Player: p, f: f}, nil
+		gp := &gtpPlayer{Player: p, f: f}
+		if an, ok := p.(gtp.Analyzer); ok {
+			return &gtpAnalyzer{gtpPlayer: gp, Analyzer: an}, nil
+		}
+		return gp, nil
 	}
 	cfg := gtp.DefaultEngineConfig()
 	cfg.Name = *name
@@ -89,6 +93,13 @@ func runGTP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 type gtpPlayer struct {
 	players.Player
 	f *players.Factory
+}
+
+// gtpAnalyzer is a gtpPlayer whose player's search can be watched: the
+// engine offers the analysis commands for it.
+type gtpAnalyzer struct {
+	*gtpPlayer
+	gtp.Analyzer
 }
 
 // Sync passes the game's moves on to players that keep their own board.

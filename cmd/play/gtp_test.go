@@ -130,3 +130,25 @@ func TestGTPGameFromCheckpoint(t *testing.T) {
 		t.Errorf("the engine does not say it plays othello:size=8:\n%s", errOut.String())
 	}
 }
+
+// TestGTPAnalysisWithNet offers the analysis commands for a net player and
+// answers lz-genmove_analyze with reports and the move.
+func TestGTPAnalysisWithNet(t *testing.T) {
+	ck := writeTestCheckpoint(t, t.TempDir(), "go:size=9")
+	var out, errOut strings.Builder
+	err := run(context.Background(), []string{"gtp", "-player", "net:path=" + ck + ",sims=16"},
+		strings.NewReader("1 known_command lz-analyze\n2 lz-genmove_analyze b 1\n3 kata-analyze w 1\n4 showboard\n5 quit\n"), &out, &errOut)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, errOut.String())
+	}
+	resp := strings.Split(strings.TrimSuffix(out.String(), "\n\n"), "\n\n")
+	if len(resp) != 5 || resp[0] != "=1 true" || !strings.HasPrefix(resp[1], "=2\n") || !strings.Contains(resp[1], "\nplay ") ||
+		!strings.HasPrefix(resp[2], "=3") || !strings.HasPrefix(resp[3], "=4 ") {
+		t.Errorf("responses %q", resp)
+	}
+	for _, l := range strings.Split(resp[1], "\n")[1:] {
+		if !strings.HasPrefix(l, "info move ") && !strings.HasPrefix(l, "play ") {
+			t.Errorf("line %q in lz-genmove_analyze's answer", l)
+		}
+	}
+}

@@ -1,16 +1,22 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"math/rand/v2"
 	"sort"
 	"strings"
+	"time"
 
 	"tabula/games"
+	"tabula/games/gogame"
+	"tabula/games/sgf"
 	"tabula/gtp"
+	"tabula/internal/atomicfile"
 	"tabula/internal/cliflag"
 	"tabula/players"
 )
@@ -18,7 +24,7 @@ import (
 func init() {
 	register(subcommand{
 		name:    "",
-		summary: "-game G -player SPEC [-human first|second] [-seed S]: play against SPEC in the terminal",
+		summary: "-game G -player SPEC [-human first|second] [-seed S] [-sgf FILE]: play against SPEC in the terminal",
 		run:     runTerminal,
 	})
 }
@@ -42,6 +48,11 @@ type terminal struct {
 	s      games.State
 	moves  []int
 	who    []int
+	// values holds the engine's value of each of its moves, by move index,
+	// where it reports one (players.Valuer).
+	values map[int]float64
+	// sgfPath, if set, is where the game's SGF record is written at the end.
+	sgfPath string
 	// confirm is a move the person was warned about (a pass that lets the
 	// game end lost) and may now play by typing it again; -1 when none.
 	confirm int
@@ -49,11 +60,12 @@ type terminal struct {
 
 // runTerminal plays one game in the terminal.
 func runTerminal(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	fs := verbFlags("play", "play -game G -player SPEC [-human first|second] [-seed S]", players.SpecHelp(), stderr)
+	fs := verbFlags("play", "play -game G -player SPEC [-human first|second] [-seed S] [-sgf FILE]", players.SpecHelp(), stderr)
 	fs.String("game", "connect4", "game spec, e.g. connect4, othello:size=6, go:size=9 (a net player's checkpoint's game when left out)")
 	playerSpec := fs.String("player", "", "the engine's player spec (required); see arena help")
 	side := fs.String("human", "first", "the side the person plays: first or second")
 	seed := fs.Uint64("seed", 1, "seed of the engine's and the dice's random sources")
+	sgfPath := fs.String("sgf", "", "write the game as SGF to this file when it ends (go and othello)")
 	if err := cliflag.Parse(fs, args); err != nil {
 		return err
 	}
@@ -97,6 +109,10 @@ func runTerminal(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	if c, ok := p.(io.Closer); ok {
 		defer c.Close()
 	}
+	if *sgfPath != "" && !sgf.Supports(g) {
+		return fmt.Errorf("play: -sgf: game %s has no SGF records (go and othello have)", g.Name())
+	}
+	t.sgfPath, t.values = *sgfPath, map[int]float64{}
 	t.g, t.not, t.player, t.s = g, not, p, g.NewInitialState()
 	t.lines = readLines(ctx, stdin)
 	return t.run(ctx)
@@ -167,6 +183,9 @@ func (t *terminal) run(ctx context.Context) error {
 				return fmt.Errorf("play: the engine chose %s: %w", text, err)
 			}
 			t.moves, t.who = append(t.moves, a), append(t.who, byEngine)
+			if v, ok := t.player.(players.Valuer); ok {
+				t.values[len(t.moves)-1] = v.Value()
+			}
 			fmt.Fprintf(t.out, "engine plays %s%s\n", text, t.analysis("the engine"))
 			continue
 		}
@@ -366,6 +385,11 @@ func (t *terminal) undo() bool {
 	}
 	fmt.Fprintf(t.out, "took back %s.\n", t.not.FormatActions(t.moves[last:]))
 	t.s, t.moves, t.who = s, t.moves[:last], t.who[:last]
+	for i := range t.values {
+		if i >= last {
+			delete(t.values, i)
+		}
+	}
 	return true
 }
 
@@ -386,6 +410,42 @@ func (t *terminal) finish() {
 
 func (t *terminal) printGame() {
 	fmt.Fprintf(t.out, "game (%s): %s\n", t.g.Name(), t.not.FormatActions(t.moves))
+	if t.sgfPath != "" {
+		if err := t.writeSGF(); err != nil {
+			fmt.Fprintf(t.out, "could not write the SGF record: %v\n", err)
+		} else {
+			fmt.Fprintf(t.out, "SGF record written to %s\n", t.sgfPath)
+		}
+	}
+}
+
+// writeSGF writes the game so far to t.sgfPath.
+func (t *terminal) writeSGF() error {
+	vals := make([]float64, len(t.moves))
+	for i := range vals {
+		vals[i] = math.NaN()
+		if v, ok := t.values[i]; ok {
+			vals[i] = v
+		}
+	}
+	rec, err := sgf.FromActions(t.g, t.moves, vals)
+	if err != nil {
+		return err
+	}
+	names := [2]string{"you", t.player.Name()}
+	if t.human == 1 {
+		names[0], names[1] = names[1], names[0]
+	}
+	rec.Black, rec.White = names[0], names[1]
+	rec.Date = time.Now().Format("2006-01-02")
+	if _, ok := t.g.(*gogame.Game); ok {
+		rec.Rules = "Tromp-Taylor"
+	}
+	var b bytes.Buffer
+	if err := sgf.Write(&b, rec); err != nil {
+		return err
+	}
+	return atomicfile.Write(t.sgfPath, b.Bytes())
 }
 
 // interrupted ends the session on Ctrl-C.

@@ -5,9 +5,14 @@ import (
 	"errors"
 	"flag"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"tabula/games"
+	"tabula/games/sgf"
 )
 
 // playSession runs the terminal verb with script on stdin.
@@ -177,5 +182,52 @@ func TestTerminalEarlyPass(t *testing.T) {
 	}
 	if !strings.Contains(out, "careful: ") || !strings.Contains(out, "game (go:size=5,komi=7.5,max_moves=75): C3 A5 B3 ") {
 		t.Errorf("pass, then B3: the game did not go on with B3:\n%s", out)
+	}
+}
+
+// TestTerminalSGF plays a whole Othello game with -sgf and reads the record
+// back: the moves printed at the end, the engine's values on its moves.
+func TestTerminalSGF(t *testing.T) {
+	dir := t.TempDir()
+	ck := writeTestCheckpoint(t, dir, "othello:size=6")
+	var b strings.Builder
+	for range 40 {
+		for r := '1'; r <= '6'; r++ {
+			for c := 'a'; c <= 'f'; c++ {
+				b.WriteString(string(c) + string(r) + "\n")
+			}
+		}
+		b.WriteString("pass\n")
+	}
+	file := filepath.Join(dir, "game.sgf")
+	out, err := playSession(t, b.String(), "-game", "othello:size=6", "-player", "net:path="+ck+",sims=8", "-human", "second", "-sgf", file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(file)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out[max(0, len(out)-500):])
+	}
+	defer f.Close()
+	rec, err := sgf.Read(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, _ := games.New("othello:size=6")
+	line := "game (othello:size=6): " + g.(games.Notation).FormatActions(rec.Actions()) + "\n"
+	if !strings.Contains(out, line) || rec.White != "you" || rec.Result == "?" {
+		t.Errorf("record %q (white %q, result %q) does not match the session:\n%s", line, rec.White, rec.Result, out[max(0, len(out)-500):])
+	}
+	valued := 0
+	for _, m := range rec.Moves {
+		if m.HasValue && m.Color != 0 {
+			t.Errorf("move %+v: a value on the person's move", m)
+		}
+		if m.HasValue {
+			valued++
+		}
+	}
+	if valued == 0 {
+		t.Errorf("no engine move has its value")
 	}
 }

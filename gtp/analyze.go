@@ -1,0 +1,396 @@
+package gtp
+
+// Analysis over GTP, in the formats the analysis front ends read:
+//
+//   - lz-analyze, lz-genmove_analyze (Leela Zero's extension, which Sabaki
+//     and Lizzie read): lines of
+//     "info move D4 visits N winrate W prior P lcb L order K pv D4 Q16 ..."
+//     with winrate, prior and lcb as integers 0..10000, one "info" group per
+//     move, all the moves of one report on one line;
+//   - kata-analyze, kata-genmove_analyze (KataGo's): the same with
+//     "info move D4 visits N utility U winrate W prior P lcb L order K pv ...",
+//     winrate, prior and lcb in 0..1 and utility in -1..1; ownership is
+//     written only by engines with an ownership head, and scoreMean and
+//     scoreLead only by those that estimate the score (ours do not: the
+//     fields are left out, which the format allows);
+//   - analyze and genmove_analyze, the names of lz-analyze and
+//     lz-genmove_analyze some front ends use.
+//
+// Their arguments are "[color] [interval] [key value ...]" with the keys
+// interval (centiseconds), minmoves, maxmoves and ownership. The analysis
+// commands answer "=" at once and then stream one report every interval
+// until any new input line arrives, which ends the answer with its blank
+// line and is then handled as the next command; the genmove forms search
+// as genmove does, report as they go, and end with "play VERTEX".
+// References: KataGo's docs/GTP_Extensions.md (lightvector/KataGo), which
+// documents both formats, Leela Zero's lz-analyze, and Sabaki's reader of
+// them (@sabaki/gtp's parseAnalysis, splitting a line at "info").
+//
+// gogui-analyze_commands lists, in GoGui's "type/label/command" form, the
+// commands GoGui can show: tabula-visits (a dboard of visit shares) and
+// tabula-value (the root value as a string).
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"tabula/games"
+)
+
+// Analyzer is implemented by choosers with a search that can be watched
+// (package players' PUCT players): the analysis commands need one.
+type Analyzer interface {
+	// Analyze searches s for sims more playouts, continuing the analysis
+	// of earlier calls on the same position, and returns what the search
+	// knows now.
+	Analyze(ctx context.Context, s games.State, sims int) (Analysis, error)
+	// MoveSimulations is the number of playouts one move's search spends.
+	MoveSimulations() int
+}
+
+// Analysis is a search's view of a position, for the player to move.
+type Analysis struct {
+	// Value is the root's mean value in [-1, 1].
+	Value float64
+	// Moves are the root's actions, most visited first.
+	Moves []AnalysisMove
+}
+
+// AnalysisMove is one action at the root.
+type AnalysisMove struct {
+	Action int
+	Visits int
+	Q      float64 // mean value in [-1, 1]
+	Prior  float64 // in [0, 1]
+	PV     []int   // principal variation, starting with Action
+}
+
+// AnalysisCommands are the commands Engine adds to Commands when its
+// chooser is an Analyzer.
+var AnalysisCommands = []string{
+	"lz-analyze", "kata-analyze", "analyze",
+	"lz-genmove_analyze", "kata-genmove_analyze", "genmove_analyze",
+	"gogui-analyze_commands", "tabula-visits", "tabula-value",
+}
+
+// analysisChunk is the number of playouts between two looks at the input
+// and the clock.
+const analysisChunk = 8
+
+// maxAnalysisVisits caps an open-ended analysis: past it the search stops
+// and the engine waits for the next command.
+const maxAnalysisVisits = 1 << 20
+
+// analysisRequest is a parsed analysis command.
+type analysisRequest struct {
+	kata      bool
+	genmove   bool
+	color     int
+	interval  time.Duration // 0: no reports while searching
+	minMoves  int
+	maxMoves  int
+	ownership bool
+}
+
+// isStreaming reports whether a command streams its answer (Run answers it).
+func isStreaming(name string) bool {
+	switch name {
+	case "lz-analyze", "kata-analyze", "analyze", "lz-genmove_analyze", "kata-genmove_analyze", "genmove_analyze":
+		return true
+	}
+	return false
+}
+
+// parseAnalysis reads "[color] [interval] [key value ...]".
+func (e *Engine) parseAnalysis(cmd Command) (analysisRequest, error) {
+	req := analysisRequest{
+		kata:    strings.HasPrefix(cmd.Name, "kata-"),
+		genmove: strings.HasSuffix(cmd.Name, "genmove_analyze"),
+		color:   e.pos.State().CurrentPlayer(),
+	}
+	args := cmd.Args
+	if len(args) > 0 {
+		if c, err := ParseColor(args[0]); err == nil {
+			req.color = c
+			args = args[1:]
+		} else if req.genmove {
+			return req, fmt.Errorf("syntax error: %s needs a color first: %w", cmd.Name, err)
+		}
+	} else if req.genmove {
+		return req, fmt.Errorf("syntax error: %s needs a color", cmd.Name)
+	}
+	interval := func(v string) error {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 || n > 360000 {
+			return fmt.Errorf("syntax error: interval %q: want centiseconds 0..360000", clip(v))
+		}
+		req.interval = time.Duration(n) * 10 * time.Millisecond
+		return nil
+	}
+	if len(args) > 0 {
+		if _, err := strconv.Atoi(args[0]); err == nil {
+			if err := interval(args[0]); err != nil {
+				return req, err
+			}
+			args = args[1:]
+		}
+	}
+	for len(args) > 0 {
+		if len(args) < 2 {
+			return req, fmt.Errorf("syntax error: %s: key %q without a value", cmd.Name, clip(args[0]))
+		}
+		k, v := args[0], args[1]
+		args = args[2:]
+		var err error
+		switch k {
+		case "interval":
+			err = interval(v)
+		case "minmoves", "maxmoves":
+			n, perr := strconv.Atoi(v)
+			if perr != nil || n < 0 {
+				err = fmt.Errorf("syntax error: %s %q: want a count", k, clip(v))
+			} else if k == "minmoves" {
+				req.minMoves = n
+			} else {
+				req.maxMoves = n
+			}
+		case "ownership":
+			switch v {
+			case "true":
+				req.ownership = true
+			case "false":
+			default:
+				err = fmt.Errorf("syntax error: ownership %q: want true or false", clip(v))
+			}
+		default:
+			err = fmt.Errorf("syntax error: %s: unknown key %q (known: interval, minmoves, maxmoves, ownership)", cmd.Name, clip(k))
+		}
+		if err != nil {
+			return req, err
+		}
+	}
+	return req, nil
+}
+
+// formatAnalysis writes one report line: an "info" group per move.
+func (e *Engine) formatAnalysis(req analysisRequest, an Analysis) string {
+	d := e.pos.Dialect()
+	var b strings.Builder
+	n := 0
+	for i, m := range an.Moves {
+		if m.Visits == 0 && i >= req.minMoves {
+			break
+		}
+		if req.maxMoves > 0 && n >= req.maxMoves {
+			break
+		}
+		n++
+		wr := (m.Q + 1) / 2
+		lcb := 0.0
+		if m.Visits > 0 {
+			lcb = max(0, wr-1.96*math.Sqrt(max(wr*(1-wr), 0.01)/float64(m.Visits)))
+		}
+		if b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString("info move " + d.FormatMove(m.Action) + " visits " + strconv.Itoa(m.Visits))
+		if req.kata {
+			fmt.Fprintf(&b, " utility %.6f winrate %.6f prior %.6f lcb %.6f", m.Q, wr, m.Prior, lcb)
+		} else {
+			fmt.Fprintf(&b, " winrate %d prior %d lcb %d", per10k(wr), per10k(m.Prior), per10k(lcb))
+		}
+		b.WriteString(" order " + strconv.Itoa(i) + " pv")
+		for _, a := range m.PV {
+			b.WriteString(" " + d.FormatMove(a))
+		}
+	}
+	return b.String()
+}
+
+func per10k(x float64) int {
+	return int(math.Round(min(max(x, 0), 1) * 10000))
+}
+
+// analysisState returns the position to analyse for color: the current one,
+// or, when color is not to move, the position after the other colour's pass
+// (the position itself is not changed).
+func (e *Engine) analysisState(color int) (games.State, error) {
+	s := e.pos.State().Clone()
+	if s.IsTerminal() {
+		return nil, ErrGameOver
+	}
+	if s.CurrentPlayer() != color {
+		p := e.pos.Dialect().Pass()
+		if !s.IsLegal(p) {
+			return nil, fmt.Errorf("it is %s's turn", colorWord(s.CurrentPlayer()))
+		}
+		s.ApplyAction(p)
+		if s.IsTerminal() {
+			return nil, ErrGameOver
+		}
+	}
+	return s, nil
+}
+
+// streamAnalysis answers a streaming command. It writes the "=" line, then
+// reports, and returns the input line that stopped an open-ended analysis
+// (nil when input ended or a genmove form finished).
+func (e *Engine) streamAnalysis(ctx context.Context, cmd Command, bw *bufio.Writer, next func(block bool) (*line, bool)) (*line, error) {
+	fail := func(err error) (*line, error) {
+		return nil, writeFlush(bw, cmd, false, err.Error())
+	}
+	req, err := e.parseAnalysis(cmd)
+	if err != nil {
+		return fail(err)
+	}
+	an, ok := e.chooser.(Analyzer)
+	if !ok {
+		return fail(errors.New("unknown command"))
+	}
+	var s games.State
+	if req.genmove {
+		s, err = e.pos.Ready(req.color)
+		if err == nil {
+			s = s.Clone()
+		}
+	} else {
+		s, err = e.analysisState(req.color)
+	}
+	if err != nil {
+		return fail(fmt.Errorf("cannot analyze: %w", err))
+	}
+	if sy, ok := e.chooser.(Syncer); ok && req.genmove {
+		sy.Sync(e.pos.Actions())
+	}
+	// The "=" line, with the id, opens the answer.
+	header := "="
+	if cmd.HasID {
+		header += strconv.Itoa(cmd.ID)
+	}
+	if _, err := bw.WriteString(header + "\n"); err != nil {
+		return nil, err
+	}
+	if err := bw.Flush(); err != nil {
+		return nil, err
+	}
+	budget := maxAnalysisVisits
+	if req.genmove {
+		budget = max(an.MoveSimulations(), 1)
+	}
+	last := time.Now()
+	var res Analysis
+	visits := 0
+	for visits < budget {
+		if !req.genmove {
+			if ln, more := next(false); ln != nil || !more {
+				return ln, finish(bw, "")
+			}
+		}
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		step := min(analysisChunk, budget-visits)
+		if res, err = an.Analyze(ctx, s, step); err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			e.log.Warn("gtp: analysis stopped", "error", err.Error())
+			break
+		}
+		visits += step
+		if req.interval > 0 && time.Since(last) >= req.interval {
+			last = time.Now()
+			if out := e.formatAnalysis(req, res); out != "" {
+				if _, err := bw.WriteString(out + "\n"); err != nil {
+					return nil, err
+				}
+				if err := bw.Flush(); err != nil {
+					return nil, err
+				}
+			}
+		}
+	}
+	if req.genmove {
+		if len(res.Moves) == 0 {
+			return nil, finish(bw, "")
+		}
+		a := res.Moves[0].Action
+		if req.interval > 0 {
+			if out := e.formatAnalysis(req, res); out != "" {
+				bw.WriteString(out + "\n")
+			}
+		}
+		if err := e.pos.Play(req.color, a); err != nil {
+			e.log.Warn("gtp: the analysed move is not legal", "error", err.Error())
+			return nil, finish(bw, "play resign\n")
+		}
+		return nil, finish(bw, "play "+e.pos.Dialect().FormatMove(a)+"\n")
+	}
+	// The budget is spent: wait for the next line.
+	ln, _ := next(true)
+	return ln, finish(bw, "")
+}
+
+// finish writes text and the blank line that ends a streamed answer.
+func finish(bw *bufio.Writer, text string) error {
+	if _, err := bw.WriteString(text + "\n"); err != nil {
+		return err
+	}
+	return bw.Flush()
+}
+
+func writeFlush(bw *bufio.Writer, cmd Command, ok bool, text string) error {
+	if err := WriteResponse(bw, cmd, ok, text); err != nil {
+		return err
+	}
+	return bw.Flush()
+}
+
+// goguiAnalyzeCommands answers gogui-analyze_commands.
+func goguiAnalyzeCommands() string {
+	return "dboard/Visit shares/tabula-visits\nstring/Value/tabula-value"
+}
+
+// visitBoard runs one move's search and writes the root's visit shares as
+// a board of numbers, the top row first (GoGui's dboard), and the value.
+func (e *Engine) visitBoard(ctx context.Context, an Analyzer, board bool) (string, error) {
+	s, err := e.analysisState(e.pos.State().CurrentPlayer())
+	if err != nil {
+		return "", fmt.Errorf("cannot analyze: %w", err)
+	}
+	res, err := an.Analyze(ctx, s, max(an.MoveSimulations(), 1))
+	if err != nil {
+		return "", fmt.Errorf("cannot analyze: %w", err)
+	}
+	if !board {
+		return fmt.Sprintf("value %.3f for %s (winrate %.1f%%)", res.Value, colorWord(s.CurrentPlayer()), 50*(res.Value+1)), nil
+	}
+	n := e.pos.Dialect().Size()
+	share := make([]float64, n*n)
+	total := 0
+	for _, m := range res.Moves {
+		total += m.Visits
+	}
+	for _, m := range res.Moves {
+		if m.Action < n*n && total > 0 {
+			share[m.Action] = float64(m.Visits) / float64(total)
+		}
+	}
+	var b strings.Builder
+	for r := 0; r < n; r++ {
+		b.WriteByte('\n')
+		for c := 0; c < n; c++ {
+			if c > 0 {
+				b.WriteByte(' ')
+			}
+			b.WriteString(strconv.FormatFloat(share[r*n+c], 'f', 3, 64))
+		}
+	}
+	return b.String(), nil
+}

@@ -1,0 +1,38 @@
+package players
+
+import (
+	"context"
+
+	"tabula/games"
+	"tabula/gtp"
+)
+
+// pvLength is the longest principal variation an analysis reports.
+const pvLength = 16
+
+var _ gtp.Analyzer = (*netPlayer)(nil)
+
+// Analyze deepens the player's search of s by sims playouts (see
+// mcts.Search.Ponder) and reports its root: each action's visits, mean
+// value, prior and, for visited ones, principal variation.
+func (p *netPlayer) Analyze(ctx context.Context, s games.State, sims int) (gtp.Analysis, error) {
+	sr := p.p.Search()
+	if err := sr.Ponder(ctx, s, sims); err != nil {
+		return gtp.Analysis{}, err
+	}
+	p.kids = sr.RootChildren(p.kids[:0])
+	out := gtp.Analysis{Value: float64(sr.RootValue()), Moves: make([]gtp.AnalysisMove, len(p.kids))}
+	for i, c := range p.kids {
+		m := gtp.AnalysisMove{Action: c.Action, Visits: c.Visits, Q: float64(c.Q), Prior: float64(c.Prior)}
+		if c.Visits > 0 {
+			m.PV = sr.PV(nil, c.Action, pvLength)
+		} else {
+			m.PV = []int{c.Action}
+		}
+		out.Moves[i] = m
+	}
+	return out, nil
+}
+
+// MoveSimulations is the playouts of one move's search.
+func (p *netPlayer) MoveSimulations() int { return p.p.Search().Config().Simulations }
