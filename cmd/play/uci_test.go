@@ -91,7 +91,7 @@ func TestUCISearchInfo(t *testing.T) {
 		value float64
 		want  string
 	}{
-		{0.0031, "depth 4 score cp 31 nodes 900 pv e7e5"}, // chess: a centipawn is 1e-4 of the search's units
+		{0.0031, "depth 4 score cp 31 nodes 900 pv e7e5"},                                  // chess: a centipawn is 1e-4 of the search's units
 		{search.WinValue - 4*search.MoveDecay, "depth 4 score mate 2 nodes 900 pv e7e5"},   // we mate at ply 4: moves 1 and 3 of ours
 		{-search.WinValue + 5*search.MoveDecay, "depth 4 score mate -2 nodes 900 pv e7e5"}, // mated at ply 5
 	} {
