@@ -2,10 +2,17 @@ package retro
 
 import (
 	"context"
+	"errors"
+	"math/rand/v2"
 	"os"
+	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"tabula/games/chess"
 )
 
 // built caches the tables the tests build, by signature.
@@ -63,5 +70,223 @@ func TestBig(t *testing.T) {
 	long(t)
 	for _, sig := range []string{"KPK", "KBBK", "KBNK"} {
 		table(t, sig)
+	}
+}
+
+// fenOf writes a position of table t's material as FEN.
+func fenOf(t *Table, side, wk, bk int, sq []int8) string {
+	var board [64]byte
+	board[wk], board[bk] = 'K', 'k'
+	for j, p := range t.ix.pieces {
+		board[sq[j]] = pieceLetters[p]
+	}
+	var b strings.Builder
+	for r := 7; r >= 0; r-- {
+		empty := 0
+		for f := range 8 {
+			c := board[r*8+f]
+			if c == 0 {
+				empty++
+				continue
+			}
+			if empty > 0 {
+				b.WriteByte(byte('0' + empty))
+				empty = 0
+			}
+			b.WriteByte(c)
+		}
+		if empty > 0 {
+			b.WriteByte(byte('0' + empty))
+		}
+		if r > 0 {
+			b.WriteByte('/')
+		}
+	}
+	return b.String() + " " + string("wb"[side]) + " - - 0 1"
+}
+
+// checkAgainstChess checks n seeded random legal indices of t against the
+// chess package's own move generation: a position's value must be the
+// best, over the legal moves chess generates, of the values the tables
+// give their successors, and a position without moves a mate or a draw as
+// chess says.
+func checkAgainstChess(t *testing.T, tab *Table, ts *Tables, n int) {
+	rng := rand.New(rand.NewPCG(1, uint64(len(tab.vals))))
+	var sq [maxPieces]int8
+	np := len(tab.ix.pieces)
+	for checked := 0; checked < n; {
+		i := rng.IntN(len(tab.vals))
+		if tab.vals[i] == Illegal {
+			continue
+		}
+		checked++
+		side, wk, bk, _ := tab.ix.decode(i, sq[:np])
+		fen := fenOf(tab, side, wk, bk, sq[:np])
+		p, err := chess.ParseFEN(fen)
+		if err != nil {
+			t.Fatalf("%s index %d: %s: %v", tab.Material, i, fen, err)
+		}
+		if v, ok := ts.ProbePosition(&p); !ok || v != tab.vals[i] {
+			t.Fatalf("%s: probe %v %v, table %v", fen, v, ok, tab.vals[i])
+		}
+		var ml chess.MoveList
+		p.LegalMoves(&ml)
+		best := Value(Illegal)
+		for _, m := range ml.Slice() {
+			c := p
+			c.Make(m)
+			cv, ok := ts.ProbePosition(&c)
+			if !ok {
+				t.Fatalf("%s: no value after %v", fen, m)
+			}
+			if pv := cv.Parent(); best == Illegal || better(pv, best) {
+				best = pv
+			}
+		}
+		if ml.N == 0 {
+			best = Draw
+			if p.InCheck() {
+				best = Mated
+			}
+		}
+		if best != tab.vals[i] {
+			t.Fatalf("%s: table %v, best over chess's moves %v", fen, tab.vals[i], best)
+		}
+	}
+}
+
+// better reports whether a is a better value than b for the side to move:
+// a win over a draw over a loss, a faster win, a slower loss.
+func better(a, b Value) bool {
+	if a.Outcome() != b.Outcome() {
+		return a.Outcome() > b.Outcome()
+	}
+	if a.Outcome() > 0 {
+		return a.Plies() < b.Plies()
+	}
+	return a.Plies() > b.Plies()
+}
+
+func setOf(tabs ...*Table) *Tables {
+	ts := NewTables()
+	for _, t := range tabs {
+		ts.Add(t)
+	}
+	return ts
+}
+
+func TestIndexSizes(t *testing.T) {
+	for _, c := range []struct {
+		sig      string
+		kk, size int
+	}{
+		{"KQK", 462, 2 * 462 * 62},
+		{"KBNK", 462, 3494568},
+		{"KPK", 1806, 2 * 1806 * 48},
+	} {
+		ps, err := ParseMaterial(c.sig)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ix := newIndexer(ps)
+		if ix.nKK != c.kk || ix.size != c.size {
+			t.Errorf("%s: %d king pairs, %d indices; want %d, %d", c.sig, ix.nKK, ix.size, c.kk, c.size)
+		}
+	}
+}
+
+// TestIndexRoundTrip checks that every index decodes to squares that encode
+// back to an index of the same value (itself, or its mirror image).
+func TestIndexRoundTrip(t *testing.T) {
+	tab := table(t, "KRK")
+	var sq [maxPieces]int8
+	for i := range tab.vals {
+		side, wk, bk, ok := tab.ix.decode(i, sq[:1])
+		if !ok {
+			continue
+		}
+		j := tab.ix.encode(side, wk, bk, sq[:1])
+		if j != i {
+			t.Fatalf("index %d decodes to %d %d %d %v, which encodes to %d", i, side, wk, bk, sq[:1], j)
+		}
+	}
+}
+
+func TestLongestMates(t *testing.T) {
+	// Longest mates with the stronger side to move, in moves:
+	// KQK 10, KRK 16 (Wikipedia, "Endgame tablebase").
+	for _, c := range []struct {
+		sig   string
+		moves int
+	}{{"KQK", 10}, {"KRK", 16}} {
+		tab := table(t, c.sig)
+		if got := (tab.Stats.LongestWin + 1) / 2; got != c.moves {
+			t.Errorf("%s: longest mate %d moves (%d plies), want %d", c.sig, got, tab.Stats.LongestWin, c.moves)
+		}
+		if tab.Stats.LongestLoss != tab.Stats.LongestWin+1 {
+			t.Errorf("%s: longest loss %d plies, longest win %d", c.sig, tab.Stats.LongestLoss, tab.Stats.LongestWin)
+		}
+	}
+}
+
+func TestAgainstChessMoves(t *testing.T) {
+	q, r := table(t, "KQK"), table(t, "KRK")
+	ts := setOf(q, r)
+	checkAgainstChess(t, q, ts, 300)
+	checkAgainstChess(t, r, ts, 300)
+}
+
+// TestConsistent checks every position of KQK against the recurrence the
+// builder solves, on the whole table: the result of a one-ply minimax over
+// the table's own moves.
+func TestConsistent(t *testing.T) {
+	tab := table(t, "KQK")
+	g := &game{ix: tab.ix}
+	for i, v := range tab.vals {
+		best := Value(Illegal)
+		got, settled := g.Expand(i, func(c int, cv Value) bool {
+			if c >= 0 {
+				cv = tab.vals[c]
+			}
+			if pv := cv.Parent(); best == Illegal || better(pv, best) {
+				best = pv
+			}
+			return true
+		})
+		if settled {
+			best = got
+		}
+		if best != v {
+			t.Fatalf("index %d: table %v, one ply over the table %v", i, v, best)
+		}
+	}
+}
+
+func TestFileRoundTrip(t *testing.T) {
+	tab := table(t, "KQK")
+	path := filepath.Join(t.TempDir(), "KQK"+Ext)
+	if err := tab.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	got, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Material != "KQK" || !slices.Equal(got.vals, tab.vals) || got.Stats != Count(tab.vals) {
+		t.Fatalf("loaded %s, %+v; want KQK, %+v", got.Material, got.Stats, tab.Stats)
+	}
+	data, _ := os.ReadFile(path)
+	for _, c := range []struct {
+		name string
+		data []byte
+	}{
+		{"flipped byte", func() []byte { d := slices.Clone(data); d[len(d)/2] ^= 0x10; return d }()},
+		{"truncated", data[:len(data)-9]},
+		{"empty", nil},
+		{"other magic", append([]byte("TABRETRX"), data[8:]...)},
+	} {
+		if _, err := Unmarshal(c.data); !errors.Is(err, ErrCorrupt) {
+			t.Errorf("%s: err = %v, want ErrCorrupt", c.name, err)
+		}
 	}
 }
