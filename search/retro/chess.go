@@ -534,3 +534,46 @@ func (g *game) Expand(i int, child func(int, Value) bool) (Value, bool) {
 	}
 	return 0, false
 }
+
+// fenOf writes a position of table t's material as FEN.
+func fenOf(t *Table, side, wk, bk int, sq []int8) string {
+	var board [64]byte
+	board[wk], board[bk] = 'K', 'k'
+	for j, p := range t.ix.pieces {
+		board[sq[j]] = pieceLetters[p]
+	}
+	var b strings.Builder
+	for r := 7; r >= 0; r-- {
+		empty := 0
+		for f := range 8 {
+			c := board[r*8+f]
+			if c == 0 {
+				empty++
+				continue
+			}
+			if empty > 0 {
+				b.WriteByte(byte('0' + empty))
+				empty = 0
+			}
+			b.WriteByte(c)
+		}
+		if empty > 0 {
+			b.WriteByte(byte('0' + empty))
+		}
+		if r > 0 {
+			b.WriteByte('/')
+		}
+	}
+	return b.String() + " " + string("wb"[side]) + " - - 0 1"
+}
+
+// FEN returns index i as a FEN string, and false for an illegal index.
+func (t *Table) FEN(i int) (string, bool) {
+	if i < 0 || i >= len(t.vals) || t.vals[i] == Illegal {
+		return "", false
+	}
+	var sq [maxPieces]int8
+	np := len(t.ix.pieces)
+	side, wk, bk, _ := t.ix.decode(i, sq[:np])
+	return fenOf(t, side, wk, bk, sq[:np]), true
+}

@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -71,38 +70,6 @@ func TestBig(t *testing.T) {
 	for _, sig := range []string{"KPK", "KBBK", "KBNK"} {
 		table(t, sig)
 	}
-}
-
-// fenOf writes a position of table t's material as FEN.
-func fenOf(t *Table, side, wk, bk int, sq []int8) string {
-	var board [64]byte
-	board[wk], board[bk] = 'K', 'k'
-	for j, p := range t.ix.pieces {
-		board[sq[j]] = pieceLetters[p]
-	}
-	var b strings.Builder
-	for r := 7; r >= 0; r-- {
-		empty := 0
-		for f := range 8 {
-			c := board[r*8+f]
-			if c == 0 {
-				empty++
-				continue
-			}
-			if empty > 0 {
-				b.WriteByte(byte('0' + empty))
-				empty = 0
-			}
-			b.WriteByte(c)
-		}
-		if empty > 0 {
-			b.WriteByte(byte('0' + empty))
-		}
-		if r > 0 {
-			b.WriteByte('/')
-		}
-	}
-	return b.String() + " " + string("wb"[side]) + " - - 0 1"
 }
 
 // checkAgainstChess checks n seeded random legal indices of t against the
