@@ -74,7 +74,7 @@ func TestEnginePlaysKQKAndKRK(t *testing.T) {
 	for _, fen := range []string{
 		"8/8/8/4k3/8/8/8/K6Q w - - 0 1",
 		"8/8/8/3k4/8/8/8/R3K3 w - - 0 1",
-		"4k3/8/8/8/8/8/8/1q2K3 b - - 0 1", // Black holds the queen
+		"4k3/8/8/8/8/8/1q6/4K3 b - - 0 1", // Black holds the queen
 	} {
 		playPerfectly(t, ts, fen)
 	}
