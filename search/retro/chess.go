@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/bits"
+	"slices"
 	"strings"
 
 	"tabula/games/chess"
@@ -359,6 +360,19 @@ func BuildChess(ctx context.Context, sig string, subs map[string]*Table, workers
 		return nil, fmt.Errorf("retro: %s: %w", Signature(ps), err)
 	}
 	return &Table{Material: Signature(ps), Stats: st, ix: g.ix, vals: vals}, nil
+}
+
+// SuccessorMaterials lists the signatures of the materials, other than
+// those that cannot mate, that one capture by Black or one promotion by
+// White leads to: the tables BuildChess needs for ps.
+func SuccessorMaterials(ps []chess.PieceType) []string {
+	var out []string
+	for _, m := range successorMaterials(ps) {
+		if sig := Signature(m); !insufficient(m) && !slices.Contains(out, sig) {
+			out = append(out, sig)
+		}
+	}
+	return out
 }
 
 // successorMaterials lists the materials one capture by Black or one
