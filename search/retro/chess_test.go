@@ -65,10 +65,22 @@ func TestKQKKRK(t *testing.T) {
 	}
 }
 
-func TestBig(t *testing.T) {
+// TestBigLongest checks the longest mates of the bigger tables: KPK 28
+// moves (Guido, see TestPublishedLongest), KBBK 19 and KBNK 33 (Moreland,
+// see TestLongestMates), and the KBNK index count the decks give.
+func TestBigLongest(t *testing.T) {
 	long(t)
-	for _, sig := range []string{"KPK", "KBBK", "KBNK"} {
-		table(t, sig)
+	for _, c := range []struct {
+		sig   string
+		moves int
+	}{{"KPK", 28}, {"KBBK", 19}, {"KBNK", 33}} {
+		tab := table(t, c.sig)
+		if got := (tab.Stats.LongestWin + 1) / 2; got != c.moves {
+			t.Errorf("%s: longest mate %d moves, want %d", c.sig, got, c.moves)
+		}
+	}
+	if n := table(t, "KBNK").Size(); n != 3494568 {
+		t.Errorf("KBNK: %d indices, want 3,494,568", n)
 	}
 }
 
@@ -180,8 +192,10 @@ func TestIndexRoundTrip(t *testing.T) {
 }
 
 func TestLongestMates(t *testing.T) {
-	// Longest mates with the stronger side to move, in moves:
-	// KQK 10, KRK 16 (Wikipedia, "Endgame tablebase").
+	// Longest mates with the stronger side to move, in moves: KQK 10,
+	// KRK 16 (Bruce Moreland, Computer Chess Club, 15 Nov 2000,
+	// stmintz.com/ccc/index.php?id=138918: "10, 16, 19, and 33" for KQK,
+	// KRK, KBBK, KBNK).
 	for _, c := range []struct {
 		sig   string
 		moves int
@@ -192,6 +206,44 @@ func TestLongestMates(t *testing.T) {
 		}
 		if tab.Stats.LongestLoss != tab.Stats.LongestWin+1 {
 			t.Errorf("%s: longest loss %d plies, longest win %d", c.sig, tab.Stats.LongestLoss, tab.Stats.LongestWin)
+		}
+	}
+}
+
+// TestPublishedLongest probes the positions of the longest mates that
+// Guido (kirill-kryukov.com discussion board, "Longest Mate in kqk",
+// viewtopic.php?t=920) lists from Nalimov's tables, White to move: KQK
+// Ka1 Qb2 kf5 mates in 10, KRK Ka1 Rb2 kc3 in 16, and, under TABULA_LONG,
+// KPK Ka2 Pg2 kb5 in 28; Black to move, KQK Ka1 Qb2 ke4 is lost in 10 and
+// KPK Ka3 Pg2 ka5 in 28.
+func TestPublishedLongest(t *testing.T) {
+	cases := []struct {
+		fen   string
+		value Value
+	}{
+		{"8/8/8/5k2/8/8/1Q6/K7 w - - 0 1", WinIn(19)},
+		{"8/8/8/8/8/2k5/1R6/K7 w - - 0 1", WinIn(31)},
+		{"8/8/8/8/4k3/8/1Q6/K7 b - - 0 1", LossIn(20)},
+	}
+	sigs := []string{"KQK", "KRK"}
+	if os.Getenv("TABULA_LONG") == "1" {
+		cases = append(cases, struct {
+			fen   string
+			value Value
+		}{"8/8/8/1k6/8/8/K5P1/8 w - - 0 1", WinIn(55)}, struct {
+			fen   string
+			value Value
+		}{"8/8/8/k7/8/K7/6P1/8 b - - 0 1", LossIn(56)})
+		sigs = append(sigs, "KPK")
+	}
+	ts := NewTables()
+	for _, s := range sigs {
+		ts.Add(table(t, s))
+	}
+	for _, c := range cases {
+		p := chess.MustParseFEN(c.fen)
+		if v, ok := ts.ProbePosition(&p); !ok || v != c.value {
+			t.Errorf("%s: %v %v, want %v", c.fen, v, ok, c.value)
 		}
 	}
 }
