@@ -46,14 +46,14 @@ func abs(x int) int { return max(x, -x) }
 // TestStockfishMates checks a seeded sample of KQK and KRK positions that
 // are not mate yet against Stockfish's mate scores: a win in d plies is
 // Stockfish's "mate (d+1)/2", a loss in d plies its "mate -d/2", a draw no
-// mate score. Stockfish searches each to depth 18, where it often finds a
+// mate score. Stockfish searches each to depth 12, where it often finds a
 // mate but not the shortest, and in long KRK wins none: a mate it reports
 // must have the table's sign and not be shorter than the table's, and in a
 // drawn position it must report none. Results of at most 4 moves are
 // searched with "go mate N" (N the table's mate), and Stockfish's mate must
 // equal the table's.
 func TestStockfishMates(t *testing.T) {
-	const samples = 8
+	const samples = 6
 	path := refdatatest.Program(t, "stockfish", "apt-get install stockfish")
 	cmd := exec.Command(path)
 	stdin, err := cmd.StdinPipe()
@@ -104,7 +104,7 @@ func TestStockfishMates(t *testing.T) {
 				want = -v.Plies() / 2
 			}
 			send("ucinewgame")
-			goArgs := "depth 18"
+			goArgs := "depth 12"
 			if short {
 				goArgs = fmt.Sprintf("mate %d nodes 2000000", abs(want))
 			}
