@@ -2,6 +2,7 @@ package retro_test
 
 import (
 	"context"
+	"math"
 	"os"
 	"path/filepath"
 	"testing"
@@ -107,5 +108,40 @@ func TestEnginePlaysKBNK(t *testing.T) {
 	}
 	for _, fen := range []string{longest, "8/8/3k4/8/3K4/8/8/5BN1 w - - 0 1"} {
 		playPerfectly(t, ts, fen)
+	}
+}
+
+// TestAgainstAlphaBeta checks short results of KQK and KRK against plain
+// alpha-beta (search.AlphaBeta, no table) searched exactly as deep as the
+// table's distance: a win in d plies must be worth a mate at ply d, a
+// loss in d a mate against at ply d.
+func TestAgainstAlphaBeta(t *testing.T) {
+	ts := tables(t, "KQK", "KRK")
+	for _, sig := range []string{"KQK", "KRK"} {
+		tab, _ := ts.Get(sig)
+		seen := map[retro.Value]int{}
+		for i := 0; i < tab.Size(); i += 7 {
+			v := tab.At(i)
+			if v == retro.Illegal || v == retro.Draw || v.Plies() == 0 || v.Plies() > 4 || seen[v] == 3 {
+				continue
+			}
+			seen[v]++
+			fen, _ := tab.FEN(i)
+			st, err := chess.Game{}.NewState(fen)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, _, err := search.AlphaBeta(st, v.Plies())
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := float64(v.Outcome()) * (search.WinValue - float64(st.MoveNumber()+v.Plies())*search.MoveDecay)
+			if math.Abs(got-want) > 1e-9 {
+				t.Errorf("%s %s: table %v, alpha-beta to depth %d: %v, want %v", sig, fen, v, v.Plies(), got, want)
+			}
+		}
+		if len(seen) != 4 {
+			t.Errorf("%s: results seen %v, want wins in 1, 3 and losses in 2, 4", sig, seen)
+		}
 	}
 }
