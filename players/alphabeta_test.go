@@ -3,10 +3,14 @@ package players
 import (
 	"context"
 	"math/rand/v2"
+	"path/filepath"
 	"testing"
 	"time"
 
+	"tabula/games"
 	"tabula/games/chess"
+	"tabula/games/connect4"
+	"tabula/search/retro"
 )
 
 // TestAlphaBetaClock plays chess moves with a game clock of one second:
@@ -43,5 +47,66 @@ func TestAlphaBetaClock(t *testing.T) {
 	left := p.(*alphaBetaPlayer).clock
 	if left <= 0 || left > time.Second+120*time.Millisecond {
 		t.Errorf("clock left %v, want in (0, 1.12s]", left)
+	}
+}
+
+// TestAlphaBetaEGTB checks the egtb switch: with a folder holding KRK the
+// player mates as fast as the table says; a folder without tables and a
+// game other than chess are refused.
+func TestAlphaBetaEGTB(t *testing.T) {
+	dir := t.TempDir()
+	krk, err := retro.BuildChess(context.Background(), "KRK", nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := krk.Save(filepath.Join(dir, "KRK"+retro.Ext)); err != nil {
+		t.Fatal(err)
+	}
+	ts, err := retro.LoadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := chess.Game{}
+	sp, err := ParseSpec(`alphabeta:depth=1,egtb="` + dir + `"`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := Build(g, sp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := f.New(rand.New(rand.NewPCG(1, 2)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := g.NewState("8/8/8/3k4/8/8/8/R3K3 w - - 0 1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pos := st.Position()
+	v, _ := ts.ProbePosition(&pos)
+	a, err := p.ChooseAction(context.Background(), st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.ApplyAction(a)
+	pos = st.Position()
+	if next, _ := ts.ProbePosition(&pos); next.Plies() != v.Plies()-1 || next.Outcome() != -1 {
+		t.Errorf("%s took %v to %v", chess.MoveOf(a), v, next)
+	}
+	for _, c := range []struct {
+		game games.Game
+		spec string
+	}{
+		{g, "alphabeta:egtb=" + t.TempDir()},
+		{connect4.Game{}, `alphabeta:egtb="` + dir + `"`},
+	} {
+		sp, err := ParseSpec(c.spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Build(c.game, sp); err == nil {
+			t.Errorf("%s for %s: no error", c.spec, c.game.Name())
+		}
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"tabula/games"
+	"tabula/games/chess"
 	"tabula/games/connect4"
 	"tabula/games/othello"
 	"tabula/mcts"
@@ -22,6 +23,7 @@ import (
 	"tabula/search"
 	"tabula/search/c4solver"
 	"tabula/search/endgame"
+	"tabula/search/retro"
 )
 
 // Player chooses moves. A Player plays one game at a time and is not safe for
@@ -131,10 +133,24 @@ func Build(g games.Game, spec Spec) (*Factory, error) {
 		if _, err := search.New(g, cfg); err != nil {
 			return nil, fmt.Errorf("player %s: %w", name, err)
 		}
+		var oracle search.Oracle
+		if spec.Has("egtb") {
+			if _, ok := g.(chess.Game); !ok {
+				return nil, fmt.Errorf("player %s: egtb: endgame tables are for chess, not %s", name, g.Name())
+			}
+			ts, err := retro.LoadDir(spec.Str("egtb", ""))
+			if err != nil {
+				return nil, fmt.Errorf("player %s: %w", name, err)
+			}
+			oracle = ts
+		}
 		f.New = func(*rand.Rand) (Player, error) {
 			sr, err := search.New(g, cfg)
 			if err != nil {
 				return nil, fmt.Errorf("player %s: %w", name, err)
+			}
+			if oracle != nil {
+				sr.SetOracle(oracle)
 			}
 			return &alphaBetaPlayer{name: name, sr: sr, clock: clock, inc: inc}, nil
 		}

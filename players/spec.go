@@ -60,6 +60,7 @@ var kinds = []kindDef{
 		{"null", intParam, 0, 1, "null-move pruning, not in check or with only king and pawns (chess), 0..1"},
 		{"lmr", intParam, 0, 1, "late-move reductions, 0..1"},
 		{"futility", intParam, 0, 1, "futility and reverse futility pruning near the horizon (chess), 0..1"},
+		{"egtb", stringParam, 0, 0, "chess: a folder of endgame tables (*.rtb, built by scripts/egtb) whose exact values the search takes where they cover a position"},
 	}, oneOf: []string{"depth", "nodes", "time", "clock"}},
 	{name: "solver", doc: "perfect play: Connect Four, or Othello endgames (exact; practical to ~20 empties)", params: []paramDef{
 		{"tt", intParam, 10, 30, "log2 of the solver's table entries, 10..30 (default 22; othello 20, at most 28)"},

@@ -30,9 +30,9 @@ func init() {
 
 // negamax searches the non-terminal state at ply to depth plies and
 // returns its fail-soft value for the player to move. The steps run in a
-// fixed order, each guarded by its switch: horizon (quiescence), table
-// probe, reverse futility, null move, then the move loop with futility,
-// check extension, late-move reduction and PVS. allowNull is false right
+// fixed order, each guarded by its switch: the oracle's exact value,
+// horizon (quiescence), table probe, reverse futility, null move, then the
+// move loop with futility, check extension, late-move reduction and PVS. allowNull is false right
 // after a null move.
 func (s *Searcher) negamax(ply, depth int, alpha, beta float64, allowNull bool) float64 {
 	s.nodes++
@@ -42,6 +42,11 @@ func (s *Searcher) negamax(ply, depth int, alpha, beta float64, allowNull bool) 
 		return 0
 	}
 	st := s.states[ply]
+	if s.oracle != nil && ply > 0 {
+		if outcome, plies, ok := s.oracle.Probe(st); ok {
+			return oracleValue(st, outcome, plies)
+		}
+	}
 	if depth <= 0 || ply >= len(s.states)-2 {
 		if s.quiescence && ply < len(s.states)-2 {
 			s.nodes-- // quiesce counts this node

@@ -189,14 +189,16 @@ type Copier interface {
 // transposition table, killer and history tables between calls (use Reset to
 // forget them). It is not safe for concurrent use: give each goroutine its own.
 type Searcher struct {
-	cfg   Config
-	game  games.Game
-	h     games.Heuristic
-	tt    *table
-	kind  copyKind
-	ctx   context.Context
-	dl    time.Time
-	hasDL bool
+	cfg  Config
+	game games.Game
+	h    games.Heuristic
+	tt   *table
+	// oracle, when set, gives exact values of the positions it knows.
+	oracle Oracle
+	kind   copyKind
+	ctx    context.Context
+	dl     time.Time
+	hasDL  bool
 
 	// What applies to this game: the Tactical and NullMover capabilities,
 	// and the features that need them.
