@@ -59,7 +59,7 @@ func TestPagePlaysConnectFour(t *testing.T) {
 	}
 	// A spec typed into the box: a bad one is refused with the server's
 	// message; a good one plays Go, where the person also passes.
-	if _, msg, err := webtest.CheckSpecBox(ctx, "go:size=5", "stockfish:depth=3"); err != nil || !strings.Contains(msg, `unknown kind "stockfish"`) {
+	if _, msg, err := webtest.CheckSpecBox(ctx, "go:size=5", "leela:depth=3"); err != nil || !strings.Contains(msg, `unknown kind "leela"`) {
 		t.Fatalf("bad spec typed in: error shown %q (%v)", msg, err)
 	}
 	if err := webtest.CheckGoPass(ctx, "alphabeta:depth=2"); err != nil {

@@ -301,12 +301,12 @@ func TestPlayerCheck(t *testing.T) {
 	}{
 		{"connect4", "net:path=c4/checkpoints/ckpt-000001.tbn,sims=8", 200, `"player":"net:path=c4/checkpoints/ckpt-000001.tbn,sims=8"`},
 		{"connect4", "random", 200, `"game":"connect4"`},
-		{"connect4", "stockfish", 400, `unknown kind "stockfish"`},
+		{"connect4", "leela", 400, `unknown kind "leela"`},
 		{"connect4", "net:path=oth/checkpoints/ckpt-000001.tbn", 400, "checkpoint is for game"},
 		{"connect4", "net:path=none.tbn", 400, "no such file"},
 		{"go:size=5", "solver", 400, "connect4 and othello only"},
 		{"connect4", "", 400, "no player given"},
-		{"chess", "random", 400, "unknown game"},
+		{"shogi", "random", 400, "unknown game"},
 	} {
 		rec := send(s, "POST", "/api/player", moveBody(tc.game, tc.player), nil)
 		if rec.Code != tc.status || !strings.Contains(strings.ReplaceAll(rec.Body.String(), `\"`, `"`), tc.want) {

@@ -185,10 +185,10 @@ func TestBadRequests(t *testing.T) {
 	}{
 		{"illegal move", "POST", "/api/state", `{"game":"connect4","moves":[0,0,0,0,0,0,0]}`, 400, "move 7: illegal move"},
 		{"move out of range", "POST", "/api/move", `{"game":"connect4","player":"random","moves":[9]}`, 400, "outside [0, 7)"},
-		{"unknown game", "POST", "/api/state", `{"game":"chess","moves":[]}`, 400, `unknown game "chess"`},
+		{"unknown game", "POST", "/api/state", `{"game":"shogi","moves":[]}`, 400, `unknown game "shogi"`},
 		{"no game", "POST", "/api/state", `{"moves":[]}`, 400, "no game given"},
 		{"bad game parameter", "POST", "/api/state", `{"game":"go:size=99","moves":[]}`, 400, "size"},
-		{"bad spec kind", "POST", "/api/move", `{"game":"connect4","player":"stockfish","moves":[]}`, 400, `unknown kind "stockfish"`},
+		{"bad spec kind", "POST", "/api/move", `{"game":"connect4","player":"leela","moves":[]}`, 400, `unknown kind "leela"`},
 		{"bad spec value", "POST", "/api/move", `{"game":"connect4","player":"alphabeta:depth=0","moves":[]}`, 400, "depth"},
 		{"spec over the server's limit", "POST", "/api/move", `{"game":"connect4","player":"alphabeta:depth=2,tt=26","moves":[]}`, 400, "more than this server allows"},
 		{"no player", "POST", "/api/move", `{"game":"connect4","moves":[]}`, 400, "no player given"},
