@@ -2,13 +2,7 @@
 
 package pipeline
 
-import (
-	"syscall"
-	"time"
-)
-
-// processCPUTime is not measured on this system: zero.
-func processCPUTime() time.Duration { return 0 }
+import "syscall"
 
 // runAs leaves a child process as this user: there are no Unix user ids.
 func runAs(id uint32) *syscall.SysProcAttr { return nil }
