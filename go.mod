@@ -10,6 +10,7 @@ require (
 	github.com/nats-io/nats.go v1.45.0
 	github.com/schollz/progressbar/v3 v3.17.1
 	golang.org/x/sys v0.49.0
+	golang.org/x/term v0.34.0
 	gonum.org/v1/gonum v0.11.0
 	gonum.org/v1/plot v0.11.0
 	google.golang.org/protobuf v1.28.0
@@ -52,7 +53,6 @@ require (
 	go4.org/unsafe/assume-no-moving-gc v0.0.0-20231121144256-b99613f794b6 // indirect
 	golang.org/x/crypto v0.41.0 // indirect
 	golang.org/x/image v0.0.0-20220302094943-723b81ca9867 // indirect
-	golang.org/x/term v0.34.0 // indirect
 	golang.org/x/text v0.28.0 // indirect
 	golang.org/x/time v0.13.0 // indirect
 	golang.org/x/xerrors v0.0.0-20200804184101-5ec99f83aff1 // indirect

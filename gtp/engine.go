@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"tabula/games"
+	"tabula/internal/version"
 )
 
 // Chooser picks a move; package players' players are Choosers.
@@ -39,9 +40,10 @@ type EngineConfig struct {
 	Log *slog.Logger
 }
 
-// DefaultEngineConfig names the engine tabula.
+// DefaultEngineConfig names the engine tabula, its version the build's VCS
+// revision (version.Revision, the revision -version prints).
 func DefaultEngineConfig() EngineConfig {
-	return EngineConfig{Name: "tabula", Version: "1"}
+	return EngineConfig{Name: "tabula", Version: version.Revision()}
 }
 
 // Validate checks the names: GTP answers are one line.

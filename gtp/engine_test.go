@@ -12,6 +12,7 @@ import (
 	_ "tabula/games/connect4"
 	_ "tabula/games/gogame"
 	_ "tabula/games/othello"
+	"tabula/internal/version"
 )
 
 // firstLegal plays the first legal action; it counts its calls and can be
@@ -72,9 +73,9 @@ func TestEngineScripts(t *testing.T) {
 		want   []string // responses in order; a trailing "*" matches any rest
 	}{
 		{"ids echoed and basics", "go:size=9", "1 protocol_version\n2 name\n3 version\n4 known_command play\n5 known_command frobnicate\n",
-			[]string{"=1 2", "=2 tabula", "=3 1", "=4 true", "=5 false"}},
+			[]string{"=1 2", "=2 tabula", "=3 " + version.Revision(), "=4 true", "=5 false"}},
 		{"comments, blank lines, tabs, CR", "go:size=9", "# a comment\n\n  name\t# trailing\r\n\x01version\n",
-			[]string{"= tabula", "= 1"}},
+			[]string{"= tabula", "= " + version.Revision()}},
 		{"unknown command", "go:size=9", "frobnicate\n12 frobnicate a b\n",
 			[]string{"? unknown command", "?12 unknown command"}},
 		{"id without command", "go:size=9", "42\n", []string{"?42 syntax error: an id without a command"}},

@@ -467,7 +467,7 @@ func TestFaultUnwritableReplay(t *testing.T) {
 			return nil
 		})
 		os.Chmod(filepath.Join(dir, replayDir), 0o755)
-		attr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: nobody, Gid: nobody}}
+		attr = runAs(nobody)
 	} else {
 		os.Chmod(filepath.Join(dir, replayDir), 0o555)
 		defer os.Chmod(filepath.Join(dir, replayDir), 0o755)

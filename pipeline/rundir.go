@@ -10,17 +10,16 @@ import (
 	"strconv"
 	"strings"
 
-	"golang.org/x/sys/unix"
-
 	"tabula/games"
 	"tabula/internal/atomicfile"
+	"tabula/internal/filelock"
 	"tabula/nn"
 )
 
 // The run folder:
 //
 //	config.yaml        the resolved config (written at start)
-//	train.lock         held by the training process (flock) while it runs
+//	train.lock         held by the training process (a file lock) while it runs
 //	checkpoints/       ckpt-NNNNNN.tbn, one per iteration (older ones that
 //	                   gating turned down are deleted, see keep_checkpoints),
 //	                   best (a pointer) and best-weights.tbn (the best
@@ -64,9 +63,12 @@ func openRunDir(cfg *Config) (*runDir, error) {
 	if err != nil {
 		return nil, fmt.Errorf("run folder: %w", err)
 	}
-	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+	if err := filelock.TryLock(f); err != nil {
 		f.Close()
-		return nil, fmt.Errorf("run folder %s is in use by another training process (%s is locked)", d.root, d.path(lockFile))
+		if errors.Is(err, filelock.ErrLocked) {
+			return nil, fmt.Errorf("run folder %s is in use by another training process (%s is locked)", d.root, d.path(lockFile))
+		}
+		return nil, fmt.Errorf("run folder: %w", err)
 	}
 	d.lock = f
 	for _, sub := range []string{checkpointDir, replayDir, gatingDir} {

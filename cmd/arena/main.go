@@ -143,6 +143,7 @@ func usage(w io.Writer, full bool) {
 		fmt.Fprintf(w, "  arena %s %s\n", c.name, c.synopsis)
 	}
 	fmt.Fprintln(w, "  arena help")
+	fmt.Fprintln(w, "  arena -version")
 	if !full {
 		fmt.Fprintln(w, "\"arena help\" describes every subcommand, flag and player kind; \"arena CMD -h\" one subcommand.")
 		return
@@ -178,6 +179,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	case "help", "-h", "-help", "--help":
 		usage(stdout, true)
 		return nil
+	case "-version", "--version":
+		return printVersion(stdout)
 	}
 	for _, c := range commands {
 		if c.name != args[0] {

@@ -73,7 +73,6 @@ func runGTP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	}
 	cfg := gtp.DefaultEngineConfig()
 	cfg.Name = *name
-	cfg.Version = "1 (" + spec.String() + ")"
 	cfg.Log = log
 	e, err := gtp.NewEngine(cfg, g, build)
 	if err != nil {

@@ -90,6 +90,7 @@ func usage(w io.Writer) {
 	for _, n := range names {
 		fmt.Fprintf(w, "  play %s\n", strings.TrimSpace(n+" "+subcommands[n].summary))
 	}
+	fmt.Fprintln(w, "  play -version")
 	fmt.Fprintln(w, "\"play VERB -h\" describes a verb's flags.")
 }
 
@@ -100,6 +101,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		case "help", "-h", "-help", "--help":
 			usage(stdout)
 			return flag.ErrHelp
+		case "-version", "--version":
+			return printVersion(stdout)
 		}
 		if c, ok := subcommands[args[0]]; ok && args[0] != "" {
 			return c.run(ctx, args[1:], stdin, stdout, stderr)

@@ -53,6 +53,7 @@ func run(args []string, stderr io.Writer) error {
 	id := fs.String("id", "", "unique name of this worker in the run (default: host-pid)")
 	seed := fs.Uint64("seed", 0, "seed of this worker's games (default: from the pid)")
 	quiet := fs.Bool("quiet", false, "no progress display")
+	showVersion := versionFlag(fs)
 	fs.Usage = func() {
 		fmt.Fprint(stderr, `usage: selfplay -connect nats://HOST:4222 [-token T] [-bus-run NAME] [-games N] [-workers W] [-id NAME] [-seed S] [-quiet] [-v]
        selfplay -run DIR [-games N] [-workers W] [-id NAME] [-seed S] [-quiet]
@@ -77,6 +78,9 @@ flags:
 	}
 	if err := cliflag.Parse(fs, args); err != nil {
 		return err
+	}
+	if showVersion() {
+		return nil
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected arguments %q (flags go before them; see -h)", fs.Args())

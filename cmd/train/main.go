@@ -49,6 +49,7 @@ func run(args []string, stderr io.Writer) error {
 	config := fs.String("config", "configs/connect4.yaml", "YAML config of the run")
 	runDir := fs.String("run", "", "run folder (overrides run_dir in the config)")
 	quiet := fs.Bool("quiet", false, "no progress bars")
+	showVersion := versionFlag(fs)
 	verbose := fs.Bool("v", false, "debug logging")
 	listen := fs.String("listen", "", "address of the embedded NATS server, e.g. 0.0.0.0:4222 for workers on other machines (default: loopback only)")
 	token := fs.String("token", os.Getenv("TABULA_BUS_TOKEN"), "token that bus clients must present; required with -listen beyond loopback (default $TABULA_BUS_TOKEN)")
@@ -76,6 +77,9 @@ flags:
 	}
 	if err := cliflag.Parse(fs, args); err != nil {
 		return err
+	}
+	if showVersion() {
+		return nil
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected arguments %q (flags go before them; see -h)", fs.Args())

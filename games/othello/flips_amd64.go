@@ -1,3 +1,5 @@
+//go:build amd64 && !noasm
+
 package othello
 
 import "golang.org/x/sys/cpu"

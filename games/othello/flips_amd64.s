@@ -1,3 +1,5 @@
+//go:build amd64 && !noasm
+
 #include "textflag.h"
 
 // func flipsAVX512(sq int, p, o uint64) uint64

@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 )
 
@@ -47,7 +46,8 @@ func sanitizeHost(h string) string {
 }
 
 // Write writes data to path atomically: a temporary file in the same folder,
-// fsync, rename over path, fsync of the folder.
+// fsync, rename over path, fsync of the folder (on Windows, a rename that
+// returns once it is on disk instead).
 func Write(path string, data []byte) error {
 	dir := filepath.Dir(path)
 	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+"."+owner+".*"+TempSuffix)
@@ -74,24 +74,11 @@ func Write(path string, data []byte) error {
 	if err := f.Close(); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	if err := os.Rename(tmp, path); err != nil {
+	if err := rename(tmp, path); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	ok = true
 	return SyncDir(dir)
-}
-
-// SyncDir fsyncs a folder so that a rename inside it is durable.
-func SyncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return fmt.Errorf("sync %s: %w", dir, err)
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil {
-		return fmt.Errorf("sync %s: %w", dir, err)
-	}
-	return nil
 }
 
 // TempOwner returns the host and process id that wrote a temporary file
@@ -155,11 +142,4 @@ func RemoveStaleTemps(dir string) (int, error) {
 		n++
 	}
 	return n, nil
-}
-
-// processAlive reports whether a process with this id exists on this host.
-// A process of another user (EPERM) exists too.
-func processAlive(pid int) bool {
-	err := syscall.Kill(pid, 0)
-	return err == nil || errors.Is(err, syscall.EPERM)
 }

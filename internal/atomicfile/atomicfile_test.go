@@ -36,11 +36,7 @@ func TestWriteReplacesAndCleans(t *testing.T) {
 func TestRemoveStaleTempsKeepsLiveWriters(t *testing.T) {
 	dir := t.TempDir()
 	// A finished process's pid: its temp files are abandoned.
-	cmd := exec.Command("true")
-	if err := cmd.Run(); err != nil {
-		t.Fatal(err)
-	}
-	dead := cmd.Process.Pid
+	dead := exitedPid(t)
 	host, _, ok := TempOwner(".x." + owner + ".1" + TempSuffix)
 	if !ok {
 		t.Fatalf("TempOwner cannot parse this process's own temp names (owner %q)", owner)
@@ -91,5 +87,31 @@ func TestTempOwnerOfWrite(t *testing.T) {
 		if ok != c.ok || pid != c.pid {
 			t.Errorf("TempOwner(%q) = %d, %v; want %d, %v", c.name, pid, ok, c.pid, c.ok)
 		}
+	}
+}
+
+// exitedPid runs this test binary with no tests to run, waits for it to
+// exit, and returns its process id: a pid that is no longer alive, on every
+// OS.
+func exitedPid(t *testing.T) int {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	if err := cmd.Run(); err != nil {
+		t.Fatal(err)
+	}
+	return cmd.Process.Pid
+}
+
+// TestProcessAlive: this process and its parent are alive, an exited child
+// is not.
+func TestProcessAlive(t *testing.T) {
+	if !processAlive(os.Getpid()) {
+		t.Error("this process reported dead")
+	}
+	if !processAlive(os.Getppid()) {
+		t.Error("the parent process reported dead")
+	}
+	if pid := exitedPid(t); processAlive(pid) {
+		t.Errorf("exited process %d reported alive", pid)
 	}
 }

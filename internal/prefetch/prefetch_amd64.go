@@ -1,3 +1,5 @@
+//go:build amd64 && !noasm
+
 package prefetch
 
 import "unsafe"

@@ -1,3 +1,5 @@
+//go:build amd64 && !noasm
+
 #include "textflag.h"
 
 // func Lines(p unsafe.Pointer, n uintptr)

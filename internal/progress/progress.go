@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/schollz/progressbar/v3"
-	"golang.org/x/sys/unix"
+	"golang.org/x/term"
 )
 
 // Bar is what a long job reports to: a terminal bar or periodic lines.
@@ -41,14 +41,14 @@ func New(w io.Writer, n int, desc string) Bar {
 	return &lineProgress{w: w, desc: desc, total: n, start: time.Now(), last: time.Now()}
 }
 
-// IsTerminal reports whether w is a terminal.
+// IsTerminal reports whether w is a terminal: a file whose terminal
+// attributes can be read (termios on Unix, a console mode on Windows).
 func IsTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
 	if !ok {
 		return false
 	}
-	_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
-	return err == nil
+	return term.IsTerminal(int(f.Fd()))
 }
 
 type noProgress struct{}

@@ -1,6 +1,7 @@
 package progress
 
 import (
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -28,5 +29,38 @@ func TestProgressLinesWithoutTerminal(t *testing.T) {
 	}
 	if _, ok := New(nil, 5, "x").(noProgress); !ok {
 		t.Fatal("nil writer should show nothing")
+	}
+}
+
+// TestIsTerminal: a regular file and a pipe are not terminals; a
+// pseudo-terminal is, where the system has one to open.
+func TestIsTerminal(t *testing.T) {
+	f, err := os.CreateTemp(t.TempDir(), "log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if IsTerminal(f) {
+		t.Error("a regular file reported as a terminal")
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	defer w.Close()
+	if IsTerminal(w) {
+		t.Error("a pipe reported as a terminal")
+	}
+	if _, ok := New(w, 10, "x").(*lineProgress); !ok {
+		t.Error("a pipe should get plain lines")
+	}
+	pty, err := os.OpenFile("/dev/ptmx", os.O_RDWR, 0)
+	if err != nil {
+		t.Skipf("no pseudo-terminal to check the positive case: %v", err)
+	}
+	defer pty.Close()
+	if !IsTerminal(pty) {
+		t.Error("a pseudo-terminal reported as not a terminal")
 	}
 }

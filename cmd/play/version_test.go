@@ -1,0 +1,21 @@
+package main
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"tabula/internal/version"
+)
+
+// TestVersionFlag: -version prints the build's version on stdout, and
+// nothing else runs.
+func TestVersionFlag(t *testing.T) {
+	var out, errs strings.Builder
+	if err := run(context.Background(), []string{"-version"}, strings.NewReader(""), &out, &errs); err != nil {
+		t.Fatalf("-version: %v (stderr %q)", err, errs.String())
+	}
+	if want := version.String() + "\n"; out.String() != want || errs.Len() != 0 {
+		t.Errorf("-version: stdout %q, stderr %q; want stdout %q", out.String(), errs.String(), want)
+	}
+}
