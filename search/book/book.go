@@ -25,16 +25,13 @@ type Entry struct {
 	Learn  uint32
 }
 
-// less orders entries as a book stores them: by key, then by weight from
-// the highest (as Polyglot's make-book sorts), then by move.
+// less orders entries as Polyglot's make-book writes them: by key, then by
+// weight from the highest.
 func less(a, b Entry) bool {
 	if a.Key != b.Key {
 		return a.Key < b.Key
 	}
-	if a.Weight != b.Weight {
-		return a.Weight > b.Weight
-	}
-	return a.Move < b.Move
+	return a.Weight > b.Weight
 }
 
 // Book is an opening book held in memory, its entries sorted by key.
@@ -167,10 +164,12 @@ func (b *Book) Pick(p *chess.Position, rng *rand.Rand) (chess.Move, bool) {
 }
 
 // Marshal returns the bytes of a .bin file holding entries, sorted by key,
-// then weight from the highest, then move. entries is not modified.
+// then by weight from the highest; entries equal in both keep their order
+// in entries (a stable sort, as make-book's qsort is with GNU libc up to
+// 2.36). entries is not modified.
 func Marshal(entries []Entry) []byte {
 	sorted := append([]Entry(nil), entries...)
-	sort.Slice(sorted, func(i, j int) bool { return less(sorted[i], sorted[j]) })
+	sort.SliceStable(sorted, func(i, j int) bool { return less(sorted[i], sorted[j]) })
 	data := make([]byte, len(sorted)*EntrySize)
 	for i, e := range sorted {
 		d := data[i*EntrySize:]

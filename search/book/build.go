@@ -36,8 +36,12 @@ func (c BuildConfig) Validate() error {
 // up), so that they fit in 16 bits.
 const countHalveAt = 16384
 
-// tally is the count n of a (position, move) and the sum of its scores.
-type tally struct{ n, sum int }
+// tally is a (position, move) with its count n and the sum of its scores.
+type tally struct {
+	key    uint64
+	move   uint16
+	n, sum int
+}
 
 // Build counts the moves of games as Polyglot's make-book does: each move
 // among a game's first MaxPly plies counts once for its (position, move),
@@ -46,8 +50,9 @@ type tally struct{ n, sum int }
 // is kept when its count is at least MinGame and its summed score is
 // positive; the entry's weight is the summed score ("2*wins + draws"), its
 // learn field 0. A game starts from its Start position (make-book itself
-// always starts from the initial position). The entries come back in no
-// particular order; Marshal sorts them.
+// always starts from the initial position). The entries come back in the
+// order their (position, move) was first met, which is make-book's order
+// before it sorts; Marshal sorts them.
 func Build(games []chess.PGNGame, cfg BuildConfig) ([]Entry, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -57,6 +62,7 @@ func Build(games []chess.PGNGame, cfg BuildConfig) ([]Entry, error) {
 		move uint16
 	}
 	stats := map[key]*tally{}
+	var order []*tally             // in the order first met
 	moves := map[uint64][]uint16{} // moves seen in each position, for halving
 	for gi := range games {
 		g := &games[gi]
@@ -79,8 +85,9 @@ func Build(games []chess.PGNGame, cfg BuildConfig) ([]Entry, error) {
 			pm := EncodeMove(&pos, m)
 			t := stats[key{k, pm}]
 			if t == nil {
-				t = &tally{}
+				t = &tally{key: k, move: pm}
 				stats[key{k, pm}] = t
+				order = append(order, t)
 				moves[k] = append(moves[k], pm)
 			}
 			t.n++
@@ -96,11 +103,11 @@ func Build(games []chess.PGNGame, cfg BuildConfig) ([]Entry, error) {
 		}
 	}
 	var out []Entry
-	for kk, t := range stats {
+	for _, t := range order {
 		if t.n < cfg.MinGame || t.sum == 0 {
 			continue
 		}
-		out = append(out, Entry{Key: kk.key, Move: kk.move, Weight: uint16(t.sum)})
+		out = append(out, Entry{Key: t.key, Move: t.move, Weight: uint16(t.sum)})
 	}
 	return out, nil
 }
