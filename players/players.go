@@ -21,6 +21,7 @@ import (
 	"tabula/mcts"
 	"tabula/nn"
 	"tabula/search"
+	"tabula/search/book"
 	"tabula/search/c4solver"
 	"tabula/search/endgame"
 	"tabula/search/retro"
@@ -144,7 +145,18 @@ func Build(g games.Game, spec Spec) (*Factory, error) {
 			}
 			oracle = ts
 		}
-		f.New = func(*rand.Rand) (Player, error) {
+		var bk *book.Book
+		if spec.Has("book") {
+			if _, ok := g.(chess.Game); !ok {
+				return nil, fmt.Errorf("player %s: book: opening books are for chess, not %s", name, g.Name())
+			}
+			b, err := book.Load(spec.Str("book", ""))
+			if err != nil {
+				return nil, fmt.Errorf("player %s: %w", name, err)
+			}
+			bk = b
+		}
+		f.New = func(rng *rand.Rand) (Player, error) {
 			sr, err := search.New(g, cfg)
 			if err != nil {
 				return nil, fmt.Errorf("player %s: %w", name, err)
@@ -152,7 +164,7 @@ func Build(g games.Game, spec Spec) (*Factory, error) {
 			if oracle != nil {
 				sr.SetOracle(oracle)
 			}
-			return &alphaBetaPlayer{name: name, sr: sr, clock: clock, inc: inc}, nil
+			return &alphaBetaPlayer{name: name, sr: sr, clock: clock, inc: inc, book: bk, rng: rng}, nil
 		}
 	case "solver":
 		if og, ok := g.(*othello.Game); ok {
@@ -371,6 +383,10 @@ type alphaBetaPlayer struct {
 	clock, inc time.Duration
 	// last is the newest search's result, for protocols that report it.
 	last search.Result
+	// book, when set, gives the moves of the positions it holds (chess),
+	// drawn with rng.
+	book *book.Book
+	rng  *rand.Rand
 }
 
 func (p *alphaBetaPlayer) Name() string              { return p.name }
@@ -380,8 +396,18 @@ func (p *alphaBetaPlayer) LastSearch() search.Result { return p.last }
 // ChooseAction searches s. With a clock, the search's budget comes from the
 // time left; the time taken is charged to the clock and the increment
 // added, the clock never dropping below a millisecond (an alpha-beta player
-// does not lose on time: it plays fast instead).
+// does not lose on time: it plays fast instead). With a book, a position
+// the book holds gets a book move, drawn in proportion to the weights,
+// without a search (value 0, no clock charged).
 func (p *alphaBetaPlayer) ChooseAction(ctx context.Context, s games.State) (int, error) {
+	if cs, ok := s.(*chess.State); ok && p.book != nil {
+		pos := cs.Position()
+		if m, ok := p.book.Pick(&pos, p.rng); ok {
+			a := chess.ActionOf(m)
+			p.value, p.last = 0, search.Result{Move: a, PV: []int{a}}
+			return a, nil
+		}
+	}
 	if p.clock <= 0 {
 		res, err := p.sr.Search(ctx, s)
 		if err != nil {

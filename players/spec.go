@@ -61,6 +61,7 @@ var kinds = []kindDef{
 		{"lmr", intParam, 0, 1, "late-move reductions, 0..1"},
 		{"futility", intParam, 0, 1, "futility and reverse futility pruning near the horizon (chess), 0..1"},
 		{"egtb", stringParam, 0, 0, "chess: a folder of endgame tables (*.rtb, built by scripts/egtb) whose exact values the search takes where they cover a position"},
+		{"book", stringParam, 0, 0, "chess: an opening book in Polyglot's .bin format; in a book position the player plays a book move, drawn with probability proportional to its weight, instead of searching"},
 	}, oneOf: []string{"depth", "nodes", "time", "clock"}},
 	{name: "solver", doc: "perfect play: Connect Four, or Othello endgames (exact; practical to ~20 empties)", params: []paramDef{
 		{"tt", intParam, 10, 30, "log2 of the solver's table entries, 10..30 (default 22; othello 20, at most 28)"},

@@ -132,6 +132,20 @@ func (p *Position) FullmoveNumber() int { return int(p.fullmove) }
 // capture is legal, NoSquare otherwise.
 func (p *Position) EnPassant() Square { return p.ep }
 
+// CanCastle reports whether colour c still has the right to castle on the
+// king side (kingSide) or the queen side, as FEN's castling field says:
+// rights lost by king or rook moves, whether or not castling is possible now.
+func (p *Position) CanCastle(c Color, kingSide bool) bool {
+	right := castleWK
+	if !kingSide {
+		right = castleWQ
+	}
+	if c == Black {
+		right <<= 2
+	}
+	return p.castling&right != 0
+}
+
 func (p *Position) occupied() Bitboard { return p.byColor[0] | p.byColor[1] }
 
 func (p *Position) pieces(c Color, t PieceType) Bitboard { return p.byColor[c] & p.byType[t] }
