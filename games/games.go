@@ -324,11 +324,27 @@ type InformationState interface {
 	// is defined at decision nodes of either player and at chance nodes.
 	InformationStateString(p int) string
 	// Resample returns a new state that player p cannot tell from this one
-	// (equal InformationStateString(p), the same move number, player to
-	// move and legal actions), with the information hidden from p drawn by
-	// rng according to the chance probabilities alone (not the
-	// opponent's strategy). The receiver does not change.
+	// (equal InformationStateString(p), the same move number and player to
+	// move, and, when p is the player to move, the same legal actions),
+	// with the information hidden from p drawn by rng according to the
+	// chance probabilities alone (not the opponent's strategy). The
+	// receiver does not change. When p is not to move, the mover's legal
+	// actions may be part of what is hidden from p (phantom games: they
+	// are the cells the mover has not yet found taken).
 	Resample(p int, rng *rand.Rand) State
+}
+
+// Clairvoyant is an optional interface of an InformationState whose whole
+// state (everything hidden drawn, as after Resample) is a position of a
+// smaller game of perfect information with the same actions, players and
+// returns: FullInformationState returns that position, for the algorithms
+// that search determinisations with full information (PIMC). An action
+// legal here but not there changes nothing a player who sees everything
+// cares about: the position stays as it is, with the same player to move
+// (in phantom tic-tac-toe a move onto a cell the opponent holds fails and
+// the player moves again), so such a player values it as the position.
+type Clairvoyant interface {
+	FullInformationState() State
 }
 
 // HasHiddenInformation reports whether g is a game of imperfect

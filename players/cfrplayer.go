@@ -6,8 +6,43 @@ import (
 	"math/rand/v2"
 
 	"tabula/games"
+	"tabula/mcts"
 	"tabula/search/cfr"
+	"tabula/search/pimc"
 )
+
+// buildPIMC returns a factory of PIMC players, each with its own table of
+// solved positions.
+func buildPIMC(g games.Game, spec Spec) (*Factory, error) {
+	name := spec.String()
+	cfg := pimc.Config{Samples: spec.Int("samples", 50)}
+	if _, err := pimc.New(g, cfg, rand.New(rand.NewPCG(0, 0))); err != nil {
+		return nil, fmt.Errorf("player %s: %w", name, err)
+	}
+	return &Factory{Name: name, New: func(rng *rand.Rand) (Player, error) {
+		p, err := pimc.New(g, cfg, rng)
+		if err != nil {
+			return nil, fmt.Errorf("player %s: %w", name, err)
+		}
+		return &named{name: name, chooser: p}, nil
+	}}, nil
+}
+
+// buildISMCTS returns a factory of IS-MCTS players.
+func buildISMCTS(g games.Game, spec Spec) (*Factory, error) {
+	name := spec.String()
+	cfg := mcts.ISMCTSConfig{Iterations: spec.Int("iters", 2000), C: spec.Float("c", 0.7)}
+	if _, err := mcts.NewISMCTS(g, cfg, rand.New(rand.NewPCG(0, 0))); err != nil {
+		return nil, fmt.Errorf("player %s: %w", name, err)
+	}
+	return &Factory{Name: name, New: func(rng *rand.Rand) (Player, error) {
+		p, err := mcts.NewISMCTS(g, cfg, rng)
+		if err != nil {
+			return nil, fmt.Errorf("player %s: %w", name, err)
+		}
+		return &named{name: name, chooser: p}, nil
+	}}, nil
+}
 
 // buildCFR solves g once with spec's iterations and returns a factory of
 // players that all sample their moves from the solver's average strategy.

@@ -200,6 +200,10 @@ func Build(g games.Game, spec Spec) (*Factory, error) {
 		return buildChance(g, spec)
 	case "cfr":
 		return buildCFR(g, spec)
+	case "pimc":
+		return buildPIMC(g, spec)
+	case "ismcts":
+		return buildISMCTS(g, spec)
 	case "gtp", "gnugo", "grhino":
 		return buildGTP(g, spec)
 	case "uci", "stockfish":

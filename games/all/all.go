@@ -14,6 +14,7 @@ import (
 	_ "tabula/games/connect4"
 	_ "tabula/games/gogame"
 	_ "tabula/games/othello"
+	_ "tabula/games/phantom"
 	_ "tabula/games/poker"
 	_ "tabula/games/tictactoe"
 )

@@ -11,6 +11,7 @@ package tictactoe
 
 import (
 	"fmt"
+	"math/bits"
 	"strings"
 
 	"tabula/games"
@@ -290,4 +291,12 @@ func (Game) Evaluate(st games.State) float64 {
 		}
 	}
 	return float64(open) / 9 // |open| <= 8
+}
+
+// FromBoards returns the position with marks[0] the first player's cells
+// and marks[1] the second's (bit a is cell a), the player to move following
+// from the number of marks. It is how a game that hides marks (phantom
+// tic-tac-toe) hands its whole board to a perfect-information search.
+func FromBoards(marks [2]uint16) *State {
+	return &State{marks: marks, moves: bits.OnesCount16(marks[0]) + bits.OnesCount16(marks[1])}
 }

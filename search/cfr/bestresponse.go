@@ -1,5 +1,12 @@
 package cfr
 
+import (
+	"fmt"
+	"slices"
+
+	"tabula/games"
+)
+
 // BestResponse returns what each player gains, in expectation, by playing a
 // best response to the other's average strategy: element p is player p's
 // best-response value. A best response chooses, at each of its information
@@ -108,4 +115,60 @@ func (s *Solver) bestAction(is int32, p int, pol []float64) int32 {
 	}
 	s.best[is] = best
 	return best
+}
+
+// BestResponseTo returns, as BestResponse does for the average strategy,
+// what each player gains by a best response to pol, a strategy of both
+// players over this solver's game (from another algorithm: a PIMC player's
+// choices, say). pol must give a distribution over the legal actions of
+// every information set, in the order of LegalActions.
+func (s *Solver) BestResponseTo(pol Policy) ([2]float64, error) {
+	slots := make([]float64, s.t.slots)
+	for _, is := range s.t.infosets {
+		ap, ok := pol[is.key]
+		if !ok {
+			return [2]float64{}, fmt.Errorf("cfr: the policy has no entry for information state %q", is.key)
+		}
+		if !slices.Equal(ap.Actions, is.actions) || len(ap.Probs) != len(is.actions) {
+			return [2]float64{}, fmt.Errorf("cfr: the policy at %q has actions %v, the game %v", is.key, ap.Actions, is.actions)
+		}
+		copy(slots[is.offset:], ap.Probs)
+	}
+	return [2]float64{s.bestResponse(0, slots), s.bestResponse(1, slots)}, nil
+}
+
+// InformationStates returns one state of every information set of g's
+// decision nodes, keyed by the mover's information-state key, found by
+// walking the whole game tree (at most maxNodes histories), for building
+// a policy from a player that chooses at states (BestResponseTo).
+func InformationStates(g games.Game, maxNodes int) (map[string]games.State, error) {
+	out := map[string]games.State{}
+	n := 0
+	var walk func(s games.State) error
+	walk = func(s games.State) error {
+		if n++; n > maxNodes {
+			return fmt.Errorf("cfr: game %s has more than %d histories", g.Name(), maxNodes)
+		}
+		if s.IsTerminal() {
+			return nil
+		}
+		if !games.IsChanceNode(s) {
+			key := s.(games.InformationState).InformationStateString(s.CurrentPlayer())
+			if _, ok := out[key]; !ok {
+				out[key] = s.Clone()
+			}
+		}
+		for _, a := range s.LegalActions(nil) {
+			c := s.Clone()
+			c.ApplyAction(a)
+			if err := walk(c); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if err := games.RequireImperfect(g, "cfr"); err != nil {
+		return nil, err
+	}
+	return out, walk(g.NewInitialState())
 }
