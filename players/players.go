@@ -123,6 +123,7 @@ func Build(g games.Game, spec Spec) (*Factory, error) {
 			NullMove:   spec.Int("null", 1) == 1,
 			LMR:        spec.Int("lmr", 1) == 1,
 			Futility:   spec.Int("futility", 1) == 1,
+			Threads:    spec.Int("threads", 1),
 		}
 		clock, inc := spec.Duration("clock", 0), spec.Duration("inc", 0)
 		if spec.Has("inc") && !spec.Has("clock") {

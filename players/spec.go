@@ -60,6 +60,7 @@ var kinds = []kindDef{
 		{"null", intParam, 0, 1, "null-move pruning, not in check or with only king and pawns (chess), 0..1"},
 		{"lmr", intParam, 0, 1, "late-move reductions, 0..1"},
 		{"futility", intParam, 0, 1, "futility and reverse futility pruning near the horizon (chess), 0..1"},
+		{"threads", intParam, 1, 256, "search goroutines sharing the transposition table (Lazy SMP), 1..256 (default 1); the main one's move is played"},
 		{"egtb", stringParam, 0, 0, "chess: a folder of endgame tables (*.rtb, built by scripts/egtb) whose exact values the search takes where they cover a position"},
 		{"book", stringParam, 0, 0, "chess: an opening book in Polyglot's .bin format; in a book position the player plays a book move, drawn with probability proportional to its weight, instead of searching"},
 	}, oneOf: []string{"depth", "nodes", "time", "clock"}},

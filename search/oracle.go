@@ -16,7 +16,14 @@ type Oracle interface {
 // SetOracle makes s ask o at every node below the root; nil removes it.
 // Call Reset afterwards if s has searched before, so that its table holds
 // no values found without o.
-func (s *Searcher) SetOracle(o Oracle) { s.oracle = o }
+// The Lazy SMP helpers ask it too, so o must be safe for concurrent use
+// when Threads > 1.
+func (s *Searcher) SetOracle(o Oracle) {
+	s.oracle = o
+	for _, h := range s.helpers {
+		h.oracle = o
+	}
+}
 
 // oracleValue scores a known result on the scale of terminal values: the
 // game ends at move number st.MoveNumber()+plies.

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"tabula/games"
@@ -69,6 +71,15 @@ type Config struct {
 	// (reverse futility), and quiet non-checking moves are skipped at
 	// depth 1 and 2 when the evaluation plus a margin cannot reach alpha.
 	Futility bool `yaml:"futility"`
+	// Threads is the number of goroutines searching at once (Lazy SMP);
+	// 0 and 1 mean one. The extra ones are helpers: each runs its own
+	// iterative deepening on the same root, every other one an iteration
+	// ahead of the main search, and all share the transposition table
+	// (which Threads > 1 needs), so that the main search finds entries the
+	// helpers wrote. The main search's result is returned; the helpers stop
+	// when it ends. The result then depends on timing, not only on the
+	// position.
+	Threads int `yaml:"threads"`
 }
 
 // DefaultConfig is depth 6 with every feature on and a 2^16-bucket (4 MiB)
@@ -89,6 +100,9 @@ func AllFeatures() Config {
 // MaxTableBits bounds Config.TableBits (2^26 buckets is 4 GiB).
 const MaxTableBits = 26
 
+// MaxThreads bounds Config.Threads.
+const MaxThreads = 256
+
 // Validate names the first field out of range.
 func (c Config) Validate() error {
 	switch {
@@ -100,6 +114,10 @@ func (c Config) Validate() error {
 		return fmt.Errorf("search: time = %v, want >= 0 (0: no limit)", c.Time)
 	case c.TableBits < 0 || c.TableBits > MaxTableBits:
 		return fmt.Errorf("search: table_bits = %d, want 0..%d (0: no table)", c.TableBits, MaxTableBits)
+	case c.Threads < 0 || c.Threads > MaxThreads:
+		return fmt.Errorf("search: threads = %d, want 0..%d", c.Threads, MaxThreads)
+	case c.Threads > 1 && c.TableBits == 0:
+		return fmt.Errorf("search: threads = %d needs a transposition table (table_bits > 0) to share", c.Threads)
 	}
 	return nil
 }
@@ -224,6 +242,13 @@ type Searcher struct {
 	history []int64 // [player*NumActions + action]
 	rootPV  []int   // principal variation of the last completed iteration
 
+	// helpers are the Lazy SMP searchers (Threads-1 of them) sharing tt,
+	// with the goroutines running them while a search runs; stop, set in
+	// a helper, is raised by the main search when it ends.
+	helpers []*Searcher
+	running sync.WaitGroup
+	stop    *atomic.Bool
+
 	nodes     int64
 	nodeLimit int64
 	horizons  int64 // heuristic leaves, pruned moves and cutoffs on unproven entries
@@ -271,6 +296,17 @@ func New(g games.Game, cfg Config) (*Searcher, error) {
 	s.extensions = cfg.Extensions && s.tactical
 	s.nullMove = cfg.NullMove && s.nullMover
 	s.futility = cfg.Futility && s.tactical
+	for i := 1; i < cfg.Threads; i++ {
+		hc := cfg
+		hc.Threads, hc.TableBits = 1, 0
+		h, err := New(g, hc)
+		if err != nil {
+			return nil, err
+		}
+		h.tt = s.tt
+		h.stop = new(atomic.Bool)
+		s.helpers = append(s.helpers, h)
+	}
 	return s, nil
 }
 
@@ -282,6 +318,9 @@ func (s *Searcher) Reset() {
 	clear(s.history)
 	for i := range s.killers {
 		s.killers[i] = [2]int{-1, -1}
+	}
+	for _, h := range s.helpers {
+		h.Reset()
 	}
 }
 
@@ -421,6 +460,7 @@ func (s *Searcher) SearchLimits(ctx context.Context, root games.State, l Limits)
 	}
 	s.nodes, s.nodeLimit, s.abort = 0, l.Nodes, false
 	s.refresh(0, root)
+	s.startHelpers(ctx, root, maxDepth)
 	var res Result
 	s.rootPV = s.rootPV[:0]
 	single := timed && len(root.LegalActions(s.moves[0][:0])) == 1
@@ -447,7 +487,7 @@ func (s *Searcher) SearchLimits(ctx context.Context, root games.State, l Limits)
 			break
 		}
 	}
-	res.Nodes = s.nodes
+	res.Nodes = s.nodes + s.stopHelpers()
 	res.PV = append([]int(nil), s.rootPV...)
 	res.Elapsed = time.Since(start)
 	if err := ctx.Err(); err != nil && res.Depth == 0 {
@@ -490,10 +530,71 @@ func (s *Searcher) searchRoot(d int, prev float64) float64 {
 	}
 }
 
-// checkBudget sets s.abort when a budget is spent. The clock and the context
-// are looked at every 1024 nodes.
+// startHelpers starts the Lazy SMP helpers on root, each with the main
+// search's deadline and context: helper i (from 1) starts at depth 1 + i%2,
+// so that every other helper searches one iteration ahead, and deepens up
+// to maxDepth+1 until stopHelpers.
+func (s *Searcher) startHelpers(ctx context.Context, root games.State, maxDepth int) {
+	for i, h := range s.helpers {
+		h.ctx, h.dl, h.hasDL = ctx, s.dl, s.hasDL
+		h.ensurePlies(len(s.states))
+		h.stop.Store(false)
+		h.nodes, h.nodeLimit, h.abort = 0, 0, false
+		h.refresh(0, root)
+		s.running.Add(1)
+		go func(h *Searcher, first int) {
+			defer s.running.Done()
+			h.helperSearch(first, min(maxDepth+1, unlimitedDepth))
+		}(h, 1+(i+1)%2)
+	}
+}
+
+// helperSearch runs a helper's iterative deepening from depth first to
+// last, until it is stopped or out of time; its results only fill the
+// shared table.
+func (s *Searcher) helperSearch(first, last int) {
+	s.canAbort = true
+	prev := 0.0
+	for d := first; d <= last; d++ {
+		s.horizons = 0
+		s.rootDepth = d
+		v := s.searchRoot(d, prev)
+		if s.abort {
+			return
+		}
+		prev = v
+		if s.horizons == 0 || IsProven(v) {
+			return
+		}
+	}
+}
+
+// stopHelpers stops the helpers, waits for them and returns the nodes
+// they searched.
+func (s *Searcher) stopHelpers() int64 {
+	if len(s.helpers) == 0 {
+		return 0
+	}
+	for _, h := range s.helpers {
+		h.stop.Store(true)
+	}
+	s.running.Wait()
+	var n int64
+	for _, h := range s.helpers {
+		n += h.nodes
+	}
+	return n
+}
+
+// checkBudget sets s.abort when a budget is spent or, in a helper, when
+// the main search has ended. The clock and the context are looked at every
+// 1024 nodes.
 func (s *Searcher) checkBudget() {
 	if !s.canAbort {
+		return
+	}
+	if s.stop != nil && s.stop.Load() {
+		s.abort = true
 		return
 	}
 	if s.nodeLimit > 0 && s.nodes >= s.nodeLimit {

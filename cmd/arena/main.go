@@ -1,6 +1,6 @@
 // Command arena plays matches between players with Elo ratings, benchmarks a
 // player's mistake rate on Connect Four positions against the exact solver,
-// and runs the solver as a tool.
+// scores a chess player on EPD test suites, and runs the solver as a tool.
 //
 //	arena match -game G -players "SPEC SPEC ..." -games N [-parallel P] [-seed S] [-out FILE] [-sgf DIR] [-anchor I]
 //	arena bench -game connect4 -player SPEC -positions FILE [-out FILE]
@@ -9,6 +9,7 @@
 //	arena tally -in FILE
 //	arena compare -a FILE -b FILE
 //	arena rate -game backgammon -players "SPEC SPEC" [-games N] [-plies P] | -in FILE
+//	arena epd -file FILE -player SPEC [-n N] [-out FILE]
 //
 // A player spec is kind or kind:key=value,...; "arena help" lists the kinds.
 package main
@@ -106,6 +107,11 @@ var commands = []command{
 		"Compares two players' verdicts on the same positions, written by \"arena bench -out\": for each\n" +
 			"set and in all, both mistake counts, how many positions only one of them got wrong, and the exact\n" +
 			"McNemar test (a sign test on those): whether one player makes fewer mistakes beyond chance.", defineCompare},
+	{"epd", "-file FILE -player SPEC [-n N] [flags]",
+		"Scores a chess player on an EPD test suite such as data/chess/wac.epd (Win At Chess): a fresh\n" +
+			"player chooses a move in each position; it solves the position when the move is one of the bm\n" +
+			"moves and none of the am moves. Prints the failures and the solved count with its Wilson 95%\n" +
+			"interval, the wall time and the process CPU time.", defineEPD},
 }
 
 func commandNames() string {
