@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"tabula/games"
+	"tabula/internal/engineproc"
 	"tabula/internal/version"
 )
 
@@ -110,10 +111,7 @@ func (e *Engine) Close() error {
 }
 
 // line is one input line.
-type line struct {
-	text    string
-	tooLong bool
-}
+type line = engineproc.Line
 
 // Run reads commands from r and writes responses to w until quit, the end
 // of r, or ctx is done. It returns nil after quit or at the end of input.
@@ -121,28 +119,9 @@ type line struct {
 // (see analyze.go), which is then handled as usual.
 func (e *Engine) Run(ctx context.Context, r io.Reader, w io.Writer) error {
 	bw := bufio.NewWriter(w)
-	lines := make(chan line)
-	readErr := make(chan error, 1)
 	stop := make(chan struct{})
 	defer close(stop)
-	go func() {
-		defer close(lines)
-		lr := NewLineReader(r, MaxLineBytes)
-		for {
-			text, tooLong, err := lr.Next()
-			if err != nil {
-				if err != io.EOF {
-					readErr <- err
-				}
-				return
-			}
-			select {
-			case lines <- line{text, tooLong}:
-			case <-stop:
-				return
-			}
-		}
-	}()
+	lines, readErr := engineproc.ReadLines(r, MaxLineBytes, stop)
 	var pending *line
 	// next returns the next input line, waiting for one if block is set;
 	// more is false at the end of input.
@@ -188,11 +167,11 @@ func (e *Engine) Run(ctx context.Context, r io.Reader, w io.Writer) error {
 				}
 			}
 		}
-		cmd, isCmd, err := ParseCommand(ln.text)
+		cmd, isCmd, err := ParseCommand(ln.Text)
 		if !isCmd {
 			continue
 		}
-		if ln.tooLong {
+		if ln.TooLong {
 			err = fmt.Errorf("syntax error: command longer than %d bytes", MaxLineBytes)
 		}
 		if err == nil && isStreaming(cmd.Name) {

@@ -17,6 +17,8 @@ import (
 	"io"
 	"strconv"
 	"strings"
+
+	"tabula/internal/engineproc"
 )
 
 // MaxLineBytes is the longest command or response line accepted; longer ones
@@ -232,40 +234,10 @@ func ColorName(player int) string {
 
 // LineReader reads lines of at most a fixed length; a longer line is
 // reported and skipped, not an error that ends the input, so that one bad
-// line does not stop an engine or a session.
-type LineReader struct {
-	r   *bufio.Reader
-	max int
-}
+// line does not stop an engine or a session. Its Next returns the next line
+// without its line ending, whether it was too long (line then holds its
+// first bytes), and io.EOF at the end of input.
+type LineReader = engineproc.LineReader
 
 // NewLineReader reads lines of at most max bytes from r.
-func NewLineReader(r io.Reader, max int) *LineReader {
-	return &LineReader{r: bufio.NewReaderSize(r, 4096), max: max}
-}
-
-// Next returns the next line without its line ending. tooLong reports a
-// line longer than the limit, of which line holds the first bytes. At the end
-// of input it returns io.EOF (after a last line without a newline).
-func (lr *LineReader) Next() (line string, tooLong bool, err error) {
-	var buf []byte
-	for {
-		chunk, err := lr.r.ReadSlice('\n')
-		if len(buf)+len(chunk) > lr.max+2 {
-			tooLong = true
-			if room := lr.max - len(buf); room > 0 {
-				buf = append(buf, chunk[:min(room, len(chunk))]...)
-			}
-		} else {
-			buf = append(buf, chunk...)
-		}
-		switch {
-		case err == bufio.ErrBufferFull:
-			continue
-		case err == io.EOF && (len(buf) > 0 || tooLong):
-			return strings.TrimRight(string(buf), "\r\n"), tooLong, nil
-		case err != nil:
-			return "", false, err
-		}
-		return strings.TrimRight(string(buf), "\r\n"), tooLong, nil
-	}
-}
+func NewLineReader(r io.Reader, max int) *LineReader { return engineproc.NewLineReader(r, max) }

@@ -31,39 +31,7 @@ func TestGTPForfeits(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			ps, err := players.BuildAll(g, []players.Spec{spec, {Kind: "random"}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			start := time.Now()
-			res, err := match.Match(context.Background(), match.MatchConfig{Games: 2, Parallel: 1, Seed: 3, RandomPlies: 2}, g, ps)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if w := res.WDL[0][1]; w.Losses != 2 {
-				t.Errorf("the fake engine's record %+v, want 2 losses", w)
-			}
-			if len(res.Forfeits) != 2 {
-				t.Fatalf("%d forfeits, want 2", len(res.Forfeits))
-			}
-			for _, r := range res.Forfeits {
-				f := r.Forfeit
-				if f.Player != ps[0].Name || r.Winner != 1-f.Side || r.Players[f.Side] != ps[0].Name {
-					t.Errorf("forfeit %+v of game %+v names the wrong side", f, r)
-				}
-				if !strings.Contains(f.Reason, c.reason) {
-					t.Errorf("reason %q, want it to say %q", f.Reason, c.reason)
-				}
-				if !strings.Contains(f.Stderr, "fake engine: thinking in mode "+c.mode) {
-					t.Errorf("stderr tail %q lacks the engine's last lines", f.Stderr)
-				}
-				if c.mode == "die" && !strings.Contains(f.Stderr, "segmentation fault") {
-					t.Errorf("stderr tail %q lacks the engine's dying words", f.Stderr)
-				}
-			}
-			if d := time.Since(start); d > 10*time.Second {
-				t.Errorf("the match took %v", d)
-			}
+			checkForfeits(t, g, spec, c.mode, c.reason)
 		})
 	}
 }

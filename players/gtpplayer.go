@@ -99,7 +99,7 @@ func buildGTP(g games.Game, spec Spec) (*Factory, error) {
 		eng.genmove = "genmove"
 	}
 	f.New = func(*rand.Rand) (Player, error) {
-		return &gtpPlayer{name: name, d: d, timeout: timeout, genmove: eng.genmove,
+		return &gtpPlayer{outside: outside[*gtp.Client]{name: name}, d: d, timeout: timeout, genmove: eng.genmove,
 			cfg: gtp.ClientConfig{Path: path, Args: eng.args}}, nil
 	}
 	return f, nil
@@ -110,45 +110,13 @@ func buildGTP(g games.Game, spec Spec) (*Factory, error) {
 // it every move played since with play, then asks genmove. Every move the
 // engine returns is checked against our rules.
 type gtpPlayer struct {
-	name    string
+	outside[*gtp.Client]
 	d       *gtp.Dialect
 	cfg     gtp.ClientConfig
 	timeout time.Duration
 	genmove string
-	client  *gtp.Client
-	sent    []int // the actions the engine knows, from the initial state
-	history []int // set by Sync
-	synced  bool
+	sent    []int       // the actions the engine knows, from the initial state
 	last    games.State // the position after the engine's last move
-}
-
-func (p *gtpPlayer) Name() string { return p.name }
-
-// Sync records the game so far; ChooseAction tells the engine.
-func (p *gtpPlayer) Sync(actions []int) {
-	p.history = append(p.history[:0], actions...)
-	p.synced = true
-}
-
-// Close stops the engine.
-func (p *gtpPlayer) Close() error {
-	if p.client == nil {
-		return nil
-	}
-	err := p.client.Close()
-	p.client = nil
-	return err
-}
-
-// forfeit stops the engine and returns a Forfeit with its last stderr lines.
-func (p *gtpPlayer) forfeit(format string, args ...any) error {
-	f := &Forfeit{Reason: fmt.Sprintf(format, args...)}
-	if p.client != nil {
-		p.client.Kill()
-		f.Stderr = p.client.StderrTail()
-		p.client = nil
-	}
-	return f
 }
 
 // do sends one command; the engine's failures are forfeits, except a

@@ -6,51 +6,19 @@ import (
 	"os"
 	"strings"
 	"testing"
-	"time"
 
-	"tabula/games"
 	_ "tabula/games/chess"
 	refdata "tabula/internal/refdata/refdatatest"
 	"tabula/match"
 	"tabula/players"
+	"tabula/players/playerstest"
 )
-
-// chessGame and uciFactories stand apart from the package's shared test
-// helpers so that this file builds on its own.
-func chessGame(t testing.TB, spec string) games.Game {
-	t.Helper()
-	g, err := games.New(spec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return g
-}
-
-func uciFactories(t testing.TB, g games.Game, list string) []*players.Factory {
-	t.Helper()
-	specs, err := players.ParseSpecs(list)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fs, err := players.BuildAll(g, specs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		for _, f := range fs {
-			if err := f.Close(); err != nil {
-				t.Error(err)
-			}
-		}
-	})
-	return fs
-}
 
 // TestUCIForfeits plays a fake engine that fails at its first go in each
 // way: every game is lost by forfeit, with the reason and the engine's last
 // stderr lines, and the match goes on.
 func TestUCIForfeits(t *testing.T) {
-	g := chessGame(t, "chess")
+	g := playerstest.MustGame(t, "chess")
 	for _, c := range []struct {
 		mode, reason string
 	}{
@@ -71,36 +39,7 @@ func TestUCIForfeits(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			ps, err := players.BuildAll(g, []players.Spec{spec, {Kind: "random"}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			start := time.Now()
-			res, err := match.Match(context.Background(), match.MatchConfig{Games: 2, Parallel: 1, Seed: 3, RandomPlies: 2}, g, ps)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if w := res.WDL[0][1]; w.Losses != 2 || len(res.Forfeits) != 2 {
-				t.Fatalf("the fake engine's record %+v with %d forfeits, want 2 losses by forfeit", w, len(res.Forfeits))
-			}
-			for _, r := range res.Forfeits {
-				f := r.Forfeit
-				if f.Player != ps[0].Name || r.Winner != 1-f.Side {
-					t.Errorf("forfeit %+v of game %+v names the wrong side", f, r)
-				}
-				if !strings.Contains(f.Reason, c.reason) {
-					t.Errorf("reason %q, want it to say %q", f.Reason, c.reason)
-				}
-				if !strings.Contains(f.Stderr, "fake engine: thinking in mode "+c.mode) {
-					t.Errorf("stderr tail %q lacks the engine's last lines", f.Stderr)
-				}
-				if c.mode == "die" && !strings.Contains(f.Stderr, "segmentation fault") {
-					t.Errorf("stderr tail %q lacks the engine's dying words", f.Stderr)
-				}
-			}
-			if d := time.Since(start); d > 10*time.Second {
-				t.Errorf("the match took %v", d)
-			}
+			checkForfeits(t, g, spec, c.mode, c.reason)
 		})
 	}
 }
@@ -108,13 +47,13 @@ func TestUCIForfeits(t *testing.T) {
 // TestUCIOptions: options the engine does not declare, or values outside
 // its range, are errors before any game, not forfeits.
 func TestUCIOptions(t *testing.T) {
-	g := chessGame(t, "chess")
+	g := playerstest.MustGame(t, "chess")
 	for _, c := range []struct{ options, want string }{
 		{"Skill Level=3", ""},
 		{"Skill Level=30", "option Skill Level=30: the engine accepts 0..20"},
 		{"Colour=blue", `the engine has no option "Colour"`},
 	} {
-		fs := uciFactories(t, g, fmt.Sprintf("uci:cmd=%q,args=\"fakeuci illegal\",options=%q,movetime=10ms,timeout=5s random", os.Args[0], c.options))
+		fs := playerstest.MustFactories(t, g, fmt.Sprintf("uci:cmd=%q,args=\"fakeuci illegal\",options=%q,movetime=10ms,timeout=5s random", os.Args[0], c.options))
 		_, err := match.Match(context.Background(), match.MatchConfig{Games: 1, Parallel: 1, Seed: 1}, g, fs)
 		if c.want == "" && err != nil || c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)) {
 			t.Errorf("options %q: %v, want %q", c.options, err, c.want)
@@ -126,8 +65,8 @@ func TestUCIOptions(t *testing.T) {
 // random moves, checking every move it is sent) and random players, from
 // random opening plies: a move sent wrongly would make its move illegal.
 func TestUCIPlayerGames(t *testing.T) {
-	g := chessGame(t, "chess:maxplies=120")
-	fs := uciFactories(t, g, fmt.Sprintf("uci:cmd=%q,args=\"fakeuci engine\",depth=1,timeout=10s random", os.Args[0]))
+	g := playerstest.MustGame(t, "chess:maxplies=120")
+	fs := playerstest.MustFactories(t, g, fmt.Sprintf("uci:cmd=%q,args=\"fakeuci engine\",depth=1,timeout=10s random", os.Args[0]))
 	res, err := match.Match(context.Background(), match.MatchConfig{Games: 2, Parallel: 2, Seed: 4, RandomPlies: 3}, g, fs)
 	if err != nil {
 		t.Fatal(err)
@@ -152,7 +91,7 @@ func TestUCIBuildErrors(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, err = players.Build(chessGame(t, c.game), spec)
+		_, err = players.Build(playerstest.MustGame(t, c.game), spec)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s in %s: %v, want %q", c.spec, c.game, err, c.want)
 		}
@@ -169,8 +108,8 @@ func TestUCIBuildErrors(t *testing.T) {
 // is an error before the first game.
 func TestStockfishGames(t *testing.T) {
 	refdata.Program(t, "stockfish", "apt-get install stockfish")
-	g := chessGame(t, "chess:maxplies=300")
-	fs := uciFactories(t, g, "stockfish:skill=0,movetime=10ms stockfish:elo=1350,nodes=2000 random")
+	g := playerstest.MustGame(t, "chess:maxplies=300")
+	fs := playerstest.MustFactories(t, g, "stockfish:skill=0,movetime=10ms stockfish:elo=1350,nodes=2000 random")
 	res, err := match.Match(context.Background(), match.MatchConfig{Games: 2, Parallel: 2, Seed: 5, RandomPlies: 2}, g, fs)
 	if err != nil {
 		t.Fatal(err)
@@ -183,7 +122,7 @@ func TestStockfishGames(t *testing.T) {
 			t.Errorf("%s against random: %+v, want wins and no loss", res.Players[i], w)
 		}
 	}
-	bad := uciFactories(t, g, "stockfish:elo=3000,nodes=100 random")
+	bad := playerstest.MustFactories(t, g, "stockfish:elo=3000,nodes=100 random")
 	if _, err := match.Match(context.Background(), match.MatchConfig{Games: 1, Parallel: 1}, g, bad); err == nil || !strings.Contains(err.Error(), "the engine accepts") {
 		t.Errorf("elo=3000: %v, want the engine's range", err)
 	}

@@ -63,7 +63,7 @@ func buildUCI(g games.Game, spec Spec) (*Factory, error) {
 	}
 	timeout := spec.Duration("timeout", DefaultGTPTimeout)
 	return &Factory{Name: name, New: func(*rand.Rand) (Player, error) {
-		return &uciPlayer{name: name, game: cg, timeout: timeout, lim: lim, opts: opts,
+		return &uciPlayer{outside: outside[*uci.Client]{name: name}, game: cg, timeout: timeout, lim: lim, opts: opts,
 			cfg: uci.ClientConfig{Path: path, Args: args}}, nil
 	}}, nil
 }
@@ -91,50 +91,18 @@ func parseUCIOptions(text string) ([]uciOption, error) {
 // position's FEN when it was not told the moves) and go with its limits.
 // Every move the engine returns is checked against our rules.
 type uciPlayer struct {
-	name    string
+	outside[*uci.Client]
 	game    chess.Game
 	cfg     uci.ClientConfig
 	timeout time.Duration
 	lim     uci.Limits
 	opts    []uciOption
-	client  *uci.Client
-	history []int // set by Sync
-	synced  bool
 	value   float64
 }
-
-func (p *uciPlayer) Name() string { return p.name }
 
 // Value is the engine's last reported score for the side to move, in
 // pawns (a mate counts as 100 pawns).
 func (p *uciPlayer) Value() float64 { return p.value }
-
-// Sync records the game so far; ChooseAction sends it.
-func (p *uciPlayer) Sync(actions []int) {
-	p.history = append(p.history[:0], actions...)
-	p.synced = true
-}
-
-// Close stops the engine.
-func (p *uciPlayer) Close() error {
-	if p.client == nil {
-		return nil
-	}
-	err := p.client.Close()
-	p.client = nil
-	return err
-}
-
-// forfeit stops the engine and returns a Forfeit with its last stderr lines.
-func (p *uciPlayer) forfeit(format string, args ...any) error {
-	f := &Forfeit{Reason: fmt.Sprintf(format, args...)}
-	if p.client != nil {
-		p.client.Kill()
-		f.Stderr = p.client.StderrTail()
-		p.client = nil
-	}
-	return f
-}
 
 // failed turns a client error into a forfeit (the engine died or hung) or,
 // when ctx ended, an error.

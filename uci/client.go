@@ -5,10 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os/exec"
 	"strings"
-	"sync"
 	"time"
+
+	"tabula/internal/engineproc"
 )
 
 // ErrDied is wrapped by the errors Client returns once the engine has exited
@@ -32,18 +32,8 @@ type ClientConfig struct {
 // Client drives one outside engine process over UCI. It is safe for use by
 // one goroutine at a time.
 type Client struct {
-	cfg    ClientConfig
-	cmd    *exec.Cmd
-	stdin  io.WriteCloser
-	lines  chan string
-	done   chan struct{} // closed when the reader has stopped
-	stop   chan struct{} // closed by Kill: the reader stops delivering
-	once   sync.Once
-	rerr   error // why the reader stopped; read after done
-	stderr *tailBuffer
-	waitMu sync.Mutex
-	waited bool
-	werr   error
+	cfg  ClientConfig
+	proc *engineproc.Proc[string]
 }
 
 // Start starts the engine process.
@@ -54,62 +44,20 @@ func Start(cfg ClientConfig) (*Client, error) {
 	if cfg.StderrLines <= 0 {
 		cfg.StderrLines = 20
 	}
-	cmd := exec.Command(cfg.Path, cfg.Args...)
-	stdin, err := cmd.StdinPipe()
+	proc, err := engineproc.Start(engineproc.Config{Path: cfg.Path, Args: cfg.Args, StderrLines: cfg.StderrLines, Prefix: "uci", Died: ErrDied},
+		func(r io.Reader) func() (string, bool, error) {
+			// A line longer than MaxLineBytes is skipped.
+			return engineproc.NewLineReader(r, MaxLineBytes).Next
+		})
 	if err != nil {
-		return nil, fmt.Errorf("uci: %s: %w", cfg.Path, err)
+		return nil, err
 	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		return nil, fmt.Errorf("uci: %s: %w", cfg.Path, err)
-	}
-	tb := &tailBuffer{max: cfg.StderrLines}
-	cmd.Stderr = tb
-	// An engine that leaves children holding its output open must not
-	// hold up Wait once it has been killed.
-	cmd.WaitDelay = time.Second
-	ownGroup(cmd)
-	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("uci: starting %s: %w", cfg.Path, err)
-	}
-	c := &Client{cfg: cfg, cmd: cmd, stdin: stdin, lines: make(chan string), done: make(chan struct{}), stop: make(chan struct{}), stderr: tb}
-	go func() {
-		defer close(c.done)
-		lr := newLineReader(stdout)
-		for {
-			line, tooLong, err := lr.next()
-			if err != nil {
-				c.rerr = err
-				return
-			}
-			if tooLong {
-				continue
-			}
-			select {
-			case c.lines <- line:
-			case <-c.stop:
-				c.rerr = ErrDied
-				return
-			}
-		}
-	}()
-	return c, nil
+	return &Client{cfg: cfg, proc: proc}, nil
 }
 
 // Send writes one command line. An engine that has gone gives an error
 // wrapping ErrDied.
-func (c *Client) Send(line string) error {
-	select {
-	case <-c.done:
-		return c.diedError(line)
-	default:
-	}
-	if _, err := io.WriteString(c.stdin, line+"\n"); err != nil {
-		c.Kill()
-		return c.diedError(line)
-	}
-	return nil
-}
+func (c *Client) Send(line string) error { return c.proc.Send(line) }
 
 // Await reads the engine's lines, passing each to seen (if not nil), until
 // one whose first word is want, and returns that line. An engine that exits
@@ -117,33 +65,25 @@ func (c *Client) Send(line string) error {
 // (0: no limit) or before ctx is done is killed, and the error wraps
 // ErrTimeout or ctx's error. after names the command waited on, for errors.
 func (c *Client) Await(ctx context.Context, timeout time.Duration, after, want string, seen func(fields []string)) (string, error) {
-	var timer <-chan time.Time
-	if timeout > 0 {
-		t := time.NewTimer(timeout)
-		defer t.Stop()
-		timer = t.C
+	timer, stop := engineproc.Timer(timeout)
+	defer stop()
+	timedOut := func() error {
+		return fmt.Errorf("%w: no %s after %q within %v", ErrTimeout, want, after, timeout)
 	}
 	for {
-		select {
-		case line := <-c.lines:
-			f := strings.Fields(line)
-			if len(f) == 0 {
-				continue
-			}
-			if seen != nil {
-				seen(f)
-			}
-			if f[0] == want {
-				return line, nil
-			}
-		case <-c.done:
-			return "", c.diedError(after)
-		case <-timer:
-			c.Kill()
-			return "", fmt.Errorf("%w: no %s after %q within %v", ErrTimeout, want, after, timeout)
-		case <-ctx.Done():
-			c.Kill()
-			return "", fmt.Errorf("uci: %q: %w", after, ctx.Err())
+		line, err := c.proc.Receive(ctx, timer, after, timedOut)
+		if err != nil {
+			return "", err
+		}
+		f := strings.Fields(line)
+		if len(f) == 0 {
+			continue
+		}
+		if seen != nil {
+			seen(f)
+		}
+		if f[0] == want {
+			return line, nil
 		}
 	}
 }
@@ -205,112 +145,17 @@ func (c *Client) Go(ctx context.Context, timeout time.Duration, position string,
 	return f[1], info, nil
 }
 
-// diedError describes why the engine stopped answering.
-func (c *Client) diedError(line string) error {
-	werr := c.wait(2 * time.Second)
-	select {
-	case <-c.done:
-	case <-time.After(time.Second):
-	}
-	why := "closed its output"
-	select {
-	case <-c.done:
-		if c.rerr != nil && !errors.Is(c.rerr, io.EOF) && !errors.Is(c.rerr, ErrDied) {
-			why = c.rerr.Error()
-		}
-	default:
-	}
-	if werr != nil {
-		why = werr.Error()
-	} else if c.cmd.ProcessState != nil {
-		why = "exited with " + c.cmd.ProcessState.String()
-	}
-	return fmt.Errorf("%w at %q: %s", ErrDied, line, why)
-}
-
-// wait waits up to d for the process to exit and returns its exit error;
-// after d it kills the process.
-func (c *Client) wait(d time.Duration) error {
-	c.waitMu.Lock()
-	defer c.waitMu.Unlock()
-	if c.waited {
-		return c.werr
-	}
-	ch := make(chan error, 1)
-	go func() { ch <- c.cmd.Wait() }()
-	select {
-	case err := <-ch:
-		c.werr = err
-	case <-time.After(d):
-		killProcess(c.cmd)
-		c.werr = <-ch
-	}
-	c.waited = true
-	return c.werr
-}
-
 // Kill stops the engine at once.
-func (c *Client) Kill() {
-	c.once.Do(func() { close(c.stop) })
-	killProcess(c.cmd)
-	_ = c.stdin.Close()
-	_ = c.wait(time.Second)
-}
+func (c *Client) Kill() { c.proc.Kill() }
 
 // Close asks the engine to quit, waiting up to a second, then kills it.
 func (c *Client) Close() error {
-	select {
-	case <-c.done:
-	default:
+	if !c.proc.Stopped() {
 		_ = c.Send("quit")
 	}
-	_ = c.stdin.Close()
-	_ = c.wait(time.Second)
-	c.once.Do(func() { close(c.stop) })
+	c.proc.Shutdown()
 	return nil
 }
 
 // StderrTail returns the engine's last stderr lines, joined by newlines.
-func (c *Client) StderrTail() string { return c.stderr.String() }
-
-// tailBuffer keeps the last max lines written to it.
-type tailBuffer struct {
-	mu      sync.Mutex
-	max     int
-	lines   []string
-	partial []byte
-}
-
-func (t *tailBuffer) Write(p []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	for _, b := range p {
-		if b == '\n' {
-			t.push(string(t.partial))
-			t.partial = t.partial[:0]
-			continue
-		}
-		if len(t.partial) < 1024 {
-			t.partial = append(t.partial, b)
-		}
-	}
-	return len(p), nil
-}
-
-func (t *tailBuffer) push(line string) {
-	line = strings.TrimRight(line, "\r")
-	t.lines = append(t.lines, line)
-	if len(t.lines) > t.max {
-		t.lines = t.lines[len(t.lines)-t.max:]
-	}
-}
-
-func (t *tailBuffer) String() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	lines := t.lines
-	if len(t.partial) > 0 {
-		lines = append(lines[:len(lines):len(lines)], string(t.partial))
-	}
-	return strings.Join(lines, "\n")
-}
+func (c *Client) StderrTail() string { return c.proc.StderrTail() }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"tabula/games/chess"
+	"tabula/internal/engineproc"
 )
 
 // Searcher chooses a move in a position under the go command's limits. The
@@ -142,32 +143,9 @@ type searchDone struct {
 // returns nil after quit or at the end of input.
 func (e *Engine) Run(ctx context.Context, r io.Reader, w io.Writer) error {
 	e.w = bufio.NewWriter(w)
-	type line struct {
-		text    string
-		tooLong bool
-	}
-	lines := make(chan line)
-	readErr := make(chan error, 1)
 	stopRead := make(chan struct{})
 	defer close(stopRead)
-	go func() {
-		defer close(lines)
-		lr := newLineReader(r)
-		for {
-			text, tooLong, err := lr.next()
-			if err != nil {
-				if err != io.EOF {
-					readErr <- err
-				}
-				return
-			}
-			select {
-			case lines <- line{text, tooLong}:
-			case <-stopRead:
-				return
-			}
-		}
-	}()
+	lines, readErr := engineproc.ReadLines(r, MaxLineBytes, stopRead)
 	var cur *search
 	// finish waits for the running search, if any, and writes its bestmove.
 	finish := func() error {
@@ -188,7 +166,7 @@ func (e *Engine) Run(ctx context.Context, r io.Reader, w io.Writer) error {
 		if cur != nil && cur.result == nil {
 			done = cur.done
 		}
-		var ln line
+		var ln engineproc.Line
 		var ok bool
 		select {
 		case <-ctx.Done():
@@ -223,18 +201,18 @@ func (e *Engine) Run(ctx context.Context, r io.Reader, w io.Writer) error {
 				return nil
 			}
 		}
-		fields := strings.Fields(ln.text)
+		fields := strings.Fields(ln.Text)
 		if len(fields) == 0 {
 			continue
 		}
-		if ln.tooLong {
+		if ln.TooLong {
 			if err := e.infoString(fmt.Sprintf("error: line longer than %d bytes ignored", MaxLineBytes)); err != nil {
 				return err
 			}
 			continue
 		}
 		name, args := fields[0], fields[1:]
-		e.log.Debug("uci", "command", clip(ln.text))
+		e.log.Debug("uci", "command", clip(ln.Text))
 		var err error
 		switch name {
 		case "quit":

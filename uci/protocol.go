@@ -12,10 +12,8 @@
 package uci
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
-	"io"
 	"strconv"
 	"strings"
 	"time"
@@ -364,39 +362,6 @@ func ParseOption(args []string) (Option, error) {
 		o.HasRange = err1 == nil && err2 == nil
 	}
 	return o, nil
-}
-
-// lineReader reads lines of at most max bytes; a longer line is reported as
-// too long and skipped, not an error that ends the input.
-type lineReader struct {
-	r   *bufio.Reader
-	max int
-}
-
-func newLineReader(r io.Reader) *lineReader {
-	return &lineReader{r: bufio.NewReaderSize(r, 4096), max: MaxLineBytes}
-}
-
-// next returns the next line without its line ending, or io.EOF at the end.
-func (lr *lineReader) next() (line string, tooLong bool, err error) {
-	var buf []byte
-	for {
-		chunk, err := lr.r.ReadSlice('\n')
-		if len(buf)+len(chunk) > lr.max+2 {
-			tooLong = true
-		} else {
-			buf = append(buf, chunk...)
-		}
-		switch {
-		case err == bufio.ErrBufferFull:
-			continue
-		case err == io.EOF && (len(buf) > 0 || tooLong):
-			return strings.TrimRight(string(buf), "\r\n"), tooLong, nil
-		case err != nil:
-			return "", false, err
-		}
-		return strings.TrimRight(string(buf), "\r\n"), tooLong, nil
-	}
 }
 
 // clip shortens text quoted in an error.

@@ -1,19 +1,19 @@
 //go:build unix
 
-package uci
+package engineproc
 
 import (
 	"os/exec"
 	"syscall"
 )
 
-// ownGroup starts the engine in a process group of its own, so that
+// ownGroup starts the program in a process group of its own, so that
 // killProcess stops any children it started too (a shell script's sleep).
 func ownGroup(cmd *exec.Cmd) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 }
 
-// killProcess kills the engine's process group.
+// killProcess kills the program's process group.
 func killProcess(cmd *exec.Cmd) {
 	if cmd.Process == nil {
 		return

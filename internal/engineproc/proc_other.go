@@ -1,6 +1,6 @@
 //go:build !unix
 
-package uci
+package engineproc
 
 import "os/exec"
 
