@@ -35,3 +35,17 @@ func TestFinishedRunSaysHowToTrainFurther(t *testing.T) {
 		t.Errorf("the summary lacks how to train further:\n%s", sum)
 	}
 }
+
+// TestSummaryOfARunWithoutIterations: a run bounded by its duration alone is
+// trained further by starting it again, which the summary says.
+func TestSummaryOfARunWithoutIterations(t *testing.T) {
+	cfg := smoke(t, t.TempDir(), "iterations=0", "duration=10m")
+	tr, err := New(cfg, Options{Log: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close()
+	if sum := tr.Summary(); !strings.Contains(sum, "to train further: run the same train command again: it resumes here, and each start gets the whole duration (10m0s) again") {
+		t.Errorf("the summary lacks how to train further:\n%s", sum)
+	}
+}

@@ -39,8 +39,12 @@ func (t *Trainer) Summary() string {
 	fmt.Fprintf(&b, "evaluate: go run ./cmd/arena match -game %s -players %s -games 100\n",
 		game, shellQuote(player+",sims=200 "+opponent))
 	fmt.Fprintf(&b, "play:     go run ./cmd/play -game %s -player %s\n", game, shellQuote(player))
-	fmt.Fprintf(&b, "to train further: %s (duration counts per process: each start gets it again)\n",
-		trainFurther(t.iter, max(1, t.cfg.Iterations)))
+	if t.cfg.Iterations == 0 {
+		fmt.Fprintf(&b, "to train further: run the same train command again: it resumes here, and each start gets the whole duration (%v) again\n", t.cfg.Duration)
+	} else {
+		fmt.Fprintf(&b, "to train further: %s (duration counts per process: each start gets it again)\n",
+			trainFurther(t.iter, t.cfg.Iterations))
+	}
 	return b.String()
 }
 
