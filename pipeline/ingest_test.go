@@ -153,29 +153,39 @@ func TestIngestCatchesUp(t *testing.T) {
 	}
 }
 
-// TestIngestDropsRepeatsAndStale: a game delivered twice in one batch,
-// again after its ack was lost, and again after a restart of the trainer
-// (a new ingest reading the ledger) is stored once; a game of a network too
-// far behind the best, and one whose data is damaged, are acknowledged and
-// dropped; a ledger line whose chunk never appeared does not count.
-func TestIngestDropsRepeatsAndStale(t *testing.T) {
+// ingestFixture returns Connect Four, a run folder, and a function that
+// opens the folder's replay buffer (a window of window examples) and an
+// ingest of batch games a chunk, dropping games more than maxStale
+// generations behind best.
+func ingestFixture(t *testing.T, window, batch, maxStale, best int) (games.Game, string, func() (*replay.Buffer, *ingest)) {
+	t.Helper()
 	g, err := games.New("connect4")
 	if err != nil {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
 	rdir := filepath.Join(dir, replayDir)
-	open := func() (*replay.Buffer, *ingest) {
-		buf, err := replay.Open(rdir, g, replay.Config{Window: 1000}, "train", quietLog())
+	return g, dir, func() (*replay.Buffer, *ingest) {
+		buf, err := replay.Open(rdir, g, replay.Config{Window: window}, "train", quietLog())
 		if err != nil {
 			t.Fatal(err)
 		}
-		in, err := openIngest(filepath.Join(dir, ingestLedger), rdir, g, buf, 4, 1, func() int { return 5 }, quietLog())
+		in, err := openIngest(filepath.Join(dir, ingestLedger), rdir, g, buf, batch, maxStale, func() int { return best }, quietLog())
 		if err != nil {
 			t.Fatal(err)
 		}
 		return buf, in
 	}
+}
+
+// TestIngestDropsRepeatsAndStale: a game delivered twice in one batch,
+// again after its ack was lost, and again after a restart of the trainer
+// (a new ingest reading the ledger) is stored once; a game of a network too
+// far behind the best, and one whose data is damaged, are acknowledged and
+// dropped; a ledger line whose chunk never appeared does not count.
+func TestIngestDropsRepeatsAndStale(t *testing.T) {
+	g, dir, open := ingestFixture(t, 1000, 4, 1, 5)
+	rdir := filepath.Join(dir, replayDir)
 	buf, in := open()
 	fresh := testGames(t, g, "wa", 5, 3)
 	old := testGames(t, g, "wb", 3, 1)[0] // 2 generations behind 5, max 1

@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"tabula/games"
 	"tabula/replay"
 )
 
@@ -18,23 +17,8 @@ import (
 // oldest game is newer than them, their games are forgotten and the ledger
 // holds only the lines of the chunks on disk.
 func TestLedgerCompactionKeepsDedup(t *testing.T) {
-	g, err := games.New("connect4")
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
+	g, dir, open := ingestFixture(t, 40, 2, 1, 0)
 	rdir := filepath.Join(dir, replayDir)
-	open := func() (*replay.Buffer, *ingest) {
-		buf, err := replay.Open(rdir, g, replay.Config{Window: 40}, "train", quietLog())
-		if err != nil {
-			t.Fatal(err)
-		}
-		in, err := openIngest(filepath.Join(dir, ingestLedger), rdir, g, buf, 2, 1, func() int { return 0 }, quietLog())
-		if err != nil {
-			t.Fatal(err)
-		}
-		return buf, in
-	}
 	buf, in := open()
 	all := testGames(t, g, "wa", 0, 24)
 	feed := &fakeFeed{acked: map[string]int{}}
