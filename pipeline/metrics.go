@@ -226,7 +226,7 @@ func readMetricsState(path string) metricsState {
 		if !rec.FinalLadder {
 			st.iterations[rec.Iteration] = true
 		}
-		clock = append(clock, runclock.Line{RunSeconds: (*float64)(rec.RunSeconds), WallSeconds: float64(rec.WallSeconds), Time: rec.Time})
+		clock = append(clock, runclock.LineOf(rec))
 	}
 	if secs := runclock.Seconds(clock); len(secs) > 0 {
 		st.runSeconds = secs[len(secs)-1]

@@ -73,7 +73,7 @@ func ParseMetrics(r io.Reader) ([]metrics.Record, error) {
 func RunSeconds(recs []metrics.Record) []float64 {
 	lines := make([]runclock.Line, len(recs))
 	for i, r := range recs {
-		lines[i] = runclock.Line{RunSeconds: (*float64)(r.RunSeconds), WallSeconds: float64(r.WallSeconds), Time: r.Time}
+		lines[i] = runclock.LineOf(r)
 	}
 	return runclock.Seconds(lines)
 }

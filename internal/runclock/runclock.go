@@ -5,13 +5,22 @@
 // run time is rebuilt here from those restarts.
 package runclock
 
-import "time"
+import (
+	"time"
+
+	"tabula/internal/metrics"
+)
 
 // Line is what one metrics line says about time.
 type Line struct {
 	RunSeconds  *float64 // run_seconds; nil when the line has none
 	WallSeconds float64  // wall_seconds: since the writing process started
 	Time        string   // time: when the line was written (RFC 3339), "" if unknown
+}
+
+// LineOf is what metrics record r says about time.
+func LineOf(r metrics.Record) Line {
+	return Line{RunSeconds: (*float64)(r.RunSeconds), WallSeconds: float64(r.WallSeconds), Time: r.Time}
 }
 
 // restartSlack is how much more the time stamps (whole seconds) may advance

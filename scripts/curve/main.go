@@ -70,7 +70,7 @@ func run(path string, w io.Writer) error {
 			return fmt.Errorf("%s:%d: %w", path, line, err)
 		}
 		// Every line places the next on the run's clock.
-		clock = append(clock, runclock.Line{RunSeconds: (*float64)(r.RunSeconds), WallSeconds: float64(r.WallSeconds), Time: r.Time})
+		clock = append(clock, runclock.LineOf(r))
 		var rates map[string]metrics.Float // a skipped benchmark has none
 		if r.Bench != nil {
 			rates = r.Bench.Rates
