@@ -17,6 +17,34 @@ import (
 // ends in "test" (gamestest, browsertest, refdatatest).
 func testHelper(name string) bool { return strings.HasSuffix(name, "test") }
 
+// eachPackage calls fn with every package folder of the module at root as
+// ctx builds it, leaving out hidden and underscore folders, testdata,
+// node_modules, other modules, and folders with no Go files for ctx.
+func eachPackage(root string, ctx build.Context, fn func(dir string, bp *build.Package) error) error {
+	return filepath.WalkDir(root, func(dir string, d fs.DirEntry, err error) error {
+		if err != nil || !d.IsDir() {
+			return err
+		}
+		base := d.Name()
+		if dir != root {
+			if strings.HasPrefix(base, ".") || strings.HasPrefix(base, "_") || base == "testdata" || base == "node_modules" {
+				return filepath.SkipDir
+			}
+			if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+				return filepath.SkipDir // another module
+			}
+		}
+		bp, err := ctx.ImportDir(dir, 0)
+		if _, ok := errors.AsType[*build.NoGoError](err); ok {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		return fn(dir, bp)
+	})
+}
+
 // modulePackage is one package of the module as this platform builds it,
 // without its _test.go files.
 type modulePackage struct {
@@ -46,26 +74,7 @@ func modulePackages(t *testing.T) map[string]modulePackage {
 		t.Fatal("go.mod names no module")
 	}
 	pkgs := map[string]modulePackage{}
-	err = filepath.WalkDir(root, func(dir string, d fs.DirEntry, err error) error {
-		if err != nil || !d.IsDir() {
-			return err
-		}
-		base := d.Name()
-		if dir != root {
-			if strings.HasPrefix(base, ".") || strings.HasPrefix(base, "_") || base == "testdata" || base == "node_modules" {
-				return filepath.SkipDir
-			}
-			if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-				return filepath.SkipDir // another module
-			}
-		}
-		bp, err := build.Default.ImportDir(dir, 0)
-		if _, ok := errors.AsType[*build.NoGoError](err); ok {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
+	err = eachPackage(root, build.Default, func(dir string, bp *build.Package) error {
 		rel, err := filepath.Rel(root, dir)
 		if err != nil {
 			return err

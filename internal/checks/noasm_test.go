@@ -1,10 +1,7 @@
 package checks
 
 import (
-	"errors"
 	"go/build"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -19,26 +16,7 @@ func assemblyFiles(t *testing.T, ctx build.Context) map[string][]string {
 		t.Fatal(err)
 	}
 	found := map[string][]string{}
-	err = filepath.WalkDir(root, func(dir string, d fs.DirEntry, err error) error {
-		if err != nil || !d.IsDir() {
-			return err
-		}
-		base := d.Name()
-		if dir != root {
-			if strings.HasPrefix(base, ".") || strings.HasPrefix(base, "_") || base == "testdata" || base == "node_modules" {
-				return filepath.SkipDir
-			}
-			if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-				return filepath.SkipDir // another module
-			}
-		}
-		bp, err := ctx.ImportDir(dir, 0)
-		if _, ok := errors.AsType[*build.NoGoError](err); ok {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
+	err = eachPackage(root, ctx, func(dir string, bp *build.Package) error {
 		if len(bp.SFiles) > 0 {
 			rel, _ := filepath.Rel(root, dir)
 			found[filepath.ToSlash(rel)] = bp.SFiles
