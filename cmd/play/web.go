@@ -13,9 +13,6 @@ import (
 	"strings"
 	"time"
 
-	_ "tabula/games/connect4"
-	_ "tabula/games/gogame"
-	_ "tabula/games/othello"
 	"tabula/internal/cliflag"
 	"tabula/internal/httpguard"
 	"tabula/web/server"
