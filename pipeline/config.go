@@ -553,14 +553,20 @@ func inSection(section string, err error) error {
 	}
 	last := section[strings.LastIndex(section, ".")+1:]
 	msg = strings.TrimPrefix(msg, last+".")
-	field := msg
-	if i := strings.IndexFunc(msg, func(r rune) bool { return !(r == '_' || unicode.IsLower(r) || unicode.IsDigit(r)) }); i >= 0 {
-		field = msg[:i]
-	}
+	field := leadingKey(msg)
 	if field == "" {
 		return fmt.Errorf("%s: %s", section, msg)
 	}
 	return &fieldError{paths: []string{section + "." + field}, msg: section + "." + msg}
+}
+
+// leadingKey is the config key a package's Validate message starts with
+// ("simulations" of "simulations = 0, want >= 1").
+func leadingKey(msg string) string {
+	if i := strings.IndexFunc(msg, func(r rune) bool { return !(r == '_' || unicode.IsLower(r) || unicode.IsDigit(r)) }); i >= 0 {
+		return msg[:i]
+	}
+	return msg
 }
 
 // mctsError turns an mcts.Config.Validate error ("mcts: simulations = 0,
@@ -568,10 +574,7 @@ func inSection(section string, err error) error {
 // config ("selfplay.search.simulations = 0, want >= 1").
 func mctsError(err error) error {
 	msg := strings.TrimPrefix(err.Error(), "mcts: ")
-	field := msg
-	if i := strings.IndexFunc(msg, func(r rune) bool { return !(r == '_' || unicode.IsLower(r) || unicode.IsDigit(r)) }); i >= 0 {
-		field = msg[:i]
-	}
+	field := leadingKey(msg)
 	path, ok := movedKeys["selfplay.mcts."+field] // its place in the current layout
 	if !ok {
 		return fmt.Errorf("selfplay: %s", msg)
