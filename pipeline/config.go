@@ -45,6 +45,13 @@ type Config struct {
 	// kept; older ones are deleted unless they were ever promoted to best
 	// (0: keep all).
 	KeepCheckpoints int `yaml:"keep_checkpoints"`
+	// Init starts a new run from a network instead of random weights: a
+	// checkpoint or weights file (another run's best-weights.tbn), or
+	// model:NAME, a shipped network (models/manifest.json). Its game and
+	// network shape must be the config's. The run records the file and its
+	// SHA-256 in every checkpoint; a run that already has checkpoints
+	// resumes from them and does not read Init again.
+	Init string `yaml:"init"`
 
 	Network   nn.Config       `yaml:"network"`
 	Evaluator EvaluatorConfig `yaml:"evaluator"`

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"tabula/nn"
+	"tabula/nn/models"
 	"tabula/nn/train"
 )
 
@@ -43,7 +44,12 @@ func (t *Trainer) resume() error {
 			t.log.Info("resuming an interrupted iteration", "iteration", t.iter+1, "steps_done", t.iterSteps, "file", cks[i])
 		}
 	}
-	if ck == nil {
+	switch {
+	case ck == nil && t.cfg.Init != "":
+		if ck, err = t.initCheckpoint(); err != nil {
+			return err
+		}
+	case ck == nil:
 		p, h, w := t.g.ObservationShape()
 		shape := nn.Shape{Planes: p, Height: h, Width: w, Actions: t.g.NumActions()}
 		weights, err := nn.NewWeights(t.cfg.Network, shape, rand.New(rand.NewPCG(t.cfg.Seed, 0x6e6e)))
@@ -51,9 +57,15 @@ func (t *Trainer) resume() error {
 			return err
 		}
 		ck = &nn.Checkpoint{Game: t.g.Name(), Weights: weights}
-	} else if ck.Weights.Config != t.cfg.Network {
+	case ck.Weights.Config != t.cfg.Network:
 		mine, theirs := ck.Weights.Config.Diff(t.cfg.Network)
 		return fmt.Errorf("checkpoint network has %s; the config's network asks for %s", mine, theirs)
+	}
+	t.initFrom = map[string]string{}
+	for _, k := range []string{metaInit, metaInitSHA256} {
+		if v := ck.Meta[k]; v != "" {
+			t.initFrom[k] = v
+		}
 	}
 	t.weights = ck.Weights
 	t.trainer, err = train.New(t.cfg.Train.Config, t.weights, rand.New(rand.NewPCG(t.cfg.Seed, 0x7472)))
@@ -154,6 +166,9 @@ func (t *Trainer) save(path string, extra map[string]string) error {
 		meta["iteration_steps"] = strconv.Itoa(t.iterSteps)
 		meta["iteration_losses"] = formatLosses(t.iterLoss)
 	}
+	for k, v := range t.initFrom {
+		meta[k] = v
+	}
 	for k, v := range extra {
 		meta[k] = v
 	}
@@ -172,4 +187,40 @@ func (t *Trainer) runSeconds() float64 {
 		return t.runBase
 	}
 	return t.runBase + time.Since(t.started).Seconds()
+}
+
+// The checkpoint metadata keys that record the network a run started from
+// (Config.Init): as the config names it, and the file's SHA-256.
+const (
+	metaInit       = "init"
+	metaInitSHA256 = "init_sha256"
+)
+
+// initCheckpoint loads the network a new run starts from (Config.Init):
+// its weights with a fresh optimiser and step count, checked against the
+// run's game and network config.
+func (t *Trainer) initCheckpoint() (*nn.Checkpoint, error) {
+	ref := t.cfg.Init
+	path, err := models.Path(ref)
+	if err != nil {
+		return nil, fmt.Errorf("init %s: %w", ref, err)
+	}
+	c, err := nn.LoadCheckpoint(path)
+	if err != nil {
+		return nil, fmt.Errorf("init: %w", err)
+	}
+	if err := c.CheckGame(t.g); err != nil {
+		return nil, fmt.Errorf("init %s: %w", ref, err)
+	}
+	if c.Weights.Config != t.cfg.Network {
+		mine, theirs := c.Weights.Config.Diff(t.cfg.Network)
+		return nil, fmt.Errorf("init %s: the network has %s; the config's network asks for %s (set the config's network to the file's)", ref, mine, theirs)
+	}
+	sum, err := models.FileSHA256(path)
+	if err != nil {
+		return nil, fmt.Errorf("init: %w", err)
+	}
+	t.log.Info("starting from a trained network", "init", ref, "file", path, "sha256", sum)
+	return &nn.Checkpoint{Game: t.g.Name(), Weights: c.Weights,
+		Meta: map[string]string{metaInit: ref, metaInitSHA256: sum}}, nil
 }

@@ -61,8 +61,11 @@ type Trainer struct {
 	// bestUnpublished: the best network's publication to the bus failed
 	// (retryPublishBest tries again each iteration).
 	bestUnpublished bool
-	iterSteps       int          // training steps of iteration iter+1 already taken (saved by an interrupted run)
-	iterLoss        train.Losses // the sums of those steps' losses
+	// initFrom holds the checkpoint metadata that records the network the
+	// run started from (Config.Init), copied into every checkpoint it saves.
+	initFrom  map[string]string
+	iterSteps int          // training steps of iteration iter+1 already taken (saved by an interrupted run)
+	iterLoss  train.Losses // the sums of those steps' losses
 	// tail is iteration iter when its checkpoint is saved and its metrics
 	// line is not yet written: the stages after the checkpoint that are
 	// still to run (a restart finishes them before it trains again).

@@ -15,9 +15,12 @@ import (
 func GameOf(specs []Spec) (games.Game, error) {
 	var game, from string
 	for _, s := range specs {
-		path := s.Str("path", "")
-		if s.Kind != "net" || path == "" {
+		if s.Kind != "net" || (s.Str("path", "") == "" && s.Str("model", "") == "") {
 			continue
+		}
+		path, err := netPath(s)
+		if err != nil {
+			return nil, fmt.Errorf("player %s: %w", s, err)
 		}
 		ck, err := nn.LoadCheckpoint(path)
 		if err != nil {

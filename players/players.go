@@ -20,6 +20,7 @@ import (
 	"tabula/games/othello"
 	"tabula/mcts"
 	"tabula/nn"
+	"tabula/nn/models"
 	"tabula/search"
 	"tabula/search/book"
 	"tabula/search/c4solver"
@@ -219,9 +220,9 @@ func Build(g games.Game, spec Spec) (*Factory, error) {
 // all the games.
 func buildNet(g games.Game, spec Spec) (*Factory, error) {
 	name := spec.String()
-	path := spec.Str("path", "")
-	if path == "" {
-		return nil, fmt.Errorf("player %s: net needs path=FILE", name)
+	path, err := netPath(spec)
+	if err != nil {
+		return nil, fmt.Errorf("player %s: %w", name, err)
 	}
 	ck, err := nn.LoadCheckpoint(path)
 	if err != nil {
@@ -266,6 +267,22 @@ func buildNet(g games.Game, spec Spec) (*Factory, error) {
 	f := PUCTFactory(name, cfg, ev)
 	f.Cleanup = eval.Close
 	return f, nil
+}
+
+// netPath is the checkpoint file a net spec names: path=FILE, or
+// model=NAME, a shipped network whose file is checked against its manifest.
+func netPath(spec Spec) (string, error) {
+	path, model := spec.Str("path", ""), spec.Str("model", "")
+	switch {
+	case path != "" && model != "":
+		return "", errors.New("net takes path=FILE or model=NAME, not both")
+	case model != "":
+		_, p, err := models.Resolve(model)
+		return p, err
+	case path == "":
+		return "", errors.New("net needs path=FILE or model=NAME (a shipped network, models/manifest.json)")
+	}
+	return path, nil
 }
 
 // netEvaluatorConfig is the evaluator of a net player: the defaults with

@@ -73,7 +73,8 @@ var kinds = []kindDef{
 		{"time", durationParam, 0, 0, "time limit per move, e.g. 1s; with rollouts, the search stops at whichever comes first"},
 	}},
 	{name: "net", doc: "PUCT search guided by a network checkpoint", params: []paramDef{
-		{"path", stringParam, 0, 0, "checkpoint file (required)"},
+		{"path", stringParam, 0, 0, "checkpoint file (this or model required)"},
+		{"model", stringParam, 0, 0, "a shipped network by its name in models/manifest.json, e.g. go9 (instead of path; the file's checksum is checked)"},
 		{"sims", intParam, 1, 1e7, "simulations per move, 1..1e7 (default 200)"},
 		{"cpuct", floatParam, 0, 100, "PUCT exploration constant, 0..100 (default from mcts)"},
 		{"time", durationParam, 0, 0, "time limit per move, e.g. 1s; with sims, the search stops at whichever comes first"},
