@@ -70,6 +70,10 @@ type GameRecord struct {
 	// win or loss (backgammon: 1 single, 2 gammon, 3 backgammon; see
 	// Pointer); 0 for other games, draws and forfeits.
 	Points int `json:"points,omitempty"`
+	// OpeningPlies is how many plies at the start were not the players'
+	// choice: the opening from MatchConfig.Openings and the random plies.
+	// The two games of a mirrored pair (2m and 2m+1) share them.
+	OpeningPlies int `json:"opening_plies,omitempty"`
 	// Values, when MatchConfig.Values is set, holds one value per move:
 	// the mover's value of its choice as it reported it (players.Valuer,
 	// in the player's own units), NaN for moves of players that report
@@ -112,13 +116,14 @@ type WinPoints struct{ Single, Gammon, Backgammon int }
 // Points is the points won in all (1, 2 and 3 a win).
 func (w WinPoints) Points() int { return w.Single + 2*w.Gammon + 3*w.Backgammon }
 
-// PairStats summarises the mirrored pairs of games between two players in a
-// game of chance: the two games of a pair replay the same dice with the
-// colours swapped, and a pair's score is the mean of its two games' scores
-// (0, 0.5 or 1). The pairs are independent; the games of a pair are not
-// (the dice that favour one seat favour it in both), so the spread of the
-// pair scores gives an honest and tighter interval than counting the games
-// as independent.
+// PairStats summarises the mirrored pairs of games between two players: the
+// two games of a pair share their dice (a game of chance) and their opening
+// (MatchConfig.Openings and the random plies) with the colours swapped, and
+// a pair's score is the mean of its two games' scores (0, 0.25, 0.5, 0.75
+// or 1). The pairs are independent; the games of a pair are not (the dice
+// or the opening that favour one seat favour it in both), so the spread of
+// the pair scores gives an honest and tighter interval than counting the
+// games as independent.
 type PairStats struct {
 	N          int     // pairs with both games played
 	Sum, SumSq float64 // of the pair scores
@@ -156,7 +161,8 @@ type MatchResult struct {
 	// were worth; nil unless the game scores gammons (Pointer).
 	WinPoints [][]WinPoints
 	// Pairs[i][j] (i < j) summarises the mirrored pairs of i against j,
-	// scored for i; nil unless the game has chance nodes.
+	// scored for i; nil unless the games are paired (chance, openings or
+	// random plies).
 	Pairs [][]PairStats
 	// Forfeits holds the games that ended by a player's failure, in the
 	// order they finished.
@@ -296,7 +302,7 @@ func Match(ctx context.Context, cfg MatchConfig, g games.Game, players []*player
 		}
 	}()
 
-	tl := newTally(g, names)
+	tl := newTally(names, games.HasChance(g) || cfg.RandomPlies > 0 || len(cfg.Openings) > 0)
 	res := tl.res
 	pending := make(map[int]GameRecord)
 	next := 0
@@ -358,13 +364,13 @@ func Match(ctx context.Context, cfg MatchConfig, g games.Game, players []*player
 // tally adds up finished games into a MatchResult.
 type tally struct {
 	res    *MatchResult
-	chance bool
+	paired bool            // the games 2m and 2m+1 of a pairing share dice or opening: count them as pairs
 	halves map[int]float64 // dice key -> the score of the lower player in the pair's first finished game
 }
 
-func newTally(g games.Game, names []string) *tally {
-	t := &tally{res: &MatchResult{Players: names, WDL: square[WDL](len(names))}, chance: games.HasChance(g), halves: map[int]float64{}}
-	if t.chance {
+func newTally(names []string, paired bool) *tally {
+	t := &tally{res: &MatchResult{Players: names, WDL: square[WDL](len(names))}, paired: paired, halves: map[int]float64{}}
+	if t.paired {
 		t.res.Pairs = square[PairStats](len(names))
 	}
 	return t
@@ -403,7 +409,7 @@ func (t *tally) add(rec GameRecord, dice int) {
 			wp.Backgammon++
 		}
 	}
-	if !t.chance {
+	if !t.paired {
 		return
 	}
 	lo, hi := min(a, b), max(a, b)
@@ -456,7 +462,11 @@ func Tally(g games.Game, recs []GameRecord) (*MatchResult, error) {
 	if len(names) < 2 {
 		return nil, fmt.Errorf("arena: no games to tally")
 	}
-	tl := newTally(g, names)
+	paired := games.HasChance(g)
+	for _, r := range recs {
+		paired = paired || r.OpeningPlies > 0
+	}
+	tl := newTally(names, paired)
 	played := map[[2]int]int{} // games played so far by each pairing
 	var pointsOf func(GameRecord) (int, error)
 	if _, ok := g.NewInitialState().(Pointer); ok {
@@ -575,9 +585,13 @@ func playGame(ctx context.Context, cfg MatchConfig, g games.Game, factories []*p
 			}
 			moves = append(moves, a)
 		}
+		rec.OpeningPlies = len(moves)
 	}
 	randomEnd := len(moves) + cfg.RandomPlies
-	opening := GameRNG(cfg.Seed, jb.index, 2)
+	// The random opening plies come from a source shared by the two games
+	// of a mirrored pair, as the dice do: each player gets the opening the
+	// other had, so the opening's luck is paired out.
+	opening := GameRNG(cfg.Seed, jb.dice, 2)
 	// In a game of chance the dice come from their own source, shared by
 	// the two games of a pair (index 2m and 2m+1, colours swapped): each
 	// player meets the same rolls as the other did, which cancels much of
@@ -599,6 +613,7 @@ func playGame(ctx context.Context, cfg MatchConfig, g games.Game, factories []*p
 		} else if len(moves) < randomEnd {
 			buf = s.LegalActions(buf)
 			a = openingMove(s, buf, opening)
+			rec.OpeningPlies = len(moves) + 1
 		} else {
 			side := s.CurrentPlayer()
 			if sy, ok := ps[side].(players.Syncer); ok {

@@ -2,10 +2,13 @@ package match
 
 import (
 	"context"
+	"fmt"
 	"math/rand/v2"
 	"reflect"
 	"slices"
+	"sort"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"tabula/players/playerstest"
 	"testing"
@@ -249,5 +252,68 @@ func TestOpeningNeverPasses(t *testing.T) {
 				t.Errorf("record %d: random opening ply %d is a pass: %s", r.Index, i+1, r.Moves)
 			}
 		}
+	}
+}
+
+// TestRandomOpeningsPaired: the two games of a mirrored pair (2m, 2m+1)
+// start from the same random plies with the colours swapped, the record
+// says how many plies were not the players', and the result counts the
+// pairs, as Tally does from the records.
+func TestRandomOpeningsPaired(t *testing.T) {
+	g := playerstest.MustGame(t, "connect4")
+	const plies = 4
+	var recs []GameRecord
+	var mu sync.Mutex
+	cfg := MatchConfig{Games: 20, Parallel: 2, Seed: 5, RandomPlies: plies,
+		Record: func(r GameRecord) error { mu.Lock(); recs = append(recs, r); mu.Unlock(); return nil }}
+	res, err := Match(context.Background(), cfg, g, playerstest.MustFactories(t, g, "alphabeta:depth=2 random"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sort.Slice(recs, func(i, j int) bool { return recs[i].Index < recs[j].Index })
+	openings := map[string]bool{}
+	nt := g.(games.Notation)
+	for m := 0; m+1 < len(recs); m += 2 {
+		a, err := nt.ParseActions(recs[m].Moves)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := nt.ParseActions(recs[m+1].Moves)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fmt.Sprint(a[:plies]) != fmt.Sprint(b[:plies]) {
+			t.Errorf("games %d and %d open differently: %v / %v", m, m+1, a[:plies], b[:plies])
+		}
+		if recs[m].Seats == recs[m+1].Seats {
+			t.Errorf("games %d and %d have the same colours", m, m+1)
+		}
+		openings[fmt.Sprint(a[:plies])] = true
+	}
+	for _, r := range recs {
+		if r.OpeningPlies != plies {
+			t.Errorf("game %d: opening_plies %d, want %d", r.Index, r.OpeningPlies, plies)
+		}
+	}
+	if len(openings) < 5 {
+		t.Errorf("only %d distinct openings in 10 pairs", len(openings))
+	}
+	if res.Pairs == nil || res.Pairs[0][1].N != 10 {
+		t.Fatalf("pairs %v, want 10 pairs of player 0 against 1", res.Pairs)
+	}
+	tl, err := Tally(g, recs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tl.Pairs == nil || tl.Pairs[0][1] != res.Pairs[0][1] {
+		t.Fatalf("Tally's pairs %v, Match's %v", tl.Pairs, res.Pairs)
+	}
+	// Without openings, random plies or chance, games are not paired.
+	res, err = Match(context.Background(), MatchConfig{Games: 2, Parallel: 1, Seed: 5}, g, playerstest.MustFactories(t, g, "alphabeta:depth=1 random"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Pairs != nil {
+		t.Fatal("a deterministic start is counted as pairs")
 	}
 }

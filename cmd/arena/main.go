@@ -324,7 +324,7 @@ func defineMatch(fs *flag.FlagSet) func(context.Context, io.Reader, io.Writer, i
 	out := fs.String("out", "", "write every game as a JSON line to this file")
 	sgfDir := fs.String("sgf", "", "write every game (go and othello) as an SGF file DIR/game-NNNNN.sgf, with each move's value where the player reports one; the folder is made")
 	anchor := fs.Int("anchor", 0, "index of the player whose Elo is fixed at 0")
-	randomPlies := fs.Int("random-plies", 0, "opening plies played at random before the players take over (fewer than a game's length)")
+	randomPlies := fs.Int("random-plies", 0, "opening plies played at random before the players take over (fewer than a game's length); the games 2m and 2m+1 of each pair get the same plies with colours swapped, and the result adds a score interval over the pairs")
 	openingsFile := fs.String("openings", "", "file of openings, one move sequence a line in the game's notation (e.g. data/chess/openings.txt); the games 2m and 2m+1 of each pair start from opening m, one with each colour, before any random plies")
 	quiet := fs.Bool("quiet", false, "no progress bar")
 	return func(ctx context.Context, _ io.Reader, stdout, stderr io.Writer) (err error) {
@@ -489,16 +489,16 @@ func printMatch(w io.Writer, g games.Game, res *match.MatchResult, anchor int) {
 		}
 		fmt.Fprintf(w, "[%d] %-*s %7.0f  [%6.0f, %6.0f]  score %5.1f%%%s\n", i, width, p, r.Elo[i], r.Low[i], r.High[i], 100*t.Score(), note)
 	}
-	printChance(w, res)
+	printPairs(w, res)
 }
 
-// printChance writes, for a game of chance, each pairing's score over its
-// mirrored pairs of games (same dice, colours swapped) with the interval
-// from the pairs' spread, and for a game with gammons the wins by what
-// they were worth.
-func printChance(w io.Writer, res *match.MatchResult) {
+// printPairs writes, when the games were paired (dice, openings or random
+// plies), each pairing's score over its mirrored pairs of games (same dice
+// and opening, colours swapped) with the interval from the pairs' spread,
+// and for a game with gammons the wins by what they were worth.
+func printPairs(w io.Writer, res *match.MatchResult) {
 	if res.Pairs != nil {
-		fmt.Fprintln(w, "\nmirrored pairs (each dice sequence played twice, colours swapped): score of the first player, 95% interval over the pairs")
+		fmt.Fprintln(w, "\nmirrored pairs (each opening and dice sequence played twice, colours swapped): score of the first player, 95% interval over the pairs")
 		for i := range res.Players {
 			for j := i + 1; j < len(res.Players); j++ {
 				ps := res.Pairs[i][j]
