@@ -4,13 +4,15 @@
 // et al. 2007, "Regret Minimization in Games with Incomplete Information")
 // and CFR+ (Tammelin 2014, "Solving Large Imperfect Information Games Using
 // CFR+": regret matching+, linear averaging). Both use alternating updates,
-// as OpenSpiel's CFRSolver does. The average strategy converges to a Nash
-// equilibrium; Exploitability measures how far it is, by an exact best
-// response of each player.
+// as OpenSpiel's CFRSolver does; and external-sampling Monte Carlo CFR
+// (mccfr.go). The average strategy converges to a Nash equilibrium;
+// Exploitability measures how far it is, by an exact best response of each
+// player. SolveLP (seqform.go) finds an equilibrium another way, by the
+// sequence-form linear program solved by GLPK's glpsol, as a referee.
 //
 // The whole game tree, chance included, is built once and held in memory as
 // flat arrays (tree.go), so the game must be small enough for that (Kuhn
-// poker: 58 nodes; Leduc hold'em: about 10^4); Config.MaxNodes bounds it.
+// poker: 58 nodes; Leduc hold'em: 1,939); Config.MaxNodes bounds it.
 // Values are in the game's Returns units (poker: chips over the game's
 // MaxWin).
 package cfr
