@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"tabula/games/poker"
-	"tabula/internal/cputime"
 	"tabula/internal/refdata/refdatatest"
 )
 
@@ -39,14 +38,13 @@ func TestSequenceFormLP(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		c0 := cputime.Process()
 		sol, err := s.SolveLP(context.Background(), glpsol)
 		if err != nil {
 			t.Fatal(err)
 		}
 		m := tc.g.MaxWin()
 		v, v1 := sol.Value*m, sol.Value1*m
-		t.Logf("%s: LP value %.10f chips (player 1's LP: %.10f), %.2f CPU-s in this process", tc.g.Name(), v, v1, (cputime.Process() - c0).Seconds())
+		t.Logf("%s: LP value %.10f chips (player 1's LP: %.10f)", tc.g.Name(), v, v1)
 		if math.Abs(v-tc.value) > 1e-8 || math.Abs(v+v1) > 1e-8 {
 			t.Errorf("%s: LP values %.10f and %.10f chips, want %.10f and its negation", tc.g.Name(), v, v1, tc.value)
 		}
@@ -60,6 +58,27 @@ func TestSequenceFormLP(t *testing.T) {
 		s.Run(tc.iters)
 		if cv := s.Value() * m; math.Abs(cv-v) > tc.tol {
 			t.Errorf("%s: CFR+ value after %d iterations %.6f chips, LP %.6f", tc.g.Name(), tc.iters, cv, v)
+		}
+		// Both CFR's and CFR+'s best responses bracket the LP's value at
+		// every iteration count: player 0's best response gains at least
+		// the value, player 1's at least its negation, and the average
+		// strategy's value is within the sum of the two gains over the
+		// equilibrium value.
+		for _, plus := range []bool{false, true} {
+			c, err := New(tc.g, Config{Plus: plus})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, n := range []int{1, 10, 100, 1000} {
+				c.Run(n - c.Iterations())
+				br := c.BestResponse()
+				cv := c.Value()
+				const eps = 1e-9
+				if br[0] < sol.Value-eps || -br[1] > sol.Value+eps || math.Abs(cv-sol.Value) > br[0]+br[1]+eps {
+					t.Errorf("%s plus=%v after %d: best responses %v, value %v do not bracket the LP's %v", tc.g.Name(), plus, n, br, cv, sol.Value)
+				}
+			}
+			t.Logf("%s plus=%v after 1000 iterations: value %.6f chips, LP %.6f, exploitability %.2e", tc.g.Name(), plus, c.Value()*m, v, c.Exploitability()*m)
 		}
 	}
 }
