@@ -24,13 +24,13 @@ import (
 // gives 144 a player. The test walks both: our tree, and the suited tree
 // obtained by splitting each rank deal into the cards of that rank still in
 // the deck (each with its suit visible to whoever sees the card), which is
-// OpenSpiel's game. Its history count, 9457, is the
-// figure reported for leduc_poker by OpenSpiel's count_all_states example
-// (open_spiel/examples/count_all_states.cc, which counts histories chance
-// nodes included, and information states of the acting player); it is
-// checked here by two independent counts: the walk of the suited tree, and
-// our rank tree's nodes weighted by the suited deals each stands for (the
-// 5520 terminal ones are our count).
+// OpenSpiel's game. Its history count, 9457, is, as we recall it, what
+// OpenSpiel's count_all_states example (open_spiel/examples/
+// count_all_states.cc: histories with chance nodes, information states of
+// the acting player) prints for leduc_poker; we could not re-run it here,
+// so the test rests it on two independent counts: the walk of the suited
+// tree, and our rank tree's nodes weighted by the suited deals each stands
+// for (the 5520 terminal ones are our count).
 func TestTreeSizes(t *testing.T) {
 	k, err := New(poker.Kuhn(), Config{})
 	if err != nil {
