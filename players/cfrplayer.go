@@ -48,7 +48,12 @@ func buildISMCTS(g games.Game, spec Spec) (*Factory, error) {
 // players that all sample their moves from the solver's average strategy.
 func buildCFR(g games.Game, spec Spec) (*Factory, error) {
 	name := spec.String()
-	s, err := cfr.New(g, cfr.Config{Plus: spec.Int("plus", 1) == 1})
+	mccfr := spec.Int("mccfr", 0) == 1
+	if mccfr && spec.Has("plus") && spec.Int("plus", 1) == 1 {
+		return nil, fmt.Errorf("player %s: mccfr=1 (external sampling) and plus=1 (CFR+) exclude each other", name)
+	}
+	cfg := cfr.Config{Plus: !mccfr && spec.Int("plus", 1) == 1, ExternalSampling: mccfr, Seed: uint64(spec.Int("seed", 1))}
+	s, err := cfr.New(g, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("player %s: %w", name, err)
 	}

@@ -130,6 +130,8 @@ var kinds = []kindDef{
 	{name: "cfr", doc: "counterfactual regret minimisation: solves the game once (its whole tree, in memory) and plays the average strategy; games of imperfect information only (kuhn, leduc)", params: []paramDef{
 		{"iters", intParam, 1, 1e7, "iterations, 1..1e7 (default 10000)"},
 		{"plus", intParam, 0, 1, "1: CFR+ (the default), 0: vanilla CFR"},
+		{"mccfr", intParam, 0, 1, "1: external-sampling Monte Carlo CFR (one sampled walk per player an iteration; give it ~100x the iterations), 0: full-tree iterations (the default)"},
+		{"seed", intParam, 0, 1e9, "seed of mccfr=1's sampling (default 1)"},
 	}},
 	{name: "pimc", doc: "perfect-information Monte Carlo: averages each action's exact value over determinisations drawn from the mover's information state (default samples=50); games of imperfect information only (phantom, kuhn, leduc)", params: []paramDef{
 		{"samples", intParam, 1, 1e6, "determinisations per move, 1..1e6 (default 50)"},

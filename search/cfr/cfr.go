@@ -4,19 +4,22 @@
 // et al. 2007, "Regret Minimization in Games with Incomplete Information")
 // and CFR+ (Tammelin 2014, "Solving Large Imperfect Information Games Using
 // CFR+": regret matching+, linear averaging). Both use alternating updates,
-// as OpenSpiel's CFRSolver does. The average strategy converges to a Nash
-// equilibrium; Exploitability measures how far it is, by an exact best
-// response of each player.
+// as OpenSpiel's CFRSolver does; and external-sampling Monte Carlo CFR
+// (mccfr.go). The average strategy converges to a Nash equilibrium;
+// Exploitability measures how far it is, by an exact best response of each
+// player. SolveLP (seqform.go) finds an equilibrium another way, by the
+// sequence-form linear program solved by GLPK's glpsol, as a referee.
 //
 // The whole game tree, chance included, is built once and held in memory as
 // flat arrays (tree.go), so the game must be small enough for that (Kuhn
-// poker: 58 nodes; Leduc hold'em: about 10^4); Config.MaxNodes bounds it.
+// poker: 58 nodes; Leduc hold'em: 1,939); Config.MaxNodes bounds it.
 // Values are in the game's Returns units (poker: chips over the game's
 // MaxWin).
 package cfr
 
 import (
 	"fmt"
+	"math/rand/v2"
 
 	"tabula/games"
 )
@@ -28,12 +31,20 @@ type Config struct {
 	Plus bool
 	// MaxNodes bounds the game tree (default 1<<24 nodes).
 	MaxNodes int
+	// ExternalSampling selects external-sampling Monte Carlo CFR
+	// (mccfr.go) instead of full-tree iterations; it excludes Plus.
+	ExternalSampling bool
+	// Seed seeds the random numbers of ExternalSampling.
+	Seed uint64
 }
 
 // Validate checks the ranges.
 func (c Config) Validate() error {
 	if c.MaxNodes < 0 {
 		return fmt.Errorf("cfr: MaxNodes = %d, want >= 0 (0: the default)", c.MaxNodes)
+	}
+	if c.Plus && c.ExternalSampling {
+		return fmt.Errorf("cfr: Plus and ExternalSampling both set; choose one")
 	}
 	return nil
 }
@@ -47,6 +58,8 @@ type Solver struct {
 	avg    []float64 // cumulative strategy weights per slot
 	strat  []float64 // the current strategy per slot
 	iter   int
+	rng    *rand.Rand // external sampling
+	visits int64      // nodes visited by iterations so far
 	// best-response scratch
 	reach []float64
 	memo  []float64
@@ -75,7 +88,8 @@ func New(g games.Game, cfg Config) (*Solver, error) {
 	s := &Solver{cfg: cfg, t: t,
 		regret: make([]float64, t.slots), avg: make([]float64, t.slots), strat: make([]float64, t.slots),
 		reach: make([]float64, len(t.nodes)), memo: make([]float64, len(t.nodes)), done: make([]bool, len(t.nodes)),
-		best: make([]int32, len(t.infosets)), nodes: make([][]int32, len(t.infosets))}
+		best: make([]int32, len(t.infosets)), nodes: make([][]int32, len(t.infosets)),
+		rng: rand.New(rand.NewPCG(cfg.Seed, 0x7461627563667221))}
 	for n, nd := range t.nodes {
 		if nd.kind == decision {
 			s.nodes[nd.infoset] = append(s.nodes[nd.infoset], int32(n))
@@ -100,9 +114,18 @@ func (s *Solver) NumInfosets() [2]int {
 // Iterations returns the iterations run so far.
 func (s *Solver) Iterations() int { return s.iter }
 
+// Visits returns the tree nodes the iterations so far have visited, for
+// measuring traversal speed.
+func (s *Solver) Visits() int64 { return s.visits }
+
 // Run performs n iterations. Each updates player 0's regrets against the
-// current strategies, then player 1's against player 0's updated ones.
+// current strategies, then player 1's against player 0's updated ones
+// (with ExternalSampling: on one sampled walk each, mccfr.go).
 func (s *Solver) Run(n int) {
+	if s.cfg.ExternalSampling {
+		s.runExternal(n)
+		return
+	}
 	for ; n > 0; n-- {
 		s.iter++
 		w := 1.0
@@ -112,6 +135,7 @@ func (s *Solver) Run(n int) {
 		for p := 0; p < 2; p++ {
 			s.currentStrategy()
 			s.walk(0, p, 1, 1, w)
+			s.visits += int64(len(s.t.nodes))
 			if s.cfg.Plus {
 				for _, is := range s.t.infosets {
 					if is.player != p {

@@ -2,6 +2,7 @@ package pimc_test
 
 import (
 	"context"
+	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -9,6 +10,7 @@ import (
 	"tabula/games/phantom"
 	"tabula/games/poker"
 	"tabula/games/tictactoe"
+	"tabula/internal/cputime"
 	"tabula/search/cfr"
 	"tabula/search/pimc"
 )
@@ -92,5 +94,76 @@ func TestKuhnExploitability(t *testing.T) {
 		pimcExpl, br[0]*g.MaxWin(), br[1]*g.MaxWin(), cfrExpl)
 	if !(pimcExpl > 0.05 && cfrExpl < 0.01) {
 		t.Errorf("exploitability PIMC %.4f, CFR+ %.6f: want PIMC's far above CFR's", pimcExpl, cfrExpl)
+	}
+}
+
+// TestBluff shows the bluff CFR learns and PIMC never makes. In Kuhn poker
+// the second player holding the Jack, after a check, bets with probability
+// exactly 1/3 in every equilibrium (Kuhn 1950): a bluff with the worst
+// card, which wins when the Queen folds. CFR+'s average strategy finds it;
+// PIMC, which values each action as if the cards were seen, never bets a
+// Jack (a Jack loses every showdown it sees), in either seat.
+func TestBluff(t *testing.T) {
+	g := poker.Kuhn()
+	s, err := cfr.New(g, cfr.Config{Plus: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Run(2000)
+	eq := s.AveragePolicy()
+	fused := pimcPolicy(t, g, 400)
+	const (
+		secondJack = "p1 ? J | c" // second player, Jack, after a check
+		firstJack  = "p0 J ? | "  // first player, Jack, first to act
+	)
+	bet := func(pol cfr.Policy, key string) float64 {
+		ap, ok := pol[key]
+		if !ok {
+			t.Fatalf("no information state %q", key)
+		}
+		for k, a := range ap.Actions {
+			if a == poker.Raise {
+				return ap.Probs[k]
+			}
+		}
+		t.Fatalf("%q: no bet among %v", key, ap.Actions)
+		return 0
+	}
+	cfrBluff, pimcBluff := bet(eq, secondJack), bet(fused, secondJack)
+	t.Logf("second player's Jack after a check bets: CFR+ %.4f (equilibrium 1/3), PIMC %.4f; first player's Jack: CFR+ %.4f (equilibria: [0, 1/3]), PIMC %.4f",
+		cfrBluff, pimcBluff, bet(eq, firstJack), bet(fused, firstJack))
+	if math.Abs(cfrBluff-1.0/3) > 0.01 {
+		t.Errorf("CFR+ bets the second player's Jack with probability %.4f, want 1/3", cfrBluff)
+	}
+	if pimcBluff != 0 || bet(fused, firstJack) != 0 {
+		t.Errorf("PIMC bets a Jack: %.4f (second player), %.4f (first)", pimcBluff, bet(fused, firstJack))
+	}
+}
+
+// TestLeducExploitability measures PIMC's exploitability in Leduc
+// hold'em (its strategy at all 288 information sets, 400 determinisations
+// each) against CFR+'s, the figures of docs/methods.md:
+//
+//	go test ./search/pimc -run LeducExploitability -v
+func TestLeducExploitability(t *testing.T) {
+	g := poker.Leduc()
+	s, err := cfr.New(g, cfr.Config{Plus: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Run(2000)
+	c0 := cputime.Process()
+	pol := pimcPolicy(t, g, 400)
+	cpu := cputime.Process() - c0
+	br, err := s.BestResponseTo(pol)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := g.MaxWin()
+	pimcExpl := (br[0] + br[1]) / 2 * m
+	t.Logf("Leduc exploitability, chips a hand: PIMC (400 samples) %.4f (best responses %.4f, %.4f; %.1f CPU-s), CFR+ 2000 iterations %.2e",
+		pimcExpl, br[0]*m, br[1]*m, cpu.Seconds(), s.Exploitability()*m)
+	if !(pimcExpl > 0.05) {
+		t.Errorf("PIMC's exploitability in Leduc %.4f chips, want far above CFR's", pimcExpl)
 	}
 }
