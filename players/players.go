@@ -250,7 +250,7 @@ func buildNet(g games.Game, spec Spec) (*Factory, error) {
 		err = mcts.CheckGame(cfg, g)
 	}
 	if err == nil {
-		err = endgame.Configure(&cfg, g)
+		err = configureEndgame(&cfg, g, spec)
 	}
 	if err != nil {
 		_ = eval.Close()
@@ -266,6 +266,25 @@ func buildNet(g games.Game, spec Spec) (*Factory, error) {
 	f := PUCTFactory(name, cfg, ev)
 	f.Cleanup = eval.Close
 	return f, nil
+}
+
+// configureEndgame sets the net player's exact prover: the chess endgame
+// tables of egtb=DIR, or the exact solver of endgame=N.
+func configureEndgame(cfg *mcts.Config, g games.Game, spec Spec) error {
+	if !spec.Has("egtb") {
+		return endgame.Configure(cfg, g)
+	}
+	if spec.Has("endgame") {
+		return errors.New("egtb and endgame: give one (egtb proves chess positions by its tables)")
+	}
+	if _, ok := g.(chess.Game); !ok {
+		return fmt.Errorf("egtb: endgame tables are for chess, not %s", g.Name())
+	}
+	ts, err := retro.LoadDir(spec.Str("egtb", ""))
+	if err != nil {
+		return err
+	}
+	return endgame.ConfigureTables(cfg, g, ts)
 }
 
 // netEvaluatorConfig is the evaluator of a net player: the defaults with
