@@ -85,3 +85,55 @@ func TestNetPlayerEGTB(t *testing.T) {
 		}
 	}
 }
+
+// TestNetPlayerEGTBConnect4Small: on 4x4 Connect Four an untrained network
+// with egtb= holding connect4-4x4.rtb plays, from every position after two
+// stones, a move of the position's best outcome; a folder without the
+// board's table is refused by name.
+func TestNetPlayerEGTBConnect4Small(t *testing.T) {
+	g := playerstest.MustGame(t, "connect4small:width=4,height=4")
+	tab, err := retro.BuildConnect4(context.Background(), 4, 4, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := tab.Save(filepath.Join(dir, "connect4-4x4"+retro.Ext)); err != nil {
+		t.Fatal(err)
+	}
+	path := untrainedNet(t, g)
+	sp, err := players.ParseSpec(`net:path=` + path + `,sims=8,batch=1,egtb="` + dir + `"`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := players.Build(g, sp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	p, err := f.New(rand.New(rand.NewPCG(1, 2)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	type stoner interface{ Stones() (uint64, uint64) }
+	value := func(s stoner) retro.Value { return tab.Lookup(s.Stones()) }
+	for a := range 4 {
+		for b := range 4 {
+			st := g.NewInitialState()
+			st.ApplyAction(a)
+			st.ApplyAction(b)
+			before := value(st.(stoner))
+			m, err := p.ChooseAction(t.Context(), st)
+			if err != nil {
+				t.Fatal(err)
+			}
+			st.ApplyAction(m)
+			if after := value(st.(stoner)); after.Outcome() != -before.Outcome() {
+				t.Errorf("after %d %d (%v): move %d leads to %v for the opponent", a, b, before, m, after)
+			}
+		}
+	}
+	sp, _ = players.ParseSpec("net:path=" + path + ",egtb=" + t.TempDir())
+	if _, err := players.Build(g, sp); err == nil || !strings.Contains(err.Error(), "connect4-4x4.rtb") {
+		t.Errorf("a folder without the table: %v, want an error naming connect4-4x4.rtb", err)
+	}
+}

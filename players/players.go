@@ -11,11 +11,13 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"path/filepath"
 	"sync"
 	"time"
 
 	"tabula/games"
 	"tabula/games/chess"
+	"tabula/games/connect4/small"
 	"tabula/games/connect4"
 	"tabula/games/othello"
 	"tabula/mcts"
@@ -269,7 +271,8 @@ func buildNet(g games.Game, spec Spec) (*Factory, error) {
 }
 
 // configureEndgame sets the net player's exact prover: the chess endgame
-// tables of egtb=DIR, or the exact solver of endgame=N.
+// tables of egtb=DIR or its small-board Connect Four table
+// (connect4-WxH.rtb), or the exact solver of endgame=N.
 func configureEndgame(cfg *mcts.Config, g games.Game, spec Spec) error {
 	if !spec.Has("egtb") {
 		return endgame.Configure(cfg, g)
@@ -277,10 +280,19 @@ func configureEndgame(cfg *mcts.Config, g games.Game, spec Spec) error {
 	if spec.Has("endgame") {
 		return errors.New("egtb and endgame: give one (egtb proves chess positions by its tables)")
 	}
-	if _, ok := g.(chess.Game); !ok {
-		return fmt.Errorf("egtb: endgame tables are for chess, not %s", g.Name())
+	dir := spec.Str("egtb", "")
+	if sg, ok := g.(*small.Game); ok {
+		w, h := sg.Size()
+		t, err := retro.LoadConnect4(filepath.Join(dir, fmt.Sprintf("connect4-%dx%d%s", w, h, retro.Ext)))
+		if err != nil {
+			return fmt.Errorf("egtb: %w", err)
+		}
+		return endgame.ConfigureConnect4Table(cfg, g, t)
 	}
-	ts, err := retro.LoadDir(spec.Str("egtb", ""))
+	if _, ok := g.(chess.Game); !ok {
+		return fmt.Errorf("egtb: endgame tables are for chess and connect4small, not %s", g.Name())
+	}
+	ts, err := retro.LoadDir(dir)
 	if err != nil {
 		return err
 	}

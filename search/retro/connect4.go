@@ -129,6 +129,28 @@ func (t *C4Table) Index(moves []int) (int, error) {
 	return i, nil
 }
 
+// Lookup returns the value, for the player to move, of the position with
+// the first player's stones first and the second's second, bitboards with
+// bit c*(Height+1) + r for column c, row r from the bottom. Stones that
+// float or leave the board give Illegal.
+func (t *C4Table) Lookup(first, second uint64) Value {
+	i := 0
+	col := uint64(1)<<(t.Height+1) - 1
+	for c := range t.Width {
+		shift := c * (t.Height + 1)
+		occ := (first | second) >> shift & col
+		h := bits.OnesCount64(occ)
+		if occ != 1<<h-1 || h > t.Height || first&second != 0 {
+			return Illegal
+		}
+		i += (1<<h - 1 + int(second>>shift&col)) * t.pow[c]
+	}
+	if (first|second)>>(t.Width*(t.Height+1)) != 0 {
+		return Illegal
+	}
+	return t.vals[i]
+}
+
 // Probe returns the value, for the player to move, of the position reached
 // by moves (see Index).
 func (t *C4Table) Probe(moves []int) (Value, error) {

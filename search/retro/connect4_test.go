@@ -266,3 +266,39 @@ func BenchmarkBuildConnect4(b *testing.B) {
 		})
 	}
 }
+
+// TestConnect4Lookup checks Lookup by bitboards against Index by moves on
+// random games, and refuses floating stones.
+func TestConnect4Lookup(t *testing.T) {
+	tab := c4Table(t, 4, 4)
+	for g := range 200 {
+		var p [2]uint64
+		var moves []int
+		heights := make([]int, 4)
+		for n := 0; n < 16; n++ {
+			i, err := tab.Index(moves)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if v := tab.Lookup(p[0], p[1]); v != tab.At(i) {
+				t.Fatalf("moves %v: Lookup %v, Index %v", moves, v, tab.At(i))
+			}
+			if tab.hasFour(p[0]) || tab.hasFour(p[1]) {
+				break
+			}
+			c := (g*7 + n*3 + n*n) % 4
+			for heights[c] == 4 {
+				c = (c + 1) % 4
+			}
+			p[n&1] |= 1 << (c*5 + heights[c])
+			heights[c]++
+			moves = append(moves, c)
+		}
+	}
+	if v := tab.Lookup(1<<1, 0); v != Illegal {
+		t.Errorf("a floating stone: %v, want illegal", v)
+	}
+	if v := tab.Lookup(1<<20, 0); v != Illegal {
+		t.Errorf("a stone off the board: %v, want illegal", v)
+	}
+}
