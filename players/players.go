@@ -17,8 +17,8 @@ import (
 
 	"tabula/games"
 	"tabula/games/chess"
-	"tabula/games/connect4/small"
 	"tabula/games/connect4"
+	"tabula/games/connect4/small"
 	"tabula/games/othello"
 	"tabula/mcts"
 	"tabula/nn"
