@@ -236,6 +236,18 @@ func TestConnect4File(t *testing.T) {
 	if _, err := Unmarshal(data); err == nil {
 		t.Error("connect4 file read as chess: no error")
 	}
+	// LoadDir reads chess tables and passes over Connect Four ones; a
+	// folder of Connect Four tables alone has no chess tables.
+	dir := filepath.Dir(path)
+	if _, err := LoadDir(dir); err == nil {
+		t.Error("LoadDir of a folder with connect4-4x4.rtb alone: no error")
+	}
+	if err := os.WriteFile(filepath.Join(dir, "KQK"+Ext), kqk, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if ts, err := LoadDir(dir); err != nil || len(ts.Materials()) != 1 {
+		t.Errorf("LoadDir with KQK and connect4-4x4: %v, %v; want KQK alone", ts, err)
+	}
 	// A header naming a board whose size disagrees with the count.
 	bad, err := marshalFrame("connect4", "4x3", C4IndexVersion, tab.vals)
 	if err != nil {
