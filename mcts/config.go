@@ -90,8 +90,10 @@ type SearchParams struct {
 	// the end of the game when its parent is expanded (a win, draw or
 	// loss, a solved node never evaluated by the network): an exact
 	// endgame solver inside the tree, as Othello programs use. It counts
-	// empty squares (Othello, up to 16) or cells (Connect Four, up to 20);
-	// package search/endgame supplies the provers; other games have none.
+	// empty squares (Othello, up to 16) or cells (Connect Four, up to 20),
+	// or, for chess with endgame tables, men on the board (set from the
+	// tables); package search/endgame supplies the provers; other games
+	// have none.
 	// It needs Solver. 0: off.
 	Endgame int `yaml:"endgame"`
 	// Prover makes the exact prover of each Search, and the one prover a

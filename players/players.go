@@ -11,12 +11,14 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"path/filepath"
 	"sync"
 	"time"
 
 	"tabula/games"
 	"tabula/games/chess"
 	"tabula/games/connect4"
+	"tabula/games/connect4/small"
 	"tabula/games/othello"
 	"tabula/mcts"
 	"tabula/nn"
@@ -251,7 +253,7 @@ func buildNet(g games.Game, spec Spec) (*Factory, error) {
 		err = mcts.CheckGame(cfg, g)
 	}
 	if err == nil {
-		err = endgame.Configure(&cfg, g)
+		err = configureEndgame(&cfg, g, spec)
 	}
 	if err != nil {
 		_ = eval.Close()
@@ -283,6 +285,35 @@ func netPath(spec Spec) (string, error) {
 		return "", errors.New("net needs path=FILE or model=NAME (a shipped network, models/manifest.json)")
 	}
 	return path, nil
+}
+
+// configureEndgame sets the net player's exact prover: the chess endgame
+// tables of egtb=DIR or its small-board Connect Four table
+// (connect4-WxH.rtb), or the exact solver of endgame=N.
+func configureEndgame(cfg *mcts.Config, g games.Game, spec Spec) error {
+	if !spec.Has("egtb") {
+		return endgame.Configure(cfg, g)
+	}
+	if spec.Has("endgame") {
+		return errors.New("egtb and endgame: give one (egtb proves chess positions by its tables)")
+	}
+	dir := spec.Str("egtb", "")
+	if sg, ok := g.(*small.Game); ok {
+		w, h := sg.Size()
+		t, err := retro.LoadConnect4(filepath.Join(dir, fmt.Sprintf("connect4-%dx%d%s", w, h, retro.Ext)))
+		if err != nil {
+			return fmt.Errorf("egtb: %w", err)
+		}
+		return endgame.ConfigureConnect4Table(cfg, g, t)
+	}
+	if _, ok := g.(chess.Game); !ok {
+		return fmt.Errorf("egtb: endgame tables are for chess and connect4small, not %s", g.Name())
+	}
+	ts, err := retro.LoadDir(dir)
+	if err != nil {
+		return err
+	}
+	return endgame.ConfigureTables(cfg, g, ts)
 }
 
 // netEvaluatorConfig is the evaluator of a net player: the defaults with

@@ -80,6 +80,7 @@ var kinds = []kindDef{
 		{"time", durationParam, 0, 0, "time limit per move, e.g. 1s; with sims, the search stops at whichever comes first"},
 		{"solver", intParam, 0, 1, "1: prove wins and losses in the tree (MCTS-solver, the default), 0: plain PUCT"},
 		{"endgame", intParam, 0, 16, "Othello: prove every leaf with at most this many empty squares by an exact solve instead of the network, 0..16 (default 0: off; needs solver=1)"},
+		{"egtb", stringParam, 0, 0, "chess: a folder of endgame tables (*.rtb, built by scripts/egtb); connect4small: a folder holding the board's connect4-WxH.rtb (scripts/egtb connect4:WxH); positions they cover are proven (win, draw or loss) instead of evaluated by the network (needs solver=1)"},
 		{"graph", intParam, 0, 1, "1: share statistics and proofs across transpositions (Monte-Carlo graph search), 0: a tree (the default)"},
 		{"sym", intParam, 1, 8, "average the network over this many symmetries of the board, 1..8 (default 1: off; connect4 has 2, othello and go 8): each position costs that many network evaluations"},
 		{"batch", intParam, 1, 1024, "leaves per network batch within one search, 1..1024 (default 16)"},

@@ -12,6 +12,7 @@ import (
 	_ "tabula/games/backgammon"
 	_ "tabula/games/chess"
 	_ "tabula/games/connect4"
+	_ "tabula/games/connect4/small"
 	_ "tabula/games/gogame"
 	_ "tabula/games/othello"
 	_ "tabula/games/phantom"

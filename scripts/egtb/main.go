@@ -4,6 +4,12 @@
 //
 //	go run ./scripts/egtb -out egtb KQK KRK KPK KBBK KBNK
 //
+// An argument connect4:WxH builds the database of every position of
+// Connect Four on a board of W columns and H rows instead, written as
+// connect4-WxH.rtb:
+//
+//	go run ./scripts/egtb -out egtb connect4:4x4 connect4:5x4 connect4:4x5
+//
 // A table that a capture or promotion leads to is built first (KPK needs
 // KQK and KRK); one already in the output folder is loaded instead.
 package main
@@ -17,8 +23,10 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"time"
 
+	"tabula/internal/cputime"
 	"tabula/search/retro"
 )
 
@@ -36,6 +44,12 @@ func main() {
 	defer stop()
 	b := &builder{out: *out, workers: *workers, done: map[string]*retro.Table{}}
 	for _, sig := range flag.Args() {
+		if board, ok := strings.CutPrefix(sig, "connect4:"); ok {
+			if err := b.connect4(ctx, board); err != nil {
+				log.Fatal(err)
+			}
+			continue
+		}
 		if _, err := b.table(ctx, sig, true); err != nil {
 			log.Fatal(err)
 		}
@@ -99,4 +113,35 @@ func (b *builder) table(ctx context.Context, sig string, rebuild bool) (*retro.T
 		took.Seconds(), s.Workers, fi.Size(), t.Size(), float64(after.HeapSys)/(1<<20))
 	b.done[sig] = t
 	return t, nil
+}
+
+// connect4 builds and saves the Connect Four table of a board "WxH".
+func (b *builder) connect4(ctx context.Context, board string) error {
+	var w, h int
+	if _, err := fmt.Sscanf(board, "%dx%d", &w, &h); err != nil || fmt.Sprintf("%dx%d", w, h) != board {
+		return fmt.Errorf("egtb: connect4:%s: want connect4:WxH, such as connect4:5x4", board)
+	}
+	runtime.GC()
+	start, cpu := time.Now(), cputime.Process()
+	t, err := retro.BuildConnect4(ctx, w, h, b.workers)
+	if err != nil {
+		return err
+	}
+	took, cpuTook := time.Since(start), cputime.Process()-cpu
+	var after runtime.MemStats
+	runtime.ReadMemStats(&after)
+	path := filepath.Join(b.out, "connect4-"+t.Name()+retro.Ext)
+	if err := t.Save(path); err != nil {
+		return err
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		return err
+	}
+	s := t.Stats
+	start0, _ := t.Probe(nil)
+	fmt.Printf("connect4 %s indices %d positions %d wins %d draws %d losses %d longest win %d plies empty board %v passes %d build %.1fs wall %.1f CPU-s (%d workers) file %d bytes table %d bytes peak heap %.0f MiB\n",
+		t.Name(), t.Size(), s.Positions, s.Wins, s.Draws, s.Losses, s.LongestWin, start0, s.Passes,
+		took.Seconds(), cpuTook.Seconds(), s.Workers, fi.Size(), t.Size(), float64(after.HeapSys)/(1<<20))
+	return nil
 }

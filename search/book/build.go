@@ -15,18 +15,40 @@ type BuildConfig struct {
 	// MinGame keeps a move only when it was played at least this many times
 	// in its position (make-book -min-game, default 3).
 	MinGame int
+	// Mode is how moves are weighted: ModeCount ("" or "count": make-book's
+	// tally of results) or ModeNegamax (results backed up through the book's
+	// tree; see BuildNegamax).
+	Mode string
+	// Margin, with ModeNegamax, keeps the moves whose backed-up value is
+	// within Margin of the best move's (values in [-1, 1]); 0 keeps the best
+	// moves only.
+	Margin float64
 }
 
-// DefaultBuildConfig returns make-book's defaults: MaxPly 1024, MinGame 3.
+// The modes of BuildConfig.Mode.
+const (
+	ModeCount   = "count"
+	ModeNegamax = "negamax"
+)
+
+// DefaultBuildConfig returns make-book's defaults: MaxPly 1024, MinGame 3,
+// counting.
 func DefaultBuildConfig() BuildConfig { return BuildConfig{MaxPly: 1024, MinGame: 3} }
 
-// Validate checks the ranges: MaxPly >= 0, MinGame >= 1.
+// Validate checks the ranges: MaxPly >= 0, MinGame >= 1, a known Mode,
+// Margin in [0, 2].
 func (c BuildConfig) Validate() error {
 	if c.MaxPly < 0 {
 		return fmt.Errorf("book: MaxPly %d, want >= 0", c.MaxPly)
 	}
 	if c.MinGame < 1 {
 		return fmt.Errorf("book: MinGame %d, want >= 1", c.MinGame)
+	}
+	if c.Mode != "" && c.Mode != ModeCount && c.Mode != ModeNegamax {
+		return fmt.Errorf("book: mode %q, want %s or %s", c.Mode, ModeCount, ModeNegamax)
+	}
+	if !(c.Margin >= 0 && c.Margin <= 2) {
+		return fmt.Errorf("book: margin %v, want in [0, 2]", c.Margin)
 	}
 	return nil
 }
@@ -53,9 +75,14 @@ type tally struct {
 // always starts from the initial position). The entries come back in the
 // order their (position, move) was first met, which is make-book's order
 // before it sorts; Marshal sorts them.
+//
+// With cfg.Mode ModeNegamax it builds the book of BuildNegamax instead.
 func Build(games []chess.PGNGame, cfg BuildConfig) ([]Entry, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
+	}
+	if cfg.Mode == ModeNegamax {
+		return BuildNegamax(games, cfg)
 	}
 	type key struct {
 		key  uint64

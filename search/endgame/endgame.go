@@ -4,7 +4,9 @@
 // network. Othello has one: search/othelloend's solver, asked only for the
 // sign of the final disc margin (a null-window search around a draw), proves
 // an 8x8 position with 10 empty squares in ~35 us, 12 in ~0.17 ms. Connect
-// Four has one: search/c4solver's weak solve (win, draw or loss).
+// Four has one: search/c4solver's weak solve (win, draw or loss). Chess has
+// the endgame tables of search/retro (ConfigureTables): a covered position
+// is proven by one lookup.
 package endgame
 
 import (

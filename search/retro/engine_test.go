@@ -97,8 +97,7 @@ func TestEnginePlaysKBNK(t *testing.T) {
 		t.Skip("set TABULA_EGTB to a folder with KBNK.rtb, or TABULA_LONG=1 to build it")
 	}
 	tab, _ := ts.Get("KBNK")
-	// The first position of the longest mate in index order, and one
-	// with the kings in the middle.
+	// The first position of the longest mate in index order.
 	var longest string
 	for i := range tab.Size() {
 		if v := tab.At(i); v.Outcome() == 1 && v.Plies() == tab.Stats.LongestWin {
@@ -106,7 +105,11 @@ func TestEnginePlaysKBNK(t *testing.T) {
 			break
 		}
 	}
-	for _, fen := range []string{longest, "8/8/3k4/8/3K4/8/8/5BN1 w - - 0 1"} {
+	// The longest mate, the kings in the middle, the lone king in the
+	// bishop's corner (h8, dark like the bishop on c1), and
+	// Black holding the pieces.
+	for _, fen := range []string{longest, "8/8/3k4/8/3K4/8/8/5BN1 w - - 0 1",
+		"7k/8/5K2/8/8/8/8/2B1N3 w - - 0 1", "1bn5/8/8/4k3/8/8/8/K7 b - - 0 1"} {
 		playPerfectly(t, ts, fen)
 	}
 }

@@ -114,3 +114,13 @@ func (ts *Tables) Probe(st games.State) (outcome, plies int, ok bool) {
 	}
 	return v.Outcome(), v.Plies(), true
 }
+
+// MaxMen is the most men (kings included) on the board of a position the
+// set covers: 5 with KBNK, 0 for an empty set.
+func (ts *Tables) MaxMen() int {
+	most := 0
+	for _, t := range ts.bySig {
+		most = max(most, len(t.ix.pieces)+2)
+	}
+	return most
+}

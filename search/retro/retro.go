@@ -16,8 +16,9 @@
 // that every pass reads one consistent table.
 //
 // The chess part (chess.go) indexes endgames of a king and up to three
-// pieces against a lone king with the board's symmetries, and file.go
-// stores tables in a checksummed file.
+// pieces against a lone king with the board's symmetries; connect4.go
+// numbers every position of Connect Four on a small board; file.go stores
+// tables in a checksummed file.
 package retro
 
 import (

@@ -281,6 +281,7 @@ func TestBadEngineRequestsAre4xx(t *testing.T) {
 		{"go:size=5", "pubeval", "backgammon only"},
 		{"connect4", "expectimax:bearoff=/tmp/bearoff.db", "not offered over the web"},
 		{"connect4", "alphabeta:depth=2,egtb=/tmp", "not offered over the web"},
+		{"connect4", "net:path=c4/checkpoints/ckpt-000001.tbn,egtb=/tmp", "not offered over the web"},
 		{"connect4", "alphabeta:depth=2,book=/etc/passwd", "not offered over the web"},
 		{"connect4", "expectimax:depth=3", "more than this server allows"},
 	} {
