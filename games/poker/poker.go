@@ -320,6 +320,12 @@ func (s *State) Chips() [2]float64 {
 	return [2]float64{-won, won}
 }
 
+// Score gives Chips, the hand's result in the game's own unit.
+func (s *State) Score() [2]float64 { return s.Chips() }
+
+// ScoreUnit names the unit of Score: "chips".
+func (s *State) ScoreUnit() string { return "chips" }
+
 // Returns gives Chips over Game.MaxWin.
 func (s *State) Returns() [2]float64 {
 	c := s.Chips()
