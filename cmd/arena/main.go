@@ -77,7 +77,7 @@ type command struct {
 var commands = []command{
 	{"match", `-game G -players "SPEC SPEC ..." [-games N] [flags]`,
 		"Plays every pair of players -games games (colours alternate) and prints the wins-draws-losses\n" +
-			"table and maximum-likelihood Elo ratings. In a game of chance or of hidden cards the games 2m and\n" +
+			"table and maximum-likelihood Elo ratings. In a game of chance (dice, a deal of cards) the games 2m and\n" +
 			"2m+1 of each pair share the deal and dice with seats swapped (duplicate); a game scored in its own\n" +
 			"unit (chips in poker, tricks in whist) is reported as the mean score a game with a 95% interval\n" +
 			"over those pairs instead of Elo. Ctrl-C stops it and prints the games played so far.\n" +
