@@ -627,3 +627,41 @@ func (s *State) ParseMove(text string) (int, error) {
 	}
 	return a, nil
 }
+
+var suitNames = [4]string{"clubs", "diamonds", "hearts", "spades"}
+
+// PlayerView describes the deal as player p sees it, for a person at a
+// terminal: its hand, the opponent's count of cards, trumps, the current
+// trick, the tricks taken and the tricks played. It shows none of the
+// opponent's unplayed cards.
+func (s *State) PlayerView(p int) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "your hand: %s\n", s.g.FormatSet(s.hands[p]))
+	fmt.Fprintf(&b, "opponent: %d cards\n", bits.OnesCount32(s.hands[1-p]))
+	switch {
+	case !s.g.trumps:
+		b.WriteString("no trumps\n")
+	case s.turn >= 0:
+		fmt.Fprintf(&b, "trumps: %s (turned up %s)\n", suitNames[s.trump], s.g.CardName(int(s.turn)))
+	}
+	if s.nplay > 0 {
+		b.WriteString("played:")
+		for i, c := range s.plays[:s.nplay] {
+			if i%2 == 0 && i > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteByte(' ')
+			b.WriteString(s.g.CardName(int(c)))
+		}
+		b.WriteByte('\n')
+	}
+	if s.lead >= 0 {
+		who := "you"
+		if int(s.player) == p {
+			who = "the opponent"
+		}
+		fmt.Fprintf(&b, "trick: %s led %s\n", who, s.g.CardName(int(s.lead)))
+	}
+	fmt.Fprintf(&b, "tricks: you %d, opponent %d", s.tricks[p], s.tricks[1-p])
+	return b.String()
+}
