@@ -38,8 +38,8 @@ const (
 
 // terminal is one game between a person at the terminal and an engine.
 type terminal struct {
-	g      games.Game
-	not    games.Notation // nil for a game whose moves are written in context (poker)
+	g   games.Game
+	not games.Notation // nil for a game whose moves are written in context (poker)
 	// hidden is set in a game of imperfect information: the person sees
 	// only its own information state, the engine's moves only when they
 	// are public, and cannot take moves back.
