@@ -161,7 +161,7 @@ hint (the engine's choice for you), quit`
 func (t *terminal) run(ctx context.Context) error {
 	fmt.Fprintf(t.out, "%s: you play %s against %s; %s\n", t.g.Name(), sideName(t.human), t.player.Name(), terminalHelp)
 	if t.hidden {
-		fmt.Fprintln(t.out, "you see your own cards and what is public; the engine's hidden cards are shown at the end.")
+		fmt.Fprintln(t.out, "you see only what your seat sees (your cards or marks, and what is public); the rest is shown at the end.")
 	}
 	for {
 		if games.IsChanceNode(t.s) {
