@@ -105,7 +105,8 @@ var commands = []command{
 			"Needs gnubg (apt-get install gnubg).", defineRate},
 	{"tally", "-in FILE [flags]",
 		"Adds up games written by \"arena match -out\" and prints what the match printed: the table, Elo,\n" +
-			"and for a game of chance the mirrored pairs' scores and the wins by points (gammons).", defineTally},
+			"and for a game of chance the mirrored pairs' scores (chips or tricks a game where the game scores\n" +
+			"in a unit of its own) and the wins by points (gammons).", defineTally},
 	{"compare", "-a FILE -b FILE",
 		"Compares two players' verdicts on the same positions, written by \"arena bench -out\": for each\n" +
 			"set and in all, both mistake counts, how many positions only one of them got wrong, and the exact\n" +
