@@ -29,7 +29,7 @@ func dealWhist(t *testing.T, g *whist.Game, cards string, plays string) *whist.S
 }
 
 func TestCardRule(t *testing.T) {
-	g, _ := whist.New(4, 6, true, 1)
+	g, _ := whist.New(4, 6, true)
 	const deal = "AS 9S KH 9D QS JS TH JC 9H" // hearts are trumps
 	cases := []struct{ plays, want string }{
 		{"", "AS"},         // a master leads
@@ -43,7 +43,7 @@ func TestCardRule(t *testing.T) {
 			t.Errorf("after %q: played %s, want %s", c.plays, got, c.want)
 		}
 	}
-	g0, _ := whist.New(3, 4, false, 0)
+	g0, _ := whist.New(3, 4, false)
 	// No trumps; player 1 leads nothing here: player 0 has no master and
 	// leads the lowest card of its longest suit.
 	s := dealWhist(t, g0, "QS JS KH AS AH JD", "")

@@ -86,7 +86,10 @@ func init() {
 			if err != nil {
 				return nil, err
 			}
-			return New(hand, ranks, trumps == 1, trumps)
+			if trumps != 0 && trumps != 1 {
+				return nil, fmt.Errorf("game whist: trumps=%d, want 0 (no trumps) or 1", trumps)
+			}
+			return New(hand, ranks, trumps == 1)
 		})
 }
 
@@ -98,28 +101,28 @@ type Game struct {
 }
 
 // New returns the game with hand cards each, ranks cards per suit and
-// trumps or not; trumpsParam is the raw trumps parameter, checked to be 0
-// or 1.
-func New(hand, ranks int, trumps bool, trumpsParam int) (*Game, error) {
+// trumps or not.
+func New(hand, ranks int, trumps bool) (*Game, error) {
 	if ranks < 2 || ranks > MaxRanks {
 		return nil, fmt.Errorf("game whist: ranks=%d, want 2..%d", ranks, MaxRanks)
-	}
-	if trumpsParam != 0 && trumpsParam != 1 {
-		return nil, fmt.Errorf("game whist: trumps=%d, want 0 (no trumps) or 1", trumpsParam)
 	}
 	t := 0
 	if trumps {
 		t = 1
 	}
 	if hand < 1 || hand > MaxHand || 2*hand+t > 4*ranks {
-		return nil, fmt.Errorf("game whist: hand=%d, want 1..%d with 2*hand%s <= %d cards (ranks=%d)", hand, MaxHand, map[bool]string{true: "+1 (the turn-up)", false: ""}[trumps], 4*ranks, ranks)
+		turnUp := ""
+		if trumps {
+			turnUp = " and the turn-up"
+		}
+		return nil, fmt.Errorf("game whist: hand=%d, want 1..%d with both hands%s in the deck's %d cards (ranks=%d)", hand, MaxHand, turnUp, 4*ranks, ranks)
 	}
 	return &Game{hand: hand, ranks: ranks, deck: 4 * ranks, trumps: trumps, dealLen: 2*hand + t}, nil
 }
 
 // Default returns the default game: 6 cards each from 24, trumps.
 func Default() *Game {
-	g, _ := New(DefaultHand, DefaultRanks, true, 1)
+	g, _ := New(DefaultHand, DefaultRanks, true)
 	return g
 }
 

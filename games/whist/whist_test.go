@@ -79,7 +79,7 @@ func playAll(t *testing.T, s *State, moves string) {
 }
 
 func TestTricks(t *testing.T) {
-	g, _ := New(3, 6, true, 1)
+	g, _ := New(3, 6, true)
 	// Player 0: AS KH 9C; player 1: QS TH JD; turn-up 9D: diamonds are trumps.
 	s := deal(t, g, "AS KH 9C QS TH JD 9D")
 	if s.Trump() != 1 || s.CurrentPlayer() != 0 {
@@ -113,7 +113,7 @@ func TestTricks(t *testing.T) {
 }
 
 func TestNoTrumpsDiscardLoses(t *testing.T) {
-	g, _ := New(2, 4, false, 0)
+	g, _ := New(2, 4, false)
 	s := deal(t, g, "AS JH KD QD")
 	playAll(t, s, "JH KD") // a discard never wins without trumps
 	if s.Tricks() != [2]int{1, 0} || s.CurrentPlayer() != 0 {
@@ -143,7 +143,7 @@ func TestInformationHidesOpponentCards(t *testing.T) {
 // card of a suit it showed out of, and that every unseen card outside those
 // suits is drawn sometimes.
 func TestResampleRespectsVoids(t *testing.T) {
-	g, _ := New(4, 6, true, 1)
+	g, _ := New(4, 6, true)
 	s := deal(t, g, "AS KS QS JS AH KH QH JH AD")
 	playAll(t, s, "AS AH") // player 1 shows out of spades
 	rng := rand.New(rand.NewPCG(1, 2))

@@ -76,7 +76,7 @@ func TestErrors(t *testing.T) {
 	if _, err := solver.Tricks(g.NewInitialState().(*whist.State)); err == nil {
 		t.Error("solving before the deal: no error")
 	}
-	other, _ := whist.New(3, 4, true, 1)
+	other, _ := whist.New(3, 4, true)
 	if _, err := solver.Tricks(other.NewInitialState().(*whist.State)); err == nil {
 		t.Error("a state of another game: no error")
 	}

@@ -103,7 +103,7 @@ func TestKuhnExploitability(t *testing.T) {
 // the double-dummy solver (Config.Exact), from the same random source: the
 // values must agree, and the hook must have been used.
 func TestExactHookMatchesSearch(t *testing.T) {
-	g, err := whist.New(3, 4, true, 1)
+	g, err := whist.New(3, 4, true)
 	if err != nil {
 		t.Fatal(err)
 	}
