@@ -79,6 +79,10 @@ type GameRecord struct {
 	// in the player's own units), NaN for moves of players that report
 	// none, random opening plies and dice. Not part of the JSON form.
 	Values []float64 `json:"-"`
+	// Score is what each seat scored in the game's own unit (chips in
+	// poker, tricks in whist; see Scorer), first mover first; nil for
+	// other games and forfeits.
+	Score *[2]float64 `json:"score,omitempty"`
 	// Forfeit is set when the game ended because a player failed (an
 	// outside engine that crashed, hung or played an illegal move); the
 	// other player is the winner.
@@ -90,6 +94,61 @@ type GameRecord struct {
 // the winner and what the win is worth, or -1, 0 before the end.
 type Pointer interface {
 	Points() (winner, points int)
+}
+
+// Scorer is implemented by the states of games that score each game
+// (a hand, a deal) in a unit of their own, where Returns only scales it and
+// who won says little (a poker hand won by a fold may be worth one chip):
+// Score gives both players' scores at the end (they sum to zero) and
+// ScoreUnit names the unit ("chips", "tricks"). A match of such a game
+// reports the mean score a game with its interval.
+type Scorer interface {
+	Score() [2]float64
+	ScoreUnit() string
+}
+
+// ScoreUnit returns the unit of g's scores and true when g's states are
+// Scorers.
+func ScoreUnit(g games.Game) (string, bool) {
+	sc, ok := g.NewInitialState().(Scorer)
+	if !ok {
+		return "", false
+	}
+	return sc.ScoreUnit(), true
+}
+
+// ScoreStats summarises a player's scores against one opponent over the
+// mirrored pairs of a game of chance (the same deal or dice, seats
+// swapped): a pair's value is the player's mean score over its two games,
+// in the game's unit. As with PairStats the pairs are independent and the
+// luck of the deal cancels within a pair, so the interval comes from the
+// spread of the pair values (the paired differences).
+type ScoreStats struct {
+	N          int     // pairs with both games scored
+	Sum, SumSq float64 // of the pair values
+}
+
+// Add counts a pair whose value is v.
+func (p *ScoreStats) Add(v float64) {
+	p.N++
+	p.Sum += v
+	p.SumSq += v * v
+}
+
+// Interval returns the mean score a game and its 95% interval (normal
+// approximation over the pairs; lo = hi = mean with fewer than 2 pairs).
+func (p ScoreStats) Interval() (mean, lo, hi float64) {
+	if p.N == 0 {
+		return 0, 0, 0
+	}
+	n := float64(p.N)
+	mean = p.Sum / n
+	if p.N < 2 {
+		return mean, mean, mean
+	}
+	v := max(0, (p.SumSq-n*mean*mean)/(n-1))
+	h := elo.Z95 * math.Sqrt(v/n)
+	return mean, mean - h, mean + h
 }
 
 // ForfeitRecord says who forfeited a game and why.
@@ -164,6 +223,12 @@ type MatchResult struct {
 	// scored for i; nil unless the games are paired (chance, openings or
 	// random plies).
 	Pairs [][]PairStats
+	// Scores[i][j] (i < j) summarises i's scores in the game's unit over
+	// the mirrored pairs against j (pairs with a forfeit left out); nil
+	// unless the game has chance nodes and its states are Scorers.
+	Scores [][]ScoreStats
+	// ScoreUnit names the unit of Scores.
+	ScoreUnit string
 	// Forfeits holds the games that ended by a player's failure, in the
 	// order they finished.
 	Forfeits []GameRecord
@@ -302,7 +367,7 @@ func Match(ctx context.Context, cfg MatchConfig, g games.Game, players []*player
 		}
 	}()
 
-	tl := newTally(names, games.HasChance(g) || cfg.RandomPlies > 0 || len(cfg.Openings) > 0)
+	tl := newTally(g, names, games.HasChance(g) || cfg.RandomPlies > 0 || len(cfg.Openings) > 0)
 	res := tl.res
 	pending := make(map[int]GameRecord)
 	next := 0
@@ -366,12 +431,18 @@ type tally struct {
 	res    *MatchResult
 	paired bool            // the games 2m and 2m+1 of a pairing share dice or opening: count them as pairs
 	halves map[int]float64 // dice key -> the score of the lower player in the pair's first finished game
+	scored map[int]float64 // dice key -> the lower player's Score in the pair's first finished game, NaN after a forfeit
 }
 
-func newTally(names []string, paired bool) *tally {
+func newTally(g games.Game, names []string, paired bool) *tally {
 	t := &tally{res: &MatchResult{Players: names, WDL: square[WDL](len(names))}, paired: paired, halves: map[int]float64{}}
 	if t.paired {
 		t.res.Pairs = square[PairStats](len(names))
+		if unit, ok := ScoreUnit(g); ok {
+			t.res.Scores = square[ScoreStats](len(names))
+			t.res.ScoreUnit = unit
+			t.scored = map[int]float64{}
+		}
 	}
 	return t
 }
@@ -427,6 +498,24 @@ func (t *tally) add(rec GameRecord, dice int) {
 	} else {
 		t.halves[dice] = s // an odd last game stays here, uncounted
 	}
+	if t.scored == nil {
+		return
+	}
+	v := math.NaN()
+	if rec.Score != nil && rec.Forfeit == nil {
+		v = rec.Score[0]
+		if rec.Seats[0] != lo {
+			v = rec.Score[1]
+		}
+	}
+	if first, ok := t.scored[dice]; ok {
+		delete(t.scored, dice)
+		if !math.IsNaN(first) && !math.IsNaN(v) {
+			res.Scores[lo][hi].Add((first + v) / 2)
+		}
+	} else {
+		t.scored[dice] = v
+	}
 }
 
 // Tally adds up recorded games of game g (the records of one Match, in game
@@ -466,7 +555,7 @@ func Tally(g games.Game, recs []GameRecord) (*MatchResult, error) {
 	for _, r := range recs {
 		paired = paired || r.OpeningPlies > 0
 	}
-	tl := newTally(names, paired)
+	tl := newTally(g, names, paired)
 	played := map[[2]int]int{} // games played so far by each pairing
 	var pointsOf func(GameRecord) (int, error)
 	if _, ok := g.NewInitialState().(Pointer); ok {
@@ -492,9 +581,30 @@ func Tally(g games.Game, recs []GameRecord) (*MatchResult, error) {
 			return pts, nil
 		}
 	}
+	var scoreOf func(GameRecord) (*[2]float64, error)
+	if _, ok := ScoreUnit(g); ok {
+		scoreOf = func(r GameRecord) (*[2]float64, error) {
+			s, err := replayRecord(g, r.Moves)
+			if err != nil {
+				return nil, err
+			}
+			if !s.IsTerminal() {
+				return nil, fmt.Errorf("the moves do not end the game")
+			}
+			v := s.(Scorer).Score()
+			return &v, nil
+		}
+	}
 	for _, r := range recs {
 		if r.Game != g.Name() {
 			return nil, fmt.Errorf("arena: game %d is a game of %q, want %s", r.Index, r.Game, g.Name())
+		}
+		if r.Score == nil && r.Forfeit == nil && scoreOf != nil { // a record written before scores were
+			sc, err := scoreOf(r)
+			if err != nil {
+				return nil, fmt.Errorf("arena: game %d: %w", r.Index, err)
+			}
+			r.Score = sc
 		}
 		if r.Points == 0 && r.Winner >= 0 && r.Forfeit == nil && pointsOf != nil {
 			pts, err := pointsOf(r)
@@ -659,6 +769,10 @@ func playGame(ctx context.Context, cfg MatchConfig, g games.Game, factories []*p
 	default:
 		rec.Winner = -1
 	}
+	if sc, ok := s.(Scorer); ok {
+		v := sc.Score()
+		rec.Score = &v
+	}
 	if p, ok := s.(Pointer); ok && rec.Winner >= 0 {
 		if w, pts := p.Points(); w == rec.Winner {
 			rec.Points = pts
@@ -704,6 +818,25 @@ func ReadOpenings(g games.Game, r io.Reader) ([][]int, error) {
 		return nil, errors.New("openings: no opening in the file")
 	}
 	return out, nil
+}
+
+// replayRecord plays moves written by formatMoves from g's initial state.
+func replayRecord(g games.Game, moves string) (games.State, error) {
+	if _, ok := g.(games.Notation); ok {
+		s, _, err := games.ParseAndReplay(g, moves)
+		return s, err
+	}
+	s := g.NewInitialState()
+	for i, f := range strings.Fields(moves) {
+		a, err := strconv.Atoi(f)
+		if err != nil {
+			return nil, fmt.Errorf("move %d: %q is not an action number", i+1, f)
+		}
+		if err := games.Play(s, a); err != nil {
+			return nil, fmt.Errorf("move %d: %w", i+1, err)
+		}
+	}
+	return s, nil
 }
 
 // formatMoves writes moves in g's notation, or as space-separated action

@@ -6,8 +6,10 @@ import (
 	"math/rand/v2"
 
 	"tabula/games"
+	"tabula/games/whist"
 	"tabula/mcts"
 	"tabula/search/cfr"
+	"tabula/search/doubledummy"
 	"tabula/search/pimc"
 )
 
@@ -20,6 +22,10 @@ func buildPIMC(g games.Game, spec Spec) (*Factory, error) {
 		return nil, fmt.Errorf("player %s: %w", name, err)
 	}
 	return &Factory{Name: name, New: func(rng *rand.Rand) (Player, error) {
+		cfg := cfg
+		if wg, ok := g.(*whist.Game); ok {
+			cfg.Exact = doubledummy.New(wg).Exact // one solver per player: it is not safe for concurrent use
+		}
 		p, err := pimc.New(g, cfg, rng)
 		if err != nil {
 			return nil, fmt.Errorf("player %s: %w", name, err)

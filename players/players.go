@@ -208,6 +208,8 @@ func Build(g games.Game, spec Spec) (*Factory, error) {
 		return buildPIMC(g, spec)
 	case "ismcts":
 		return buildISMCTS(g, spec)
+	case "cardrules":
+		return buildCardRules(g, spec)
 	case "gtp", "gnugo", "grhino":
 		return buildGTP(g, spec)
 	case "uci", "stockfish":

@@ -134,13 +134,14 @@ var kinds = []kindDef{
 		{"mccfr", intParam, 0, 1, "1: external-sampling Monte Carlo CFR (one sampled walk per player an iteration; give it ~100x the iterations), 0: full-tree iterations (the default)"},
 		{"seed", intParam, 0, 1e9, "seed of mccfr=1's sampling (default 1)"},
 	}},
-	{name: "pimc", doc: "perfect-information Monte Carlo: averages each action's exact value over determinisations drawn from the mover's information state (default samples=50); games of imperfect information only (phantom, kuhn, leduc)", params: []paramDef{
+	{name: "pimc", doc: "perfect-information Monte Carlo: averages each action's exact value over determinisations drawn from the mover's information state (default samples=50; whist solves each with the double-dummy solver); games of imperfect information only (phantom, kuhn, leduc, whist)", params: []paramDef{
 		{"samples", intParam, 1, 1e6, "determinisations per move, 1..1e6 (default 50)"},
 	}},
 	{name: "ismcts", doc: "single-observer information-set MCTS (Cowling et al. 2012): a tree of the mover's information sets, one determinisation per iteration, UCB with availability counts and random playouts (default iters=2000, c=0.7); games of imperfect information only", params: []paramDef{
 		{"iters", intParam, 1, 1e8, "iterations per move, 1..1e8 (default 2000)"},
 		{"c", floatParam, 0, 100, "UCB exploration constant (default 0.7)"},
 	}},
+	{name: "cardrules", doc: "rule-based whist: following, win the trick with the cheapest winning card, else throw the lowest; leading, play the highest master, else the lowest card of the longest plain suit (whist only)"},
 }
 
 // ParamInfo describes one parameter of a player kind: its name, its type

@@ -51,7 +51,8 @@ const (
 type Layout struct {
 	// Kind is "connect4" (a click on a column drops a disc: action = column),
 	// "othello" or "go" (a click on a cell: action = row*Cols + col, row 0 at
-	// the top).
+	// the top), or "cards" (no board: the person's view as text and a button
+	// a legal card or bet; see Dealer).
 	Kind string `json:"kind"`
 	Rows int    `json:"rows"`
 	Cols int    `json:"cols"`
@@ -72,7 +73,10 @@ func LayoutOf(g games.Game) (Layout, error) {
 	case *gogame.Game:
 		return Layout{Kind: "go", Rows: gg.Size(), Cols: gg.Size(), Pass: gg.Pass(), Players: [2]string{"Black", "White"}}, nil
 	}
-	return Layout{}, fmt.Errorf("game %s: the page draws connect4, othello and go only", g.Name())
+	if IsCardGame(g) {
+		return Layout{Kind: "cards", Pass: -1, Players: [2]string{"First", "Second"}}, nil
+	}
+	return Layout{}, fmt.Errorf("game %s: the page draws connect4, othello, go and the card games (whist, kuhn, leduc) only", g.Name())
 }
 
 // Request is what the page sends: a game, the moves played so far (actions),
@@ -81,6 +85,12 @@ type Request struct {
 	Game   string `json:"game"`
 	Player string `json:"player,omitempty"`
 	Moves  []int  `json:"moves"`
+	// In a card game (see Dealer) the moves are the deal's: Deal is its
+	// token, Play the person's next card or bet, and Human the person's
+	// seat in a new deal (0 first, 1 second).
+	Deal  string `json:"deal,omitempty"`
+	Play  *int   `json:"play,omitempty"`
+	Human int    `json:"human,omitempty"`
 }
 
 // BadRequestError is an error in what the page sent (an unknown game, an
@@ -145,6 +155,9 @@ func (r Request) Replay() (games.Game, Layout, games.State, error) {
 	if err != nil {
 		return nil, Layout{}, nil, err
 	}
+	if IsCardGame(g) {
+		return nil, Layout{}, nil, badRequest("game %s: its deal is hidden, so moves are not replayed from a list; the served page deals it (Dealer)", g.Name())
+	}
 	if len(r.Moves) > g.MaxGameLength() {
 		return nil, Layout{}, nil, badRequest("%d moves: a game of %s has at most %d", len(r.Moves), g.Name(), g.MaxGameLength())
 	}
@@ -176,8 +189,15 @@ type Position struct {
 	// Result says who won, in words, at the end ("" before).
 	Result string `json:"result"`
 	// Score is the game's count where it has one: discs in Othello
-	// ("Black 20, White 16"), the area score in Go ("B+3.5").
+	// ("Black 20, White 16"), the area score in Go ("B+3.5"), the person's
+	// chips or tricks in a card game ("you +2 tricks").
 	Score string `json:"score,omitempty"`
+	// In a card game: View is what the person's seat Human sees (its
+	// cards, the public cards, the play so far; the whole deal at the end)
+	// and Deal the token to send back.
+	View  string `json:"view,omitempty"`
+	Human int    `json:"human,omitempty"`
+	Deal  string `json:"deal,omitempty"`
 }
 
 // Describe returns s, reached from the start by moves, as the page draws it.

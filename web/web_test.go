@@ -92,7 +92,8 @@ func TestReplayErrors(t *testing.T) {
 		req  Request
 		want string
 	}{
-		{Request{Game: "backgammon"}, "draws connect4, othello and go only"},
+		{Request{Game: "backgammon"}, "draws connect4, othello, go and the card games"},
+		{Request{Game: "whist", Moves: []int{0}}, "its deal is hidden"},
 		{Request{Game: "nope"}, `unknown game "nope"`},
 		{Request{}, "no game given"},
 		{Request{Game: strings.Repeat("x", MaxSpecLen+1)}, "more than 1024"},

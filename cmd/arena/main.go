@@ -77,7 +77,10 @@ type command struct {
 var commands = []command{
 	{"match", `-game G -players "SPEC SPEC ..." [-games N] [flags]`,
 		"Plays every pair of players -games games (colours alternate) and prints the wins-draws-losses\n" +
-			"table and maximum-likelihood Elo ratings. Ctrl-C stops it and prints the games played so far.\n" +
+			"table and maximum-likelihood Elo ratings. In a game of chance (dice, a deal of cards) the games 2m and\n" +
+			"2m+1 of each pair share the deal and dice with seats swapped (duplicate); a game scored in its own\n" +
+			"unit (chips in poker, tricks in whist) is reported as the mean score a game with a 95% interval\n" +
+			"over those pairs instead of Elo. Ctrl-C stops it and prints the games played so far.\n" +
 			"-game may be left out when a net player names a checkpoint: the checkpoint's game is played.", defineMatch},
 	{"bench", "-player SPEC -positions FILE [flags]",
 		"Measures a player's mistake rate on Connect Four positions in Pons' format (moves, then a score):\n" +
@@ -102,7 +105,8 @@ var commands = []command{
 			"Needs gnubg (apt-get install gnubg).", defineRate},
 	{"tally", "-in FILE [flags]",
 		"Adds up games written by \"arena match -out\" and prints what the match printed: the table, Elo,\n" +
-			"and for a game of chance the mirrored pairs' scores and the wins by points (gammons).", defineTally},
+			"and for a game of chance the mirrored pairs' scores (chips or tricks a game where the game scores\n" +
+			"in a unit of its own) and the wins by points (gammons).", defineTally},
 	{"compare", "-a FILE -b FILE",
 		"Compares two players' verdicts on the same positions, written by \"arena bench -out\": for each\n" +
 			"set and in all, both mistake counts, how many positions only one of them got wrong, and the exact\n" +
@@ -454,7 +458,15 @@ func printMatch(w io.Writer, g games.Game, res *match.MatchResult, anchor int) {
 	for _, p := range res.Players {
 		width = max(width, len(p))
 	}
-	fmt.Fprintf(w, "%s: wins-draws-losses of the row player against the column player\n", g.Name())
+	if res.Scores != nil {
+		// Who won a hand or a deal is not the measure in a game scored in
+		// its own unit (a poker hand won by a fold may be worth one chip):
+		// the score comes first; the count of games won stays for reference.
+		printScores(w, res)
+		fmt.Fprintf(w, "\n%s: games won-tied-lost by the row player against the column player (for reference: the score above is the result)\n", g.Name())
+	} else {
+		fmt.Fprintf(w, "%s: wins-draws-losses of the row player against the column player\n", g.Name())
+	}
 	fmt.Fprintf(w, "%-*s", width+4, "")
 	for i := range res.Players {
 		fmt.Fprintf(w, " %12s", fmt.Sprintf("[%d]", i))
@@ -473,6 +485,9 @@ func printMatch(w io.Writer, g games.Game, res *match.MatchResult, anchor int) {
 		t := res.Total(i)
 		fmt.Fprintf(w, " %14s\n", fmt.Sprintf("%d-%d-%d", t.Wins, t.Draws, t.Losses))
 	}
+	if res.Scores != nil {
+		return // no Elo from games won: the score is the result
+	}
 	ecfg := elo.DefaultConfig()
 	ecfg.Anchor = anchor
 	r, err := res.Ratings(ecfg)
@@ -490,6 +505,24 @@ func printMatch(w io.Writer, g games.Game, res *match.MatchResult, anchor int) {
 		fmt.Fprintf(w, "[%d] %-*s %7.0f  [%6.0f, %6.0f]  score %5.1f%%%s\n", i, width, p, r.Elo[i], r.Low[i], r.High[i], 100*t.Score(), note)
 	}
 	printPairs(w, res)
+}
+
+// printScores writes, for a game scored in its own unit (match.Scorer:
+// chips in poker, tricks in whist), each pairing's mean score a game over
+// its mirrored pairs (the same deal, seats swapped) with the 95% interval
+// from the spread of the pairs.
+func printScores(w io.Writer, res *match.MatchResult) {
+	fmt.Fprintf(w, "score in %s a game of the first player of each pairing, over mirrored pairs (each deal played twice, seats swapped); 95%% interval from the pairs\n", res.ScoreUnit)
+	for i := range res.Players {
+		for j := i + 1; j < len(res.Players); j++ {
+			sc := res.Scores[i][j]
+			if sc.N == 0 {
+				continue
+			}
+			m, lo, hi := sc.Interval()
+			fmt.Fprintf(w, "[%d] %s vs [%d] %s: %d pairs, %+.3f %s a game [%+.3f, %+.3f]\n", i, res.Players[i], j, res.Players[j], sc.N, m, res.ScoreUnit, lo, hi)
+		}
+	}
 }
 
 // printPairs writes, when the games were paired (dice, openings or random

@@ -38,8 +38,12 @@ const (
 
 // terminal is one game between a person at the terminal and an engine.
 type terminal struct {
-	g      games.Game
-	not    games.Notation
+	g   games.Game
+	not games.Notation // nil for a game whose moves are written in context (poker)
+	// hidden is set in a game of imperfect information: the person sees
+	// only its own information state, the engine's moves only when they
+	// are public, and cannot take moves back.
+	hidden bool
 	player players.Player
 	human  int // the person's player number
 	rng    *rand.Rand
@@ -93,8 +97,8 @@ func runTerminal(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	if err != nil {
 		return fmt.Errorf("play: %w", err)
 	}
-	not, ok := g.(games.Notation)
-	if !ok {
+	not, _ := g.(games.Notation)
+	if _, ok := g.NewInitialState().(games.MoveNotation); !ok && not == nil {
 		return fmt.Errorf("play: game %s has no move notation to type moves in", g.Name())
 	}
 	f, err := players.Build(g, spec)
@@ -114,6 +118,7 @@ func runTerminal(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	}
 	t.sgfPath, t.values = *sgfPath, map[int]float64{}
 	t.g, t.not, t.player, t.s = g, not, p, g.NewInitialState()
+	t.hidden = games.HasHiddenInformation(g)
 	t.lines = readLines(ctx, stdin)
 	return t.run(ctx)
 }
@@ -155,20 +160,26 @@ hint (the engine's choice for you), quit`
 // done (Ctrl-C).
 func (t *terminal) run(ctx context.Context) error {
 	fmt.Fprintf(t.out, "%s: you play %s against %s; %s\n", t.g.Name(), sideName(t.human), t.player.Name(), terminalHelp)
+	if t.hidden {
+		fmt.Fprintln(t.out, "you see only what your seat sees (your cards or marks, and what is public); the rest is shown at the end.")
+	}
 	for {
-		fmt.Fprintf(t.out, "\n%s", t.s.String())
-		if t.s.IsTerminal() {
-			t.finish()
-			return nil
-		}
 		if games.IsChanceNode(t.s) {
 			a, err := games.SampleChance(t.s, t.rng)
 			if err != nil {
 				return fmt.Errorf("play: %w", err)
 			}
-			fmt.Fprintf(t.out, "chance: %s\n", games.FormatMove(t.s, a))
+			if !t.hidden { // a deal may be the engine's card: the view shows what the person sees of it
+				fmt.Fprintf(t.out, "\n%s", t.s.String())
+				fmt.Fprintf(t.out, "chance: %s\n", games.FormatMove(t.s, a))
+			}
 			t.apply(a, byChance)
 			continue
+		}
+		fmt.Fprintf(t.out, "\n%s\n", strings.TrimRight(t.view(), "\n"))
+		if t.s.IsTerminal() {
+			t.finish()
+			return nil
 		}
 		if t.s.CurrentPlayer() != t.human {
 			a, err := t.choose(ctx)
@@ -179,6 +190,8 @@ func (t *terminal) run(ctx context.Context) error {
 				return fmt.Errorf("play: the engine: %w", err)
 			}
 			text := games.FormatMove(t.s, a) // before the move: the notation may need the position
+			before := t.s.Clone()
+			public := t.isPublic(a)
 			if err := games.Play(t.s, a); err != nil {
 				return fmt.Errorf("play: the engine chose %s: %w", text, err)
 			}
@@ -186,7 +199,11 @@ func (t *terminal) run(ctx context.Context) error {
 			if v, ok := t.player.(players.Valuer); ok {
 				t.values[len(t.moves)-1] = v.Value()
 			}
-			fmt.Fprintf(t.out, "engine plays %s%s\n", text, t.analysis("the engine"))
+			if !public {
+				fmt.Fprintln(t.out, "the engine has moved (its move is hidden from you).")
+				continue
+			}
+			fmt.Fprintf(t.out, "engine plays %s%s\n", text, t.analysis(before, "the engine"))
 			continue
 		}
 		done, err := t.humanTurn(ctx)
@@ -200,7 +217,7 @@ func (t *terminal) run(ctx context.Context) error {
 // when the session is over (quit, end of input, Ctrl-C).
 func (t *terminal) humanTurn(ctx context.Context) (done bool, err error) {
 	if legal := t.s.LegalActions(nil); len(legal) == 1 {
-		fmt.Fprintf(t.out, "your only legal move is %s.\n", t.not.FormatAction(legal[0]))
+		fmt.Fprintf(t.out, "your only legal move is %s.\n", games.FormatMove(t.s, legal[0]))
 	}
 	for {
 		fmt.Fprintf(t.out, "your move (%s): ", sideName(t.human))
@@ -232,6 +249,10 @@ func (t *terminal) humanTurn(ctx context.Context) (done bool, err error) {
 			fmt.Fprintln(t.out, terminalHelp)
 			continue
 		case "undo":
+			if t.hidden {
+				fmt.Fprintln(t.out, "no undo in a game of hidden information: taking back would show what was hidden.")
+				continue
+			}
 			if t.undo() {
 				return false, nil
 			}
@@ -246,7 +267,7 @@ func (t *terminal) humanTurn(ctx context.Context) (done bool, err error) {
 				fmt.Fprintf(t.out, "no hint: %v\n", err)
 				continue
 			}
-			fmt.Fprintf(t.out, "hint: %s%s\n", games.FormatMove(t.s, a), t.analysis("you"))
+			fmt.Fprintf(t.out, "hint: %s%s\n", games.FormatMove(t.s, a), t.analysis(t.s, "you"))
 			continue
 		}
 		a, err := games.ParseMove(t.s, line)
@@ -328,10 +349,53 @@ func (t *terminal) choose(ctx context.Context) (int, error) {
 	return t.player.ChooseAction(ctx, t.s.Clone())
 }
 
-// analysis describes the engine's last choice: its value for whom (the
+// view is what the person sees of the position: in a game of hidden
+// information its own view (the state's PlayerView, else its information
+// state) until the end, else the whole position.
+func (t *terminal) view() string {
+	if !t.hidden || t.s.IsTerminal() {
+		return t.s.String()
+	}
+	if v, ok := t.s.(interface{ PlayerView(p int) string }); ok {
+		return v.PlayerView(t.human)
+	}
+	if is, ok := t.s.(games.InformationState); ok {
+		return is.InformationStateString(t.human)
+	}
+	return "(hidden)"
+}
+
+// isPublic reports whether the person would see which move a is, the
+// engine's legal move now: in a game of perfect information always; in a
+// game of hidden information when every other legal move would leave the
+// person another information state (poker's bets and whist's cards are
+// public, phantom tic-tac-toe's marks are not).
+func (t *terminal) isPublic(a int) bool {
+	if !t.hidden {
+		return true
+	}
+	key := func(b int) string {
+		c := t.s.Clone()
+		c.ApplyAction(b)
+		is, ok := c.(games.InformationState)
+		if !ok {
+			return ""
+		}
+		return is.InformationStateString(t.human)
+	}
+	mine := key(a)
+	for _, b := range t.s.LegalActions(nil) {
+		if b != a && key(b) == mine {
+			return false
+		}
+	}
+	return true
+}
+
+// analysis describes the engine's choice in s: its value for whom (the
 // side it chose a move for: "the engine", or "you" for a hint) and its most
 // likely moves, where the player reports them.
-func (t *terminal) analysis(whom string) string {
+func (t *terminal) analysis(s games.State, whom string) string {
 	var b strings.Builder
 	if v, ok := t.player.(players.Valuer); ok {
 		fmt.Fprintf(&b, " (value %+.3f for %s)", v.Value(), whom)
@@ -354,7 +418,7 @@ func (t *terminal) analysis(whom string) string {
 			}
 			b.WriteString("; top moves:")
 			for _, m := range top {
-				fmt.Fprintf(&b, " %s %.0f%%", t.not.FormatAction(m.a), 100*m.p)
+				fmt.Fprintf(&b, " %s %.0f%%", games.FormatMove(s, m.a), 100*m.p)
 			}
 		}
 	}
@@ -383,7 +447,7 @@ func (t *terminal) undo() bool {
 	if err != nil {
 		return false // unreachable: these moves were played
 	}
-	fmt.Fprintf(t.out, "took back %s.\n", t.not.FormatActions(t.moves[last:]))
+	fmt.Fprintf(t.out, "took back %s.\n", t.formatMoves(t.moves[:last], t.moves[last:]))
 	t.s, t.moves, t.who = s, t.moves[:last], t.who[:last]
 	for i := range t.values {
 		if i >= last {
@@ -393,10 +457,34 @@ func (t *terminal) undo() bool {
 	return true
 }
 
+// formatMoves writes moves, played after prefix from the initial state, in
+// the game's notation, or move by move in the state's (poker).
+func (t *terminal) formatMoves(prefix, moves []int) string {
+	if t.not != nil {
+		return t.not.FormatActions(moves)
+	}
+	s, err := games.Replay(t.g, prefix)
+	if err != nil {
+		return fmt.Sprint(moves) // unreachable: these moves were played
+	}
+	parts := make([]string, len(moves))
+	for i, a := range moves {
+		parts[i] = games.FormatMove(s, a)
+		s.ApplyAction(a)
+	}
+	return strings.Join(parts, " ")
+}
+
 // finish prints the result and the game.
 func (t *terminal) finish() {
 	r := t.s.Returns()
 	score := scoreText(t.s)
+	if sc, ok := t.s.(interface {
+		Score() [2]float64
+		ScoreUnit() string
+	}); ok {
+		score = fmt.Sprintf(" (you %+g %s)", sc.Score()[t.human], sc.ScoreUnit())
+	}
 	switch {
 	case r[t.human] > r[1-t.human]:
 		fmt.Fprintf(t.out, "result: you win%s.\n", score)
@@ -409,7 +497,7 @@ func (t *terminal) finish() {
 }
 
 func (t *terminal) printGame() {
-	fmt.Fprintf(t.out, "game (%s): %s\n", t.g.Name(), t.not.FormatActions(t.moves))
+	fmt.Fprintf(t.out, "game (%s): %s\n", t.g.Name(), t.formatMoves(nil, t.moves))
 	if t.sgfPath != "" {
 		if err := t.writeSGF(); err != nil {
 			fmt.Fprintf(t.out, "could not write the SGF record: %v\n", err)

@@ -18,4 +18,5 @@ import (
 	_ "tabula/games/phantom"
 	_ "tabula/games/poker"
 	_ "tabula/games/tictactoe"
+	_ "tabula/games/whist"
 )

@@ -320,6 +320,12 @@ func (s *State) Chips() [2]float64 {
 	return [2]float64{-won, won}
 }
 
+// Score gives Chips, the hand's result in the game's own unit.
+func (s *State) Score() [2]float64 { return s.Chips() }
+
+// ScoreUnit names the unit of Score: "chips".
+func (s *State) ScoreUnit() string { return "chips" }
+
 // Returns gives Chips over Game.MaxWin.
 func (s *State) Returns() [2]float64 {
 	c := s.Chips()
@@ -432,6 +438,21 @@ func (s *State) writeBets(b *strings.Builder) {
 // card hidden as '?').
 func (s *State) InformationStateString(p int) string {
 	return fmt.Sprintf("p%d %s", p, s.describe(p))
+}
+
+// PlayerView describes the hand as player p sees it, for a person at a
+// terminal: its card, the public card, the betting and the chips each
+// player has put in. It never shows the opponent's card.
+func (s *State) PlayerView(p int) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "your card: %c", cardName(s.cards[p]))
+	if s.g.rounds > 1 {
+		fmt.Fprintf(&b, ", public card: %c", cardName(s.public))
+	}
+	b.WriteString("\nbetting: ")
+	s.writeBets(&b)
+	fmt.Fprintf(&b, "\nin the pot: you %d, opponent %d", s.contrib[p], s.contrib[1-p])
+	return b.String()
 }
 
 // Resample returns a state p cannot tell from s: the opponent's card, if

@@ -15,7 +15,7 @@
 //
 // The solver is exact expectiminimax with a table of solved positions keyed
 // by Hash, kept across samples and moves (a position's value does not
-// depend on who asks). Alpha-beta is not used: averaging needs every
+// depend on who asks), or a game's own exact solver (Config.Exact). Alpha-beta is not used: averaging needs every
 // action's exact value, where alpha-beta bounds all but the best one.
 //
 // PIMC is known to go wrong in two ways (Frank and Basin 1998; Long et al.
@@ -39,6 +39,12 @@ type Config struct {
 	// MaxTable bounds the table of solved positions; it is cleared when
 	// full (default 1<<20).
 	MaxTable int
+	// Exact, when set, values a determinised position in place of the
+	// built-in expectiminimax: player 0's exact value in Returns units and
+	// true, or false for a position it does not handle (which the built-in
+	// search then solves). A game-specific solver plugs in here, such as
+	// the double-dummy solver of whist (search/doubledummy).
+	Exact func(s games.State) (float64, bool)
 }
 
 // Validate checks the ranges.
@@ -158,6 +164,11 @@ func Best(values []float64) []int {
 func (p *Player) value(s games.State) float64 {
 	if s.IsTerminal() {
 		return s.Returns()[0]
+	}
+	if p.cfg.Exact != nil {
+		if v, ok := p.cfg.Exact(s); ok {
+			return v
+		}
 	}
 	h := s.Hash()
 	if v, ok := p.table[h]; ok {

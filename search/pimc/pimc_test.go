@@ -10,8 +10,10 @@ import (
 	"tabula/games/phantom"
 	"tabula/games/poker"
 	"tabula/games/tictactoe"
+	"tabula/games/whist"
 	"tabula/internal/cputime"
 	"tabula/search/cfr"
+	"tabula/search/doubledummy"
 	"tabula/search/pimc"
 )
 
@@ -165,5 +167,49 @@ func TestLeducExploitability(t *testing.T) {
 		pimcExpl, br[0]*m, br[1]*m, cpu.Seconds(), s.Exploitability()*m)
 	if !(pimcExpl > 0.05) {
 		t.Errorf("PIMC's exploitability in Leduc %.4f chips, want far above CFR's", pimcExpl)
+	}
+}
+
+// TestExactHookMatchesSearch plays small whist deals where PIMC values
+// every action twice, once with its own expectiminimax and once through
+// the double-dummy solver (Config.Exact), from the same random source: the
+// values must agree, and the hook must have been used.
+func TestExactHookMatchesSearch(t *testing.T) {
+	g, err := whist.New(3, 4, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dd := doubledummy.New(g)
+	calls := 0
+	exact := func(s games.State) (float64, bool) { calls++; return dd.Exact(s) }
+	deals := rand.New(rand.NewPCG(5, 5))
+	for deal := 0; deal < 20; deal++ {
+		s := g.NewInitialState()
+		for !s.IsTerminal() {
+			if games.IsChanceNode(s) {
+				a, _ := games.SampleChance(s, deals)
+				s.ApplyAction(a)
+				continue
+			}
+			plain, _ := pimc.New(g, pimc.Config{Samples: 8}, rand.New(rand.NewPCG(uint64(deal), 1)))
+			hooked, _ := pimc.New(g, pimc.Config{Samples: 8, Exact: exact}, rand.New(rand.NewPCG(uint64(deal), 1)))
+			acts, want, err := plain.ActionValues(context.Background(), s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, got, err := hooked.ActionValues(context.Background(), s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for k := range acts {
+				if math.Abs(got[k]-want[k]) > 1e-9 {
+					t.Fatalf("%s: card %s valued %v by the solver, %v by expectiminimax", s, g.CardName(acts[k]), got[k], want[k])
+				}
+			}
+			s.ApplyAction(acts[pimc.Best(got)[0]])
+		}
+	}
+	if calls == 0 {
+		t.Fatal("the Exact hook was never called")
 	}
 }

@@ -10,6 +10,11 @@
 //                            spec is valid and it loads), before a game starts
 //   move({game, player, moves})  {move, moveText, policy, value, millis, position}
 //
+// In a card game (layout kind "cards", served page only) the deal is the
+// server's secret: state({game, human}) deals, the position carries a deal
+// token and the person's view as text, state({game, deal, play}) plays the
+// person's card or bet, and move({game, player, deal}) the engine's.
+//
 // Errors reject with an Error whose message is shown to the person.
 
 import { Board, pct } from "./board.js";
@@ -22,6 +27,7 @@ export async function start(engine) {
     newGame: $("new"), pass: $("pass"), undo: $("undo"), status: $("status"), result: $("result"),
     engineMove: $("engine-move"), value: $("value"), think: $("think"), valueFill: $("valuefill"),
     moves: $("moves"), score: $("score"), error: $("error"), canvas: $("board"),
+    table: $("table"), view: $("view"), cards: $("cards"),
   };
   let gamesList = [];
   let pos = null;        // the position shown
@@ -30,6 +36,29 @@ export async function start(engine) {
   let busy = false;
   let generation = 0;    // bumped by each new game, to drop stale replies
   const board = new Board(ui.canvas, (a) => humanMove(a));
+  const isCards = (p) => p && p.layout.kind === "cards";
+
+  // draw shows a position: the board, or in a card game the person's view
+  // and a button for each legal card or bet.
+  function draw(p, heat, last) {
+    const cards = isCards(p);
+    ui.canvas.hidden = cards;
+    ui.table.hidden = !cards;
+    if (!cards) {
+      board.draw(p, heat, last);
+      return;
+    }
+    ui.view.textContent = p.view || "";
+    ui.cards.replaceChildren();
+    p.legal.forEach((a, i) => {
+      const b = document.createElement("button");
+      b.type = "button";
+      b.textContent = p.legalText[i];
+      b.dataset.action = String(a);
+      b.addEventListener("click", () => humanMove(a));
+      ui.cards.appendChild(b);
+    });
+  }
 
   function showError(err) {
     ui.error.textContent = err ? String(err.message || err) : "";
@@ -44,6 +73,7 @@ export async function start(engine) {
     d.busy = busy ? "1" : "0";
     d.moves = pos ? pos.moves.join(",") : "";
     d.legal = pos ? pos.legal.join(",") : "";
+    d.deal = pos && pos.deal ? pos.deal : "";
     if (!pos) return;
     ui.moves.textContent = pos.notation || "(none)";
     ui.score.textContent = pos.score || "";
@@ -56,7 +86,8 @@ export async function start(engine) {
     const passLegal = pos.layout.pass >= 0 && pos.legal.includes(pos.layout.pass);
     ui.pass.hidden = pos.layout.pass < 0;
     ui.pass.disabled = busy || pos.over || pos.toMove !== human || !passLegal;
-    ui.undo.disabled = busy || pos.moves.length === 0;
+    ui.undo.disabled = busy || pos.moves.length === 0 || isCards(pos);
+    ui.cards.querySelectorAll("button").forEach((b) => { b.disabled = busy || pos.over || pos.toMove !== human; });
   }
 
   function showReply(rep) {
@@ -109,7 +140,7 @@ export async function start(engine) {
     busy = true;
     publish();
     try {
-      const p = await engine.state({ game: ui.game.value, moves: [] });
+      const p = await engine.state({ game: ui.game.value, moves: [], human });
       // A player that cannot play is refused now, before anyone moves.
       await engine.player({ game: ui.game.value, player });
       if (gen !== generation) return;
@@ -125,7 +156,7 @@ export async function start(engine) {
       return;
     }
     busy = false;
-    board.draw(pos, null, -1);
+    draw(pos, null, -1);
     publish();
     await engineTurn();
   }
@@ -141,10 +172,10 @@ export async function start(engine) {
     publish();
     let failed = null;
     try {
-      const rep = await engine.move({ game: pos.game, player, moves: pos.moves });
+      const rep = await engine.move({ game: pos.game, player, moves: pos.moves, deal: pos.deal });
       if (gen !== generation) return;
       pos = rep.position;
-      board.draw(pos, rep.policy || null, rep.move);
+      draw(pos, rep.policy || null, rep.move);
       showReply(rep);
       showError(null);
     } catch (err) {
@@ -155,7 +186,7 @@ export async function start(engine) {
     if (failed) {
       if (before && before.toMove === human) {
         pos = before;
-        board.draw(pos, null, pos.moves.length ? pos.moves[pos.moves.length - 1] : -1);
+        draw(pos, null, pos.moves.length ? pos.moves[pos.moves.length - 1] : -1);
         showError(new Error(`${failed.message || failed} (your move was taken back: play again, or choose another opponent and press New game)`));
       } else {
         showError(new Error(`${failed.message || failed} (choose another opponent and press New game)`));
@@ -182,10 +213,12 @@ export async function start(engine) {
     busy = true;
     publish();
     try {
-      const next = await engine.state({ game: pos.game, moves: [...pos.moves, action] });
+      const next = isCards(pos)
+        ? await engine.state({ game: pos.game, moves: [], deal: pos.deal, play: action })
+        : await engine.state({ game: pos.game, moves: [...pos.moves, action] });
       if (gen !== generation) return;
       pos = next;
-      board.draw(pos, null, action);
+      draw(pos, null, action);
       showError(null);
     } catch (err) {
       if (gen === generation) showError(err);
@@ -196,7 +229,7 @@ export async function start(engine) {
   }
 
   async function undo() {
-    if (!pos || busy || pos.moves.length === 0) return;
+    if (!pos || busy || pos.moves.length === 0 || isCards(pos)) return;
     // Back to the person's previous turn.
     let moves = pos.moves.slice(0, -1);
     const gen = generation;
@@ -208,7 +241,7 @@ export async function start(engine) {
       }
       if (gen !== generation) return;
       pos = p;
-      board.draw(pos, null, moves.length ? moves[moves.length - 1] : -1);
+      draw(pos, null, moves.length ? moves[moves.length - 1] : -1);
       showReply(null);
       publish();
       await engineTurn();
@@ -222,6 +255,16 @@ export async function start(engine) {
   // nothing until New game (pos stays null).
   async function preview() {
     if (pos) return;
+    const g = gamesList.find((x) => x.spec === ui.game.value);
+    if (g && g.layout.kind === "cards") { // no deal before New game
+      ui.canvas.hidden = true;
+      ui.table.hidden = false;
+      ui.view.textContent = "Press New game to deal. You will see your own cards only.";
+      ui.cards.replaceChildren();
+      return;
+    }
+    ui.canvas.hidden = false;
+    ui.table.hidden = true;
     const p = await engine.state({ game: ui.game.value, moves: [] });
     if (!pos) board.draw(p, null, -1);
   }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"tabula/games"
+	"tabula/games/poker"
 	"tabula/players"
 )
 
@@ -66,6 +67,13 @@ var webKinds = map[string]map[string]paramRule{
 		"bearoff":  {values: []string{"mem"}},
 	},
 	"pubeval": {},
+	// The card games' players (whist, kuhn, leduc): cfr solves the whole
+	// game tree in memory, so it is offered for the two poker games only
+	// (checkAllowed), where 20,000 iterations take under a second.
+	"cardrules": {},
+	"pimc":      {"samples": {max: 100}},
+	"ismcts":    {"iters": {max: 20_000}, "c": {}},
+	"cfr":       {"iters": {max: 20_000}, "plus": {}},
 }
 
 // webKindNames lists the allowed kinds in arena's order.
@@ -85,6 +93,9 @@ func checkAllowed(g games.Game, spec players.Spec, text string) error {
 	rules, ok := webKinds[spec.Kind]
 	if !ok {
 		return fail(http.StatusBadRequest, "player spec %q: kind %q is not offered over the web: a request may name only players that run inside tabula (%s); outside engines and other kinds are for the command line (play -player, arena)", text, spec.Kind, webKindNames())
+	}
+	if _, poker := g.(*poker.Game); spec.Kind == "cfr" && !poker {
+		return fail(http.StatusBadRequest, "player spec %q: cfr solves the whole game in memory and is offered over the web for kuhn and leduc only", text)
 	}
 	for _, p := range spec.Params {
 		r, ok := rules[p.Key]

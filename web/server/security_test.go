@@ -112,7 +112,7 @@ func TestOutsideEnginesRefused(t *testing.T) {
 func TestEveryKind(t *testing.T) {
 	marker := fakePrograms(t)
 	s := newTestServer(t, nil)
-	allowed := []string{"random", "greedy", "alphabeta", "solver", "mcts", "net", "expectimax", "pubeval"}
+	allowed := []string{"random", "greedy", "alphabeta", "solver", "mcts", "net", "expectimax", "pubeval", "cfr", "pimc", "ismcts", "cardrules"}
 	var got []string
 	for _, k := range players.Kinds() {
 		spec := k.Name

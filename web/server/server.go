@@ -121,6 +121,8 @@ type Server struct {
 	mux      *http.ServeMux
 	guard    *httpguard.Guard
 
+	dealer *web.Dealer // keeps the card games' deals secret
+
 	mu      sync.Mutex
 	engines map[string]*list.Element // of *engine, most recent at the front
 	lru     *list.List
@@ -150,8 +152,12 @@ func New(cfg Config, log *slog.Logger) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("server: %w", err)
 	}
+	dealer, err := web.NewDealer()
+	if err != nil {
+		return nil, fmt.Errorf("server: %w", err)
+	}
 	s := &Server{cfg: cfg, log: log, sem: make(chan struct{}, cfg.MaxSearches),
-		engines: map[string]*list.Element{}, lru: list.New(), guard: guard}
+		engines: map[string]*list.Element{}, lru: list.New(), guard: guard, dealer: dealer}
 	if cfg.Runs != "" {
 		abs, err := filepath.Abs(cfg.Runs)
 		if err != nil {
@@ -298,8 +304,8 @@ type gameInfo struct {
 }
 
 func (s *Server) handleGames(w http.ResponseWriter, r *http.Request) {
-	out := make([]gameInfo, 0, len(web.Choices))
-	for _, c := range web.Choices {
+	out := make([]gameInfo, 0, len(web.Choices)+len(web.CardChoices))
+	for _, c := range append(slices.Clone(web.Choices), web.CardChoices...) {
 		_, l, err := web.NewGame(c.Spec)
 		if err != nil {
 			s.reply(w, r, nil, err)
@@ -318,6 +324,19 @@ type Opponent struct {
 
 // builtins lists the classical players offered for g.
 func builtins(g games.Game) []Opponent {
+	if web.IsCardGame(g) {
+		out := []Opponent{
+			{"pimc:samples=20", "PIMC, 20 deals a move"},
+			{"ismcts:iters=2000", "IS-MCTS, 2000 iterations"},
+			{"random", "random cards or bets"},
+		}
+		if g.Name() == "whist" || strings.HasPrefix(g.Name(), "whist:") {
+			out = append(out, Opponent{"cardrules", "simple rules"})
+		} else {
+			out = append([]Opponent{{"cfr:iters=10000", "CFR+ equilibrium, 10000 iterations"}}, out...)
+		}
+		return out
+	}
 	out := []Opponent{
 		{"random", "random moves"},
 		{"greedy", "greedy (one ply and a heuristic)"},
@@ -403,6 +422,11 @@ func (s *Server) handleState(w http.ResponseWriter, r *http.Request) {
 	}
 	if req.Player != "" {
 		s.reply(w, r, nil, fail(http.StatusBadRequest, "/api/state takes no player; ask /api/move for an engine move"))
+		return
+	}
+	if g, err := games.New(req.Game); err == nil && web.IsCardGame(g) {
+		pos, err := s.dealer.State(req)
+		s.reply(w, r, pos, err)
 		return
 	}
 	g, l, st, err := req.Replay()
@@ -570,9 +594,14 @@ func (s *Server) handlePlayer(w http.ResponseWriter, r *http.Request) {
 // loaded player is kept for the moves to come. The moves, if any, are
 // checked too.
 func (s *Server) CheckPlayer(ctx context.Context, req web.Request) (PlayerReply, error) {
-	g, _, _, err := req.Replay()
+	g, _, err := web.NewGame(req.Game)
 	if err != nil {
 		return PlayerReply{}, err
+	}
+	if !web.IsCardGame(g) {
+		if _, _, _, err := req.Replay(); err != nil {
+			return PlayerReply{}, err
+		}
 	}
 	spec, err := s.parseSpec(g, req.Player)
 	if err != nil {
@@ -595,6 +624,9 @@ func (s *Server) CheckPlayer(ctx context.Context, req web.Request) (PlayerReply,
 // reuses) the player, and runs one search under the configured deadline,
 // waiting at most that long for a free search slot.
 func (s *Server) Move(ctx context.Context, req web.Request) (web.Reply, error) {
+	if g, err := games.New(req.Game); err == nil && web.IsCardGame(g) {
+		return s.cardMove(ctx, g, req)
+	}
 	g, l, st, err := req.Replay()
 	if err != nil {
 		return web.Reply{}, err
@@ -617,6 +649,27 @@ func (s *Server) Move(ctx context.Context, req web.Request) (web.Reply, error) {
 			// The player could not move in this position (a solver given
 			// too many empty squares): the request asked for what the
 			// player cannot do.
+			return web.Reply{}, fail(http.StatusBadRequest, "player %s cannot move here: %v", req.Player, ee.Err)
+		}
+		return rep, err
+	})
+}
+
+// cardMove answers an engine-move request in a card game: the deal stays
+// the dealer's secret, and the reply shows the engine's card or bet only.
+func (s *Server) cardMove(ctx context.Context, g games.Game, req web.Request) (web.Reply, error) {
+	spec, err := s.parseSpec(g, req.Player)
+	if err != nil {
+		return web.Reply{}, err
+	}
+	return s.search(ctx, g, spec, func(ctx context.Context, en *engine) (web.Reply, error) {
+		p, err := en.f.New(rand.New(rand.NewPCG(s.cfg.Seed, requestSeed(g, req))))
+		if err != nil {
+			return web.Reply{}, &web.BadRequestError{Err: err}
+		}
+		rep, err := s.dealer.Think(ctx, p, req)
+		var ee *web.EngineError
+		if errors.As(err, &ee) && ctx.Err() == nil {
 			return web.Reply{}, fail(http.StatusBadRequest, "player %s cannot move here: %v", req.Player, ee.Err)
 		}
 		return rep, err
@@ -673,6 +726,6 @@ func (s *Server) search(ctx context.Context, g games.Game, spec players.Spec, do
 // requestSeed hashes the game, player and moves of a request.
 func requestSeed(g games.Game, req web.Request) uint64 {
 	h := fnv.New64a()
-	fmt.Fprintf(h, "%s\x00%s\x00%v", g.Name(), req.Player, req.Moves)
+	fmt.Fprintf(h, "%s\x00%s\x00%v\x00%s", g.Name(), req.Player, req.Moves, req.Deal)
 	return h.Sum64()
 }
