@@ -205,7 +205,7 @@ func Build(g games.Game, spec Spec) (*Factory, error) {
 		return buildPIMC(g, spec)
 	case "ismcts":
 		return buildISMCTS(g, spec)
-	case "gtp", "gnugo", "grhino":
+	case "gtp", "gnugo", "grhino", "pachi":
 		return buildGTP(g, spec)
 	case "uci", "stockfish":
 		return buildUCI(g, spec)
