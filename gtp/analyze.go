@@ -10,9 +10,13 @@ package gtp
 //   - kata-analyze, kata-genmove_analyze (KataGo's): the same with
 //     "info move D4 visits N utility U winrate W prior P lcb L order K pv ...",
 //     winrate, prior and lcb in 0..1 and utility in -1..1; ownership is
-//     written only by engines with an ownership head, and scoreMean and
-//     scoreLead only by those that estimate the score (ours do not: the
-//     fields are left out, which the format allows);
+//     written only by engines whose search estimates it, and scoreMean and
+//     scoreLead only by those that estimate the score. Ours estimate
+//     neither: a network trained with the ownership and score heads
+//     (network.ownership, network.score) uses them as auxiliary training
+//     targets only; inference and the search evaluate the policy and the
+//     value alone. The fields are left out, which the format allows, and
+//     "ownership true" is accepted and answered without them;
 //   - analyze and genmove_analyze, the names of lz-analyze and
 //     lz-genmove_analyze some front ends use.
 //
