@@ -71,6 +71,11 @@ func NewSearch(cfg Config, eval Evaluator, rng *rand.Rand) (*Search, error) {
 // Config returns the configuration of the search.
 func (s *Search) Config() Config { return s.cfg }
 
+// SetMoveTime sets the time limit of the next searches (Config.MoveTime;
+// 0: none, the simulations alone stop them), for a game clock that gives
+// each move its share. A negative d is taken as 0.
+func (s *Search) SetMoveTime(d time.Duration) { s.cfg.MoveTime = max(d, 0) }
+
 // Run searches position st, with root noise when the configuration has an
 // epsilon above zero, and returns the visit distribution, the root value and
 // the action chosen with the temperature for st's move number. With tree

@@ -85,7 +85,7 @@ func PUCTFactory(name string, cfg mcts.Config, eval mcts.Evaluator) *Factory {
 		if err != nil {
 			return nil, fmt.Errorf("player %s: %w", name, err)
 		}
-		return &netPlayer{name: name, p: p}, nil
+		return &netPlayer{name: name, p: p, ownTime: cfg.MoveTime}, nil
 	}}
 }
 
@@ -293,9 +293,10 @@ func (p *named) ChooseAction(ctx context.Context, s games.State) (int, error) {
 }
 
 type netPlayer struct {
-	name string
-	p    *mcts.Player
-	kids []mcts.ChildStat // scratch of Analyze
+	name    string
+	p       *mcts.Player
+	kids    []mcts.ChildStat // scratch of Analyze
+	ownTime time.Duration    // the search's own time limit (time=), 0 for none
 }
 
 func (p *netPlayer) Name() string          { return p.name }

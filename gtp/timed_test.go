@@ -1,0 +1,115 @@
+package gtp_test
+
+import (
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"time"
+
+	"tabula/games"
+	"tabula/gtp"
+	"tabula/mcts"
+	"tabula/players"
+)
+
+// newTimedEngine is an engine whose PUCT player would search for minutes
+// (2^20 simulations a move): only the clock stops its searches.
+func newTimedEngine(t *testing.T, spec string) *gtp.Engine {
+	t.Helper()
+	g, err := games.New(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := mcts.DefaultConfig()
+	cfg.Simulations = 1 << 20
+	cfg.BatchSize = 8
+	f := players.PUCTFactory("puct", cfg, mcts.UniformEvaluator{})
+	e, err := gtp.NewEngine(gtp.DefaultEngineConfig(), g, func(games.Game) (gtp.Chooser, error) {
+		return f.New(rand.New(rand.NewPCG(1, 2)))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+// genmove asks for color's move and returns it with the time the answer
+// took, measured as the controller sees it.
+func (s *gtpSession) genmove(color string) (string, time.Duration) {
+	s.t.Helper()
+	start := time.Now()
+	s.send("genmove " + color)
+	a := s.answer()
+	took := time.Since(start)
+	if len(a) != 1 || !strings.HasPrefix(a[0], "= ") {
+		s.t.Fatalf("genmove %s: %q", color, a)
+	}
+	return strings.TrimPrefix(a[0], "= "), took
+}
+
+// TestGameUnderAbsoluteClock plays a whole 7x7 game, the engine against
+// itself, with 3 seconds a side: neither side's moves together take longer
+// than its clock, as the controller measures them.
+func TestGameUnderAbsoluteClock(t *testing.T) {
+	const main = 3 * time.Second
+	s := startSession(t, newTimedEngine(t, "go:size=7,komi=9"))
+	s.send("time_settings 3 0 0")
+	if a := s.answer(); len(a) != 1 || a[0] != "= " {
+		t.Fatalf("time_settings: %q", a)
+	}
+	var used [2]time.Duration
+	colors := [2]string{"b", "w"}
+	moves, passes := 0, 0
+	for passes < 2 && moves < 3*49 {
+		c := moves % 2
+		mv, took := s.genmove(colors[c])
+		used[c] += took
+		if used[c] >= main {
+			t.Fatalf("%s lost on time at move %d: %v used of %v", colors[c], moves+1, used[c], main)
+		}
+		if strings.EqualFold(mv, "pass") {
+			passes++
+		} else {
+			passes = 0
+		}
+		moves++
+	}
+	t.Logf("%d moves; black used %v, white %v of %v each", moves, used[0], used[1], main)
+	if moves < 20 {
+		t.Errorf("the game ended after %d moves: the test does not exercise the clock", moves)
+	}
+	// The clock is spent, not hoarded: together more than a fifth of it.
+	if used[0]+used[1] < 2*main/5 {
+		t.Errorf("the players used %v and %v of %v each: the time manager hoards the clock", used[0], used[1], main)
+	}
+}
+
+// TestByoyomiAndTimeLeft: in Japanese byo-yomi of one second each move
+// takes less than the period (and most of it); time_left then cuts the
+// time to 0.3 seconds, which the next move keeps to.
+func TestByoyomiAndTimeLeft(t *testing.T) {
+	s := startSession(t, newTimedEngine(t, "go:size=9,komi=7"))
+	s.send("kgs-time_settings byoyomi 0 1 1")
+	if a := s.answer(); len(a) != 1 || a[0] != "= " {
+		t.Fatalf("kgs-time_settings: %q", a)
+	}
+	for i, c := range []string{"b", "w", "b"} {
+		_, took := s.genmove(c)
+		if took >= time.Second || took < 300*time.Millisecond {
+			t.Errorf("move %d took %v of a 1s period", i+1, took)
+		}
+	}
+	s.send("kgs-time_settings absolute 600")
+	s.answer()
+	s.send("time_left w 0.3 0")
+	if a := s.answer(); len(a) != 1 || a[0] != "= " {
+		t.Fatalf("time_left: %q", a)
+	}
+	if _, took := s.genmove("w"); took >= 300*time.Millisecond {
+		t.Errorf("with 0.3s left the move took %v", took)
+	}
+	s.send("time_left w x 0")
+	if a := s.answer(); len(a) != 1 || !strings.HasPrefix(a[0], "? syntax error") {
+		t.Errorf("time_left w x 0: %q", a)
+	}
+}
