@@ -389,11 +389,11 @@ func (e *Engine) Handle(ctx context.Context, cmd Command) (string, error) {
 		switch cmd.Name {
 		case "gogui-analyze_commands":
 			return goguiAnalyzeCommands(), nil
-		case "tabula-visits", "tabula-value":
+		case "tabula-policy", "tabula-visits", "tabula-value", "tabula-gfx":
 			if err := need(0); err != nil {
 				return "", err
 			}
-			return e.visitBoard(ctx, an, cmd.Name == "tabula-visits")
+			return e.goguiAnalysis(ctx, an, cmd.Name)
 		}
 		if isStreaming(cmd.Name) {
 			return "", fmt.Errorf("%s streams its answer: it is answered in Run only", cmd.Name)
