@@ -286,13 +286,20 @@ func (e *Engine) streamAnalysis(ctx context.Context, cmd Command, bw *bufio.Writ
 		return nil, err
 	}
 	budget := maxAnalysisVisits
+	var deadline time.Time // the game clock's limit for a genmove form
+	var limit time.Duration
+	start := time.Now()
 	if req.genmove {
 		budget = max(an.MoveSimulations(), 1)
+		if e.clock.Control().System != NoTime {
+			limit = e.clock.Budget(req.color, movesLeft(s))
+			deadline = start.Add(limit)
+		}
 	}
-	last := time.Now()
+	last := start
 	var res Analysis
 	visits := 0
-	for visits < budget {
+	for visits < budget && (deadline.IsZero() || visits == 0 || time.Now().Before(deadline)) {
 		if !req.genmove {
 			if ln, more := next(false); ln != nil || !more {
 				return ln, finish(bw, "")
@@ -330,6 +337,13 @@ func (e *Engine) streamAnalysis(ctx context.Context, cmd Command, bw *bufio.Writ
 		if req.interval > 0 {
 			if out := e.formatAnalysis(req, res); out != "" {
 				bw.WriteString(out + "\n")
+			}
+		}
+		if !deadline.IsZero() {
+			spent := time.Since(start)
+			e.clock.Overran(limit, spent)
+			if !e.clock.Charge(req.color, spent) {
+				e.log.Warn("gtp: out of time by the engine's own clock", "color", colorWord(req.color))
 			}
 		}
 		if err := e.pos.Play(req.color, a); err != nil {

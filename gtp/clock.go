@@ -69,6 +69,16 @@ type playerClock struct {
 type Clock struct {
 	tc     TimeControl
 	player [2]playerClock
+	// overhead is what a move took beyond the limit it was given (the
+	// search's last batch, keeping the tree, a loaded machine): the
+	// largest recent overrun, decaying by an eighth a move. Budget keeps
+	// it back.
+	overhead time.Duration
+}
+
+// Overran records that a move given limit took spent.
+func (c *Clock) Overran(limit, spent time.Duration) {
+	c.overhead = max(spent-limit, c.overhead-c.overhead/8, 0)
 }
 
 // SetControl sets the clock's system and gives both players its main time
@@ -186,7 +196,7 @@ func (c *Clock) Budget(color, movesLeft int) time.Duration {
 		limit += per
 	}
 	b = min(b, limit)
-	b -= max(b/10, 50*time.Millisecond)
+	b -= max(b/10, 50*time.Millisecond) + c.overhead
 	return max(b, time.Millisecond)
 }
 

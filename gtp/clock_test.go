@@ -140,3 +140,19 @@ func TestClockBudget(t *testing.T) {
 		t.Errorf("white's budget changed: %v", b)
 	}
 }
+
+// TestClockOverrun: a move that overran its limit makes the next budgets
+// keep the overrun back, less and less as moves keep to their limits.
+func TestClockOverrun(t *testing.T) {
+	var c Clock
+	c.SetControl(TimeControl{System: Byoyomi, Byo: 10 * time.Second, Periods: 1})
+	base := c.Budget(0, 40)
+	c.Overran(base, base+800*time.Millisecond)
+	if b := c.Budget(0, 40); b != base-800*time.Millisecond {
+		t.Errorf("after an 800ms overrun: %v, want %v", b, base-800*time.Millisecond)
+	}
+	c.Overran(base, base) // on time: the overrun kept back decays by an eighth
+	if b := c.Budget(0, 40); b != base-700*time.Millisecond {
+		t.Errorf("after a move on time: %v, want %v", b, base-700*time.Millisecond)
+	}
+}

@@ -413,16 +413,22 @@ func (e *Engine) genmove(ctx context.Context, color int) (string, error) {
 		sy.Sync(e.pos.Actions())
 	}
 	timed := e.clock.Control().System != NoTime
-	if tl, ok := e.chooser.(TimeLimiter); ok && timed {
-		tl.SetMoveTime(e.clock.Budget(color, movesLeft(s)))
+	limit := e.clock.Budget(color, movesLeft(s))
+	if tl, ok := e.chooser.(TimeLimiter); ok {
+		// Without a clock, 0 gives the player back its own limit.
+		tl.SetMoveTime(limit)
 	}
 	start := time.Now()
 	a, err := e.chooser.ChooseAction(ctx, s.Clone())
 	if err != nil {
 		return "", fmt.Errorf("cannot generate a move: %w", err)
 	}
-	if timed && !e.clock.Charge(color, time.Since(start)) {
-		e.log.Warn("gtp: out of time by the engine's own clock", "color", colorWord(color))
+	if timed {
+		spent := time.Since(start)
+		e.clock.Overran(limit, spent)
+		if !e.clock.Charge(color, spent) {
+			e.log.Warn("gtp: out of time by the engine's own clock", "color", colorWord(color))
+		}
 	}
 	if err := e.pos.Play(color, a); err != nil {
 		return "", fmt.Errorf("cannot generate a move: the player chose %s: %w", d.FormatMove(a), err)

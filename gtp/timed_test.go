@@ -12,8 +12,19 @@ import (
 	"tabula/players"
 )
 
+// netPaced is the uniform evaluator at about a small network's pace on
+// this machine (a millisecond a batch), so that the trees grow as a net
+// player's do, not a thousand times faster.
+type netPaced struct{ mcts.UniformEvaluator }
+
+func (e netPaced) Evaluate(states []games.State, policies [][]float32, values []float32) error {
+	time.Sleep(time.Millisecond)
+	return e.UniformEvaluator.Evaluate(states, policies, values)
+}
+
 // newTimedEngine is an engine whose PUCT player would search for minutes
-// (2^20 simulations a move): only the clock stops its searches.
+// (2^20 simulations a move) but for its own limit of 1.5 seconds a move:
+// only the clock, or that limit, stops its searches.
 func newTimedEngine(t *testing.T, spec string) *gtp.Engine {
 	t.Helper()
 	g, err := games.New(spec)
@@ -23,7 +34,8 @@ func newTimedEngine(t *testing.T, spec string) *gtp.Engine {
 	cfg := mcts.DefaultConfig()
 	cfg.Simulations = 1 << 20
 	cfg.BatchSize = 8
-	f := players.PUCTFactory("puct", cfg, mcts.UniformEvaluator{})
+	cfg.MoveTime = 1500 * time.Millisecond
+	f := players.PUCTFactory("puct", cfg, netPaced{})
 	e, err := gtp.NewEngine(gtp.DefaultEngineConfig(), g, func(games.Game) (gtp.Chooser, error) {
 		return f.New(rand.New(rand.NewPCG(1, 2)))
 	})
@@ -84,9 +96,10 @@ func TestGameUnderAbsoluteClock(t *testing.T) {
 	}
 }
 
-// TestByoyomiAndTimeLeft: in Japanese byo-yomi of one second each move
-// takes less than the period (and most of it); time_left then cuts the
-// time to 0.3 seconds, which the next move keeps to.
+// TestByoyomiAndTimeLeft: in Japanese byo-yomi of one second each move,
+// genmove_analyze's too, takes less than the period (and most of it);
+// time_left then cuts the time to 0.3 seconds, which the next move keeps
+// to; with the clock off the player's own limit (1.5 s) is back.
 func TestByoyomiAndTimeLeft(t *testing.T) {
 	s := startSession(t, newTimedEngine(t, "go:size=9,komi=7"))
 	s.send("kgs-time_settings byoyomi 0 1 1")
@@ -95,9 +108,23 @@ func TestByoyomiAndTimeLeft(t *testing.T) {
 	}
 	for i, c := range []string{"b", "w", "b"} {
 		_, took := s.genmove(c)
+		t.Logf("byo-yomi move %d: %v", i+1, took)
 		if took >= time.Second || took < 300*time.Millisecond {
 			t.Errorf("move %d took %v of a 1s period", i+1, took)
 		}
+	}
+	start := time.Now()
+	s.send("kata-genmove_analyze w 10")
+	var moved bool
+	for {
+		l := s.line()
+		if l == "" {
+			break
+		}
+		moved = moved || strings.HasPrefix(l, "play ")
+	}
+	if took := time.Since(start); !moved || took >= time.Second {
+		t.Errorf("kata-genmove_analyze in byo-yomi: played %v, took %v of a 1s period", moved, took)
 	}
 	s.send("kgs-time_settings absolute 600")
 	s.answer()
@@ -107,6 +134,11 @@ func TestByoyomiAndTimeLeft(t *testing.T) {
 	}
 	if _, took := s.genmove("w"); took >= 300*time.Millisecond {
 		t.Errorf("with 0.3s left the move took %v", took)
+	}
+	s.send("kgs-time_settings none")
+	s.answer()
+	if _, took := s.genmove("b"); took < 1200*time.Millisecond || took > 5*time.Second {
+		t.Errorf("without a clock the move took %v, want the player's own 1.5s", took)
 	}
 	s.send("time_left w x 0")
 	if a := s.answer(); len(a) != 1 || !strings.HasPrefix(a[0], "? syntax error") {

@@ -92,8 +92,9 @@ func (s *Search) Run(ctx context.Context, st games.State) (Result, error) {
 	if games.IsChanceNode(st) {
 		return Result{}, errors.New("mcts: the position is a chance node: roll the dice first")
 	}
+	start := time.Now() // MoveTime counts the tree's reuse too
 	s.sync(st)
-	if err := s.search(ctx, s.cfg.Simulations, true); err != nil {
+	if err := s.search(ctx, s.cfg.Simulations, true, start); err != nil {
 		return Result{}, err
 	}
 	temp := s.cfg.FinalTemperature
@@ -144,13 +145,13 @@ func sameState(a, b games.State) bool {
 	return a.Hash() == b.Hash() && a.MoveNumber() == b.MoveNumber()
 }
 
-// search runs target playouts (or until the move time is spent) from the
-// root.
-func (s *Search) search(ctx context.Context, target int, full bool) error {
+// search runs target playouts (or until the move time, counted from start,
+// is spent) from the root.
+func (s *Search) search(ctx context.Context, target int, full bool, start time.Time) error {
 	sr := &s.sr
 	var deadline time.Time
 	if s.cfg.MoveTime > 0 {
-		deadline = time.Now().Add(s.cfg.MoveTime)
+		deadline = start.Add(s.cfg.MoveTime)
 	}
 	sr.startMove(target, full)
 	for sr.done < sr.target {
