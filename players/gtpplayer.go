@@ -63,7 +63,7 @@ type gtpEngine struct {
 	path    string // the program's path when found by the preset itself
 }
 
-// buildGTP builds the factory of the gtp, gnugo and grhino kinds. Every game
+// buildGTP builds the factory of the gtp, gnugo, pachi and grhino kinds. Every game
 // starts a fresh engine process, stopped when the game ends.
 func buildGTP(g games.Game, spec Spec) (*Factory, error) {
 	name := spec.String()
