@@ -145,3 +145,37 @@ func TestByoyomiAndTimeLeft(t *testing.T) {
 		t.Errorf("time_left w x 0: %q", a)
 	}
 }
+
+// TestAlphaBetaUnderByoyomi: an alpha-beta player whose own limit is 10
+// seconds a move plays Othello over GTP in byo-yomi of one second: the
+// clock's share limits its searches.
+func TestAlphaBetaUnderByoyomi(t *testing.T) {
+	g, err := games.New("othello:size=8")
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec, err := players.ParseSpec("alphabeta:time=10s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := players.Build(g, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := gtp.NewEngine(gtp.DefaultEngineConfig(), g, func(games.Game) (gtp.Chooser, error) {
+		return f.New(rand.New(rand.NewPCG(1, 2)))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := startSession(t, e)
+	s.send("kgs-time_settings byoyomi 0 1 1")
+	if a := s.answer(); len(a) != 1 || a[0] != "= " {
+		t.Fatalf("kgs-time_settings: %q", a)
+	}
+	for i, c := range []string{"b", "w", "b", "w"} {
+		if _, took := s.genmove(c); took >= time.Second {
+			t.Errorf("move %d took %v of a 1s period", i+1, took)
+		}
+	}
+}

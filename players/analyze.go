@@ -14,6 +14,7 @@ const pvLength = 16
 var (
 	_ gtp.Analyzer    = (*netPlayer)(nil)
 	_ gtp.TimeLimiter = (*netPlayer)(nil)
+	_ gtp.TimeLimiter = (*alphaBetaPlayer)(nil)
 )
 
 // SetMoveTime limits the next searches to d (a GTP game clock's share of

@@ -165,7 +165,8 @@ func Build(g games.Game, spec Spec) (*Factory, error) {
 			if oracle != nil {
 				sr.SetOracle(oracle)
 			}
-			return &alphaBetaPlayer{name: name, sr: sr, clock: clock, inc: inc, book: bk, rng: rng}, nil
+			return &alphaBetaPlayer{name: name, sr: sr, clock: clock, inc: inc, book: bk, rng: rng,
+				own: search.Limits{Depth: cfg.Depth, Nodes: cfg.Nodes, MoveTime: cfg.Time}}, nil
 		}
 	case "solver":
 		if og, ok := g.(*othello.Game); ok {
@@ -393,7 +394,17 @@ type alphaBetaPlayer struct {
 	// drawn with rng.
 	book *book.Book
 	rng  *rand.Rand
+	// own is the search's limits from the spec; moveTime, when set (a
+	// GTP game clock's share of a move, SetMoveTime), also limits the
+	// time of a search without a clock of the player's own.
+	own      search.Limits
+	moveTime time.Duration
 }
+
+// SetMoveTime limits the next searches to d as well as to the player's own
+// limits (0: its own limits alone); a player with its own clock (clock=)
+// keeps to that instead.
+func (p *alphaBetaPlayer) SetMoveTime(d time.Duration) { p.moveTime = max(d, 0) }
 
 func (p *alphaBetaPlayer) Name() string              { return p.name }
 func (p *alphaBetaPlayer) Value() float64            { return p.value }
@@ -413,6 +424,18 @@ func (p *alphaBetaPlayer) ChooseAction(ctx context.Context, s games.State) (int,
 			p.value, p.last = 0, search.Result{Move: a, PV: []int{a}}
 			return a, nil
 		}
+	}
+	if p.clock <= 0 && p.moveTime > 0 {
+		l := p.own
+		if l.MoveTime == 0 || p.moveTime < l.MoveTime {
+			l.MoveTime = p.moveTime
+		}
+		res, err := p.sr.SearchLimits(ctx, s, l)
+		if err != nil {
+			return 0, err
+		}
+		p.value, p.last = res.Value, res
+		return res.Move, nil
 	}
 	if p.clock <= 0 {
 		res, err := p.sr.Search(ctx, s)
