@@ -178,7 +178,7 @@ func (e *Engine) loadSGF(args []string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("cannot load file %s: %w", args[0], err)
 	}
-	if err := e.rebuild(nd, true); err != nil {
+	if err := e.rebuild(nd, size != d.Size()); err != nil {
 		return "", fmt.Errorf("cannot load file %s: %w", args[0], err)
 	}
 	e.pos.Clear()
