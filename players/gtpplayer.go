@@ -130,7 +130,10 @@ func buildGTP(g games.Game, spec Spec) (*Factory, error) {
 	f.New = func(rng *rand.Rand) (Player, error) {
 		args := eng.args
 		if eng.seedArg != "" {
-			// Seeded from the game's generator: a match replays exactly.
+			// Seeded from the game's generator, so that each game gets
+			// its own seed. Pachi's games still do not replay exactly
+			// (the same match run twice here gave different moves), though
+			// the same commands fed at once to Pachi with one seed do.
 			args = append(slices.Clip(args), eng.seedArg, strconv.FormatUint(uint64(rng.Uint32()>>1), 10))
 		}
 		return &gtpPlayer{outside: outside[*gtp.Client]{name: name}, d: d, timeout: timeout, genmove: eng.genmove,
