@@ -10,9 +10,13 @@ package gtp
 //   - kata-analyze, kata-genmove_analyze (KataGo's): the same with
 //     "info move D4 visits N utility U winrate W prior P lcb L order K pv ...",
 //     winrate, prior and lcb in 0..1 and utility in -1..1; ownership is
-//     written only by engines with an ownership head, and scoreMean and
-//     scoreLead only by those that estimate the score (ours do not: the
-//     fields are left out, which the format allows);
+//     written only by engines whose search estimates it, and scoreMean and
+//     scoreLead only by those that estimate the score. Ours estimate
+//     neither: a network trained with the ownership and score heads
+//     (network.ownership, network.score) uses them as auxiliary training
+//     targets only; inference and the search evaluate the policy and the
+//     value alone. The fields are left out, which the format allows, and
+//     "ownership true" is accepted and answered without them;
 //   - analyze and genmove_analyze, the names of lz-analyze and
 //     lz-genmove_analyze some front ends use.
 //
@@ -27,8 +31,10 @@ package gtp
 // them (@sabaki/gtp's parseAnalysis, splitting a line at "info").
 //
 // gogui-analyze_commands lists, in GoGui's "type/label/command" form, the
-// commands GoGui can show: tabula-visits (a dboard of visit shares) and
-// tabula-value (the root value as a string).
+// commands GoGui can show: tabula-policy and tabula-visits (dboards of the
+// network's priors and the search's visit shares), tabula-value (the root
+// value as a string) and tabula-gfx (both as a picture, in GoGui's gfx
+// language).
 
 import (
 	"bufio"
@@ -76,7 +82,7 @@ type AnalysisMove struct {
 var AnalysisCommands = []string{
 	"lz-analyze", "kata-analyze", "analyze",
 	"lz-genmove_analyze", "kata-genmove_analyze", "genmove_analyze",
-	"gogui-analyze_commands", "tabula-visits", "tabula-value",
+	"gogui-analyze_commands", "tabula-policy", "tabula-visits", "tabula-value", "tabula-gfx",
 }
 
 // analysisChunk is the number of playouts between two looks at the input
@@ -280,13 +286,20 @@ func (e *Engine) streamAnalysis(ctx context.Context, cmd Command, bw *bufio.Writ
 		return nil, err
 	}
 	budget := maxAnalysisVisits
+	var deadline time.Time // the game clock's limit for a genmove form
+	var limit time.Duration
+	start := time.Now()
 	if req.genmove {
 		budget = max(an.MoveSimulations(), 1)
+		if e.clock.Control().System != NoTime {
+			limit = e.clock.Budget(req.color, movesLeft(s))
+			deadline = start.Add(limit)
+		}
 	}
-	last := time.Now()
+	last := start
 	var res Analysis
 	visits := 0
-	for visits < budget {
+	for visits < budget && (deadline.IsZero() || visits == 0 || time.Now().Before(deadline)) {
 		if !req.genmove {
 			if ln, more := next(false); ln != nil || !more {
 				return ln, finish(bw, "")
@@ -326,6 +339,13 @@ func (e *Engine) streamAnalysis(ctx context.Context, cmd Command, bw *bufio.Writ
 				bw.WriteString(out + "\n")
 			}
 		}
+		if !deadline.IsZero() {
+			spent := time.Since(start)
+			e.clock.Overran(limit, spent)
+			if !e.clock.Charge(req.color, spent) {
+				e.log.Warn("gtp: out of time by the engine's own clock", "color", colorWord(req.color))
+			}
+		}
 		if err := e.pos.Play(req.color, a); err != nil {
 			e.log.Warn("gtp: the analysed move is not legal", "error", err.Error())
 			return nil, finish(bw, "play resign\n")
@@ -352,45 +372,111 @@ func writeFlush(bw *bufio.Writer, cmd Command, ok bool, text string) error {
 	return bw.Flush()
 }
 
-// goguiAnalyzeCommands answers gogui-analyze_commands.
+// goguiAnalyzeCommands answers gogui-analyze_commands in GoGui's
+// "type/label/command" form (GoGui's documentation, "Analyze Commands"):
+// boards of numbers (dboard) for the network's policy and the search's
+// visit shares, the root value as text (string), and a picture (gfx) of
+// both.
 func goguiAnalyzeCommands() string {
-	return "dboard/Visit shares/tabula-visits\nstring/Value/tabula-value"
+	return "dboard/Policy/tabula-policy\n" +
+		"dboard/Visit shares/tabula-visits\n" +
+		"string/Value/tabula-value\n" +
+		"gfx/Policy, visits and best line/tabula-gfx"
 }
 
-// visitBoard runs one move's search and writes the root's visit shares as
-// a board of numbers, the top row first (GoGui's dboard), and the value.
-func (e *Engine) visitBoard(ctx context.Context, an Analyzer, board bool) (string, error) {
+// goguiTopMoves is the number of moves tabula-gfx labels.
+const goguiTopMoves = 8
+
+// goguiAnalysis runs the GoGui analysis command name for the player to
+// move: tabula-policy needs the root's priors only (one playout expands
+// it); the others search one move's playouts, continuing any analysis of
+// the same position.
+func (e *Engine) goguiAnalysis(ctx context.Context, an Analyzer, name string) (string, error) {
 	s, err := e.analysisState(e.pos.State().CurrentPlayer())
 	if err != nil {
 		return "", fmt.Errorf("cannot analyze: %w", err)
 	}
-	res, err := an.Analyze(ctx, s, max(an.MoveSimulations(), 1))
+	sims := max(an.MoveSimulations(), 1)
+	if name == "tabula-policy" {
+		sims = 1
+	}
+	res, err := an.Analyze(ctx, s, sims)
 	if err != nil {
 		return "", fmt.Errorf("cannot analyze: %w", err)
 	}
-	if !board {
-		return fmt.Sprintf("value %.3f for %s (winrate %.1f%%)", res.Value, colorWord(s.CurrentPlayer()), 50*(res.Value+1)), nil
-	}
-	n := e.pos.Dialect().Size()
-	share := make([]float64, n*n)
+	d := e.pos.Dialect()
+	n := d.Size()
 	total := 0
 	for _, m := range res.Moves {
 		total += m.Visits
 	}
-	for _, m := range res.Moves {
-		if m.Action < n*n && total > 0 {
-			share[m.Action] = float64(m.Visits) / float64(total)
+	switch name {
+	case "tabula-value":
+		return valueText(s, res, total), nil
+	case "tabula-policy", "tabula-visits":
+		cell := make([]float64, n*n)
+		for _, m := range res.Moves {
+			if m.Action < n*n {
+				if name == "tabula-policy" {
+					cell[m.Action] = m.Prior
+				} else if total > 0 {
+					cell[m.Action] = float64(m.Visits) / float64(total)
+				}
+			}
+		}
+		return numberBoard(n, cell), nil
+	}
+	// tabula-gfx: the policy as shading (INFLUENCE, 0..1), the visit share
+	// in percent on the most visited moves (LABEL), the best move marked
+	// (SQUARE), its principal variation (VAR) and the value (TEXT).
+	var infl, label strings.Builder
+	infl.WriteString("INFLUENCE")
+	label.WriteString("LABEL")
+	for i, m := range res.Moves {
+		if m.Action >= n*n {
+			continue
+		}
+		if m.Prior > 0 {
+			fmt.Fprintf(&infl, " %s %.3f", d.FormatMove(m.Action), m.Prior)
+		}
+		if i < goguiTopMoves && m.Visits > 0 && total > 0 {
+			fmt.Fprintf(&label, " %s %d", d.FormatMove(m.Action), int(math.Round(100*float64(m.Visits)/float64(total))))
 		}
 	}
+	lines := []string{infl.String(), label.String()}
+	if len(res.Moves) > 0 && res.Moves[0].Visits > 0 {
+		best := res.Moves[0]
+		if best.Action < n*n {
+			lines = append(lines, "SQUARE "+d.FormatMove(best.Action))
+		}
+		v := "VAR"
+		color := s.CurrentPlayer()
+		for _, a := range best.PV {
+			v += " " + "bw"[color:color+1] + " " + d.FormatMove(a)
+			color = 1 - color
+		}
+		lines = append(lines, v)
+	}
+	lines = append(lines, "TEXT "+valueText(s, res, total))
+	return strings.Join(lines, "\n"), nil
+}
+
+// valueText describes the root value for the player to move.
+func valueText(s games.State, res Analysis, visits int) string {
+	return fmt.Sprintf("%s to move: value %.3f (winrate %.1f%%) after %d visits", colorWord(s.CurrentPlayer()), res.Value, 50*(res.Value+1), visits)
+}
+
+// numberBoard writes n x n numbers as GoGui's dboard: the top row first.
+func numberBoard(n int, cell []float64) string {
 	var b strings.Builder
-	for r := 0; r < n; r++ {
+	for r := range n {
 		b.WriteByte('\n')
-		for c := 0; c < n; c++ {
+		for c := range n {
 			if c > 0 {
 				b.WriteByte(' ')
 			}
-			b.WriteString(strconv.FormatFloat(share[r*n+c], 'f', 3, 64))
+			b.WriteString(strconv.FormatFloat(cell[r*n+c], 'f', 4, 64))
 		}
 	}
-	return b.String(), nil
+	return b.String()
 }

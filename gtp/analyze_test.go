@@ -5,6 +5,8 @@ import (
 	"context"
 	"io"
 	"math/rand/v2"
+	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -61,6 +63,52 @@ func parseInfo(t *testing.T, line string) []infoMove {
 	return out
 }
 
+// sabakiPV matches a group's principal variation as Sabaki finds it: the
+// run of vertices that ends the group.
+var sabakiPV = regexp.MustCompile(`(pass|[A-Za-z]\d+)(\s+(pass|[A-Za-z]\d+))*\s*$`)
+
+// lizzieGroup reads one group as Lizzie's MoveData does: words in
+// key-value pairs up to "pv", which takes the rest; Leela Zero's winrate,
+// prior and lcb are integers in hundredths of a percent (parsed with
+// Integer.parseInt), KataGo's decimals in [0, 1]. It returns the winrate in
+// percent and the PV.
+func lizzieGroup(t *testing.T, group string, kata bool) (float64, []string) {
+	t.Helper()
+	data := strings.Fields(group)
+	var wr float64
+	for i := 0; i < len(data); i++ {
+		k := data[i]
+		if k == "pv" {
+			return wr, data[i+1:]
+		}
+		i++
+		if i >= len(data) {
+			t.Fatalf("Lizzie: key %q without a value in %q", k, group)
+		}
+		if k == "winrate" || k == "visits" || k == "lcb" || k == "prior" || k == "order" {
+			if kata && k != "visits" && k != "order" {
+				x, err := strconv.ParseFloat(data[i], 64)
+				if err != nil {
+					t.Fatalf("Lizzie (KataGo): %s %q: %v", k, data[i], err)
+				}
+				if k == "winrate" {
+					wr = 100 * x
+				}
+			} else {
+				x, err := strconv.Atoi(data[i])
+				if err != nil {
+					t.Fatalf("Lizzie: %s %q is not an integer: %v", k, data[i], err)
+				}
+				if k == "winrate" {
+					wr = float64(x) / 100
+				}
+			}
+		}
+	}
+	t.Fatalf("Lizzie: no pv in %q", group)
+	return 0, nil
+}
+
 // checkInfo checks one analysis line in the lz (winrate 0..10000) or kata
 // (0..1) format against the position: legal moves, orders 0, 1, ...,
 // visits not increasing, each pv starting with its move.
@@ -68,6 +116,21 @@ func checkInfo(t *testing.T, line string, kata bool, s games.State) {
 	t.Helper()
 	g := s.Game().(*gogame.Game)
 	moves := parseInfo(t, line)
+	// Sabaki and Lizzie split the line at each "info".
+	groups := regexp.MustCompile(`\s*info\s+`).Split(line, -1)[1:]
+	if len(groups) != len(moves) {
+		t.Fatalf("%d groups split as Sabaki does, %d info keywords", len(groups), len(moves))
+	}
+	for k, grp := range groups {
+		m := sabakiPV.FindString(grp)
+		if pv := strings.Fields(m); len(pv) == 0 || pv[0] != moves[k].fields["move"] || !slices.Equal(pv, moves[k].pv) {
+			t.Errorf("Sabaki reads the pv of %q as %q", grp, m)
+		}
+		wr, pv := lizzieGroup(t, grp, kata)
+		if wr < 0 || wr > 100 || !slices.Equal(pv, moves[k].pv) {
+			t.Errorf("Lizzie reads %q as winrate %.2f%%, pv %v", grp, wr, pv)
+		}
+	}
 	prevVisits := -1
 	for k, m := range moves {
 		for _, key := range []string{"move", "visits", "winrate", "prior", "lcb", "order"} {
@@ -298,6 +361,36 @@ func TestAnalysisSession(t *testing.T) {
 		t.Fatalf("lz-genmove_analyze without interval: %q", a)
 	}
 	play(strings.TrimPrefix(a[1], "play "))
+	// undo takes back the analysed move; an analysis of the position
+	// before it and a plain genmove follow.
+	s.send("100 undo")
+	if a := s.answer(); len(a) != 1 || a[0] != "=100 " {
+		t.Fatalf("undo: %q", a)
+	}
+	state = g.NewInitialState()
+	for _, v := range []string{"E5", "C3", "G7", "C7", moved} {
+		play(v)
+	}
+	s.send("101 lz-analyze w 1")
+	if l := s.line(); l != "=101" {
+		t.Fatalf("lz-analyze after undo: first line %q", l)
+	}
+	checkInfo(t, s.line(), false, state)
+	s.send("102 genmove w")
+	for {
+		l := s.line()
+		if l == "" {
+			break
+		}
+		if !strings.HasPrefix(l, "info ") {
+			t.Fatalf("line %q inside the analysis", l)
+		}
+	}
+	a = s.answer()
+	if len(a) != 1 || !strings.HasPrefix(a[0], "=102 ") {
+		t.Fatalf("genmove after analysis: %q", a)
+	}
+	play(strings.TrimPrefix(a[0], "=102 "))
 	// The engine's board is ours.
 	s.send("11 showboard")
 	board := strings.Join(s.answer()[1:], "\n")

@@ -9,8 +9,10 @@ import (
 	"log/slog"
 	"strconv"
 	"strings"
+	"time"
 
 	"tabula/games"
+	"tabula/games/gogame"
 	"tabula/internal/engineproc"
 	"tabula/internal/version"
 )
@@ -62,7 +64,8 @@ func (c EngineConfig) Validate() error {
 var Commands = []string{
 	"protocol_version", "name", "version", "known_command", "list_commands",
 	"boardsize", "clear_board", "komi", "play", "genmove", "undo",
-	"final_score", "showboard", "quit",
+	"final_score", "final_status_list", "kata-get-rules", "showboard",
+	"loadsgf", "printsgf", "time_settings", "kgs-time_settings", "time_left", "quit",
 }
 
 // Engine answers GTP commands for a game (Go or Othello) with a chooser's
@@ -73,6 +76,7 @@ type Engine struct {
 	build   Builder
 	pos     *Position
 	chooser Chooser
+	clock   Clock
 	quit    bool
 }
 
@@ -335,6 +339,49 @@ func (e *Engine) Handle(ctx context.Context, cmd Command) (string, error) {
 		return "", nil
 	case "final_score":
 		return FormatScore(e.pos.Dialect().Score(e.pos.State())), nil
+	case "final_status_list":
+		return e.finalStatusList(args)
+	case "kata-get-rules":
+		if err := need(0); err != nil {
+			return "", err
+		}
+		return e.kataGetRules()
+	case "loadsgf":
+		return e.loadSGF(args)
+	case "printsgf":
+		return e.printSGF(args)
+	case "time_settings", "kgs-time_settings":
+		parse := parseTimeSettings
+		if cmd.Name == "kgs-time_settings" {
+			parse = parseKGSTimeSettings
+		}
+		tc, err := parse(args)
+		if err != nil {
+			return "", err
+		}
+		e.clock.SetControl(tc)
+		if _, ok := e.chooser.(TimeLimiter); !ok && tc.System != NoTime {
+			e.log.Warn("gtp: the player takes no time limit: it plays as configured whatever the clock")
+		}
+		return "", nil
+	case "time_left":
+		if err := need(3); err != nil {
+			return "", err
+		}
+		color, err := ParseColor(args[0])
+		if err != nil {
+			return "", fmt.Errorf("syntax error: %w", err)
+		}
+		left, err := parseSeconds("time", args[1])
+		if err != nil {
+			return "", err
+		}
+		stones, err := parseCount("stones", args[2])
+		if err != nil {
+			return "", err
+		}
+		e.clock.SetLeft(color, left, stones)
+		return "", nil
 	case "showboard":
 		return "\n" + e.pos.State().String(), nil
 	}
@@ -342,11 +389,11 @@ func (e *Engine) Handle(ctx context.Context, cmd Command) (string, error) {
 		switch cmd.Name {
 		case "gogui-analyze_commands":
 			return goguiAnalyzeCommands(), nil
-		case "tabula-visits", "tabula-value":
+		case "tabula-policy", "tabula-visits", "tabula-value", "tabula-gfx":
 			if err := need(0); err != nil {
 				return "", err
 			}
-			return e.visitBoard(ctx, an, cmd.Name == "tabula-visits")
+			return e.goguiAnalysis(ctx, an, cmd.Name)
 		}
 		if isStreaming(cmd.Name) {
 			return "", fmt.Errorf("%s streams its answer: it is answered in Run only", cmd.Name)
@@ -365,14 +412,46 @@ func (e *Engine) genmove(ctx context.Context, color int) (string, error) {
 	if sy, ok := e.chooser.(Syncer); ok {
 		sy.Sync(e.pos.Actions())
 	}
+	timed := e.clock.Control().System != NoTime
+	limit := e.clock.Budget(color, movesLeft(s))
+	if tl, ok := e.chooser.(TimeLimiter); ok {
+		// Without a clock, 0 gives the player back its own limit.
+		tl.SetMoveTime(limit)
+	}
+	start := time.Now()
 	a, err := e.chooser.ChooseAction(ctx, s.Clone())
 	if err != nil {
 		return "", fmt.Errorf("cannot generate a move: %w", err)
+	}
+	if timed {
+		spent := time.Since(start)
+		e.clock.Overran(limit, spent)
+		if !e.clock.Charge(color, spent) {
+			e.log.Warn("gtp: out of time by the engine's own clock", "color", colorWord(color))
+		}
 	}
 	if err := e.pos.Play(color, a); err != nil {
 		return "", fmt.Errorf("cannot generate a move: the player chose %s: %w", d.FormatMove(a), err)
 	}
 	return d.FormatMove(a), nil
+}
+
+// movesLeft estimates the moves the player to move in s has left to play:
+// in Go half the empty points (the legal moves, near enough), at least 10;
+// in Othello half the empty squares.
+func movesLeft(s games.State) int {
+	if gs, ok := s.(*gogame.State); ok {
+		empty := 0
+		n := gs.Game().(*gogame.Game).Size()
+		for p := range n * n {
+			if gs.At(p) == gogame.Empty {
+				empty++
+			}
+		}
+		return max(10, empty/2)
+	}
+	_, h, w := s.Game().ObservationShape()
+	return max(1, (h*w-4-s.MoveNumber()+1)/2)
 }
 
 // rebuild switches to dialect d's game: a new chooser for it, and the moves

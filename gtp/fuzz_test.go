@@ -4,6 +4,7 @@ import (
 	"io"
 	"strings"
 	"testing"
+	"time"
 )
 
 // FuzzParseCommand checks that any line parses without panicking and that a
@@ -48,6 +49,30 @@ func FuzzResponseReader(f *testing.F) {
 		}
 		if err == nil && (r.ID != 7 || !r.Success || r.Text != strings.TrimSpace(text)) {
 			t.Errorf("wrote %q, read %+v", text, r)
+		}
+	})
+}
+
+// FuzzTimeSettings checks that any arguments to time_settings and
+// kgs-time_settings parse without panicking into a clock whose budgets are
+// never negative and never exceed the time a player has.
+func FuzzTimeSettings(f *testing.F) {
+	for _, s := range []string{"300 0 0", "0 30 0", "600 60 25", "byoyomi 60 30 5", "canadian 0 10 1", "absolute 1e7", "none", "1.5 NaN 3"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, args string) {
+		for _, parse := range []func([]string) (TimeControl, error){parseTimeSettings, parseKGSTimeSettings} {
+			tc, err := parse(strings.Fields(args))
+			if err != nil {
+				continue
+			}
+			var c Clock
+			c.SetControl(tc)
+			left, _ := c.Left(0)
+			b := c.Budget(0, 30)
+			if b < 0 || (tc.System != NoTime && b > max(left+tc.Byo, time.Millisecond)) {
+				t.Errorf("%q: %+v gives a budget of %v with %v left", args, tc, b, left)
+			}
 		}
 	})
 }

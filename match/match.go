@@ -87,6 +87,9 @@ type GameRecord struct {
 	// outside engine that crashed, hung or played an illegal move); the
 	// other player is the winner.
 	Forfeit *ForfeitRecord `json:"forfeit,omitempty"`
+	// Resigned is set when the game ended by the loser's resignation (an
+	// outside engine that answered "resign"); Winner is the other side.
+	Resigned bool `json:"resigned,omitempty"`
 }
 
 // Pointer is implemented by the states of games whose wins are worth
@@ -232,6 +235,9 @@ type MatchResult struct {
 	// Forfeits holds the games that ended by a player's failure, in the
 	// order they finished.
 	Forfeits []GameRecord
+	// Resignations holds the games that ended by a resignation, in the
+	// order they finished.
+	Resignations []GameRecord
 }
 
 // Total is player i's record against everyone.
@@ -454,6 +460,9 @@ func (t *tally) add(rec GameRecord, dice int) {
 	if rec.Forfeit != nil {
 		res.Forfeits = append(res.Forfeits, rec)
 	}
+	if rec.Resigned {
+		res.Resignations = append(res.Resignations, rec)
+	}
 	a, b := rec.Seats[0], rec.Seats[1]
 	switch rec.Winner {
 	case 0:
@@ -606,7 +615,7 @@ func Tally(g games.Game, recs []GameRecord) (*MatchResult, error) {
 			}
 			r.Score = sc
 		}
-		if r.Points == 0 && r.Winner >= 0 && r.Forfeit == nil && pointsOf != nil {
+		if r.Points == 0 && r.Winner >= 0 && r.Forfeit == nil && !r.Resigned && pointsOf != nil {
 			pts, err := pointsOf(r)
 			if err != nil {
 				return nil, fmt.Errorf("arena: game %d: %w", r.Index, err)
@@ -734,6 +743,9 @@ func playGame(ctx context.Context, cfg MatchConfig, g games.Game, factories []*p
 			if f := (*players.Forfeit)(nil); errors.As(err, &f) && ctx.Err() == nil {
 				return forfeitRecord(rec, g, moves, side, f), nil
 			}
+			if errors.Is(err, players.ErrResigned) && ctx.Err() == nil {
+				return lostRecord(rec, g, moves, side), nil
+			}
 			if err != nil {
 				return rec, fmt.Errorf("arena: game %d, move %d: player %s: %w", jb.index, len(moves)+1, names[jb.seats[side]], err)
 			}
@@ -781,11 +793,19 @@ func playGame(ctx context.Context, cfg MatchConfig, g games.Game, factories []*p
 	return rec, nil
 }
 
-// forfeitRecord ends rec as a loss for side, which forfeited.
-func forfeitRecord(rec GameRecord, g games.Game, moves []int, side int, f *players.Forfeit) GameRecord {
+// lostRecord ends rec as a loss for side, which resigned.
+func lostRecord(rec GameRecord, g games.Game, moves []int, side int) GameRecord {
 	rec.Moves = formatMoves(g, moves)
 	rec.Winner = 1 - side
 	rec.Result[side], rec.Result[1-side] = -1, 1
+	rec.Resigned = true
+	return rec
+}
+
+// forfeitRecord ends rec as a loss for side, which forfeited.
+func forfeitRecord(rec GameRecord, g games.Game, moves []int, side int, f *players.Forfeit) GameRecord {
+	rec = lostRecord(rec, g, moves, side)
+	rec.Resigned = false
 	rec.Forfeit = &ForfeitRecord{Side: side, Player: rec.Players[side], Reason: f.Reason, Stderr: f.Stderr}
 	return rec
 }

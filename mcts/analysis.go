@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"sort"
+	"time"
 
 	"tabula/games"
 )
@@ -110,13 +111,14 @@ func (s *Search) Ponder(ctx context.Context, st games.State, sims int) error {
 	if games.IsChanceNode(st) {
 		return errors.New("mcts: the position is a chance node: roll the dice first")
 	}
+	start := time.Now()
 	if s.sr.root == nil || !sameState(s.sr.root, st) || len(s.b.states) == 0 {
 		s.sync(st)
 	}
 	if s.cfg.CountReused {
 		sims += int(s.sr.t.nodes[0].n)
 	}
-	return s.search(ctx, sims, false)
+	return s.search(ctx, sims, false, start)
 }
 
 // Search returns the player's search, for analysis (Ponder, RootChildren,

@@ -71,6 +71,11 @@ func NewSearch(cfg Config, eval Evaluator, rng *rand.Rand) (*Search, error) {
 // Config returns the configuration of the search.
 func (s *Search) Config() Config { return s.cfg }
 
+// SetMoveTime sets the time limit of the next searches (Config.MoveTime;
+// 0: none, the simulations alone stop them), for a game clock that gives
+// each move its share. A negative d is taken as 0.
+func (s *Search) SetMoveTime(d time.Duration) { s.cfg.MoveTime = max(d, 0) }
+
 // Run searches position st, with root noise when the configuration has an
 // epsilon above zero, and returns the visit distribution, the root value and
 // the action chosen with the temperature for st's move number. With tree
@@ -87,8 +92,9 @@ func (s *Search) Run(ctx context.Context, st games.State) (Result, error) {
 	if games.IsChanceNode(st) {
 		return Result{}, errors.New("mcts: the position is a chance node: roll the dice first")
 	}
+	start := time.Now() // MoveTime counts the tree's reuse too
 	s.sync(st)
-	if err := s.search(ctx, s.cfg.Simulations, true); err != nil {
+	if err := s.search(ctx, s.cfg.Simulations, true, start); err != nil {
 		return Result{}, err
 	}
 	temp := s.cfg.FinalTemperature
@@ -139,13 +145,13 @@ func sameState(a, b games.State) bool {
 	return a.Hash() == b.Hash() && a.MoveNumber() == b.MoveNumber()
 }
 
-// search runs target playouts (or until the move time is spent) from the
-// root.
-func (s *Search) search(ctx context.Context, target int, full bool) error {
+// search runs target playouts (or until the move time, counted from start,
+// is spent) from the root.
+func (s *Search) search(ctx context.Context, target int, full bool, start time.Time) error {
 	sr := &s.sr
 	var deadline time.Time
 	if s.cfg.MoveTime > 0 {
-		deadline = time.Now().Add(s.cfg.MoveTime)
+		deadline = start.Add(s.cfg.MoveTime)
 	}
 	sr.startMove(target, full)
 	for sr.done < sr.target {

@@ -2,6 +2,7 @@ package players
 
 import (
 	"context"
+	"time"
 
 	"tabula/games"
 	"tabula/gtp"
@@ -10,7 +11,25 @@ import (
 // pvLength is the longest principal variation an analysis reports.
 const pvLength = 16
 
-var _ gtp.Analyzer = (*netPlayer)(nil)
+var (
+	_ gtp.Analyzer    = (*netPlayer)(nil)
+	_ gtp.TimeLimiter = (*netPlayer)(nil)
+	_ gtp.TimeLimiter = (*alphaBetaPlayer)(nil)
+)
+
+// SetMoveTime limits the next searches to d (a GTP game clock's share of
+// one move), or to the shorter of d and the player's own time= when it has
+// one; 0 restores its own limit. The simulations still cap a search.
+func (p *netPlayer) SetMoveTime(d time.Duration) {
+	own := p.ownTime
+	switch {
+	case d <= 0:
+		d = own
+	case own > 0:
+		d = min(d, own)
+	}
+	p.p.Search().SetMoveTime(d)
+}
 
 // Analyze deepens the player's search of s by sims playouts (see
 // mcts.Search.Ponder) and reports its root: each action's visits, mean

@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"tabula/games"
@@ -38,6 +40,12 @@ func (f *Forfeit) Error() string {
 	return fmt.Sprintf("forfeit: %s; engine stderr:\n%s", f.Reason, f.Stderr)
 }
 
+// ErrResigned is wrapped by the error a player returns when it resigns: an
+// outside engine that answered genmove with "resign". The game is lost
+// normally, not by a failure; Match scores it as a loss and records the
+// resignation (GameRecord.Resigned).
+var ErrResigned = errors.New("resigned")
+
 // Syncer is implemented by players that keep a board of their own (outside
 // engines): before each ChooseAction, Match tells them every action played
 // since the initial state, random opening plies included.
@@ -51,9 +59,11 @@ type gtpEngine struct {
 	install string // what to install where it is missing
 	args    []string
 	genmove string // the command that asks for a move
+	seedArg string // the option that seeds the engine's random numbers, if any
+	path    string // the program's path when found by the preset itself
 }
 
-// buildGTP builds the factory of the gtp, gnugo and grhino kinds. Every game
+// buildGTP builds the factory of the gtp, gnugo, pachi and grhino kinds. Every game
 // starts a fresh engine process, stopped when the game ends.
 func buildGTP(g games.Game, spec Spec) (*Factory, error) {
 	name := spec.String()
@@ -82,6 +92,22 @@ func buildGTP(g games.Game, spec Spec) (*Factory, error) {
 		}
 		eng = gtpEngine{program: "gtp-rhino", install: "apt-get install grhino",
 			args: []string{"--level", strconv.Itoa(spec.Int("level", 3))}}
+	case "pachi":
+		if !d.IsGo() {
+			return nil, fmt.Errorf("player %s: Pachi plays go, not %s", name, g.Name())
+		}
+		path, err := pachiProgram()
+		if err != nil {
+			return nil, fmt.Errorf("player %s: %w", name, err)
+		}
+		// -t =N: N playouts a move; threads=1: one core, so that its
+		// strength does not depend on the load; -D: no board diagrams on
+		// stderr. Chinese rules are its default (area scoring, as ours);
+		// komi comes over GTP. kgs-genmove_cleanup captures dead stones
+		// before passing, as our Tromp-Taylor scoring needs (see gnugo).
+		eng = gtpEngine{program: "pachi", path: path, install: pachiInstall,
+			args:    []string{"-D", "-r", "chinese", "-t", "=" + strconv.Itoa(spec.Int("playouts", 1000)), "threads=1"},
+			genmove: "kgs-genmove_cleanup", seedArg: "-s"}
 	default:
 		eng = gtpEngine{program: spec.Str("cmd", ""), install: "the engine named by cmd=",
 			args: strings.Fields(spec.Str("args", ""))}
@@ -89,20 +115,104 @@ func buildGTP(g games.Game, spec Spec) (*Factory, error) {
 			return nil, fmt.Errorf("player %s: gtp needs cmd=PROGRAM", name)
 		}
 	}
-	path, err := refdata.LookProgram(eng.program)
-	if err != nil {
-		return nil, fmt.Errorf("player %s: engine program %q not found on PATH or in /usr/games (install: %s)", name, eng.program, eng.install)
+	path := eng.path
+	if path == "" {
+		var err error
+		if path, err = refdata.LookProgram(eng.program); err != nil {
+			return nil, fmt.Errorf("player %s: engine program %q not found on PATH or in /usr/games (install: %s)", name, eng.program, eng.install)
+		}
 	}
 	timeout := spec.Duration("timeout", DefaultGTPTimeout)
 	f := &Factory{Name: name}
 	if eng.genmove == "" {
 		eng.genmove = "genmove"
 	}
-	f.New = func(*rand.Rand) (Player, error) {
+	f.New = func(rng *rand.Rand) (Player, error) {
+		args := eng.args
+		if eng.seedArg != "" {
+			// Seeded from the game's generator, so that each game gets
+			// its own seed. Pachi's games still do not replay exactly
+			// (the same match run twice here gave different moves), though
+			// the same commands fed at once to Pachi with one seed do.
+			args = append(slices.Clip(args), eng.seedArg, strconv.FormatUint(uint64(rng.Uint32()>>1), 10))
+		}
 		return &gtpPlayer{outside: outside[*gtp.Client]{name: name}, d: d, timeout: timeout, genmove: eng.genmove,
-			cfg: gtp.ClientConfig{Path: path, Args: eng.args}}, nil
+			cfg: gtp.ClientConfig{Path: path, Args: args}}, nil
 	}
 	return f, nil
+}
+
+// PachiEnv names the environment variable that gives the path of Pachi's
+// program; without it Pachi is looked up on PATH as pachi.
+const PachiEnv = "TABULA_PACHI"
+
+const pachiInstall = "build Pachi from source (see ../shared/tools/pachi/README.md) and put it on PATH as pachi or set " + PachiEnv + " to its path; Debian's package pachi is an unrelated game"
+
+// pachiChecked caches pachiProgram's verdict per program path.
+var pachiChecked sync.Map // path -> error (nil: it is Pachi)
+
+// pachiProgram finds Pachi: $TABULA_PACHI, else pachi on PATH or in
+// /usr/games. It starts the program once (per path and process) and asks its
+// GTP name, since a program named pachi may be Debian's platform game of the
+// same name, which does not speak GTP.
+func pachiProgram() (string, error) {
+	path := os.Getenv(PachiEnv)
+	if path != "" {
+		fi, err := os.Stat(path)
+		if err != nil {
+			return "", fmt.Errorf("%s=%s: %w", PachiEnv, path, err)
+		}
+		if fi.IsDir() || fi.Mode()&0o111 == 0 {
+			return "", fmt.Errorf("%s=%s: not an executable file", PachiEnv, path)
+		}
+	} else {
+		var err error
+		if path, err = refdata.LookProgram("pachi"); err != nil {
+			return "", fmt.Errorf("engine program \"pachi\" not found on PATH or in /usr/games and %s is not set (install: %s)", PachiEnv, pachiInstall)
+		}
+	}
+	if v, ok := pachiChecked.Load(path); ok {
+		if v != nil {
+			return "", v.(error)
+		}
+		return path, nil
+	}
+	err := checkPachi(path)
+	if err != nil {
+		pachiChecked.Store(path, err)
+		return "", err
+	}
+	pachiChecked.Store(path, nil)
+	return path, nil
+}
+
+// checkPachi starts path and checks that it answers the GTP command name
+// with Pachi within 30 seconds.
+func checkPachi(path string) error {
+	c, err := gtp.Start(gtp.ClientConfig{Path: path, Args: []string{"-D"}})
+	if err != nil {
+		return fmt.Errorf("pachi %s: %w", path, err)
+	}
+	name, err := c.Do(context.Background(), 30*time.Second, "name")
+	if err != nil {
+		c.Kill()
+		tail := c.StderrTail()
+		c.Close()
+		return fmt.Errorf("pachi %s does not speak GTP (is it Debian's unrelated game of that name? %s): %w; its stderr: %q", path, pachiInstall, err, tail)
+	}
+	c.Close()
+	if !strings.HasPrefix(strings.TrimSpace(name), "Pachi") {
+		return fmt.Errorf("pachi %s: answers GTP name with %q, not Pachi", path, clipText(name))
+	}
+	return nil
+}
+
+// clipText shortens s for an error message.
+func clipText(s string) string {
+	if len(s) > 60 {
+		return s[:60] + "..."
+	}
+	return s
 }
 
 // gtpPlayer plays one game with an outside engine. It starts the engine at
@@ -231,7 +341,10 @@ func (p *gtpPlayer) ChooseAction(ctx context.Context, s games.State) (int, error
 		return 0, err
 	}
 	if strings.EqualFold(out, "resign") {
-		return 0, p.forfeit("resigned")
+		if err := p.Close(); err != nil {
+			return 0, fmt.Errorf("player %s: %w (closing the engine: %v)", p.name, ErrResigned, err)
+		}
+		return 0, fmt.Errorf("player %s: %w", p.name, ErrResigned)
 	}
 	a, err := p.d.ParseMove(out)
 	if err != nil {

@@ -32,8 +32,8 @@ func TestMain(m *testing.M) {
 }
 
 // fakeGTP answers every command with success; at genmove it dies
-// (MODE die), never answers (hang), names an occupied point (illegal) or
-// answers nonsense (garbage).
+// (MODE die), never answers (hang), names an occupied point (illegal),
+// answers nonsense (garbage) or resigns (resign).
 func fakeGTP(mode string) {
 	if spec, ok := strings.CutPrefix(mode, "engine="); ok {
 		// A correct engine: ours, playing uniformly random moves. Any
@@ -82,6 +82,8 @@ func fakeGTP(mode string) {
 				lastPlay = reply
 			case "garbage":
 				reply = "Z99"
+			case "resign":
+				reply = "resign"
 			}
 		case "quit":
 			gtp.WriteResponse(os.Stdout, cmd, true, "")

@@ -88,7 +88,7 @@ func PUCTFactory(name string, cfg mcts.Config, eval mcts.Evaluator) *Factory {
 		if err != nil {
 			return nil, fmt.Errorf("player %s: %w", name, err)
 		}
-		return &netPlayer{name: name, p: p}, nil
+		return &netPlayer{name: name, p: p, ownTime: cfg.MoveTime}, nil
 	}}
 }
 
@@ -168,7 +168,8 @@ func Build(g games.Game, spec Spec) (*Factory, error) {
 			if oracle != nil {
 				sr.SetOracle(oracle)
 			}
-			return &alphaBetaPlayer{name: name, sr: sr, clock: clock, inc: inc, book: bk, rng: rng}, nil
+			return &alphaBetaPlayer{name: name, sr: sr, clock: clock, inc: inc, book: bk, rng: rng,
+				own: search.Limits{Depth: cfg.Depth, Nodes: cfg.Nodes, MoveTime: cfg.Time}}, nil
 		}
 	case "solver":
 		if og, ok := g.(*othello.Game); ok {
@@ -210,7 +211,7 @@ func Build(g games.Game, spec Spec) (*Factory, error) {
 		return buildISMCTS(g, spec)
 	case "cardrules":
 		return buildCardRules(g, spec)
-	case "gtp", "gnugo", "grhino":
+	case "gtp", "gnugo", "grhino", "pachi":
 		return buildGTP(g, spec)
 	case "uci", "stockfish":
 		return buildUCI(g, spec)
@@ -343,9 +344,10 @@ func (p *named) ChooseAction(ctx context.Context, s games.State) (int, error) {
 }
 
 type netPlayer struct {
-	name string
-	p    *mcts.Player
-	kids []mcts.ChildStat // scratch of Analyze
+	name    string
+	p       *mcts.Player
+	kids    []mcts.ChildStat // scratch of Analyze
+	ownTime time.Duration    // the search's own time limit (time=), 0 for none
 }
 
 func (p *netPlayer) Name() string          { return p.name }
@@ -442,7 +444,17 @@ type alphaBetaPlayer struct {
 	// drawn with rng.
 	book *book.Book
 	rng  *rand.Rand
+	// own is the search's limits from the spec; moveTime, when set (a
+	// GTP game clock's share of a move, SetMoveTime), also limits the
+	// time of a search without a clock of the player's own.
+	own      search.Limits
+	moveTime time.Duration
 }
+
+// SetMoveTime limits the next searches to d as well as to the player's own
+// limits (0: its own limits alone); a player with its own clock (clock=)
+// keeps to that instead.
+func (p *alphaBetaPlayer) SetMoveTime(d time.Duration) { p.moveTime = max(d, 0) }
 
 func (p *alphaBetaPlayer) Name() string              { return p.name }
 func (p *alphaBetaPlayer) Value() float64            { return p.value }
@@ -462,6 +474,18 @@ func (p *alphaBetaPlayer) ChooseAction(ctx context.Context, s games.State) (int,
 			p.value, p.last = 0, search.Result{Move: a, PV: []int{a}}
 			return a, nil
 		}
+	}
+	if p.clock <= 0 && p.moveTime > 0 {
+		l := p.own
+		if l.MoveTime == 0 || p.moveTime < l.MoveTime {
+			l.MoveTime = p.moveTime
+		}
+		res, err := p.sr.SearchLimits(ctx, s, l)
+		if err != nil {
+			return 0, err
+		}
+		p.value, p.last = res.Value, res
+		return res.Move, nil
 	}
 	if p.clock <= 0 {
 		res, err := p.sr.Search(ctx, s)

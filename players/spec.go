@@ -99,6 +99,10 @@ var kinds = []kindDef{
 		{"level", intParam, 0, 10, "GNU Go's level, 0..10 (default 10)"},
 		{"timeout", durationParam, 0, 0, "time cap per command (default 5m); an engine past it forfeits"},
 	}},
+	{name: "pachi", doc: "Pachi (Monte-Carlo go engine) over GTP: $TABULA_PACHI or pachi on PATH (built from source, see ../shared/tools/pachi; Debian's pachi package is an unrelated game); chinese rules, one thread, a seed per game from the match's (its games do not replay exactly) (go only)", params: []paramDef{
+		{"playouts", intParam, 500, 1e8, "playouts per move (-t =N), 500..1e8 (default 1000)"},
+		{"timeout", durationParam, 0, 0, "time cap per command (default 5m); an engine past it forfeits"},
+	}},
 	{name: "grhino", doc: "GRhino over GTP (Debian grhino, program gtp-rhino; othello:size=8 only)", params: []paramDef{
 		{"level", intParam, 1, 5, "GRhino's level, 1..5 (default 3)"},
 		{"timeout", durationParam, 0, 0, "time cap per command (default 5m); an engine past it forfeits"},

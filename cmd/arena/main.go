@@ -309,6 +309,10 @@ func writeSGF(path string, g games.Game, r match.GameRecord) error {
 		rec.Result = "BW"[1-f.Side:2-f.Side] + "+F"
 		rec.Comment = f.Player + " forfeited: " + f.Reason
 	}
+	if r.Resigned && r.Winner >= 0 {
+		rec.Result = "BW"[r.Winner:r.Winner+1] + "+R"
+		rec.Comment = r.Players[1-r.Winner] + " resigned"
+	}
 	var b bytes.Buffer
 	if err := sgf.Write(&b, rec); err != nil {
 		return fmt.Errorf("-sgf: game %d: %w", r.Index, err)
@@ -435,10 +439,23 @@ func defineMatch(fs *flag.FlagSet) func(context.Context, io.Reader, io.Writer, i
 	}
 }
 
+// printResignations lists the games that ended by a resignation (an
+// outside engine that answered "resign"): lost normally, not forfeited.
+func printResignations(w io.Writer, res *match.MatchResult) {
+	if len(res.Resignations) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\n%d game(s) ended by resignation:\n", len(res.Resignations))
+	for _, r := range res.Resignations {
+		fmt.Fprintf(w, "game %d: %s resigned after the moves %q\n", r.Index, r.Players[1-r.Winner], r.Moves)
+	}
+}
+
 // printForfeits lists the games lost by a player's failure (an outside
 // engine that crashed, hung or played an illegal move), with the engine's
 // last stderr lines.
 func printForfeits(w io.Writer, res *match.MatchResult) {
+	printResignations(w, res)
 	if len(res.Forfeits) == 0 {
 		return
 	}

@@ -11,6 +11,7 @@ import (
 
 	"tabula/games"
 	"tabula/games/sgf"
+	"tabula/internal/refdata/refdatatest"
 	"tabula/match"
 	"tabula/nn"
 )
@@ -80,5 +81,42 @@ func TestMatchSGF(t *testing.T) {
 	_, _, err = runCmd(t, "", "match", "-game", "connect4", "-players", "random random", "-games", "1", "-sgf", sgfDir, "-quiet")
 	if err == nil || !strings.Contains(err.Error(), "no SGF") {
 		t.Errorf("connect4 -sgf: error %v", err)
+	}
+}
+
+// TestMatchResignation plays a shell-script GTP engine that resigns at its
+// first genmove: arena reports the games as resignations, not forfeits,
+// and the SGF files say W+R or B+R.
+func TestMatchResignation(t *testing.T) {
+	sh := refdatatest.Program(t, "sh", "a POSIX shell")
+	dir := t.TempDir()
+	script := filepath.Join(dir, "resigner.sh")
+	body := "#!" + sh + `
+while read -r id cmd rest; do
+  case "$cmd" in
+    genmove) printf '=%s resign\n\n' "$id" ;;
+    *) printf '=%s \n\n' "$id" ;;
+  esac
+done
+`
+	if err := os.WriteFile(script, []byte(body), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	sgfDir := filepath.Join(dir, "sgf")
+	stdout, _, err := runCmd(t, "", "match", "-game", "go:size=5", "-players", "gtp:cmd="+script+",timeout=10s random", "-games", "2", "-sgf", sgfDir, "-quiet")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(stdout, "2 game(s) ended by resignation") || strings.Contains(stdout, "forfeit") {
+		t.Errorf("arena's report:\n%s", stdout)
+	}
+	for i, want := range []string{"RE[W+R]", "RE[B+R]"} { // the engine is black in game 0, white in game 1
+		b, err := os.ReadFile(filepath.Join(sgfDir, "game-0000"+string(rune('0'+i))+".sgf"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(b), want) || !strings.Contains(string(b), "resigned") {
+			t.Errorf("game %d: %s lacks %s", i, b, want)
+		}
 	}
 }

@@ -29,7 +29,7 @@ func fakePrograms(t *testing.T) string {
 	bin := t.TempDir()
 	marker := filepath.Join(t.TempDir(), "started")
 	script := "#!/bin/sh\necho \"$0 $*\" >> " + marker + "\n"
-	for _, name := range []string{"evil", "gnugo", "gtp-rhino", "grhino", "stockfish"} {
+	for _, name := range []string{"evil", "gnugo", "gtp-rhino", "grhino", "stockfish", "pachi"} {
 		if err := os.WriteFile(filepath.Join(bin, name), []byte(script), 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -83,6 +83,7 @@ func TestOutsideEnginesRefused(t *testing.T) {
 		{"go:size=9", "gtp:cmd=/bin/sh"},
 		{"go:size=9", "gnugo"},
 		{"go:size=9", "gnugo:level=1"},
+		{"go:size=9", "pachi:playouts=500"},
 		{"othello:size=8", "grhino"},
 		{"othello:size=8", "gtp:cmd=gtp-rhino"},
 		{"connect4", "gtp:cmd=evil"},

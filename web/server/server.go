@@ -22,7 +22,7 @@
 // Origin of another site (403, against cross-site requests), and a POST must
 // be application/json (415). A player spec from a request must be on an
 // allow-list of kinds that run inside tabula (webKinds), within bounds that
-// cap one search's memory; outside engines (gtp, gnugo, grhino) and any kind
+// cap one search's memory; outside engines (gtp, gnugo, grhino, pachi) and any kind
 // not listed are refused with 400, and a net's checkpoint must lie inside the
 // runs folder, symbolic links included.
 package server
