@@ -1,0 +1,114 @@
+package players_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"testing"
+
+	"tabula/bench"
+	"tabula/games/backgammon"
+	refdata "tabula/internal/refdata/refdatatest"
+	"tabula/match"
+	"tabula/players"
+	"tabula/players/playerstest"
+)
+
+// TestGnubgForfeits plays a fake gnubg that fails at its first request in
+// each way: every game is lost by forfeit, with the reason and the
+// engine's last stderr lines, and the match goes on.
+func TestGnubgForfeits(t *testing.T) {
+	g := playerstest.MustGame(t, "backgammon")
+	for _, c := range []struct {
+		mode, reason string
+	}{
+		{"die", "engine died"},
+		{"hang", "engine timed out: no answer to"},
+		{"illegal", "played 24/18(2) 13/7(2) (position 4HPwATDg28HBAA) in"},
+		{"garbage", `answered "tabula-gnubg what", not a move`},
+		{"pass", "answered no move in"},
+	} {
+		t.Run(c.mode, func(t *testing.T) {
+			timeout := "10s"
+			if c.mode == "hang" {
+				timeout = "1500ms"
+			}
+			spec, err := players.ParseSpec(fmt.Sprintf("gnubg:cmd=%q,args=\"fakegnubg %s\",timeout=%s", os.Args[0], c.mode, timeout))
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkForfeits(t, g, spec, c.mode, c.reason)
+		})
+	}
+}
+
+// TestGnubgFakeEngine plays a fake gnubg that answers random legal turns
+// (as positions reached, doubles included) against a random player: no
+// forfeit, every game finished, and the answers were taken as given.
+func TestGnubgFakeEngine(t *testing.T) {
+	g := playerstest.MustGame(t, "backgammon")
+	fs := playerstest.MustFactories(t, g, fmt.Sprintf("gnubg:cmd=%q,args=\"fakegnubg engine\",timeout=10s random", os.Args[0]))
+	n := 0
+	res, err := match.Match(context.Background(), match.MatchConfig{Games: 6, Parallel: 2, Seed: 5,
+		Record: func(match.GameRecord) error { n++; return nil }}, g, fs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Forfeits) != 0 {
+		t.Fatalf("forfeits: %+v", res.Forfeits)
+	}
+	if w := res.WDL[0][1]; w.Wins+w.Losses != 6 || n != 6 {
+		t.Fatalf("record %+v, %d games recorded, want 6 decided games", w, n)
+	}
+}
+
+// TestGnubgRealGame plays GNU Backgammon at 0 plies against pubeval and has
+// gnubg's referee rate every turn: each of the gnubg player's turns must be
+// gnubg's own choice (no equity lost), so the moves were asked for and
+// converted correctly.
+func TestGnubgRealGame(t *testing.T) {
+	refdata.Program(t, "gnubg", "apt-get install gnubg")
+	g := playerstest.MustGame(t, "backgammon")
+	fs := playerstest.MustFactories(t, g, "gnubg:ply=0,timeout=1m pubeval")
+	var recs []match.GameRecord
+	res, err := match.Match(context.Background(), match.MatchConfig{Games: 2, Parallel: 1, Seed: 2,
+		Record: func(r match.GameRecord) error { recs = append(recs, r); return nil }}, g, fs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Forfeits) != 0 || len(recs) != 2 {
+		t.Fatalf("%d games, forfeits %+v", len(recs), res.Forfeits)
+	}
+	var turns []bench.BackgammonTurn
+	for _, r := range recs {
+		if r.Winner < 0 {
+			t.Fatalf("game %d was not finished: %+v", r.Index, r)
+		}
+		ts, err := bench.BackgammonTurns(g.(*backgammon.Game), r, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		turns = append(turns, ts...)
+	}
+	rs, err := bench.RateWithGnubg(context.Background(), bench.GnubgConfig{}, turns)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mine, theirs int
+	var theirLoss float64
+	for _, r := range rs {
+		if r.Player != fs[0].Name {
+			theirs++
+			theirLoss += r.Loss
+			continue
+		}
+		mine++
+		if r.Loss > 1e-6 {
+			t.Errorf("game %d turn %d: gnubg's player played %q, gnubg's choice is %q (%.4f lost)", r.Game, r.Turn, r.Move, r.Best, r.Loss)
+		}
+	}
+	if mine < 10 || theirs < 10 || theirLoss <= 0 {
+		t.Fatalf("%d turns of gnubg, %d of pubeval losing %.3f: the referee did not tell them apart", mine, theirs, theirLoss)
+	}
+	t.Logf("%d turns of gnubg, all its choice; %d of pubeval losing %.3f in all", mine, theirs, theirLoss)
+}
