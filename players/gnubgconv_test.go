@@ -3,7 +3,6 @@ package players
 import (
 	"bufio"
 	"fmt"
-	"math/rand/v2"
 	"os"
 	"strconv"
 	"strings"
@@ -109,14 +108,13 @@ func TestGnubgActionRefused(t *testing.T) {
 
 // fakeGnubg speaks gnubgplayer.py's protocol, with lines of other output
 // in between as gnubg writes them. MODE engine is a correct engine: ours,
-// playing a uniformly random turn (doubles included), so that a turn
-// converted wrongly shows up as an illegal move. At a request it dies
+// playing the turn that ends last in TurnEnds' order (doubles included),
+// which a test can check the game against. At a request it dies
 // (die), never answers (hang), answers a position no legal turn reaches
 // (illegal), nonsense (garbage) or no move (pass).
 func fakeGnubg(mode string) {
 	fmt.Println(" GNU Backgammon  Position ID: 4HPwATDgc/ABMA")
 	fmt.Println("tabula-gnubg ready")
-	rng := rand.New(rand.NewPCG(7, 7))
 	g := backgammon.New(false)
 	sc := bufio.NewScanner(os.Stdin)
 	for sc.Scan() {
@@ -154,7 +152,7 @@ func fakeGnubg(mode string) {
 				continue
 			}
 			ends := s.TurnEnds(nil)
-			e := ends[rng.IntN(len(ends))]
+			e := ends[len(ends)-1]
 			if e.Pos == pos {
 				fmt.Println("tabula-gnubg pass")
 				continue

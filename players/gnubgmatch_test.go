@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"sync"
 	"testing"
 
 	"tabula/bench"
@@ -42,23 +43,63 @@ func TestGnubgForfeits(t *testing.T) {
 	}
 }
 
-// TestGnubgFakeEngine plays a fake gnubg that answers random legal turns
-// (as positions reached, doubles included) against a random player: no
-// forfeit, every game finished, and the answers were taken as given.
+// TestGnubgFakeEngine plays a fake gnubg that answers the last of the
+// legal turn ends (as positions reached, doubles included) against a random
+// player: no forfeit, every game finished, and every turn of the fake
+// engine's player ended where the engine said.
 func TestGnubgFakeEngine(t *testing.T) {
 	g := playerstest.MustGame(t, "backgammon")
 	fs := playerstest.MustFactories(t, g, fmt.Sprintf("gnubg:cmd=%q,args=\"fakegnubg engine\",timeout=10s random", os.Args[0]))
-	n := 0
+	var recs []match.GameRecord
+	var mu sync.Mutex
 	res, err := match.Match(context.Background(), match.MatchConfig{Games: 6, Parallel: 2, Seed: 5,
-		Record: func(match.GameRecord) error { n++; return nil }}, g, fs)
+		Record: func(r match.GameRecord) error {
+			mu.Lock()
+			defer mu.Unlock()
+			recs = append(recs, r)
+			return nil
+		}}, g, fs)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(res.Forfeits) != 0 {
 		t.Fatalf("forfeits: %+v", res.Forfeits)
 	}
-	if w := res.WDL[0][1]; w.Wins+w.Losses != 6 || n != 6 {
-		t.Fatalf("record %+v, %d games recorded, want 6 decided games", w, n)
+	if w := res.WDL[0][1]; w.Wins+w.Losses != 6 || len(recs) != 6 {
+		t.Fatalf("record %+v, %d games recorded, want 6 decided games", w, len(recs))
+	}
+	bg := g.(*backgammon.Game)
+	checked, doubles := 0, 0
+	for _, r := range recs {
+		turns, err := bench.BackgammonTurns(bg, r, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tn := range turns {
+			if tn.Player != fs[0].Name {
+				continue
+			}
+			pos, err := backgammon.ParsePositionID(tn.Before, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s, err := backgammon.NewState(bg, pos, 0, tn.Dice[0], tn.Dice[1])
+			if err != nil {
+				t.Fatal(err)
+			}
+			ends := s.TurnEnds(nil)
+			last := ends[len(ends)-1].Pos
+			if want := backgammon.PositionID(&last, 0); tn.After != want {
+				t.Fatalf("game %d turn %d: %s with %v reached %s, the engine answered %s", r.Index, tn.Turn, tn.Before, tn.Dice, tn.After, want)
+			}
+			checked++
+			if tn.Dice[0] == tn.Dice[1] {
+				doubles++
+			}
+		}
+	}
+	if checked < 30 || doubles == 0 {
+		t.Fatalf("%d turns checked, %d of doubles", checked, doubles)
 	}
 }
 
