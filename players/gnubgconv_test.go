@@ -112,7 +112,17 @@ func TestGnubgActionRefused(t *testing.T) {
 // which a test can check the game against. At a request it dies
 // (die), never answers (hang), answers a position no legal turn reaches
 // (illegal), nonsense (garbage) or no move (pass).
+//
+// Each start appends a line to the file named by TABULA_FAKE_GNUBG_STARTS,
+// if set.
 func fakeGnubg(mode string) {
+	if log := os.Getenv("TABULA_FAKE_GNUBG_STARTS"); log != "" {
+		f, err := os.OpenFile(log, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+		if err == nil {
+			fmt.Fprintln(f, os.Getpid())
+			f.Close()
+		}
+	}
 	fmt.Println(" GNU Backgammon  Position ID: 4HPwATDgc/ABMA")
 	fmt.Println("tabula-gnubg ready")
 	g := backgammon.New(false)

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 
@@ -45,9 +47,12 @@ func TestGnubgForfeits(t *testing.T) {
 
 // TestGnubgFakeEngine plays a fake gnubg that answers the last of the
 // legal turn ends (as positions reached, doubles included) against a random
-// player: no forfeit, every game finished, and every turn of the fake
-// engine's player ended where the engine said.
+// player: no forfeit, every game finished, every turn of the fake
+// engine's player ended where the engine said, and the engine processes
+// lived from game to game (at most one per game played at once).
 func TestGnubgFakeEngine(t *testing.T) {
+	starts := filepath.Join(t.TempDir(), "starts")
+	t.Setenv("TABULA_FAKE_GNUBG_STARTS", starts)
 	g := playerstest.MustGame(t, "backgammon")
 	fs := playerstest.MustFactories(t, g, fmt.Sprintf("gnubg:cmd=%q,args=\"fakegnubg engine\",timeout=10s random", os.Args[0]))
 	var recs []match.GameRecord
@@ -100,6 +105,13 @@ func TestGnubgFakeEngine(t *testing.T) {
 	}
 	if checked < 30 || doubles == 0 {
 		t.Fatalf("%d turns checked, %d of doubles", checked, doubles)
+	}
+	data, err := os.ReadFile(starts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(data), "\n"); n < 1 || n > 2 {
+		t.Errorf("%d engine processes started for 6 games, 2 at a time; want 1 or 2", n)
 	}
 }
 
