@@ -165,3 +165,25 @@ func TestGnubgRealGame(t *testing.T) {
 	}
 	t.Logf("%d turns of gnubg, all its choice; %d of pubeval losing %.3f in all", mine, theirs, theirLoss)
 }
+
+// TestGnubgSpec: a depth out of range, another game or a missing program
+// are errors before any game, naming what is wrong.
+func TestGnubgSpec(t *testing.T) {
+	for _, c := range []struct{ game, spec, want string }{
+		{"backgammon", "gnubg:ply=3", "ply"},
+		{"connect4", fmt.Sprintf("gnubg:cmd=%q", os.Args[0]), "gnubg plays backgammon only, not connect4"},
+		{"backgammon", "gnubg:cmd=no-such-gnubg", `engine program "no-such-gnubg" not found on PATH or in /usr/games`},
+	} {
+		g := playerstest.MustGame(t, c.game)
+		spec, err := players.ParseSpec(c.spec)
+		if err == nil {
+			var f *players.Factory
+			if f, err = players.Build(g, spec); err == nil {
+				f.Close()
+			}
+		}
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s in %s: %v, want an error saying %q", c.spec, c.game, err, c.want)
+		}
+	}
+}
