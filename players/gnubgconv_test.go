@@ -111,7 +111,8 @@ func TestGnubgActionRefused(t *testing.T) {
 // playing the turn that ends last in TurnEnds' order (doubles included),
 // which a test can check the game against. At a request it dies
 // (die), never answers (hang), answers a position no legal turn reaches
-// (illegal), nonsense (garbage) or no move (pass).
+// (illegal), nonsense (garbage) or no move (pass); noready exits before it
+// is ready.
 //
 // Each start appends a line to the file named by TABULA_FAKE_GNUBG_STARTS,
 // if set.
@@ -124,6 +125,11 @@ func fakeGnubg(mode string) {
 		}
 	}
 	fmt.Println(" GNU Backgammon  Position ID: 4HPwATDgc/ABMA")
+	if mode == "noready" {
+		fmt.Fprintln(os.Stderr, "fake engine: thinking in mode", mode)
+		fmt.Fprintln(os.Stderr, "fake engine: this gnubg has no Python")
+		os.Exit(4)
+	}
 	fmt.Println("tabula-gnubg ready")
 	g := backgammon.New(false)
 	sc := bufio.NewScanner(os.Stdin)

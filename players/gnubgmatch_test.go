@@ -17,8 +17,8 @@ import (
 	"tabula/players/playerstest"
 )
 
-// TestGnubgForfeits plays a fake gnubg that fails at its first request in
-// each way: every game is lost by forfeit, with the reason and the
+// TestGnubgForfeits plays a fake gnubg that fails at its start or its first
+// request in each way: every game is lost by forfeit, with the reason and the
 // engine's last stderr lines, and the match goes on.
 func TestGnubgForfeits(t *testing.T) {
 	g := playerstest.MustGame(t, "backgammon")
@@ -30,6 +30,7 @@ func TestGnubgForfeits(t *testing.T) {
 		{"illegal", "played 24/18(2) 13/7(2) (position 4HPwATDg28HBAA) in"},
 		{"garbage", `answered "tabula-gnubg what", not a move`},
 		{"pass", "answered no move in"},
+		{"noready", `engine died at "start"`},
 	} {
 		t.Run(c.mode, func(t *testing.T) {
 			timeout := "10s"

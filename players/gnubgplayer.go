@@ -89,20 +89,20 @@ type gnubgPool struct {
 // get returns an idle engine, or starts one and waits for it to be ready.
 func (pl *gnubgPool) get(ctx context.Context) (*gnubgEngine, error) {
 	pl.mu.Lock()
-	if n := len(pl.idle); n > 0 {
-		e := pl.idle[n-1]
-		pl.idle = pl.idle[:n-1]
-		pl.mu.Unlock()
-		return e, nil
+	for len(pl.idle) > 0 {
+		e := pl.idle[len(pl.idle)-1]
+		pl.idle = pl.idle[:len(pl.idle)-1]
+		if !e.proc.Stopped() {
+			pl.mu.Unlock()
+			return e, nil
+		}
+		e.Kill() // it died while idle
 	}
 	pl.mu.Unlock()
 	proc, err := engineproc.Start(engineproc.Config{Path: pl.path, Args: pl.args, Prefix: "gnubg", Died: errGnubgDied},
 		func(r io.Reader) func() (string, bool, error) {
-			lr := engineproc.NewLineReader(r, gnubgMaxLine)
-			return func() (string, bool, error) {
-				line, tooLong, err := lr.Next()
-				return line, tooLong, err // a line too long is skipped
-			}
+			// A line longer than gnubgMaxLine is skipped.
+			return engineproc.NewLineReader(r, gnubgMaxLine).Next
 		})
 	if err != nil {
 		return nil, err
@@ -112,10 +112,7 @@ func (pl *gnubgPool) get(ctx context.Context) (*gnubgEngine, error) {
 	if err == nil && hello != "ready" {
 		err = fmt.Errorf("answered %q at start, want \"ready\"", gnubgPrefix+hello)
 	}
-	if err != nil {
-		return e, err
-	}
-	return e, nil
+	return e, err
 }
 
 // put returns a healthy engine to the pool, or stops it once the pool is
