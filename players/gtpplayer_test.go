@@ -16,9 +16,10 @@ import (
 	refdata "tabula/internal/refdata/refdatatest"
 )
 
-// TestMain lets the test binary play a fake GTP or UCI engine: run with
-// the arguments "fakegtp MODE" or "fakeuci MODE" it answers the protocol on
-// stdin/stdout and misbehaves as MODE says, instead of running the tests.
+// TestMain lets the test binary play a fake GTP, UCI or gnubg engine: run
+// with the arguments "fakegtp MODE", "fakeuci MODE" or "fakegnubg MODE ..."
+// it answers the protocol on stdin/stdout and misbehaves as MODE says,
+// instead of running the tests.
 func TestMain(m *testing.M) {
 	if len(os.Args) == 3 && os.Args[1] == "fakegtp" {
 		fakeGTP(os.Args[2])
@@ -26,6 +27,10 @@ func TestMain(m *testing.M) {
 	}
 	if len(os.Args) == 3 && os.Args[1] == "fakeuci" {
 		fakeUCI(os.Args[2])
+		os.Exit(0)
+	}
+	if len(os.Args) >= 3 && os.Args[1] == "fakegnubg" {
+		fakeGnubg(os.Args[2])
 		os.Exit(0)
 	}
 	os.Exit(m.Run())

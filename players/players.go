@@ -215,6 +215,8 @@ func Build(g games.Game, spec Spec) (*Factory, error) {
 		return buildGTP(g, spec)
 	case "uci", "stockfish":
 		return buildUCI(g, spec)
+	case "gnubg":
+		return buildGnubg(g, spec)
 	default:
 		return nil, fmt.Errorf("player spec %q: unknown kind %q; valid kinds: %s", name, spec.Kind, kindNames())
 	}

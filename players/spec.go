@@ -124,6 +124,12 @@ var kinds = []kindDef{
 		{"movetime", durationParam, 0, 0, "go movetime: time per move, e.g. 100ms"},
 		{"timeout", durationParam, 0, 0, "time cap per command (default 5m); an engine past it forfeits"},
 	}, oneOf: []string{"depth", "nodes", "movetime"}},
+	{name: "gnubg", doc: "GNU Backgammon (Debian gnubg) choosing the moves: cubeless money play, no doubling; one gnubg process per game at a time, kept from game to game (backgammon only)", params: []paramDef{
+		{"ply", intParam, 0, 2, "gnubg's evaluation depth in plies, 0..2 (default 0: its neural net on every legal move)"},
+		{"cmd", stringParam, 0, 0, "gnubg's program, on PATH, in /usr/games or a path (default gnubg); run as PROGRAM [args] -t -q -p SCRIPT"},
+		{"args", stringParam, 0, 0, "arguments put before -t -q -p SCRIPT, split at spaces"},
+		{"timeout", durationParam, 0, 0, "time cap per move and for start-up (default 5m); an engine past it forfeits"},
+	}},
 	{name: "expectimax", doc: "expectiminimax for games of chance, to a depth in turns (default depth=1, eval=hand, prune=star2)", params: []paramDef{
 		{"depth", intParam, 1, 4, "turns searched, 1..4 (1: each turn scored by the evaluation)"},
 		{"eval", stringParam, 0, 0, "evaluation at the horizon: hand (the game's heuristic), pubeval (backgammon), rollout"},

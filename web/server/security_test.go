@@ -29,7 +29,7 @@ func fakePrograms(t *testing.T) string {
 	bin := t.TempDir()
 	marker := filepath.Join(t.TempDir(), "started")
 	script := "#!/bin/sh\necho \"$0 $*\" >> " + marker + "\n"
-	for _, name := range []string{"evil", "gnugo", "gtp-rhino", "grhino", "stockfish", "pachi"} {
+	for _, name := range []string{"evil", "gnugo", "gtp-rhino", "grhino", "stockfish", "pachi", "gnubg"} {
 		if err := os.WriteFile(filepath.Join(bin, name), []byte(script), 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -94,6 +94,9 @@ func TestOutsideEnginesRefused(t *testing.T) {
 		{"connect4", "stockfish"},
 		{"othello:size=8", "stockfish:elo=1500,movetime=10ms"},
 		{"connect4", "stockfish:skill=0"},
+		{"connect4", "gnubg"},
+		{"connect4", "gnubg:ply=2"},
+		{"connect4", "gnubg:cmd=evil"},
 	} {
 		for _, api := range []string{"/api/move", "/api/player"} {
 			rec := send(s, "POST", api, moveBody(tc.game, tc.player), nil)
