@@ -197,6 +197,9 @@ func (g Game) Name() string {
 	return "chess"
 }
 
+// RulesName returns "chess": MaxPlies only adjudicates (games.Adjudicated).
+func (Game) RulesName() string { return "chess" }
+
 // NumActions returns 4272.
 func (Game) NumActions() int { return NumActions }
 
