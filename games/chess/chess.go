@@ -527,7 +527,7 @@ func (s *State) ParseMove(text string) (int, error) {
 	if m, err := ParseUCI(t); err == nil {
 		a := ActionOf(m)
 		if !s.IsLegal(a) {
-			return 0, fmt.Errorf("%w: %s is not legal here; %s", games.ErrIllegalMove, m, games.LegalMoves(s, 20))
+			return 0, fmt.Errorf("%w: %s is not legal here", games.ErrIllegalMove, m)
 		}
 		return a, nil
 	}
