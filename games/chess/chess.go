@@ -592,6 +592,27 @@ func (Game) ParseAction(text string) (int, error) {
 	return ActionOf(m), nil
 }
 
+// SANLine writes actions, played from the initial position, in SAN with
+// move numbers ("1. e4 e5 2. Nf3"). An error names the first illegal one.
+func SANLine(actions []int) (string, error) {
+	s := Game{}.NewInitialState().(*State)
+	var b strings.Builder
+	for i, a := range actions {
+		if !s.IsLegal(a) {
+			return "", fmt.Errorf("move %d: action %d is not legal", i+1, a)
+		}
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		if s.pos.side == White {
+			fmt.Fprintf(&b, "%d. ", s.pos.fullmove)
+		}
+		b.WriteString(s.SAN(a))
+		s.ApplyAction(a)
+	}
+	return b.String(), nil
+}
+
 // FormatActions writes moves in UCI notation separated by spaces.
 func (g Game) FormatActions(actions []int) string {
 	parts := make([]string, len(actions))
