@@ -22,7 +22,10 @@ func TestChessSmoke(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	runOnce(t, cfg)
+	tr := runOnce(t, cfg)
+	if sum := tr.Summary(); !strings.Contains(sum, "alphabeta:depth=2' -games 100 -openings data/chess/openings.txt") {
+		t.Errorf("the summary's evaluate command does not play alpha-beta from the openings:\n%s", sum)
+	}
 	m := readMetrics(t, dir)
 	if len(m) != 1 {
 		t.Fatalf("%d metrics lines, want 1", len(m))
