@@ -191,6 +191,23 @@ type Ending interface {
 	EndingAction() int
 }
 
+// Adjudicated is an optional interface of a Game with parameters that only
+// end games early by adjudication (chess's maxplies: a draw after that many
+// plies) and change neither positions, actions nor observations. RulesName
+// returns the game's name without those parameters, so that a network
+// trained under one setting plays under any other.
+type Adjudicated interface {
+	RulesName() string
+}
+
+// RulesName returns g.RulesName() when g is Adjudicated, else g.Name().
+func RulesName(g Game) string {
+	if a, ok := g.(Adjudicated); ok {
+		return a.RulesName()
+	}
+	return g.Name()
+}
+
 // ChancePlayer is what State.CurrentPlayer returns at a chance node (as
 // OpenSpiel's kChancePlayerId).
 const ChancePlayer = -1

@@ -69,9 +69,11 @@ type Checkpoint struct {
 }
 
 // CheckGame returns an error unless the checkpoint was made for g: the same
-// canonical game name and the observation and action shape g produces.
+// canonical game name, or names that differ only in adjudication parameters
+// (games.Adjudicated: chess:maxplies=200 plays chess), and the observation
+// and action shape g produces.
 func (c *Checkpoint) CheckGame(g games.Game) error {
-	if c.Game != g.Name() {
+	if c.Game != g.Name() && !sameRules(c.Game, g) {
 		return fmt.Errorf("checkpoint is for game %q, not %q", c.Game, g.Name())
 	}
 	p, h, w := g.ObservationShape()
@@ -547,4 +549,12 @@ func equalInts(a, b []int) bool {
 		}
 	}
 	return true
+}
+
+// sameRules reports whether the game named spec is played by the same rules
+// as g, apart from adjudication parameters. A spec whose game is not
+// registered in this program is not.
+func sameRules(spec string, g games.Game) bool {
+	cg, err := games.New(spec)
+	return err == nil && games.RulesName(cg) == games.RulesName(g)
 }

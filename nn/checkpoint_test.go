@@ -292,3 +292,43 @@ func FuzzDecodeCheckpointBody(f *testing.F) {
 		}
 	})
 }
+
+// capGame is a registered game whose "cap" parameter only adjudicates
+// (games.Adjudicated), for TestCheckGameAdjudicated.
+type capGame struct{ fakeGame }
+
+func (g capGame) RulesName() string { return "nntest-capped" }
+
+func init() {
+	games.Register("nntest-capped", "a test game of nn's checkpoint tests", []games.Param{{Name: "cap", Default: "0"}},
+		func(p games.Params) (games.Game, error) {
+			name := "nntest-capped"
+			if c := p.String("cap"); c != "0" {
+				name += ":cap=" + c
+			}
+			return capGame{fakeGame{name: name, planes: 2, height: 2, width: 3, actions: 3}}, nil
+		})
+}
+
+// TestCheckGameAdjudicated checks that a checkpoint made under one
+// adjudication setting is accepted for the same game under another, and not
+// for another game or one that is not registered.
+func TestCheckGameAdjudicated(t *testing.T) {
+	c := smallCheckpoint(t, 5)
+	c.Game = "nntest-capped:cap=60"
+	other, err := games.New("nntest-capped")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.CheckGame(other); err != nil {
+		t.Errorf("CheckGame(%s) of a %s checkpoint: %v, want accepted", other.Name(), c.Game, err)
+	}
+	plain := fakeGame{name: "tiny:size=3", planes: 2, height: 2, width: 3, actions: 3}
+	if err := c.CheckGame(plain); err == nil {
+		t.Errorf("CheckGame(%s) accepted a checkpoint named %s", plain.name, c.Game)
+	}
+	c.Game = "nntest-other:cap=60"
+	if err := c.CheckGame(other); err == nil || !strings.Contains(err.Error(), "not") {
+		t.Errorf("CheckGame of an unregistered game's checkpoint: %v, want a refusal", err)
+	}
+}

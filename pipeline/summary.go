@@ -33,11 +33,17 @@ func (t *Trainer) Summary() string {
 	game := shellQuote(t.g.Name())
 	player := "net:path=" + specValue(weights)
 	opponent := "mcts:rollouts=1000"
-	if games.HasChance(t.g) {
+	extra := ""
+	switch {
+	case games.HasChance(t.g):
 		opponent = "pubeval" // random rollouts say little in backgammon; pubeval is its benchmark
+	case games.RulesName(t.g) == "chess":
+		// Random chess rollouts run to the 50-move rule; alpha-beta is the
+		// yardstick, from the paired openings (scripts/evaluate-chess.sh).
+		opponent, extra = "alphabeta:depth=2", " -openings data/chess/openings.txt"
 	}
-	fmt.Fprintf(&b, "evaluate: go run ./cmd/arena match -game %s -players %s -games 100\n",
-		game, shellQuote(player+",sims=200 "+opponent))
+	fmt.Fprintf(&b, "evaluate: go run ./cmd/arena match -game %s -players %s -games 100%s\n",
+		game, shellQuote(player+",sims=200 "+opponent), extra)
 	fmt.Fprintf(&b, "play:     go run ./cmd/play -game %s -player %s\n", game, shellQuote(player))
 	if t.cfg.Iterations == 0 {
 		fmt.Fprintf(&b, "to train further: run the same train command again: it resumes here, and each start gets the whole duration (%v) again\n", t.cfg.Duration)

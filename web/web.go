@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"tabula/games"
+	"tabula/games/chess"
 	"tabula/games/connect4"
 	"tabula/games/gogame"
 	"tabula/games/othello"
@@ -31,7 +32,8 @@ type GameChoice struct {
 }
 
 // Choices lists the games the page offers, in the order shown. Any other spec
-// of these three games (e.g. "go:size=9,komi=6.5") is accepted too.
+// of these games (e.g. "go:size=9,komi=6.5", "chess:maxplies=300") is
+// accepted too.
 var Choices = []GameChoice{
 	{"connect4", "Connect Four"},
 	{"othello:size=6", "Othello 6x6"},
@@ -39,6 +41,7 @@ var Choices = []GameChoice{
 	{"go:size=5", "Go 5x5"},
 	{"go:size=7", "Go 7x7"},
 	{"go:size=9", "Go 9x9"},
+	{"chess", "Chess"},
 }
 
 // Limits on what a request may carry.
@@ -51,8 +54,10 @@ const (
 type Layout struct {
 	// Kind is "connect4" (a click on a column drops a disc: action = column),
 	// "othello" or "go" (a click on a cell: action = row*Cols + col, row 0 at
-	// the top), or "cards" (no board: the person's view as text and a button
-	// a legal card or bet; see Dealer).
+	// the top), "chess" (a click on a piece and one on its destination,
+	// matched against LegalText's UCI moves; row 0 is the eighth rank), or
+	// "cards" (no board: the person's view as text and a button a legal
+	// card or bet; see Dealer).
 	Kind string `json:"kind"`
 	Rows int    `json:"rows"`
 	Cols int    `json:"cols"`
@@ -72,11 +77,13 @@ func LayoutOf(g games.Game) (Layout, error) {
 		return Layout{Kind: "othello", Rows: h, Cols: w, Pass: gg.Pass(), Players: [2]string{"Black", "White"}}, nil
 	case *gogame.Game:
 		return Layout{Kind: "go", Rows: gg.Size(), Cols: gg.Size(), Pass: gg.Pass(), Players: [2]string{"Black", "White"}}, nil
+	case chess.Game:
+		return Layout{Kind: "chess", Rows: 8, Cols: 8, Pass: -1, Players: [2]string{"White", "Black"}}, nil
 	}
 	if IsCardGame(g) {
 		return Layout{Kind: "cards", Pass: -1, Players: [2]string{"First", "Second"}}, nil
 	}
-	return Layout{}, fmt.Errorf("game %s: the page draws connect4, othello, go and the card games (whist, kuhn, leduc) only", g.Name())
+	return Layout{}, fmt.Errorf("game %s: the page draws connect4, othello, go, chess and the card games (whist, kuhn, leduc) only", g.Name())
 }
 
 // Request is what the page sends: a game, the moves played so far (actions),
@@ -177,8 +184,13 @@ type Position struct {
 	Notation string `json:"notation"`
 	// Cells holds Rows*Cols entries, row 0 at the top: 0 empty, 1 a stone of
 	// the first player, 2 of the second.
-	Cells  []int8 `json:"cells"`
-	ToMove int    `json:"toMove"`
+	Cells []int8 `json:"cells"`
+	// Pieces names each cell's piece in chess, in the order of Cells: FEN's
+	// letters (PNBRQK White, pnbrqk Black) or "." for an empty square.
+	Pieces string `json:"pieces,omitempty"`
+	// Check is true when the player to move is in check (chess).
+	Check  bool `json:"check,omitempty"`
+	ToMove int  `json:"toMove"`
 	// Legal lists the legal actions, with their names in LegalText.
 	Legal     []int    `json:"legal"`
 	LegalText []string `json:"legalText"`
@@ -220,6 +232,9 @@ func Describe(g games.Game, l Layout, s games.State, moves []int) Position {
 		case obs[h*w+i] != 0:
 			p.Cells[i] = other
 		}
+	}
+	if st, ok := s.(*chess.State); ok {
+		describeChess(&p, st, moves)
 	}
 	p.Legal = s.LegalActions(nil)
 	if p.Legal == nil {
@@ -268,6 +283,29 @@ func Describe(g games.Game, l Layout, s games.State, moves []int) Position {
 		}
 	}
 	return p
+}
+
+// describeChess fills in a chess position's cells and pieces from the board
+// (the observation's planes 0 and 1 hold only pawns) and writes the move
+// list in SAN with move numbers ("1. e4 e5 2. Nf3").
+func describeChess(p *Position, st *chess.State, moves []int) {
+	pos := st.Position()
+	var pieces [64]byte
+	for i := range p.Cells {
+		sq := chess.Square((7-i/8)*8 + i%8)
+		pc := pos.PieceAt(sq)
+		pieces[i] = '.'
+		p.Cells[i] = 0
+		if pc != chess.NoPiece {
+			pieces[i] = pc.Letter()
+			p.Cells[i] = int8(pc.Color()) + 1
+		}
+	}
+	p.Pieces = string(pieces[:])
+	p.Check = pos.InCheck()
+	if san, err := chess.SANLine(moves); err == nil {
+		p.Notation = san
+	}
 }
 
 // actionText names action a in g's notation, or by number.

@@ -8,6 +8,7 @@ import (
 
 	"tabula/games"
 	_ "tabula/games/backgammon"
+	"tabula/games/chess"
 	_ "tabula/games/connect4"
 	_ "tabula/games/gogame"
 	_ "tabula/games/othello"
@@ -92,7 +93,7 @@ func TestReplayErrors(t *testing.T) {
 		req  Request
 		want string
 	}{
-		{Request{Game: "backgammon"}, "draws connect4, othello, go and the card games"},
+		{Request{Game: "backgammon"}, "draws connect4, othello, go, chess and the card games"},
 		{Request{Game: "whist", Moves: []int{0}}, "its deal is hidden"},
 		{Request{Game: "nope"}, `unknown game "nope"`},
 		{Request{}, "no game given"},
@@ -154,5 +155,37 @@ func TestThink(t *testing.T) {
 	_, _, over := replay(t, "connect4", 0, 1, 0, 1, 0, 1, 0)
 	if _, err := Think(context.Background(), e, g, l, over, nil); !IsBadRequest(err) {
 		t.Errorf("move at the end: err = %v, want a bad request", err)
+	}
+}
+
+// TestDescribeChess checks a chess position as the page draws it: the
+// pieces by FEN letter with row 0 the eighth rank, colours in Cells, the
+// move list in SAN with move numbers, check, and the legal moves in UCI.
+func TestDescribeChess(t *testing.T) {
+	var moves []int
+	for _, u := range []string{"e2e4", "f7f6", "d1h5"} {
+		m, err := chess.ParseUCI(u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		moves = append(moves, chess.ActionOf(m))
+	}
+	g, l, s, err := Request{Game: "chess", Moves: moves}.Replay()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := Describe(g, l, s, moves)
+	const want = "rnbqkbnr" + "ppppp.pp" + ".....p.." + ".......Q" + "....P..." + "........" + "PPPP.PPP" + "RNB.KBNR"
+	if l.Kind != "chess" || p.Pieces != want {
+		t.Fatalf("kind %q, pieces\n%s\nwant\n%s", l.Kind, p.Pieces, want)
+	}
+	if p.Cells[0] != 2 || p.Cells[63] != 1 || p.Cells[31] != 1 || p.Cells[20] != 0 {
+		t.Errorf("cells a8 %d, h1 %d, h5 %d, e6 %d: want 2, 1, 1, 0", p.Cells[0], p.Cells[63], p.Cells[31], p.Cells[20])
+	}
+	if p.Notation != "1. e4 f6 2. Qh5+" || !p.Check || p.ToMove != 1 {
+		t.Errorf("notation %q, check %v, to move %d: want 1. e4 f6 2. Qh5+, in check, Black", p.Notation, p.Check, p.ToMove)
+	}
+	if strings.Join(p.LegalText, " ") != "g7g6" {
+		t.Errorf("legal moves %v, want only g7g6", p.LegalText)
 	}
 }

@@ -23,6 +23,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -33,6 +34,7 @@ import (
 	"tabula/elo"
 	"tabula/games"
 	_ "tabula/games/all"
+	"tabula/games/chess"
 	"tabula/games/gogame"
 	"tabula/games/othello"
 	"tabula/games/sgf"
@@ -323,6 +325,86 @@ func writeSGF(path string, g games.Game, r match.GameRecord) error {
 	return nil
 }
 
+// pgnFile collects a chess match's games as PGN, in game order, and
+// rewrites the whole file atomically after each game, so that an
+// interrupted match leaves a well-formed file of the games played.
+type pgnFile struct {
+	path string
+	date string
+	text bytes.Buffer
+}
+
+// add appends game record r to the file.
+func (f *pgnFile) add(r match.GameRecord) error {
+	g, err := pgnGame(r, f.date)
+	if err != nil {
+		return fmt.Errorf("-pgn: game %d: %w", r.Index, err)
+	}
+	if f.text.Len() > 0 {
+		f.text.WriteByte('\n')
+	}
+	f.text.WriteString(g.String())
+	if err := atomicfile.Write(f.path, f.text.Bytes()); err != nil {
+		return fmt.Errorf("-pgn: %w", err)
+	}
+	return nil
+}
+
+// pgnGame turns a chess game record into a PGN game: the Seven Tag Roster
+// (Round is the game's number from 1, White the first mover), the moves
+// with each mover's reported value as a {value +0.123} comment, the result,
+// and a Termination tag ("adjudication" for a draw at the ply cap, "rules
+// infraction" with the reason as a comment for a forfeit).
+func pgnGame(r match.GameRecord, date string) (*chess.PGNGame, error) {
+	g, err := games.New(r.Game)
+	if err != nil {
+		return nil, err
+	}
+	acts, err := g.(games.Notation).ParseActions(r.Moves)
+	if err != nil {
+		return nil, err
+	}
+	s := g.NewInitialState()
+	pg := &chess.PGNGame{Start: chess.StartPosition()}
+	for i, a := range acts {
+		if err := games.Play(s, a); err != nil {
+			return nil, fmt.Errorf("move %d: %w", i+1, err)
+		}
+		pg.Moves = append(pg.Moves, chess.MoveOf(a))
+		if i < len(r.Values) && !math.IsNaN(r.Values[i]) {
+			if pg.Comments == nil {
+				pg.Comments = make([]string, len(acts))
+			}
+			pg.Comments[i] = fmt.Sprintf("value %+.3f", r.Values[i])
+		}
+	}
+	switch {
+	case r.Winner == 0:
+		pg.Result = "1-0"
+	case r.Winner == 1:
+		pg.Result = "0-1"
+	default:
+		pg.Result = "1/2-1/2"
+	}
+	termination := "normal"
+	if st, ok := s.(*chess.State); ok && st.Status() == chess.MaxPliesReached {
+		termination = "adjudication"
+	}
+	if f := r.Forfeit; f != nil {
+		termination = "rules infraction"
+		if len(acts) > 0 {
+			if pg.Comments == nil {
+				pg.Comments = make([]string, len(acts))
+			}
+			pg.Comments[len(acts)-1] = strings.TrimSpace(pg.Comments[len(acts)-1] + " " + f.Player + " forfeited: " + f.Reason)
+		}
+	}
+	pg.Tags = [][2]string{{"Event", "tabula arena match"}, {"Site", "tabula"}, {"Date", date},
+		{"Round", fmt.Sprint(r.Index + 1)}, {"White", r.Players[0]}, {"Black", r.Players[1]},
+		{"Result", pg.Result}, {"PlyCount", fmt.Sprint(len(acts))}, {"Termination", termination}}
+	return pg, nil
+}
+
 func defineMatch(fs *flag.FlagSet) func(context.Context, io.Reader, io.Writer, io.Writer) error {
 	gameSpec := fs.String("game", "", "game spec, e.g. connect4 or othello:size=6 (default: the game of the net players' checkpoints)")
 	playerList := fs.String("players", "", "player specs separated by spaces (quote the list) or by a comma before a kind")
@@ -331,6 +413,7 @@ func defineMatch(fs *flag.FlagSet) func(context.Context, io.Reader, io.Writer, i
 	seed := fs.Uint64("seed", 1, "seed of the match")
 	out := fs.String("out", "", "write every game as a JSON line to this file")
 	sgfDir := fs.String("sgf", "", "write every game (go and othello) as an SGF file DIR/game-NNNNN.sgf, with each move's value where the player reports one; the folder is made")
+	pgnPath := fs.String("pgn", "", "write every game (chess) to this PGN file: the Seven Tag Roster, SAN moves, each move's value as a {comment} where the player reports one, the result")
 	anchor := fs.Int("anchor", 0, "index of the player whose Elo is fixed at 0")
 	randomPlies := fs.Int("random-plies", 0, "opening plies played at random before the players take over (fewer than a game's length); the games 2m and 2m+1 of each pair get the same plies with colours swapped, and the result adds a score interval over the pairs")
 	openingsFile := fs.String("openings", "", "file of openings, one move sequence a line in the game's notation (e.g. data/chess/openings.txt); the games 2m and 2m+1 of each pair start from opening m, one with each colour, before any random plies")
@@ -395,14 +478,26 @@ func defineMatch(fs *flag.FlagSet) func(context.Context, io.Reader, io.Writer, i
 				return fmt.Errorf("-sgf: %w", err)
 			}
 		}
+		var pgn *pgnFile
+		if *pgnPath != "" {
+			if games.RulesName(g) != "chess" {
+				return fmt.Errorf("-pgn: game %s has no PGN records (chess has)", g.Name())
+			}
+			pgn = &pgnFile{path: *pgnPath, date: time.Now().Format("2006.01.02")}
+		}
 		pairs := len(players) * (len(players) - 1) / 2
 		bar := newBar(pairs**n, "games", stderr, *quiet)
 		cfg := match.MatchConfig{
 			Games: *n, Parallel: *parallel, Seed: *seed, RandomPlies: *randomPlies, Openings: openings,
-			Values: *sgfDir != "",
+			Values: *sgfDir != "" || pgn != nil,
 			Record: func(r match.GameRecord) error {
 				if err := jl.write(r); err != nil {
 					return err
+				}
+				if pgn != nil {
+					if err := pgn.add(r); err != nil {
+						return err
+					}
 				}
 				if *sgfDir == "" {
 					return nil

@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -190,6 +191,9 @@ func (t *terminal) run(ctx context.Context) error {
 				return fmt.Errorf("play: the engine: %w", err)
 			}
 			text := games.FormatMove(t.s, a) // before the move: the notation may need the position
+			if san, ok := t.s.(sanWriter); ok {
+				text += " (" + san.SAN(a) + ")"
+			}
 			before := t.s.Clone()
 			public := t.isPublic(a)
 			if err := games.Play(t.s, a); err != nil {
@@ -272,11 +276,11 @@ func (t *terminal) humanTurn(ctx context.Context) (done bool, err error) {
 		}
 		a, err := games.ParseMove(t.s, line)
 		if errors.Is(err, games.ErrIllegalMove) {
-			fmt.Fprintf(t.out, "%v; %s; try again.\n", err, games.LegalMoves(t.s, maxListedMoves))
+			fmt.Fprintf(t.out, "%v; %s; try again.\n", err, legalMoves(t.s))
 			continue
 		}
 		if err != nil {
-			fmt.Fprintf(t.out, "cannot read %q: %v (type help for the commands)\n", line, err)
+			fmt.Fprintf(t.out, "cannot read %q: %v; %s (type help for the commands)\n", line, err, legalMoves(t.s))
 			continue
 		}
 		if a != t.confirm {
@@ -294,6 +298,29 @@ func (t *terminal) humanTurn(ctx context.Context) (done bool, err error) {
 		t.moves, t.who = append(t.moves, a), append(t.who, byHuman)
 		return false, nil
 	}
+}
+
+// sanWriter is a state that also writes moves in standard algebraic
+// notation (chess): the engine's moves are shown in both notations.
+type sanWriter interface {
+	SAN(a int) string
+}
+
+// legalMoves lists the legal moves of s for a refused move's message: in
+// SAN, all of them, for a state that writes SAN (chess: "legal moves: Na3
+// Nc3 ... e4"), else games.LegalMoves' list of at most maxListedMoves.
+func legalMoves(s games.State) string {
+	w, ok := s.(sanWriter)
+	if !ok || s.IsTerminal() {
+		return games.LegalMoves(s, maxListedMoves)
+	}
+	legal := slices.Clone(s.LegalActions(nil))
+	slices.Sort(legal)
+	names := make([]string, len(legal))
+	for i, a := range legal {
+		names[i] = w.SAN(a)
+	}
+	return "legal moves: " + strings.Join(names, " ")
 }
 
 // maxListedMoves is how many legal moves a refused move's message lists.

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -229,5 +230,35 @@ func TestTerminalSGF(t *testing.T) {
 	}
 	if valued == 0 {
 		t.Errorf("no engine move has its value")
+	}
+}
+
+// TestTerminalChess plays chess in the terminal: the board is drawn with
+// its coordinates, moves are read in SAN and in UCI notation, the engine's
+// moves are shown in both, and a refused move lists every legal move in SAN.
+func TestTerminalChess(t *testing.T) {
+	out, err := playSession(t, "xx\ne4\nNf6\ng1f3\nquit\n", "-game", "chess", "-player", "random", "-seed", "3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"8 r n b q k b n r",
+		"1 R N B Q K B N R",
+		"  a b c d e f g h",
+		`cannot read "xx"`,
+		"legal moves: Na3 Nc3 Nf3 Nh3 a3 a4 b3 b4 c3 c4 d3 d4 e3 e4 f3 f4 g3 g4 h3 h4 (type help",
+		"illegal move: Nf6 is not legal here; legal moves: ",
+		"you quit.",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the session lacks %q:\n%s", want, out)
+		}
+	}
+	if n := len(regexp.MustCompile(`engine plays [a-h][1-8][a-h][1-8] \([a-hBKNQRx1-8+#]+\)`).FindAllString(out, -1)); n != 2 {
+		t.Errorf("%d engine moves shown, want 2 with their SAN:\n%s", n, out)
+	}
+	game := strings.Fields(out[strings.LastIndex(out, "game (chess): ")+len("game (chess): "):])
+	if len(game) != 4 || game[0] != "e2e4" || game[2] != "g1f3" {
+		t.Errorf("game %v, want e2e4, a reply, g1f3 and a reply", game)
 	}
 }

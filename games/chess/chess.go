@@ -197,6 +197,9 @@ func (g Game) Name() string {
 	return "chess"
 }
 
+// RulesName returns "chess": MaxPlies only adjudicates (games.Adjudicated).
+func (Game) RulesName() string { return "chess" }
+
 // NumActions returns 4272.
 func (Game) NumActions() int { return NumActions }
 
@@ -524,7 +527,7 @@ func (s *State) ParseMove(text string) (int, error) {
 	if m, err := ParseUCI(t); err == nil {
 		a := ActionOf(m)
 		if !s.IsLegal(a) {
-			return 0, fmt.Errorf("%w: %s is not legal here; %s", games.ErrIllegalMove, m, games.LegalMoves(s, 20))
+			return 0, fmt.Errorf("%w: %s is not legal here", games.ErrIllegalMove, m)
 		}
 		return a, nil
 	}
@@ -587,6 +590,27 @@ func (Game) ParseAction(text string) (int, error) {
 		return 0, fmt.Errorf("chess %w", err)
 	}
 	return ActionOf(m), nil
+}
+
+// SANLine writes actions, played from the initial position, in SAN with
+// move numbers ("1. e4 e5 2. Nf3"). An error names the first illegal one.
+func SANLine(actions []int) (string, error) {
+	s := Game{}.NewInitialState().(*State)
+	var b strings.Builder
+	for i, a := range actions {
+		if !s.IsLegal(a) {
+			return "", fmt.Errorf("move %d: action %d is not legal", i+1, a)
+		}
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		if s.pos.side == White {
+			fmt.Fprintf(&b, "%d. ", s.pos.fullmove)
+		}
+		b.WriteString(s.SAN(a))
+		s.ApplyAction(a)
+	}
+	return b.String(), nil
 }
 
 // FormatActions writes moves in UCI notation separated by spaces.

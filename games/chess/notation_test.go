@@ -225,3 +225,39 @@ func TestPGN(t *testing.T) {
 		t.Fatal("result differing from its tag accepted")
 	}
 }
+
+// TestPGNComments writes a game with comments on some moves and reads it
+// back: each comment returns to its move, a '}' in one cannot end it early,
+// and comments inside a variation are not the main line's.
+func TestPGNComments(t *testing.T) {
+	g := PGNGame{Start: StartPosition(), Result: "1/2-1/2"}
+	p := StartPosition()
+	for _, san := range []string{"e4", "e5", "Nf3", "Nc6"} {
+		m, err := p.ParseSAN(san)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.Make(m)
+		g.Moves = append(g.Moves, m)
+	}
+	g.Comments = []string{"value +0.125", "", "a } brace", "value -1.000"}
+	out := g.String()
+	back, err := ParsePGN(out)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	want := []string{"value +0.125", "", "a ) brace", "value -1.000"}
+	if len(back) != 1 || strings.Join(back[0].Comments, "|") != strings.Join(want, "|") {
+		t.Fatalf("comments read back %q, want %q\n%s", back[0].Comments, want, out)
+	}
+	v, err := ParsePGN("1. e4 {main} (1. d4 {side} d5) e5 {reply} *")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(v[0].Comments, "|"); got != "main|reply" {
+		t.Errorf("comments with a variation: %q, want main|reply", got)
+	}
+	if v, _ := ParsePGN("1. e4 e5 *"); v[0].Comments != nil {
+		t.Errorf("a game without comments has Comments %q, want nil", v[0].Comments)
+	}
+}

@@ -9,12 +9,15 @@ import (
 
 // PGNGame is one game of a PGN file: its tags in order, the position it
 // starts from (the FEN tag's, else the initial position), its moves and
-// its result ("1-0", "0-1", "1/2-1/2" or "*").
+// its result ("1-0", "0-1", "1/2-1/2" or "*"). Comments, when not nil,
+// holds the comment after each move ("" for none): String writes them as
+// {comment}, ParsePGN reads those of the main line.
 type PGNGame struct {
-	Tags   [][2]string
-	Start  Position
-	Moves  []Move
-	Result string
+	Tags     [][2]string
+	Start    Position
+	Moves    []Move
+	Comments []string
+	Result   string
 }
 
 // Tag returns the value of tag name, or "".
@@ -98,6 +101,10 @@ func (g *PGNGame) String() string {
 			word(fmt.Sprintf("%d...", p.fullmove))
 		}
 		word(p.SAN(m))
+		if i < len(g.Comments) && g.Comments[i] != "" {
+			// A comment ends at the first '}': PGN has no escape for it.
+			word("{" + strings.ReplaceAll(g.Comments[i], "}", ")") + "}")
+		}
 		p.Make(m)
 	}
 	word(result)
@@ -140,8 +147,9 @@ func ParsePGN(text string) ([]PGNGame, error) {
 }
 
 type pgnReader struct {
-	s string
-	i int
+	s        string
+	i        int
+	comments []string // the {comments} skipped since the last move
 }
 
 func (r *pgnReader) skipSpace() {
@@ -155,11 +163,12 @@ func (r *pgnReader) skipSpace() {
 		case c == ';':
 			r.skipLine()
 		case c == '{':
-			if j := strings.IndexByte(r.s[r.i:], '}'); j >= 0 {
-				r.i += j + 1
-			} else {
-				r.i = len(r.s)
+			j := strings.IndexByte(r.s[r.i:], '}')
+			if j < 0 {
+				j = len(r.s) - r.i
 			}
+			r.comments = append(r.comments, strings.Join(strings.Fields(r.s[r.i+1:r.i+j]), " "))
+			r.i = min(r.i+j+1, len(r.s))
 		default:
 			return
 		}
@@ -201,7 +210,15 @@ func (r *pgnReader) game() (PGNGame, error) {
 	p := g.Start
 	depth := 0 // variation nesting
 	for {
+		r.comments = r.comments[:0]
 		r.skipSpace()
+		if depth == 0 && len(g.Moves) > 0 && len(r.comments) > 0 {
+			// The comments after a move of the main line are that move's.
+			if g.Comments == nil {
+				g.Comments = make([]string, len(g.Moves))
+			}
+			g.Comments[len(g.Moves)-1] = strings.Join(r.comments, " ")
+		}
 		if r.i >= len(r.s) {
 			if depth > 0 {
 				return g, fmt.Errorf("unclosed variation")
@@ -267,6 +284,9 @@ func (r *pgnReader) game() (PGNGame, error) {
 		}
 		p.Make(m)
 		g.Moves = append(g.Moves, m)
+		if g.Comments != nil {
+			g.Comments = append(g.Comments, "")
+		}
 	}
 }
 

@@ -43,6 +43,15 @@ func (p Piece) Type() PieceType {
 // Color returns the piece's colour (meaningless for NoPiece).
 func (p Piece) Color() Color { return Color((p - 1) / 6) }
 
+// Letter returns the piece's FEN letter (PNBRQK for White, pnbrqk for
+// Black), or '.' for NoPiece.
+func (p Piece) Letter() byte {
+	if int(p) >= len(pieceLetters) {
+		return '?'
+	}
+	return pieceLetters[p]
+}
+
 // pieceLetters are FEN's letters indexed by Piece.
 const pieceLetters = ".PNBRQKpnbrqk"
 

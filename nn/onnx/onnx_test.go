@@ -14,6 +14,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"tabula/games"
+	_ "tabula/games/chess"
 	_ "tabula/games/connect4"
 	_ "tabula/games/gogame"
 	_ "tabula/games/othello"
@@ -225,7 +226,7 @@ func TestParityOnnxRuntime(t *testing.T) {
 				Runs: []ortRun{{1, obs[:p*h*w]}, {positions, obs}}})
 		}
 	}
-	for i, name := range []string{"connect4", "othello6", "othello8", "go5", "go7", "go9"} {
+	for i, name := range []string{"connect4", "othello6", "othello8", "go5", "go7", "go9", "chess"} {
 		spec, cfg := configNetwork(t, name)
 		g, err := games.New(spec)
 		if err != nil {

@@ -130,6 +130,15 @@ export async function start(engine) {
     }
   }
 
+  // startMoves returns the moves a new game of game starts from: those of
+  // the page's address, as in #game=chess&moves=796,3380 (actions), when it
+  // names this game, else none. The server checks them like any others.
+  function startMoves(game) {
+    const h = new URLSearchParams(location.hash.slice(1));
+    if (h.get("game") !== game || !h.get("moves")) return [];
+    return h.get("moves").split(",").map(Number);
+  }
+
   async function newGame() {
     generation++;
     showError(null);
@@ -140,7 +149,7 @@ export async function start(engine) {
     busy = true;
     publish();
     try {
-      const p = await engine.state({ game: ui.game.value, moves: [], human });
+      const p = await engine.state({ game: ui.game.value, moves: startMoves(ui.game.value), human });
       // A player that cannot play is refused now, before anyone moves.
       await engine.player({ game: ui.game.value, player });
       if (gen !== generation) return;
@@ -205,7 +214,8 @@ export async function start(engine) {
   async function humanMove(action) {
     if (!pos || busy || pos.over || pos.toMove !== human) return;
     if (!pos.legal.includes(action)) {
-      showError(new Error("That move is not legal here."));
+      const list = pos.layout.kind === "chess" ? ` Click one of your pieces, then its destination; legal moves: ${pos.legalText.join(" ")}` : "";
+      showError(new Error("That move is not legal here." + list));
       return;
     }
     const gen = generation;

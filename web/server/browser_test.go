@@ -3,12 +3,14 @@ package server
 import (
 	"net/http/httptest"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
 
+	"tabula/games/chess"
 	"tabula/internal/atomicfile"
 	"tabula/internal/browsertest"
 	"tabula/web/webtest"
@@ -170,5 +172,107 @@ func TestPageChecksPlayerAtNewGame(t *testing.T) {
 	msg, _ := webtest.Text(ctx, "error")
 	if !strings.Contains(msg, "taken back") || len(b.MoveList()) != 0 || b.ToMove != b.Human {
 		t.Errorf("after the engine failed: %+v, error %q: want the move taken back and the person to move", b, msg)
+	}
+}
+
+// TestPagePlaysChess plays chess on the page with the mouse against random:
+// a click on an empty square with no piece picked up is refused with the
+// legal moves listed; e2 then e4 plays 1. e4; and from a position given in
+// the page's address (#game=chess&moves=...) a pawn on b7 clicked to b8
+// asks for the promotion piece, and the knight button plays b8=N.
+func TestPagePlaysChess(t *testing.T) {
+	s := newTestServer(t, nil)
+	hs := httptest.NewServer(s)
+	defer hs.Close()
+	ctx := browsertest.New(t, 40*time.Second)
+	action := func(uci string) int {
+		m, err := chess.ParseUCI(uci)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return chess.ActionOf(m)
+	}
+	cell := func(sq string) int { return int('8'-sq[1])*8 + int(sq[0]-'a') } // row 0 is the eighth rank
+	newGame := func() webtest.Board {
+		t.Helper()
+		if err := chromedp.Run(ctx,
+			chromedp.SetValue("#game", "chess", chromedp.ByID),
+			chromedp.Evaluate(`document.getElementById("game").dispatchEvent(new Event("change"))`, nil),
+			chromedp.SetValue("#spec", "random", chromedp.ByID),
+			chromedp.SetValue("#colour", "0", chromedp.ByID),
+			chromedp.Click("#new", chromedp.ByID),
+		); err != nil {
+			t.Fatal(err)
+		}
+		b, err := webtest.WaitTurn(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	click := func(sq string) {
+		t.Helper()
+		if err := webtest.ClickCell(ctx, cell(sq), 8); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := chromedp.Run(ctx, chromedp.Navigate(hs.URL+"/"), chromedp.WaitReady(`body[data-ready="1"]`)); err != nil {
+		t.Fatal(err)
+	}
+	if b := newGame(); len(b.LegalList()) != 20 || len(b.MoveList()) != 0 {
+		t.Fatalf("chess start: %+v, want 20 legal moves and none played", b)
+	}
+	click("e5")
+	if msg, _ := webtest.Text(ctx, "error"); !strings.Contains(msg, "not legal") || !strings.Contains(msg, "e2e4") {
+		t.Errorf("a click on an empty square: error %q, want a refusal listing the legal moves", msg)
+	}
+	click("e2")
+	click("e4")
+	b, err := webtest.WaitTurn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if moves := b.MoveList(); len(moves) != 2 || moves[0] != action("e2e4") {
+		t.Fatalf("after e2 and e4 were clicked: moves %v, want e2e4 (%d) and a reply", moves, action("e2e4"))
+	}
+	if text, _ := webtest.Text(ctx, "moves"); !strings.HasPrefix(text, "1. e4 ") {
+		t.Errorf("move list %q, want it to start with 1. e4", text)
+	}
+
+	// 1. a4 b5 2. axb5 a6 3. bxa6 Bb7 4. axb7 Nc6: White promotes on b8.
+	var start []string
+	for _, u := range strings.Fields("a2a4 b7b5 a4b5 a7a6 b5a6 c8b7 a6b7 b8c6") {
+		start = append(start, strconv.Itoa(action(u)))
+	}
+	if err := chromedp.Run(ctx, chromedp.Evaluate(`location.hash = "game=chess&moves=`+strings.Join(start, ",")+`"`, nil)); err != nil {
+		t.Fatal(err)
+	}
+	if b := newGame(); len(b.MoveList()) != 8 || b.ToMove != "0" {
+		t.Fatalf("game from the address: %+v, want 8 moves and White to move", b)
+	}
+	click("b7")
+	click("b8")
+	var pieces []string
+	if err := chromedp.Run(ctx,
+		chromedp.WaitVisible(`#promotion`, chromedp.ByID),
+		chromedp.Evaluate(`[...document.querySelectorAll("#promotion button")].map(b => b.dataset.piece)`, &pieces),
+	); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(pieces, "") != "qrbn" {
+		t.Fatalf("promotion choices %v, want q r b n", pieces)
+	}
+	if err := chromedp.Run(ctx, chromedp.Click(`#promotion button[data-piece="n"]`, chromedp.ByQuery)); err != nil {
+		t.Fatal(err)
+	}
+	b, err = webtest.WaitTurn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if moves := b.MoveList(); len(moves) < 9 || moves[8] != action("b7b8n") {
+		t.Fatalf("after the knight was chosen: moves %v, want b7b8n (%d) ninth", moves, action("b7b8n"))
+	}
+	if text, _ := webtest.Text(ctx, "moves"); !strings.Contains(text, "5. b8=N") {
+		t.Errorf("move list %q, want 5. b8=N in it", text)
 	}
 }

@@ -341,7 +341,9 @@ func builtins(g games.Game) []Opponent {
 		{"random", "random moves"},
 		{"greedy", "greedy (one ply and a heuristic)"},
 		{"alphabeta:depth=4", "alpha-beta, depth 4"},
-		{"mcts:rollouts=1000", "MCTS, 1000 random rollouts"},
+	}
+	if games.RulesName(g) != "chess" { // random chess rollouts run to the 50-move rule: slow and weak
+		out = append(out, Opponent{"mcts:rollouts=1000", "MCTS, 1000 random rollouts"})
 	}
 	if g.Name() == "connect4" {
 		out = append(out, Opponent{"solver", "perfect play (the solver)"})
@@ -389,7 +391,7 @@ func (s *Server) checkpoints(g games.Game) ([]Opponent, error) {
 			return nil
 		}
 		game, perr := nn.PeekCheckpointGame(path)
-		if perr != nil || game != g.Name() {
+		if perr != nil || (game != g.Name() && !sameRules(game, g)) {
 			return nil
 		}
 		slashed := filepath.ToSlash(rel)
@@ -728,4 +730,12 @@ func requestSeed(g games.Game, req web.Request) uint64 {
 	h := fnv.New64a()
 	fmt.Fprintf(h, "%s\x00%s\x00%v\x00%s", g.Name(), req.Player, req.Moves, req.Deal)
 	return h.Sum64()
+}
+
+// sameRules reports whether a checkpoint's game spec names g's game with
+// other adjudication parameters only (games.Adjudicated), so that its
+// network plays g (nn.Checkpoint.CheckGame agrees).
+func sameRules(spec string, g games.Game) bool {
+	cg, err := games.New(spec)
+	return err == nil && games.RulesName(cg) == games.RulesName(g)
 }

@@ -140,8 +140,11 @@ func TestMoveEveryGame(t *testing.T) {
 			}
 		}
 		want := 1
-		if rep.Position.Layout.Kind == "othello" {
+		switch rep.Position.Layout.Kind {
+		case "othello":
 			want = 5 // four to start, one more, one flipped: still five discs
+		case "chess":
+			want = 32 // a first move captures nothing
 		}
 		if stones != want {
 			t.Errorf("%s: %d stones after one move, want %d", c.Spec, stones, want)
@@ -271,7 +274,9 @@ func TestPageAndGames(t *testing.T) {
 	}
 	var gs []gameInfo
 	do(t, s, "GET", "/api/games", "", &gs)
-	if len(gs) != 9 || gs[0].Layout.Kind != "connect4" || gs[5].Layout.Rows != 9 || gs[5].Layout.Pass != 81 || gs[6].Spec != "whist" || gs[6].Layout.Kind != "cards" {
+	if len(gs) != 10 || gs[0].Layout.Kind != "connect4" || gs[5].Layout.Rows != 9 || gs[5].Layout.Pass != 81 ||
+		gs[6].Layout.Kind != "chess" || gs[6].Layout.Players != [2]string{"White", "Black"} ||
+		gs[7].Spec != "whist" || gs[7].Layout.Kind != "cards" {
 		t.Errorf("games %+v", gs)
 	}
 }
