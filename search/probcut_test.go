@@ -236,7 +236,7 @@ func TestShippedProbCut(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m.Game != "othello" || m.Positions < 1000 {
+	if m.Game != "othello:size=8" || m.Positions < 1000 {
 		t.Errorf("game %q, %d positions", m.Game, m.Positions)
 	}
 	for _, pc := range []ProbCut{m.ProbCut, m.MPC} {
