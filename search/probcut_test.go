@@ -249,3 +249,28 @@ func TestShippedProbCut(t *testing.T) {
 		}
 	}
 }
+
+// FuzzParseProbCut checks that no input makes the parser panic and that
+// what it accepts is a usable model.
+func FuzzParseProbCut(f *testing.F) {
+	dir := f.TempDir()
+	path := filepath.Join(dir, "pc.json")
+	if err := WriteProbCut(path, ProbCutModel{Game: "othello:size=8", ProbCut: testProbCut(0.1), MPC: testProbCut(0.2)}); err != nil {
+		f.Fatal(err)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(data)
+	f.Add([]byte(`{"sha256":"x","model":{}}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		m, err := ParseProbCut(b)
+		if err != nil {
+			return
+		}
+		if m.ProbCut.Validate() != nil || m.MPC.Validate() != nil {
+			t.Errorf("accepted an invalid model: %+v", m)
+		}
+	})
+}
