@@ -274,3 +274,30 @@ func FuzzParseProbCut(f *testing.F) {
 		}
 	})
 }
+
+// TestProbCutLazySMP gives the helpers of a threaded search the same
+// ProbCut (run with -race: they share the checks read-only).
+func TestProbCutLazySMP(t *testing.T) {
+	g := newGame(t, "othello")
+	sr, err := New(g, Config{Depth: 5, TableBits: 14, Ordering: true, PVS: true, Threads: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sr.SetProbCut(testProbCut(0.05), 1); err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range sr.helpers {
+		if h.pc != sr.pc {
+			t.Fatal("a helper searches without the main search's ProbCut")
+		}
+	}
+	for _, s := range randomPositions(t, g, 3, 10, 30, 3) {
+		res, err := sr.Search(context.Background(), s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !s.IsLegal(res.Move) {
+			t.Fatalf("illegal move %d", res.Move)
+		}
+	}
+}
