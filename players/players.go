@@ -127,6 +127,7 @@ func Build(g games.Game, spec Spec) (*Factory, error) {
 			LMR:        spec.Int("lmr", 1) == 1,
 			Futility:   spec.Int("futility", 1) == 1,
 			Threads:    spec.Int("threads", 1),
+			Beam:       spec.Int("beam", 0),
 		}
 		clock, inc := spec.Duration("clock", 0), spec.Duration("inc", 0)
 		if spec.Has("inc") && !spec.Has("clock") {
@@ -160,6 +161,10 @@ func Build(g games.Game, spec Spec) (*Factory, error) {
 			}
 			bk = b
 		}
+		pc, pct, err := probCutOf(g, spec)
+		if err != nil {
+			return nil, fmt.Errorf("player %s: %w", name, err)
+		}
 		f.New = func(rng *rand.Rand) (Player, error) {
 			sr, err := search.New(g, cfg)
 			if err != nil {
@@ -168,7 +173,10 @@ func Build(g games.Game, spec Spec) (*Factory, error) {
 			if oracle != nil {
 				sr.SetOracle(oracle)
 			}
-			return &alphaBetaPlayer{name: name, sr: sr, clock: clock, inc: inc, book: bk, rng: rng,
+			if err := sr.SetProbCut(pc, pct); err != nil {
+				return nil, fmt.Errorf("player %s: %w", name, err)
+			}
+						return &alphaBetaPlayer{name: name, sr: sr, clock: clock, inc: inc, book: bk, rng: rng,
 				own: search.Limits{Depth: cfg.Depth, Nodes: cfg.Nodes, MoveTime: cfg.Time}}, nil
 		}
 	case "solver":

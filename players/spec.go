@@ -63,6 +63,11 @@ var kinds = []kindDef{
 		{"threads", intParam, 1, 256, "search goroutines sharing the transposition table (Lazy SMP), 1..256 (default 1); the main one's move is played"},
 		{"egtb", stringParam, 0, 0, "chess: a folder of endgame tables (*.rtb, built by scripts/egtb) whose exact values the search takes where they cover a position"},
 		{"book", stringParam, 0, 0, "chess: an opening book in Polyglot's .bin format; in a book position the player plays a book move, drawn with probability proportional to its weight, instead of searching"},
+		{"probcut", intParam, 0, 1, "othello: Buro's ProbCut, 0..1 (default 0): at a non-PV node of the fit's depth a shallow search predicts a fail high or low through the fitted line v_deep = a*v_shallow + b and cuts when the prediction is beyond the window by t standard deviations"},
+		{"mpc", intParam, 0, 1, "othello: Multi-ProbCut, 0..1 (default 0): ProbCut with several depth pairs, each fitted per stage of empty squares"},
+		{"pct", floatParam, 0, 10, "with probcut or mpc, the confidence t in standard deviations of the fit's error, 0..10 (default 1.5; larger cuts less)"},
+		{"pcfile", stringParam, 0, 0, "with probcut or mpc, the fit file written by scripts/probcutfit (default data/othello/probcut.json, looked for in the working folder and the folders above it)"},
+		{"beam", intParam, 1, 256, "beam search: at each node search only the K moves ranked best by a one-ply search (the heuristic after the move), 1..256 (default: off)"},
 	}, oneOf: []string{"depth", "nodes", "time", "clock"}},
 	{name: "solver", doc: "perfect play: Connect Four, or Othello endgames (exact; practical to ~20 empties)", params: []paramDef{
 		{"tt", intParam, 10, 30, "log2 of the solver's table entries, 10..30 (default 22; othello 20, at most 28)"},

@@ -31,7 +31,7 @@ func init() {
 // negamax searches the non-terminal state at ply to depth plies and
 // returns its fail-soft value for the player to move. The steps run in a
 // fixed order, each guarded by its switch: the oracle's exact value,
-// horizon (quiescence), table probe, reverse futility, null move, then the
+// horizon (quiescence), table probe, ProbCut, reverse futility, null move, then beam selection and the
 // move loop with futility, check extension, late-move reduction and PVS. allowNull is false right
 // after a null move.
 func (s *Searcher) negamax(ply, depth int, alpha, beta float64, allowNull bool) float64 {
@@ -77,6 +77,15 @@ func (s *Searcher) negamax(ply, depth int, alpha, beta float64, allowNull bool) 
 				}
 			}
 		}
+	}
+
+	// ProbCut: a shallow search predicts that the deep one fails high
+	// or low (Buro 1995; see probcut.go).
+	if s.pc != nil && !pvNode && ply > 0 {
+		if v, cut := s.probCut(ply, depth, alpha, beta); cut {
+			return v
+		}
+		s.pvLen[ply] = 0
 	}
 
 	var tac Tactical
@@ -125,6 +134,9 @@ func (s *Searcher) negamax(ply, depth int, alpha, beta float64, allowNull bool) 
 
 	me := st.CurrentPlayer()
 	moves := st.LegalActions(s.moves[ply][:0])
+	if s.cfg.Beam > 0 && len(moves) > s.cfg.Beam {
+		moves = s.beam(ply, me, moves)
+	}
 	s.moves[ply] = moves
 	if s.cfg.Ordering || s.cfg.Killers || s.cfg.History {
 		s.order(ply, me, moves, hashMove, tac)
@@ -411,4 +423,40 @@ func (s *Searcher) cutoff(ply, me, a, depth int) {
 			s.history[i] /= 2
 		}
 	}
+}
+
+// beam keeps the Config.Beam moves of the state at ply that a one-ply
+// search ranks best for me, best first, and returns them (a prefix of
+// moves, reordered). Ties keep the natural order.
+func (s *Searcher) beam(ply, me int, moves []int) []int {
+	if len(s.beamVal[ply]) < len(moves) {
+		s.beamVal[ply] = make([]float64, len(moves))
+	}
+	val := s.beamVal[ply][:len(moves)]
+	st := s.states[ply]
+	for i, a := range moves {
+		s.nodes++
+		s.refresh(ply+1, st)
+		child := s.states[ply+1]
+		child.ApplyAction(a)
+		switch {
+		case child.IsTerminal():
+			val[i] = terminalValue(child, me)
+		case child.CurrentPlayer() == me:
+			val[i] = s.h.Evaluate(child)
+		default:
+			val[i] = -s.h.Evaluate(child)
+		}
+	}
+	for i := 1; i < len(moves); i++ {
+		a, v := moves[i], val[i]
+		j := i - 1
+		for j >= 0 && val[j] < v {
+			moves[j+1], val[j+1] = moves[j], val[j]
+			j--
+		}
+		moves[j+1], val[j+1] = a, v
+	}
+	s.horizons++ // discarded moves make the value heuristic
+	return moves[:s.cfg.Beam]
 }

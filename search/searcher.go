@@ -71,6 +71,11 @@ type Config struct {
 	// (reverse futility), and quiet non-checking moves are skipped at
 	// depth 1 and 2 when the evaluation plus a margin cannot reach alpha.
 	Futility bool `yaml:"futility"`
+	// Beam, when above 0, is a beam search: at every node only the Beam
+	// moves that a one-ply search ranks best (the heuristic, or the true
+	// result, after each move) are searched; the rest are discarded
+	// unsearched. Each one-ply evaluation counts as a node.
+	Beam int `yaml:"beam"`
 	// Threads is the number of goroutines searching at once (Lazy SMP);
 	// 0 and 1 mean one. The extra ones are helpers: each runs its own
 	// iterative deepening on the same root, every other one an iteration
@@ -100,6 +105,9 @@ func AllFeatures() Config {
 // MaxTableBits bounds Config.TableBits (2^26 buckets is 4 GiB).
 const MaxTableBits = 26
 
+// MaxBeam bounds Config.Beam.
+const MaxBeam = 256
+
 // MaxThreads bounds Config.Threads.
 const MaxThreads = 256
 
@@ -114,6 +122,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("search: time = %v, want >= 0 (0: no limit)", c.Time)
 	case c.TableBits < 0 || c.TableBits > MaxTableBits:
 		return fmt.Errorf("search: table_bits = %d, want 0..%d (0: no table)", c.TableBits, MaxTableBits)
+	case c.Beam < 0 || c.Beam > MaxBeam:
+		return fmt.Errorf("search: beam = %d, want 0..%d (0: off)", c.Beam, MaxBeam)
 	case c.Threads < 0 || c.Threads > MaxThreads:
 		return fmt.Errorf("search: threads = %d, want 0..%d", c.Threads, MaxThreads)
 	case c.Threads > 1 && c.TableBits == 0:
@@ -125,7 +135,7 @@ func (c Config) Validate() error {
 // selective reports whether c has a feature that makes a fixed-depth value
 // differ from plain alpha-beta's.
 func (c Config) selective() bool {
-	return c.Aspiration || c.Quiescence || c.Extensions || c.NullMove || c.LMR || c.Futility
+	return c.Aspiration || c.Quiescence || c.Extensions || c.NullMove || c.LMR || c.Futility || c.Beam > 0
 }
 
 // Limits bound one call of SearchLimits. A zero field sets no limit of its
@@ -213,10 +223,12 @@ type Searcher struct {
 	tt   *table
 	// oracle, when set, gives exact values of the positions it knows.
 	oracle Oracle
-	kind   copyKind
-	ctx    context.Context
-	dl     time.Time
-	hasDL  bool
+	// pc, when set, makes non-PV nodes try ProbCut checks.
+	pc    *probCutState
+	kind  copyKind
+	ctx   context.Context
+	dl    time.Time
+	hasDL bool
 
 	// What applies to this game: the Tactical and NullMover capabilities,
 	// and the features that need them.
@@ -236,6 +248,7 @@ type Searcher struct {
 	tacs    []Tactical // states[ply] as Tactical, in Tactical games
 	moves   [][]int
 	scores  [][]int64
+	beamVal [][]float64
 	killers [][2]int
 	pv      [][]int
 	pvLen   []int
@@ -394,6 +407,7 @@ func (s *Searcher) ensurePlies(n int) {
 		s.tacs = append(s.tacs, nil)
 		s.moves = append(s.moves, make([]int, 0, c))
 		s.scores = append(s.scores, make([]int64, c))
+		s.beamVal = append(s.beamVal, make([]float64, c))
 		s.killers = append(s.killers, [2]int{-1, -1})
 		s.pv = append(s.pv, make([]int, n+2))
 		s.pvLen = append(s.pvLen, 0)

@@ -384,3 +384,6 @@ func (s *State) String() string {
 	}
 	return b.String()
 }
+
+// Empties returns the number of empty squares on the board.
+func (s *State) Empties() int { return bits.OnesCount64(s.g.mask &^ (s.mover | s.opp)) }
