@@ -176,7 +176,7 @@ func Build(g games.Game, spec Spec) (*Factory, error) {
 			if err := sr.SetProbCut(pc, pct); err != nil {
 				return nil, fmt.Errorf("player %s: %w", name, err)
 			}
-						return &alphaBetaPlayer{name: name, sr: sr, clock: clock, inc: inc, book: bk, rng: rng,
+			return &alphaBetaPlayer{name: name, sr: sr, clock: clock, inc: inc, book: bk, rng: rng,
 				own: search.Limits{Depth: cfg.Depth, Nodes: cfg.Nodes, MoveTime: cfg.Time}}, nil
 		}
 	case "solver":
