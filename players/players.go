@@ -157,6 +157,10 @@ func Build(g games.Game, spec Spec) (*Factory, error) {
 			}
 			bk = b
 		}
+		heur, err := horizonEval(g, spec.Str("eval", "hand"))
+		if err != nil {
+			return nil, fmt.Errorf("player %s: %w", name, err)
+		}
 		f.New = func(rng *rand.Rand) (Player, error) {
 			sr, err := search.New(g, cfg)
 			if err != nil {
@@ -164,6 +168,9 @@ func Build(g games.Game, spec Spec) (*Factory, error) {
 			}
 			if oracle != nil {
 				sr.SetOracle(oracle)
+			}
+			if heur != nil {
+				sr.SetHeuristic(heur)
 			}
 			return &alphaBetaPlayer{name: name, sr: sr, clock: clock, inc: inc, book: bk, rng: rng}, nil
 		}

@@ -39,7 +39,8 @@ var webKinds = map[string]map[string]paramRule{
 	"greedy": {},
 	"alphabeta": {
 		"depth": {}, "nodes": {}, "time": {},
-		"tt": {max: 18},
+		"tt":   {max: 18},
+		"eval": {values: []string{"hand", "tuned"}},
 	},
 	"solver": {
 		"tt": {max: 22, maxOthello: 20},
