@@ -63,7 +63,7 @@ var kinds = []kindDef{
 		{"threads", intParam, 1, 256, "search goroutines sharing the transposition table (Lazy SMP), 1..256 (default 1); the main one's move is played"},
 		{"egtb", stringParam, 0, 0, "chess: a folder of endgame tables (*.rtb, built by scripts/egtb) whose exact values the search takes where they cover a position"},
 		{"book", stringParam, 0, 0, "chess: an opening book in Polyglot's .bin format; in a book position the player plays a book move, drawn with probability proportional to its weight, instead of searching"},
-		{"eval", stringParam, 0, 0, "evaluation at the horizon: hand (the game's hand-set weights, the default) or tuned (weights fitted to game results by Texel's method, scripts/texel: chess)"},
+		{"eval", stringParam, 0, 0, "evaluation at the horizon: hand (the game's hand-set weights, the default) or tuned (weights fitted to game results by Texel's method, scripts/texel: chess, connect4, othello 8x8)"},
 	}, oneOf: []string{"depth", "nodes", "time", "clock"}},
 	{name: "solver", doc: "perfect play: Connect Four, or Othello endgames (exact; practical to ~20 empties)", params: []paramDef{
 		{"tt", intParam, 10, 30, "log2 of the solver's table entries, 10..30 (default 22; othello 20, at most 28)"},

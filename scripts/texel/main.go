@@ -40,7 +40,7 @@ func main() {
 	records := flag.String("records", "", "game records, one JSON line each, as `arena match -out` writes them (required)")
 	skip := flag.Int("skip", 12, "plies skipped at the start of every game (the opening line and random plies)")
 	lossName := flag.String("loss", "cross-entropy", "objective: cross-entropy or mse")
-	l2 := flag.Float64("l2", -1, "L2 penalty per squared unit of distance from the hand weights (default: the game's: chess 1e-6, connect4 and othello 1e-4)")
+	l2 := flag.Float64("l2", -1, "L2 penalty per squared unit of distance from the hand weights (default: the game's: chess 1e-6, connect4 1e-5, othello 1e-4)")
 	out := flag.String("out", "", "write the fitted weights as Go source to this file")
 	flag.Parse()
 	if err := run(*gameName, *records, *skip, *lossName, *l2, *out, os.Stdout); err != nil {
@@ -129,7 +129,7 @@ func run(gameName, records string, skip int, lossName string, l2 float64, out st
 	if out == "" {
 		return nil
 	}
-	note := fmt.Sprintf("Fitted by scripts/texel (%s, L2 %g, K %.6g) on %d quiet positions of %d games\nfrom %s; held-out %s: hand %.5f, fitted %.5f.",
+	note := fmt.Sprintf("Fitted by scripts/texel (%s, L2 %g, K %.6g) on %d positions of %d games\nfrom %s; held-out %s: hand %.5f, fitted %.5f.",
 		loss, l2, k, len(train), nGames, records, loss, fit.Mean(test, hand, k, loss), fit.Mean(test, res.W, k, loss))
 	src, err := t.source(res.W, k, note)
 	if err != nil {

@@ -24,7 +24,7 @@ func (connect4Tuner) prior() ([]float64, []string) {
 	return connect4.HandWeights[:], connect4.FeatureNames[:]
 }
 func (connect4Tuner) kRange() (float64, float64) { return 1e-4, 10 }
-func (connect4Tuner) l2() float64                { return 1e-4 }
+func (connect4Tuner) l2() float64                { return 1e-5 }
 
 // sample keeps the positions the evaluation scores by its sum.
 func (connect4Tuner) sample(st games.State) (fit.Row, bool) {
