@@ -121,7 +121,7 @@ var kinds = []kindDef{
 	}, oneOf: []string{"depth", "nodes", "movetime"}},
 	{name: "expectimax", doc: "expectiminimax for games of chance, to a depth in turns (default depth=1, eval=hand, prune=star2)", params: []paramDef{
 		{"depth", intParam, 1, 4, "turns searched, 1..4 (1: each turn scored by the evaluation)"},
-		{"eval", stringParam, 0, 0, "evaluation at the horizon: hand (the game's heuristic), pubeval (backgammon), rollout"},
+		{"eval", stringParam, 0, 0, "evaluation at the horizon: hand (the game's heuristic), pubeval (backgammon), td (backgammon: a linear evaluation trained by TD(lambda) self-play, scripts/tdgammon), rollout"},
 		{"prune", stringParam, 0, 0, "none (plain expectiminimax), star1 or star2 (Ballard's *-minimax)"},
 		{"rollouts", intParam, 1, 1e6, "playouts per evaluation with eval=rollout, 1..1e6 (default 32)"},
 		{"bearoff", stringParam, 0, 0, "exact values in bear-off races from the one-sided database: mem (build it, a few seconds) or a file (loaded; built and written once if missing)"},

@@ -6,20 +6,20 @@ package chess
 // fitted to game results by Texel's method; the piece-square tables are
 // DefaultWeights'.
 //
-// Fitted by scripts/texel (cross-entropy, L2 1e-06, K 0.00261584) on 83932 quiet positions of 1259 games
-// from runs/texel/chess-games.jsonl; held-out cross-entropy: hand 0.52338, fitted 0.50872.
+// Fitted by scripts/texel (cross-entropy, L2 1e-05, K 0.00261584) on 83932 positions of 1259 games
+// from runs/texel/chess-games.jsonl; held-out cross-entropy: hand 0.52338, fitted 0.51774.
 var TunedWeights = func() Weights {
 	w := DefaultWeights
-	w.MGValue = [6]int{92, 345, 366, 483, 1028, 0}
-	w.EGValue = [6]int{130, 285, 297, 512, 933, 0}
-	w.MobilityMG = [4]int{5, 10, 11, 10}
-	w.MobilityEG = [4]int{5, 3, -18, -57}
-	w.DoubledMG, w.DoubledEG = 8, 19
-	w.IsolatedMG, w.IsolatedEG = 8, 11
-	w.PassedMG = [8]int{0, 5, 9, 11, 21, 36, 55, 0}
-	w.PassedEG = [8]int{0, 13, 18, 24, 38, 58, 81, 0}
-	w.Shield1, w.Shield2 = 25, 6
-	w.BishopPairMG, w.BishopPairEG = 27, 41
-	w.Tempo = 8
+	w.MGValue = [6]int{84, 338, 365, 478, 1025, 0}
+	w.EGValue = [6]int{99, 282, 297, 512, 935, 0}
+	w.MobilityMG = [4]int{5, 7, 3, 0}
+	w.MobilityEG = [4]int{4, 5, -3, -14}
+	w.DoubledMG, w.DoubledEG = 10, 20
+	w.IsolatedMG, w.IsolatedEG = 10, 14
+	w.PassedMG = [8]int{0, 2, 5, 10, 20, 35, 55, 0}
+	w.PassedEG = [8]int{0, 6, 11, 21, 36, 56, 80, 0}
+	w.Shield1, w.Shield2 = 14, 6
+	w.BishopPairMG, w.BishopPairEG = 25, 40
+	w.Tempo = 10
 	return w
 }()

@@ -41,7 +41,7 @@ func (chessTuner) sample(st games.State) (fit.Row, bool) {
 	return sparse(f, off), true
 }
 
-func (chessTuner) l2() float64 { return 1e-6 }
+func (chessTuner) l2() float64 { return 1e-5 }
 
 func (chessTuner) source(w []float64, _ float64, note string) ([]byte, error) {
 	tw, err := chess.DefaultWeights.WithTerms(w)

@@ -40,7 +40,7 @@ func main() {
 	records := flag.String("records", "", "game records, one JSON line each, as `arena match -out` writes them (required)")
 	skip := flag.Int("skip", 12, "plies skipped at the start of every game (the opening line and random plies)")
 	lossName := flag.String("loss", "cross-entropy", "objective: cross-entropy or mse")
-	l2 := flag.Float64("l2", -1, "L2 penalty per squared unit of distance from the hand weights (default: the game's: chess 1e-6, connect4 1e-5, othello 1e-4)")
+	l2 := flag.Float64("l2", -1, "L2 penalty per squared unit of distance from the hand weights (default: the game's: chess 1e-5, connect4 1e-5, othello 1e-4)")
 	out := flag.String("out", "", "write the fitted weights as Go source to this file")
 	flag.Parse()
 	if err := run(*gameName, *records, *skip, *lossName, *l2, *out, os.Stdout); err != nil {

@@ -61,7 +61,7 @@ var webKinds = map[string]map[string]paramRule{
 	},
 	"expectimax": {
 		"depth":    {max: 2},
-		"eval":     {values: []string{"hand", "pubeval", "rollout"}},
+		"eval":     {values: []string{"hand", "pubeval", "td", "rollout"}},
 		"prune":    {values: []string{"none", "star1", "star2"}},
 		"rollouts": {max: 1000},
 		"bearoff":  {values: []string{"mem"}},
