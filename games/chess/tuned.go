@@ -6,20 +6,20 @@ package chess
 // fitted to game results by Texel's method; the piece-square tables are
 // DefaultWeights'.
 //
-// Fitted by scripts/texel (cross-entropy, L2 1e-05, K 0.00261584) on 83932 positions of 1259 games
-// from runs/texel/chess-games.jsonl; held-out cross-entropy: hand 0.52338, fitted 0.51774.
+// Fitted by scripts/texel (cross-entropy, fixed: mobility, L2 1e-06, K 0.00261584) on 83932 positions of 1259 games
+// from runs/texel/chess-games.jsonl; held-out cross-entropy: hand 0.52338, fitted 0.51926.
 var TunedWeights = func() Weights {
 	w := DefaultWeights
-	w.MGValue = [6]int{84, 338, 365, 478, 1025, 0}
-	w.EGValue = [6]int{99, 282, 297, 512, 935, 0}
-	w.MobilityMG = [4]int{5, 7, 3, 0}
-	w.MobilityEG = [4]int{4, 5, -3, -14}
-	w.DoubledMG, w.DoubledEG = 10, 20
-	w.IsolatedMG, w.IsolatedEG = 10, 14
-	w.PassedMG = [8]int{0, 2, 5, 10, 20, 35, 55, 0}
-	w.PassedEG = [8]int{0, 6, 11, 21, 36, 56, 80, 0}
-	w.Shield1, w.Shield2 = 14, 6
-	w.BishopPairMG, w.BishopPairEG = 25, 40
-	w.Tempo = 10
+	w.MGValue = [6]int{92, 345, 366, 482, 1027, 0}
+	w.EGValue = [6]int{130, 286, 298, 506, 922, 0}
+	w.MobilityMG = [4]int{4, 5, 2, 1}
+	w.MobilityEG = [4]int{4, 5, 4, 2}
+	w.DoubledMG, w.DoubledEG = 8, 19
+	w.IsolatedMG, w.IsolatedEG = 8, 11
+	w.PassedMG = [8]int{0, 4, 9, 11, 21, 36, 55, 0}
+	w.PassedEG = [8]int{0, 12, 17, 24, 39, 59, 81, 0}
+	w.Shield1, w.Shield2 = 24, 6
+	w.BishopPairMG, w.BishopPairEG = 26, 41
+	w.Tempo = 7
 	return w
 }()

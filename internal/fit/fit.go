@@ -184,6 +184,9 @@ type Config struct {
 	L2 float64
 	// Prior is where the penalty pulls each weight; nil means 0.
 	Prior []float64
+	// Fixed, when set (one entry per weight), marks weights held at their
+	// starting values.
+	Fixed []bool
 	// MaxIter bounds the Newton iterations (default 50).
 	MaxIter int
 	// Tol stops the iterations when the objective improves by less than
@@ -214,6 +217,8 @@ func Fit(rows []Row, w0 []float64, k float64, cfg Config) (Result, error) {
 		return Result{}, fmt.Errorf("fit: L2 = %v, want >= 0", cfg.L2)
 	case cfg.Prior != nil && len(cfg.Prior) != dim:
 		return Result{}, fmt.Errorf("fit: %d prior weights for %d weights", len(cfg.Prior), dim)
+	case cfg.Fixed != nil && len(cfg.Fixed) != dim:
+		return Result{}, fmt.Errorf("fit: %d fixed flags for %d weights", len(cfg.Fixed), dim)
 	case cfg.Loss != CrossEntropy && cfg.Loss != MSE:
 		return Result{}, fmt.Errorf("fit: unknown loss %v", cfg.Loss)
 	}
@@ -280,6 +285,15 @@ func Fit(rows []Row, w0 []float64, k float64, cfg Config) (Result, error) {
 			// A small ridge keeps features never seen solvable without
 			// a penalty.
 			hess[i*dim+i] += 2*cfg.L2 + 1e-12
+		}
+		for i, f := range cfg.Fixed {
+			if f {
+				grad[i] = 0
+				for j := range dim {
+					hess[i*dim+j], hess[j*dim+i] = 0, 0
+				}
+				hess[i*dim+i] = 1
+			}
 		}
 		if err := solveCholesky(hess, grad, step, dim); err != nil {
 			return Result{}, fmt.Errorf("fit: iteration %d: %w", iters, err)

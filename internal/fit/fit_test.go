@@ -101,6 +101,14 @@ func TestFitL2PullsToPrior(t *testing.T) {
 			t.Errorf("heavily penalised weight %d = %.3f, want near the prior %v", i, tight.W[i], prior[i])
 		}
 	}
+	// A fixed weight keeps its starting value; the others still fit.
+	fixed, err := Fit(rows, []float64{0.5, 0}, 1, Config{Fixed: []bool{true, false}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fixed.W[0] != 0.5 || math.Abs(fixed.W[1]-truth[1]) > 0.2 {
+		t.Errorf("with weight 0 fixed at 0.5: %v, want [0.5 ~%v]", fixed.W, truth[1])
+	}
 	// A feature no sample has keeps its starting value.
 	res, err := Fit(rows, []float64{0, 0, 7}, 1, Config{})
 	if err != nil {

@@ -42,8 +42,9 @@ func main() {
 	lossName := flag.String("loss", "cross-entropy", "objective: cross-entropy or mse")
 	l2 := flag.Float64("l2", -1, "L2 penalty per squared unit of distance from the hand weights (default: the game's: chess 1e-5, connect4 1e-5, othello 1e-4)")
 	out := flag.String("out", "", "write the fitted weights as Go source to this file")
+	fix := flag.String("fix", "", "comma-separated prefixes of term names held at their hand values, e.g. mobility,tempo")
 	flag.Parse()
-	if err := run(*gameName, *records, *skip, *lossName, *l2, *out, os.Stdout); err != nil {
+	if err := run(*gameName, *records, *skip, *lossName, *l2, *fix, *out, os.Stdout); err != nil {
 		log.Fatal("texel: ", err)
 	}
 }
@@ -83,7 +84,7 @@ func tunerNames() []string {
 	return n
 }
 
-func run(gameName, records string, skip int, lossName string, l2 float64, out string, stdout io.Writer) error {
+func run(gameName, records string, skip int, lossName string, l2 float64, fix, out string, stdout io.Writer) error {
 	mk, ok := tuners[gameName]
 	if !ok {
 		return fmt.Errorf("-game %q: want one of %s", gameName, strings.Join(tunerNames(), ", "))
@@ -116,7 +117,23 @@ func run(gameName, records string, skip int, lossName string, l2 float64, out st
 	if err != nil {
 		return err
 	}
-	res, err := fit.Fit(train, hand, k, fit.Config{Loss: loss, L2: l2, Prior: hand})
+	var fixed []bool
+	if fix != "" {
+		fixed = make([]bool, len(names))
+		for _, p := range strings.Split(fix, ",") {
+			n := 0
+			for i, name := range names {
+				if strings.HasPrefix(name, p) {
+					fixed[i] = true
+					n++
+				}
+			}
+			if n == 0 {
+				return fmt.Errorf("-fix %q: no term name starts with %q; terms: %s", fix, p, strings.Join(names, " "))
+			}
+		}
+	}
+	res, err := fit.Fit(train, hand, k, fit.Config{Loss: loss, L2: l2, Prior: hand, Fixed: fixed})
 	if err != nil {
 		return err
 	}
@@ -129,8 +146,11 @@ func run(gameName, records string, skip int, lossName string, l2 float64, out st
 	if out == "" {
 		return nil
 	}
+	if fix != "" {
+		lossName += ", fixed: " + fix
+	}
 	note := fmt.Sprintf("Fitted by scripts/texel (%s, L2 %g, K %.6g) on %d positions of %d games\nfrom %s; held-out %s: hand %.5f, fitted %.5f.",
-		loss, l2, k, len(train), nGames, records, loss, fit.Mean(test, hand, k, loss), fit.Mean(test, res.W, k, loss))
+		lossName, l2, k, len(train), nGames, records, loss, fit.Mean(test, hand, k, loss), fit.Mean(test, res.W, k, loss))
 	src, err := t.source(res.W, k, note)
 	if err != nil {
 		return err
