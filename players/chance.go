@@ -9,6 +9,7 @@ import (
 	"tabula/games"
 	"tabula/games/backgammon"
 	"tabula/games/backgammon/bearoff"
+	"tabula/games/backgammon/td"
 	"tabula/search"
 )
 
@@ -50,12 +51,17 @@ func buildChance(g games.Game, spec Spec) (*Factory, error) {
 			return nil, fmt.Errorf("player %s: eval=pubeval is for backgammon only, not %s", name, g.Name())
 		}
 		evalFor = func(*rand.Rand) (search.Evaluation, error) { return pubevalEvaluation, nil }
+	case "td":
+		if !isBG {
+			return nil, fmt.Errorf("player %s: eval=td is for backgammon only, not %s", name, g.Name())
+		}
+		evalFor = func(*rand.Rand) (search.Evaluation, error) { return td.Trained.Evaluation, nil }
 	case "rollout":
 		evalFor = func(rng *rand.Rand) (search.Evaluation, error) {
 			return search.RolloutEvaluation(rollouts, nil, rng)
 		}
 	default:
-		return nil, fmt.Errorf("player %s: eval=%q, want hand, pubeval or rollout", name, ev)
+		return nil, fmt.Errorf("player %s: eval=%q, want hand, pubeval, td or rollout", name, ev)
 	}
 	if _, err := search.NewExpecti(cfg, func(games.State) float64 { return 0 }); err != nil {
 		return nil, fmt.Errorf("player %s: %w", name, err)

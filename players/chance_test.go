@@ -38,7 +38,7 @@ func TestBackgammonPlayers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, text := range []string{"pubeval", "greedy", "expectimax:depth=1,eval=hand", "expectimax:depth=1,eval=pubeval,prune=none", "expectimax:depth=1,bearoff=mem"} {
+	for _, text := range []string{"pubeval", "greedy", "expectimax:depth=1,eval=hand", "expectimax:depth=1,eval=pubeval,prune=none", "expectimax:depth=1,eval=td", "expectimax:depth=1,bearoff=mem"} {
 		sp, err := players.ParseSpec(text)
 		if err != nil {
 			t.Fatal(err)
@@ -67,9 +67,11 @@ func TestBackgammonPlayers(t *testing.T) {
 			t.Errorf("%s built", bad)
 		}
 	}
-	sp, _ := players.ParseSpec("pubeval")
-	if _, err := players.Build(gamestest.DiceRace(), sp); err == nil {
-		t.Error("pubeval built for dicerace")
+	for _, text := range []string{"pubeval", "expectimax:eval=td"} {
+		sp, _ := players.ParseSpec(text)
+		if _, err := players.Build(gamestest.DiceRace(), sp); err == nil {
+			t.Errorf("%s built for dicerace", text)
+		}
 	}
 }
 

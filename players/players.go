@@ -165,6 +165,10 @@ func Build(g games.Game, spec Spec) (*Factory, error) {
 		if err != nil {
 			return nil, fmt.Errorf("player %s: %w", name, err)
 		}
+		heur, err := horizonEval(g, spec.Str("eval", "hand"))
+		if err != nil {
+			return nil, fmt.Errorf("player %s: %w", name, err)
+		}
 		f.New = func(rng *rand.Rand) (Player, error) {
 			sr, err := search.New(g, cfg)
 			if err != nil {
@@ -172,6 +176,9 @@ func Build(g games.Game, spec Spec) (*Factory, error) {
 			}
 			if oracle != nil {
 				sr.SetOracle(oracle)
+			}
+			if heur != nil {
+				sr.SetHeuristic(heur)
 			}
 			if err := sr.SetProbCut(pc, pct); err != nil {
 				return nil, fmt.Errorf("player %s: %w", name, err)

@@ -68,6 +68,7 @@ var kinds = []kindDef{
 		{"pct", floatParam, 0, 10, "with probcut or mpc, the confidence t in standard deviations of the fit's error, 0..10 (default 1.5; larger cuts less)"},
 		{"pcfile", stringParam, 0, 0, "with probcut or mpc, the fit file written by scripts/probcutfit (default data/othello/probcut.json, looked for in the working folder and the folders above it)"},
 		{"beam", intParam, 1, 256, "beam search: at each node search only the K moves ranked best by a one-ply search (the heuristic after the move), 1..256 (default: off)"},
+		{"eval", stringParam, 0, 0, "evaluation at the horizon: hand (the game's hand-set weights, the default) or tuned (weights fitted to game results by Texel's method, scripts/texel: chess, connect4, othello 8x8)"},
 	}, oneOf: []string{"depth", "nodes", "time", "clock"}},
 	{name: "solver", doc: "perfect play: Connect Four, or Othello endgames (exact; practical to ~20 empties)", params: []paramDef{
 		{"tt", intParam, 10, 30, "log2 of the solver's table entries, 10..30 (default 22; othello 20, at most 28)"},
@@ -137,7 +138,7 @@ var kinds = []kindDef{
 	}},
 	{name: "expectimax", doc: "expectiminimax for games of chance, to a depth in turns (default depth=1, eval=hand, prune=star2)", params: []paramDef{
 		{"depth", intParam, 1, 4, "turns searched, 1..4 (1: each turn scored by the evaluation)"},
-		{"eval", stringParam, 0, 0, "evaluation at the horizon: hand (the game's heuristic), pubeval (backgammon), rollout"},
+		{"eval", stringParam, 0, 0, "evaluation at the horizon: hand (the game's heuristic), pubeval (backgammon), td (backgammon: a linear evaluation trained by TD(lambda) self-play, scripts/tdgammon), rollout"},
 		{"prune", stringParam, 0, 0, "none (plain expectiminimax), star1 or star2 (Ballard's *-minimax)"},
 		{"rollouts", intParam, 1, 1e6, "playouts per evaluation with eval=rollout, 1..1e6 (default 32)"},
 		{"bearoff", stringParam, 0, 0, "exact values in bear-off races from the one-sided database: mem (build it, a few seconds) or a file (loaded; built and written once if missing)"},

@@ -323,6 +323,18 @@ func New(g games.Game, cfg Config) (*Searcher, error) {
 	return s, nil
 }
 
+// SetHeuristic replaces the evaluation at the horizon (the game's own
+// games.Heuristic by default) with h, in the helpers too; h must score on
+// the same scale as the game's (in Tactical games, Centipawn units). Call it
+// before a search, and Reset if positions were searched with another
+// evaluation, whose values the transposition table still holds.
+func (s *Searcher) SetHeuristic(h games.Heuristic) {
+	s.h = h
+	for _, hs := range s.helpers {
+		hs.h = h
+	}
+}
+
 // Reset forgets the transposition table, killers and history.
 func (s *Searcher) Reset() {
 	if s.tt != nil {

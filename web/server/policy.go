@@ -40,7 +40,8 @@ var webKinds = map[string]map[string]paramRule{
 	"greedy": {},
 	"alphabeta": {
 		"depth": {}, "nodes": {}, "time": {},
-		"tt": {max: 18},
+		"tt":   {max: 18},
+		"eval": {values: []string{"hand", "tuned"}},
 	},
 	"solver": {
 		"tt": {max: 22, maxOthello: 20},
@@ -61,7 +62,7 @@ var webKinds = map[string]map[string]paramRule{
 	},
 	"expectimax": {
 		"depth":    {max: 2},
-		"eval":     {values: []string{"hand", "pubeval", "rollout"}},
+		"eval":     {values: []string{"hand", "pubeval", "td", "rollout"}},
 		"prune":    {values: []string{"none", "star1", "star2"}},
 		"rollouts": {max: 1000},
 		"bearoff":  {values: []string{"mem"}},

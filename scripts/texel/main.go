@@ -1,0 +1,237 @@
+// Command texel fits an evaluation's weights to the results of games by
+// Texel's tuning method (internal/fit): it reads game records written by
+// `arena match -out`, takes the quiet positions of each game labelled with
+// the game's result, fits the scale K with the hand weights, then the
+// weights with an L2 pull towards the hand weights, and writes them as Go
+// source that the game's package compiles in (the `eval=tuned` switch of
+// the alphabeta player).
+//
+//	arena match -game chess -players "alphabeta:depth=3 alphabeta:depth=3" \
+//	    -openings data/chess/openings.txt -random-plies 8 -games 2000 -out runs/texel/chess.jsonl
+//	go run ./scripts/texel -game chess -records runs/texel/chess.jsonl -out games/chess/tuned.go
+//
+// Every tenth game is held out: the report gives the loss of the hand and
+// the fitted weights on those games' positions, which the fit never saw.
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"go/format"
+	"io"
+	"log"
+	"os"
+	"slices"
+	"strings"
+
+	"tabula/games"
+	_ "tabula/games/all"
+	"tabula/internal/atomicfile"
+	"tabula/internal/fit"
+	"tabula/match"
+)
+
+func main() {
+	gameName := flag.String("game", "chess", "game whose evaluation is fitted: "+strings.Join(tunerNames(), ", "))
+	records := flag.String("records", "", "game records, one JSON line each, as `arena match -out` writes them (required)")
+	skip := flag.Int("skip", 12, "plies skipped at the start of every game (the opening line and random plies)")
+	lossName := flag.String("loss", "cross-entropy", "objective: cross-entropy or mse")
+	l2 := flag.Float64("l2", -1, "L2 penalty per squared unit of distance from the hand weights (default: the game's: chess 1e-5, connect4 1e-5, othello 1e-4)")
+	out := flag.String("out", "", "write the fitted weights as Go source to this file")
+	fix := flag.String("fix", "", "comma-separated prefixes of term names held at their hand values, e.g. mobility,tempo")
+	flag.Parse()
+	if err := run(*gameName, *records, *skip, *lossName, *l2, *fix, *out, os.Stdout); err != nil {
+		log.Fatal("texel: ", err)
+	}
+}
+
+// tuner is what the script needs of a game's evaluation.
+type tuner interface {
+	// game is the game the records must be of.
+	game() games.Game
+	// prior returns the hand weights and their names.
+	prior() (w []float64, names []string)
+	// sample returns the features of s for the player to move, with the
+	// fixed part of its evaluation, or ok=false when s is not used (not
+	// quiet, or over).
+	sample(s games.State) (r fit.Row, ok bool)
+	// source returns the Go file holding the fitted weights w, in the hand
+	// weights' units, with the fitted scale k; note is a comment on where
+	// they come from.
+	source(w []float64, k float64, note string) ([]byte, error)
+	// kRange bounds the search for K, in the evaluation's units.
+	kRange() (lo, hi float64)
+	// l2 is the default L2 penalty, for the scale of the hand weights.
+	l2() float64
+}
+
+var tuners = map[string]func() tuner{
+	"chess":    func() tuner { return chessTuner{} },
+	"connect4": func() tuner { return connect4Tuner{} },
+	"othello":  func() tuner { return newOthelloTuner() },
+}
+
+func tunerNames() []string {
+	var n []string
+	for k := range tuners {
+		n = append(n, k)
+	}
+	slices.Sort(n)
+	return n
+}
+
+func run(gameName, records string, skip int, lossName string, l2 float64, fix, out string, stdout io.Writer) error {
+	mk, ok := tuners[gameName]
+	if !ok {
+		return fmt.Errorf("-game %q: want one of %s", gameName, strings.Join(tunerNames(), ", "))
+	}
+	if records == "" {
+		return errors.New("-records is required")
+	}
+	if skip < 0 {
+		return fmt.Errorf("-skip %d: want >= 0", skip)
+	}
+	loss, err := fit.ParseLoss(lossName)
+	if err != nil {
+		return fmt.Errorf("-loss: %w", err)
+	}
+	t := mk()
+	if l2 == -1 {
+		l2 = t.l2()
+	}
+	if l2 < 0 {
+		return fmt.Errorf("-l2 %v: want >= 0", l2)
+	}
+	train, test, nGames, err := readSamples(t, records, skip)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "%d games, %d positions for the fit, %d held out (every tenth game)\n", nGames, len(train), len(test))
+	hand, names := t.prior()
+	lo, hi := t.kRange()
+	k, err := fit.FitK(train, hand, loss, lo, hi)
+	if err != nil {
+		return err
+	}
+	var fixed []bool
+	if fix != "" {
+		fixed = make([]bool, len(names))
+		for _, p := range strings.Split(fix, ",") {
+			n := 0
+			for i, name := range names {
+				if strings.HasPrefix(name, p) {
+					fixed[i] = true
+					n++
+				}
+			}
+			if n == 0 {
+				return fmt.Errorf("-fix %q: no term name starts with %q; terms: %s", fix, p, strings.Join(names, " "))
+			}
+		}
+	}
+	res, err := fit.Fit(train, hand, k, fit.Config{Loss: loss, L2: l2, Prior: hand, Fixed: fixed})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "K = %.6g per unit; %s: train hand %.5f fitted %.5f; held out hand %.5f fitted %.5f (%d Newton iterations)\n",
+		k, loss, fit.Mean(train, hand, k, loss), res.Loss, fit.Mean(test, hand, k, loss), fit.Mean(test, res.W, k, loss), res.Iters)
+	fmt.Fprintf(stdout, "%-24s %8s %8s\n", "term", "hand", "fitted")
+	for i, n := range names {
+		fmt.Fprintf(stdout, "%-24s %8.3g %8.3g\n", n, hand[i], res.W[i])
+	}
+	if out == "" {
+		return nil
+	}
+	if fix != "" {
+		lossName += ", fixed: " + fix
+	}
+	note := fmt.Sprintf("Fitted by scripts/texel (%s, L2 %g, K %.6g) on %d positions of %d games\nfrom %s; held-out %s: hand %.5f, fitted %.5f.",
+		lossName, l2, k, len(train), nGames, records, loss, fit.Mean(test, hand, k, loss), fit.Mean(test, res.W, k, loss))
+	src, err := t.source(res.W, k, note)
+	if err != nil {
+		return err
+	}
+	if src, err = format.Source(src); err != nil {
+		return fmt.Errorf("generated source: %w", err)
+	}
+	return atomicfile.Write(out, src)
+}
+
+// readSamples replays every record and returns the samples of its quiet
+// positions after the first skip plies, every tenth game's in test.
+func readSamples(t tuner, path string, skip int) (train, test []fit.Row, nGames int, err error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	defer f.Close()
+	g := t.game()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<24)
+	line := 0
+	for sc.Scan() {
+		line++
+		if len(bytes.TrimSpace(sc.Bytes())) == 0 {
+			continue
+		}
+		var rec match.GameRecord
+		if err := json.Unmarshal(sc.Bytes(), &rec); err != nil {
+			return nil, nil, 0, fmt.Errorf("%s line %d: %w", path, line, err)
+		}
+		if rec.Game != g.Name() {
+			return nil, nil, 0, fmt.Errorf("%s line %d: a game of %q, want %q", path, line, rec.Game, g.Name())
+		}
+		if rec.Forfeit != nil {
+			continue
+		}
+		actions, err := g.(games.Notation).ParseActions(rec.Moves)
+		if err != nil {
+			return nil, nil, 0, fmt.Errorf("%s line %d: %w", path, line, err)
+		}
+		// The first mover's score in [0, 1].
+		first := (rec.Result[0] - rec.Result[1] + 2) / 4
+		s := g.NewInitialState()
+		for ply, a := range actions {
+			if ply >= skip {
+				if r, ok := t.sample(s); ok {
+					r.Y = first
+					if s.CurrentPlayer() != 0 {
+						r.Y = 1 - first
+					}
+					if nGames%10 == 9 {
+						test = append(test, r)
+					} else {
+						train = append(train, r)
+					}
+				}
+			}
+			if err := games.Play(s, a); err != nil {
+				return nil, nil, 0, fmt.Errorf("%s line %d, ply %d: %w", path, line, ply+1, err)
+			}
+		}
+		nGames++
+	}
+	if err := sc.Err(); err != nil {
+		return nil, nil, 0, fmt.Errorf("%s: %w", path, err)
+	}
+	if len(train) == 0 || len(test) == 0 {
+		return nil, nil, 0, fmt.Errorf("%s: %d games gave %d positions for the fit and %d held out; want some of each (ten games or more)", path, nGames, len(train), len(test))
+	}
+	return train, test, nGames, nil
+}
+
+// sparse returns a row of the nonzero entries of f.
+func sparse(f []float64, offset float64) fit.Row {
+	r := fit.Row{Offset: offset}
+	for i, x := range f {
+		if x != 0 {
+			r.Idx = append(r.Idx, int32(i))
+			r.Val = append(r.Val, x)
+		}
+	}
+	return r
+}
