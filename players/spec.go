@@ -42,10 +42,11 @@ type kindDef struct {
 var kinds = []kindDef{
 	{name: "random", doc: "uniformly random legal moves"},
 	{name: "greedy", doc: "one ply: a winning move if any, else the best heuristic score after the move"},
-	{name: "alphabeta", doc: "alpha-beta (PVS) with iterative deepening; one limit of depth, nodes, time or clock (default depth=4); each technique a switch, 1 (the default) on or 0 off; chess-only switches are ignored by games without captures", params: []paramDef{
+	{name: "alphabeta", doc: "alpha-beta (PVS) with iterative deepening; one limit of depth, nodes, time, cpu or clock (default depth=4); each technique a switch, 1 (the default) on or 0 off; chess-only switches are ignored by games without captures", params: []paramDef{
 		{"depth", intParam, 1, 64, "depth in plies, 1..64"},
 		{"nodes", intParam, 1, 1e12, "node budget per move, 1..1e12"},
 		{"time", durationParam, 0, 0, "time per move, e.g. 100ms"},
+		{"cpu", durationParam, 0, 0, "CPU time per move of the searching thread, e.g. 20ms: unlike time, fair when other processes share the machine (Linux; threads=1 only)"},
 		{"clock", durationParam, 0, 0, "time per game, e.g. 10s: the player keeps its own clock and spends about clock/30 plus 3/4 of inc a move"},
 		{"inc", durationParam, 0, 0, "with clock, the time added to the clock after each move, e.g. 100ms"},
 		{"tt", intParam, 0, 26, "log2 of transposition-table buckets, 0..26 (default 16; 0: none)"},
@@ -63,7 +64,7 @@ var kinds = []kindDef{
 		{"threads", intParam, 1, 256, "search goroutines sharing the transposition table (Lazy SMP), 1..256 (default 1); the main one's move is played"},
 		{"egtb", stringParam, 0, 0, "chess: a folder of endgame tables (*.rtb, built by scripts/egtb) whose exact values the search takes where they cover a position"},
 		{"book", stringParam, 0, 0, "chess: an opening book in Polyglot's .bin format; in a book position the player plays a book move, drawn with probability proportional to its weight, instead of searching"},
-	}, oneOf: []string{"depth", "nodes", "time", "clock"}},
+	}, oneOf: []string{"depth", "nodes", "time", "cpu", "clock"}},
 	{name: "solver", doc: "perfect play: Connect Four, or Othello endgames (exact; practical to ~20 empties)", params: []paramDef{
 		{"tt", intParam, 10, 30, "log2 of the solver's table entries, 10..30 (default 22; othello 20, at most 28)"},
 	}},
