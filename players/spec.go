@@ -102,23 +102,27 @@ var kinds = []kindDef{
 		{"level", intParam, 1, 5, "GRhino's level, 1..5 (default 3)"},
 		{"timeout", durationParam, 0, 0, "time cap per command (default 5m); an engine past it forfeits"},
 	}},
-	{name: "uci", doc: "an outside chess engine over the Universal Chess Interface; one limit of depth, nodes or movetime (default movetime=1s)", params: []paramDef{
+	{name: "uci", doc: "an outside chess engine over the Universal Chess Interface; one limit of depth, nodes, movetime or clock (default movetime=1s)", params: []paramDef{
 		{"cmd", stringParam, 0, 0, "the engine's program, on PATH, in /usr/games or a path (required)"},
 		{"args", stringParam, 0, 0, "its arguments, split at spaces; quote them: args=\"--uci\""},
 		{"options", stringParam, 0, 0, "UCI options set before the first move, Name=Value;Name=Value, e.g. options=\"Skill Level=3;Hash=16\""},
 		{"depth", intParam, 1, 1000, "go depth N: plies per move, 1..1000"},
 		{"nodes", intParam, 1, 1e12, "go nodes N: nodes per move, 1..1e12"},
 		{"movetime", durationParam, 0, 0, "go movetime: time per move, e.g. 100ms"},
+		{"clock", durationParam, 0, 0, "time per game, e.g. 10s: the player keeps the engine's clock, sends it as wtime and btime and charges each move's time to it (never below 1ms)"},
+		{"inc", durationParam, 0, 0, "with clock, the time added after each move, sent as winc and binc, e.g. 100ms"},
 		{"timeout", durationParam, 0, 0, "time cap per command (default 5m); an engine past it forfeits"},
-	}, oneOf: []string{"depth", "nodes", "movetime"}},
-	{name: "stockfish", doc: "Stockfish over UCI (Debian stockfish): full strength, or weakened by elo or skill; one limit of depth, nodes or movetime (default movetime=1s)", params: []paramDef{
+	}, oneOf: []string{"depth", "nodes", "movetime", "clock"}},
+	{name: "stockfish", doc: "Stockfish over UCI (Debian stockfish): full strength, or weakened by elo or skill; one limit of depth, nodes, movetime or clock (default movetime=1s)", params: []paramDef{
 		{"elo", intParam, 1320, 3190, "UCI_LimitStrength with UCI_Elo N (Stockfish 15.1 accepts 1350..2850, later versions 1320..3190)"},
 		{"skill", intParam, 0, 20, "Skill Level, 0..20 (20: full strength)"},
 		{"depth", intParam, 1, 1000, "go depth N: plies per move, 1..1000"},
 		{"nodes", intParam, 1, 1e12, "go nodes N: nodes per move, 1..1e12"},
 		{"movetime", durationParam, 0, 0, "go movetime: time per move, e.g. 100ms"},
+		{"clock", durationParam, 0, 0, "time per game, e.g. 10s: the player keeps the engine's clock, sends it as wtime and btime and charges each move's time to it (never below 1ms)"},
+		{"inc", durationParam, 0, 0, "with clock, the time added after each move, sent as winc and binc, e.g. 100ms"},
 		{"timeout", durationParam, 0, 0, "time cap per command (default 5m); an engine past it forfeits"},
-	}, oneOf: []string{"depth", "nodes", "movetime"}},
+	}, oneOf: []string{"depth", "nodes", "movetime", "clock"}},
 	{name: "expectimax", doc: "expectiminimax for games of chance, to a depth in turns (default depth=1, eval=hand, prune=star2)", params: []paramDef{
 		{"depth", intParam, 1, 4, "turns searched, 1..4 (1: each turn scored by the evaluation)"},
 		{"eval", stringParam, 0, 0, "evaluation at the horizon: hand (the game's heuristic), pubeval (backgammon), rollout"},
