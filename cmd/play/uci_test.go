@@ -68,6 +68,8 @@ func TestUCISpecFor(t *testing.T) {
 		{"alphabeta", uci.Limits{MoveTime: 100 * ms}, uci.Options{HashMB: 4, Threads: 1}, "alphabeta:depth=64"},
 		{"alphabeta", uci.Limits{Infinite: true}, uci.Options{HashMB: 64, Threads: 2}, "alphabeta:depth=64,tt=20,threads=2"},
 		{"alphabeta:nodes=100", uci.Limits{BTime: 100 * ms}, uci.Options{HashMB: 4, Threads: 1}, "alphabeta:nodes=100"},
+		{"alphabeta:cpu=10ms", uci.Limits{WTime: 100 * ms}, uci.Options{HashMB: 4, Threads: 1}, "alphabeta:cpu=10ms"},
+		{"alphabeta:cpu=10ms", uci.Limits{Depth: 5}, uci.Options{HashMB: 4, Threads: 1}, "alphabeta:depth=5"},
 		{"random", uci.Limits{Depth: 3}, uci.Options{HashMB: 64, Threads: 4}, "random"},
 		{"mcts:rollouts=10", uci.Limits{Depth: 3, MoveTime: ms}, uci.Options{HashMB: 16, Threads: 1}, "mcts:rollouts=10"},
 	} {
