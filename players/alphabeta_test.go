@@ -110,3 +110,46 @@ func TestAlphaBetaEGTB(t *testing.T) {
 		}
 	}
 }
+
+// TestAlphaBetaCPU plays chess moves with cpu=5ms: each search spends its
+// thread's CPU time, and the searches after the first (which also pays for
+// touching the fresh transposition table) reach depth 3. A
+// CPU budget with helper threads, or with another limit, is refused.
+func TestAlphaBetaCPU(t *testing.T) {
+	g := chess.Game{}
+	for _, bad := range []string{"alphabeta:cpu=5ms,threads=2", "alphabeta:cpu=5ms,time=1s", "alphabeta:cpu=0s"} {
+		sp, err := ParseSpec(bad)
+		if err == nil {
+			_, err = Build(g, sp)
+		}
+		if err == nil {
+			t.Errorf("%s: accepted", bad)
+		}
+	}
+	sp, err := ParseSpec("alphabeta:cpu=5ms")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := Build(g, sp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := f.New(rand.New(rand.NewPCG(1, 2)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := g.NewInitialState()
+	for i := 0; i < 6 && !s.IsTerminal(); i++ {
+		a, err := p.ChooseAction(context.Background(), s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !s.IsLegal(a) {
+			t.Fatalf("move %d: illegal action %d", i, a)
+		}
+		if d := p.(*alphaBetaPlayer).last.Depth; i > 0 && d < 3 {
+			t.Errorf("move %d: depth %d in 5ms of CPU time, want at least 3", i, d)
+		}
+		s.ApplyAction(a)
+	}
+}

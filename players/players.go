@@ -114,6 +114,7 @@ func Build(g games.Game, spec Spec) (*Factory, error) {
 			Depth:      spec.Int("depth", 0),
 			Nodes:      int64(spec.Int("nodes", 0)),
 			Time:       spec.Duration("time", 0),
+			CPU:        spec.Duration("cpu", 0),
 			TableBits:  spec.Int("tt", 16),
 			Ordering:   spec.Int("order", 1) == 1,
 			Killers:    spec.Int("killers", 1) == 1,
@@ -133,7 +134,7 @@ func Build(g games.Game, spec Spec) (*Factory, error) {
 		if spec.Has("inc") && !spec.Has("clock") {
 			return nil, fmt.Errorf("player %s: inc needs clock (a game clock to add it to)", name)
 		}
-		if !spec.Has("depth") && !spec.Has("nodes") && !spec.Has("time") && !spec.Has("clock") {
+		if !spec.Has("depth") && !spec.Has("nodes") && !spec.Has("time") && !spec.Has("cpu") && !spec.Has("clock") {
 			cfg.Depth = 4
 		}
 		if _, err := search.New(g, cfg); err != nil {

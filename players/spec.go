@@ -42,10 +42,11 @@ type kindDef struct {
 var kinds = []kindDef{
 	{name: "random", doc: "uniformly random legal moves"},
 	{name: "greedy", doc: "one ply: a winning move if any, else the best heuristic score after the move"},
-	{name: "alphabeta", doc: "alpha-beta (PVS) with iterative deepening; one limit of depth, nodes, time or clock (default depth=4); each technique a switch, 1 (the default) on or 0 off; chess-only switches are ignored by games without captures", params: []paramDef{
+	{name: "alphabeta", doc: "alpha-beta (PVS) with iterative deepening; one limit of depth, nodes, time, cpu or clock (default depth=4); each technique a switch, 1 (the default) on or 0 off; chess-only switches are ignored by games without captures", params: []paramDef{
 		{"depth", intParam, 1, 64, "depth in plies, 1..64"},
 		{"nodes", intParam, 1, 1e12, "node budget per move, 1..1e12"},
 		{"time", durationParam, 0, 0, "time per move, e.g. 100ms"},
+		{"cpu", durationParam, 0, 0, "CPU time per move of the searching thread, e.g. 20ms: unlike time, fair when other processes share the machine (Linux; threads=1 only)"},
 		{"clock", durationParam, 0, 0, "time per game, e.g. 10s: the player keeps its own clock and spends about clock/30 plus 3/4 of inc a move"},
 		{"inc", durationParam, 0, 0, "with clock, the time added to the clock after each move, e.g. 100ms"},
 		{"tt", intParam, 0, 26, "log2 of transposition-table buckets, 0..26 (default 16; 0: none)"},
@@ -69,7 +70,7 @@ var kinds = []kindDef{
 		{"pcfile", stringParam, 0, 0, "with probcut or mpc, the fit file written by scripts/probcutfit (default data/othello/probcut.json, looked for in the working folder and the folders above it)"},
 		{"beam", intParam, 1, 256, "beam search: at each node search only the K moves ranked best by a one-ply search (the heuristic after the move), 1..256 (default: off)"},
 		{"eval", stringParam, 0, 0, "evaluation at the horizon: hand (the game's hand-set weights, the default) or tuned (weights fitted to game results by Texel's method, scripts/texel: chess, connect4, othello 8x8)"},
-	}, oneOf: []string{"depth", "nodes", "time", "clock"}},
+	}, oneOf: []string{"depth", "nodes", "time", "cpu", "clock"}},
 	{name: "solver", doc: "perfect play: Connect Four, or Othello endgames (exact; practical to ~20 empties)", params: []paramDef{
 		{"tt", intParam, 10, 30, "log2 of the solver's table entries, 10..30 (default 22; othello 20, at most 28)"},
 	}},
@@ -113,23 +114,27 @@ var kinds = []kindDef{
 		{"level", intParam, 1, 5, "GRhino's level, 1..5 (default 3)"},
 		{"timeout", durationParam, 0, 0, "time cap per command (default 5m); an engine past it forfeits"},
 	}},
-	{name: "uci", doc: "an outside chess engine over the Universal Chess Interface; one limit of depth, nodes or movetime (default movetime=1s)", params: []paramDef{
+	{name: "uci", doc: "an outside chess engine over the Universal Chess Interface; one limit of depth, nodes, movetime or clock (default movetime=1s)", params: []paramDef{
 		{"cmd", stringParam, 0, 0, "the engine's program, on PATH, in /usr/games or a path (required)"},
 		{"args", stringParam, 0, 0, "its arguments, split at spaces; quote them: args=\"--uci\""},
 		{"options", stringParam, 0, 0, "UCI options set before the first move, Name=Value;Name=Value, e.g. options=\"Skill Level=3;Hash=16\""},
 		{"depth", intParam, 1, 1000, "go depth N: plies per move, 1..1000"},
 		{"nodes", intParam, 1, 1e12, "go nodes N: nodes per move, 1..1e12"},
 		{"movetime", durationParam, 0, 0, "go movetime: time per move, e.g. 100ms"},
+		{"clock", durationParam, 0, 0, "time per game, e.g. 10s: the player keeps the engine's clock, sends it as wtime and btime and charges each move's time to it (never below 1ms)"},
+		{"inc", durationParam, 0, 0, "with clock, the time added after each move, sent as winc and binc, e.g. 100ms"},
 		{"timeout", durationParam, 0, 0, "time cap per command (default 5m); an engine past it forfeits"},
-	}, oneOf: []string{"depth", "nodes", "movetime"}},
-	{name: "stockfish", doc: "Stockfish over UCI (Debian stockfish): full strength, or weakened by elo or skill; one limit of depth, nodes or movetime (default movetime=1s)", params: []paramDef{
+	}, oneOf: []string{"depth", "nodes", "movetime", "clock"}},
+	{name: "stockfish", doc: "Stockfish over UCI (Debian stockfish): full strength, or weakened by elo or skill; one limit of depth, nodes, movetime or clock (default movetime=1s)", params: []paramDef{
 		{"elo", intParam, 1320, 3190, "UCI_LimitStrength with UCI_Elo N (Stockfish 15.1 accepts 1350..2850, later versions 1320..3190)"},
 		{"skill", intParam, 0, 20, "Skill Level, 0..20 (20: full strength)"},
 		{"depth", intParam, 1, 1000, "go depth N: plies per move, 1..1000"},
 		{"nodes", intParam, 1, 1e12, "go nodes N: nodes per move, 1..1e12"},
 		{"movetime", durationParam, 0, 0, "go movetime: time per move, e.g. 100ms"},
+		{"clock", durationParam, 0, 0, "time per game, e.g. 10s: the player keeps the engine's clock, sends it as wtime and btime and charges each move's time to it (never below 1ms)"},
+		{"inc", durationParam, 0, 0, "with clock, the time added after each move, sent as winc and binc, e.g. 100ms"},
 		{"timeout", durationParam, 0, 0, "time cap per command (default 5m); an engine past it forfeits"},
-	}, oneOf: []string{"depth", "nodes", "movetime"}},
+	}, oneOf: []string{"depth", "nodes", "movetime", "clock"}},
 	{name: "gnubg", doc: "GNU Backgammon (Debian gnubg) choosing the moves: cubeless money play, no doubling; one gnubg process per game at a time, kept from game to game (backgammon only)", params: []paramDef{
 		{"ply", intParam, 0, 2, "gnubg's evaluation depth in plies, 0..2 (default 0: its neural net on every legal move)"},
 		{"cmd", stringParam, 0, 0, "gnubg's program, on PATH, in /usr/games or a path (default gnubg); run as PROGRAM [args] -t -q -p SCRIPT"},

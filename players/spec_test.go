@@ -112,7 +112,7 @@ func TestParseSpecQuoted(t *testing.T) {
 // together, so users need not guess.
 func TestSpecHelpDocuments(t *testing.T) {
 	h := SpecHelp()
-	for _, w := range []string{"double quotes", `net:path="my runs/a.tbn"`, `\"`, "one limit of depth, nodes, time or clock", "whichever comes first"} {
+	for _, w := range []string{"double quotes", `net:path="my runs/a.tbn"`, `\"`, "one limit of depth, nodes, time, cpu or clock", "whichever comes first"} {
 		if !strings.Contains(h, w) {
 			t.Errorf("SpecHelp lacks %q:\n%s", w, h)
 		}

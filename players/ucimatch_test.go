@@ -44,6 +44,50 @@ func TestUCIForfeits(t *testing.T) {
 	}
 }
 
+// TestUCIClock: with clock and inc, go carries the clock as wtime and btime
+// and the increment as winc and binc (the fake engine in mode clock plays
+// the illegal a1a1 only then), and inc without clock is refused.
+func TestUCIClock(t *testing.T) {
+	g := playerstest.MustGame(t, "chess")
+	spec, err := players.ParseSpec(fmt.Sprintf("uci:cmd=%q,args=\"fakeuci clock\",clock=2s,inc=100ms,timeout=10s", os.Args[0]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkForfeits(t, g, spec, "clock", "played the illegal move a1a1")
+	for _, bad := range []string{"stockfish:inc=100ms", "uci:cmd=x,inc=1s"} {
+		sp, err := players.ParseSpec(bad)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := players.Build(g, sp); err == nil || !strings.Contains(err.Error(), "inc needs clock") {
+			t.Errorf("%s: %v, want inc needs clock", bad, err)
+		}
+	}
+	if _, err := players.ParseSpec("stockfish:clock=1s,movetime=1s"); err == nil {
+		t.Error("stockfish:clock=1s,movetime=1s accepted")
+	}
+}
+
+// TestAlphaBetaAgainstStockfish plays two short games, colours swapped,
+// between the alpha-beta engine and Stockfish at its lowest Elo, both on a
+// 500ms+5ms clock: whole games against a real engine end without a forfeit.
+func TestAlphaBetaAgainstStockfish(t *testing.T) {
+	refdata.Program(t, "stockfish", "apt-get install stockfish")
+	g := playerstest.MustGame(t, "chess:maxplies=40")
+	fs := playerstest.MustFactories(t, g, "alphabeta:clock=500ms,inc=5ms stockfish:elo=1350,clock=500ms,inc=5ms")
+	res, err := match.Match(context.Background(), match.MatchConfig{Games: 2, Parallel: 1, Seed: 6}, g, fs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range res.Forfeits {
+		t.Errorf("game %d forfeited by %s: %s\n%s", r.Index, r.Forfeit.Player, r.Forfeit.Reason, r.Forfeit.Stderr)
+	}
+	if n := res.Total(0).Games(); n != 2 {
+		t.Errorf("%d games, want 2", n)
+	}
+	t.Logf("%s against %s: %+v", res.Players[0], res.Players[1], res.Total(0))
+}
+
 // TestUCIOptions: options the engine does not declare, or values outside
 // its range, are errors before any game, not forfeits.
 func TestUCIOptions(t *testing.T) {

@@ -29,6 +29,10 @@ func buildUCI(g games.Game, spec Spec) (*Factory, error) {
 	if !ok {
 		return nil, fmt.Errorf("player %s: UCI engines play chess, not %s", name, g.Name())
 	}
+	clock, inc := spec.Duration("clock", 0), spec.Duration("inc", 0)
+	if spec.Has("inc") && !spec.Has("clock") {
+		return nil, fmt.Errorf("player %s: inc needs clock (a game clock to add it to)", name)
+	}
 	program, install := spec.Str("cmd", ""), "the engine named by cmd="
 	args := strings.Fields(spec.Str("args", ""))
 	var opts []uciOption
@@ -58,13 +62,13 @@ func buildUCI(g games.Game, spec Spec) (*Factory, error) {
 		return nil, fmt.Errorf("player %s: engine program %q not found on PATH or in /usr/games (install: %s)", name, program, install)
 	}
 	lim := uci.Limits{Depth: spec.Int("depth", 0), Nodes: int64(spec.Int("nodes", 0)), MoveTime: spec.Duration("movetime", 0)}
-	if lim.Depth == 0 && lim.Nodes == 0 && lim.MoveTime == 0 {
+	if lim.Depth == 0 && lim.Nodes == 0 && lim.MoveTime == 0 && clock == 0 {
 		lim.MoveTime = DefaultUCIMoveTime
 	}
 	timeout := spec.Duration("timeout", DefaultGTPTimeout)
 	return &Factory{Name: name, New: func(*rand.Rand) (Player, error) {
 		return &uciPlayer{outside: outside[*uci.Client]{name: name}, game: cg, timeout: timeout, lim: lim, opts: opts,
-			cfg: uci.ClientConfig{Path: path, Args: args}}, nil
+			clock: clock, inc: inc, cfg: uci.ClientConfig{Path: path, Args: args}}, nil
 	}}, nil
 }
 
@@ -98,6 +102,9 @@ type uciPlayer struct {
 	lim     uci.Limits
 	opts    []uciOption
 	value   float64
+	// clock is the time left on the engine's game clock (0: no clock),
+	// inc what each move adds to it.
+	clock, inc time.Duration
 }
 
 // Value is the engine's last reported score for the side to move, in
@@ -175,7 +182,12 @@ func (p *uciPlayer) position(s *chess.State) string {
 	return "fen " + pos.FEN()
 }
 
-// ChooseAction asks the engine for a move in s.
+// ChooseAction asks the engine for a move in s. With a clock, the go
+// command carries the time left as wtime and btime (the player keeps only
+// its engine's clock, so both sides get it) and the increment as winc and
+// binc; the move's time, from sending the position to the bestmove, is
+// charged to the clock and the increment added, the clock never dropping
+// below a millisecond, as the alphabeta player's does.
 func (p *uciPlayer) ChooseAction(ctx context.Context, s games.State) (int, error) {
 	cs, ok := s.(*chess.State)
 	if !ok {
@@ -189,9 +201,17 @@ func (p *uciPlayer) ChooseAction(ctx context.Context, s games.State) (int, error
 			return 0, err
 		}
 	}
-	best, info, err := p.client.Go(ctx, p.timeout, p.position(cs), p.lim)
+	lim := p.lim
+	if p.clock > 0 {
+		lim.WTime, lim.BTime, lim.WInc, lim.BInc = p.clock, p.clock, p.inc, p.inc
+	}
+	start := time.Now()
+	best, info, err := p.client.Go(ctx, p.timeout, p.position(cs), lim)
 	if err != nil {
 		return 0, p.failed(ctx, err)
+	}
+	if p.clock > 0 {
+		p.clock = max(p.clock-time.Since(start), time.Millisecond) + p.inc
 	}
 	switch {
 	case info.Score.Mate > 0:

@@ -14,7 +14,10 @@ import (
 
 // fakeUCI answers uci and isready; at go it dies (MODE die), never
 // answers (hang), names a move that is not legal (illegal), answers
-// nonsense (garbage) or no move (none). MODE engine is a correct engine:
+// nonsense (garbage) or no move (none); in MODE clock it names the
+// illegal a1a1 when go carries a clock of at most 2s with 100ms increments
+// (wtime = btime, winc = binc, no movetime) and answers nonsense otherwise,
+// so that the forfeit's reason shows what go carried. MODE engine is a correct engine:
 // ours, playing uniformly random moves, so that a game sent wrongly shows up
 // as an illegal move.
 func fakeUCI(mode string) {
@@ -57,6 +60,14 @@ func fakeUCI(mode string) {
 				fmt.Println("bestmove zz99")
 			case "none":
 				fmt.Println("bestmove (none)")
+			case "clock":
+				l, err := uci.ParseGo(f[1:])
+				if err == nil && l.WTime > 0 && l.WTime <= 2*time.Second && l.BTime == l.WTime &&
+					l.WInc == 100*time.Millisecond && l.BInc == l.WInc && l.MoveTime == 0 {
+					fmt.Println("bestmove a1a1")
+				} else {
+					fmt.Println("bestmove zz99")
+				}
 			}
 		case "quit":
 			return

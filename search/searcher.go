@@ -5,11 +5,13 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"tabula/games"
+	"tabula/internal/cputime"
 )
 
 // Config sets a Searcher's budget and features. The search stops at the first
@@ -29,6 +31,11 @@ type Config struct {
 	// Time is a time budget per move; 0 means none (the context still
 	// applies). See Limits for how it is spent.
 	Time time.Duration `yaml:"time"`
+	// CPU is a budget per move in the searching thread's own CPU time; 0
+	// means none. Unlike Time it does not shrink when other processes take
+	// the processor, so matches on a loaded machine stay fair. It needs
+	// Threads <= 1 and a thread CPU clock (Linux). See Limits.CPU.
+	CPU time.Duration `yaml:"cpu"`
 	// TableBits is log2 of the number of transposition-table buckets (two
 	// 32-byte slots each); 0 disables the table.
 	TableBits int `yaml:"table_bits"`
@@ -120,6 +127,12 @@ func (c Config) Validate() error {
 		return fmt.Errorf("search: nodes = %d, want >= 0 (0: no limit)", c.Nodes)
 	case c.Time < 0:
 		return fmt.Errorf("search: time = %v, want >= 0 (0: no limit)", c.Time)
+	case c.CPU < 0:
+		return fmt.Errorf("search: cpu = %v, want >= 0 (0: no limit)", c.CPU)
+	case c.CPU > 0 && c.Threads > 1:
+		return fmt.Errorf("search: cpu = %v with threads = %d: a CPU budget measures one thread's CPU time, so it needs threads = 1", c.CPU, c.Threads)
+	case c.CPU > 0 && !cputime.ThreadMeasured():
+		return fmt.Errorf("search: cpu = %v: this system has no per-thread CPU clock (Linux has); use time instead", c.CPU)
 	case c.TableBits < 0 || c.TableBits > MaxTableBits:
 		return fmt.Errorf("search: table_bits = %d, want 0..%d (0: no table)", c.TableBits, MaxTableBits)
 	case c.Beam < 0 || c.Beam > MaxBeam:
@@ -160,6 +173,12 @@ type Limits struct {
 	// sudden death).
 	Clock, Increment time.Duration
 	MovesToGo        int
+	// CPU is a budget in the searching thread's own CPU time, spent like
+	// MoveTime (soft and hard budgets both CPU) but counted on the thread's
+	// CPU clock: the search locks its goroutine to its OS thread for the
+	// call and reads CLOCK_THREAD_CPUTIME_ID every 1024 nodes. It needs a
+	// Searcher with Threads <= 1 and a system with that clock (Linux).
+	CPU time.Duration
 	// Info, when set, is called after each completed iteration with its
 	// result (PV and Nodes included).
 	Info func(Result)
@@ -229,6 +248,10 @@ type Searcher struct {
 	ctx   context.Context
 	dl    time.Time
 	hasDL bool
+	// cpuEnd is the thread CPU time at which a CPU-budgeted search stops
+	// (hasCPU).
+	cpuEnd time.Duration
+	hasCPU bool
 
 	// What applies to this game: the Tactical and NullMover capabilities,
 	// and the features that need them.
@@ -441,7 +464,7 @@ const extraPlies = 64
 // Search runs iterative deepening from root (which it does not modify)
 // within the Config's depth, node and time budgets (SearchLimits).
 func (s *Searcher) Search(ctx context.Context, root games.State) (Result, error) {
-	return s.SearchLimits(ctx, root, Limits{Depth: s.cfg.Depth, Nodes: s.cfg.Nodes, MoveTime: s.cfg.Time})
+	return s.SearchLimits(ctx, root, Limits{Depth: s.cfg.Depth, Nodes: s.cfg.Nodes, MoveTime: s.cfg.Time, CPU: s.cfg.CPU})
 }
 
 // SearchLimits runs iterative deepening from root (which it does not
@@ -458,8 +481,22 @@ func (s *Searcher) SearchLimits(ctx context.Context, root games.State, l Limits)
 	if root.Game().Name() != s.game.Name() {
 		return Result{}, fmt.Errorf("search: state of game %s given to a searcher for %s", root.Game().Name(), s.game.Name())
 	}
-	if l.Depth < 0 || l.Nodes < 0 || l.MoveTime < 0 || l.Clock < 0 || l.Increment < 0 || l.MovesToGo < 0 {
+	if l.Depth < 0 || l.Nodes < 0 || l.MoveTime < 0 || l.Clock < 0 || l.Increment < 0 || l.MovesToGo < 0 || l.CPU < 0 {
 		return Result{}, fmt.Errorf("search: negative limit in %+v", l)
+	}
+	s.hasCPU = false
+	var cpuStart time.Duration
+	if l.CPU > 0 {
+		if len(s.helpers) > 0 {
+			return Result{}, fmt.Errorf("search: a CPU budget (%v) measures one thread's CPU time, so it needs threads = 1, not %d", l.CPU, len(s.helpers)+1)
+		}
+		if !cputime.ThreadMeasured() {
+			return Result{}, fmt.Errorf("search: a CPU budget (%v) needs a per-thread CPU clock, which this system lacks (Linux has one)", l.CPU)
+		}
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		cpuStart = cputime.Thread()
+		s.cpuEnd, s.hasCPU = cpuStart+l.CPU, true
 	}
 	s.ctx = ctx
 	s.dl, s.hasDL = ctx.Deadline()
@@ -489,10 +526,11 @@ func (s *Searcher) SearchLimits(ctx context.Context, root games.State, l Limits)
 	s.startHelpers(ctx, root, maxDepth)
 	var res Result
 	s.rootPV = s.rootPV[:0]
-	single := timed && len(root.LegalActions(s.moves[0][:0])) == 1
+	single := (timed || s.hasCPU) && len(root.LegalActions(s.moves[0][:0])) == 1
 	for d := 1; d <= maxDepth; d++ {
 		s.canAbort = d > 1
-		if s.canAbort && (s.outOfTime() || timed && time.Since(start) >= soft/2) {
+		if s.canAbort && (s.outOfTime() || timed && time.Since(start) >= soft/2 ||
+			s.hasCPU && cputime.Thread()-cpuStart >= l.CPU/2) {
 			break
 		}
 		s.horizons = 0
@@ -632,9 +670,13 @@ func (s *Searcher) checkBudget() {
 	}
 }
 
-// outOfTime reports whether the deadline has passed or the context is done.
+// outOfTime reports whether the deadline has passed, the CPU budget is
+// spent or the context is done.
 func (s *Searcher) outOfTime() bool {
 	if s.hasDL && !time.Now().Before(s.dl) {
+		return true
+	}
+	if s.hasCPU && cputime.Thread() >= s.cpuEnd {
 		return true
 	}
 	select {

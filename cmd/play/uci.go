@@ -148,7 +148,7 @@ type uciBuilt struct {
 // search; Hash sets tt= and Threads threads= where the kind has them.
 func (s *uciSearcher) specFor(lim uci.Limits) players.Spec {
 	set := map[string]string{}
-	limits := []string{"depth", "nodes", "time"}
+	limits := []string{"depth", "nodes", "time", "cpu"}
 	ownLimit := false
 	for _, l := range limits {
 		ownLimit = ownLimit || s.spec.Has(l)

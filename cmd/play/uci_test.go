@@ -68,6 +68,8 @@ func TestUCISpecFor(t *testing.T) {
 		{"alphabeta", uci.Limits{MoveTime: 100 * ms}, uci.Options{HashMB: 4, Threads: 1}, "alphabeta:depth=64"},
 		{"alphabeta", uci.Limits{Infinite: true}, uci.Options{HashMB: 64, Threads: 2}, "alphabeta:depth=64,tt=20,threads=2"},
 		{"alphabeta:nodes=100", uci.Limits{BTime: 100 * ms}, uci.Options{HashMB: 4, Threads: 1}, "alphabeta:nodes=100"},
+		{"alphabeta:cpu=10ms", uci.Limits{WTime: 100 * ms}, uci.Options{HashMB: 4, Threads: 1}, "alphabeta:cpu=10ms"},
+		{"alphabeta:cpu=10ms", uci.Limits{Depth: 5}, uci.Options{HashMB: 4, Threads: 1}, "alphabeta:depth=5"},
 		{"random", uci.Limits{Depth: 3}, uci.Options{HashMB: 64, Threads: 4}, "random"},
 		{"mcts:rollouts=10", uci.Limits{Depth: 3, MoveTime: ms}, uci.Options{HashMB: 16, Threads: 1}, "mcts:rollouts=10"},
 	} {
@@ -201,4 +203,80 @@ func TestUCIVerbUnderPolyglot(t *testing.T) {
 	send("ping 7")
 	expect("pong 7")
 	send("quit")
+}
+
+// TestUCIStopRealSearch runs `play uci` with the alpha-beta player: go
+// infinite searches until stop, which is answered with a legal bestmove at
+// once; garbage lines after it get errors and the engine still answers
+// isready.
+func TestUCIStopRealSearch(t *testing.T) {
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	done := make(chan error, 1)
+	go func() {
+		var errOut strings.Builder
+		err := run(context.Background(), []string{"uci", "-player", "alphabeta"}, inR, outW, &errOut)
+		_ = outW.Close()
+		done <- err
+	}()
+	lines := make(chan string, 100)
+	go func() {
+		sc := bufio.NewScanner(outR)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+	}()
+	send := func(l string) {
+		if _, err := io.WriteString(inW, l+"\n"); err != nil {
+			t.Fatalf("writing %q: %v", l, err)
+		}
+	}
+	expect := func(prefix string, within time.Duration) string {
+		t.Helper()
+		timer := time.After(within)
+		for {
+			select {
+			case l, ok := <-lines:
+				if !ok {
+					t.Fatalf("output ended before %q", prefix)
+				}
+				if strings.HasPrefix(l, prefix) {
+					return l
+				}
+			case <-timer:
+				t.Fatalf("no %q within %v", prefix, within)
+			}
+		}
+	}
+	send("uci")
+	expect("uciok", 5*time.Second)
+	send("position startpos moves e2e4 e7e5")
+	send("go infinite")
+	time.Sleep(300 * time.Millisecond)
+	start := time.Now()
+	send("stop")
+	best := expect("bestmove ", 3*time.Second)
+	if d := time.Since(start); d > 2*time.Second {
+		t.Errorf("bestmove %v after stop", d)
+	}
+	s, _ := chess.Game{}.NewState("rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2")
+	if a, err := s.ParseMove(strings.TrimPrefix(best, "bestmove ")); err != nil || !s.IsLegal(a) {
+		t.Errorf("%q is not a legal move after 1. e4 e5", best)
+	}
+	send("go sometimes")
+	expect("info string error: go", 2*time.Second)
+	send("\x00\xff garbage")
+	expect("info string error: unknown command", 2*time.Second)
+	send("isready")
+	expect("readyok", 2*time.Second)
+	send("quit")
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("quit did not end play uci")
+	}
 }
