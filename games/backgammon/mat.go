@@ -56,9 +56,9 @@ func matName(name string) string {
 // order played ("13/11 24/23", "25/22* 6/2", bar written 25 and off 0, as
 // gnubg writes them), or no moves for a roll that cannot be played.
 type matTurn struct {
-	player     int
-	high, low  int
-	moves      []string
+	player    int
+	high, low int
+	moves     []string
 }
 
 func (t matTurn) String() string {
