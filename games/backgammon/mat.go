@@ -25,6 +25,9 @@ type MatGame struct {
 	// 3) are what the game's last line says. WriteMat takes them from the
 	// game's final position; ReadMat checks them against it.
 	Winner, Points int
+	// Resigned is set by ReadMat for a game whose "Wins" line comes before
+	// the end of the game: the other player resigned.
+	Resigned bool
 }
 
 // Mat is a match file: Length is the match length in points, 0 for a
@@ -158,8 +161,10 @@ func WriteMat(w io.Writer, g *Game, m *Mat) error {
 
 // ReadMat reads a .mat file as WriteMat and gnubg write it (cubeless: a
 // cube action is an error) and replays every game in g, checking each
-// move's legality and the "Wins" line against the final position. Errors
-// name the line.
+// move's legality and the "Wins" line against the final position. The
+// player who opened a game is its player 0 (gnubg's files may have the
+// right column's player open: then Players and Score are swapped from the
+// file's order). Errors name the line.
 func ReadMat(r io.Reader, g *Game) (*Mat, error) {
 	m := &Mat{Length: -1}
 	sc := bufio.NewScanner(r)
@@ -172,6 +177,12 @@ func ReadMat(r io.Reader, g *Game) (*Mat, error) {
 			return nil
 		}
 		w, p := s.Points()
+		if w < 0 && cur.Winner >= 0 && !s.IsTerminal() {
+			// A "Wins" line before the end: the loser resigned (gnubg's
+			// players do; the format does not say so otherwise).
+			cur.Resigned = true
+			return nil
+		}
 		if cur.Winner != w || (w >= 0 && cur.Points != p) {
 			return fmt.Errorf("backgammon: .mat game %d: the file says player %d wins %d points, the moves give player %d %d points", len(m.Games), cur.Winner, cur.Points, w, p)
 		}
@@ -243,11 +254,21 @@ func ReadMat(r io.Reader, g *Game) (*Mat, error) {
 			if strings.Index(line, "Wins") > 6+matColumn/2 {
 				cur.Winner = 1
 			}
+			if rd.swapped {
+				cur.Winner = 1 - cur.Winner
+			}
 			continue
 		}
 		num, rest, ok := strings.Cut(text, ")")
 		if _, err := strconv.Atoi(num); !ok || err != nil {
 			return nil, fmt.Errorf("backgammon: .mat line %d: %q is not a numbered line of moves", n, text)
+		}
+		if len(cur.Actions) == 0 && len(rest)-len(strings.TrimLeft(rest, " ")) > matColumn/2 {
+			// The left column's first turn is empty: the right player
+			// opened, and is player 0 here.
+			rd.swapped = true
+			cur.Players[0], cur.Players[1] = cur.Players[1], cur.Players[0]
+			cur.Score[0], cur.Score[1] = cur.Score[1], cur.Score[0]
 		}
 		for _, tok := range strings.Fields(rest) {
 			if err := rd.token(tok); err != nil {
@@ -292,6 +313,7 @@ type matReader struct {
 	s       *State
 	mg      *MatGame
 	pending []string // checker moves of the turn being read
+	swapped bool     // the right column's player opened the game
 }
 
 // token reads one token of a move line: a roll "62:" starts a turn (ending

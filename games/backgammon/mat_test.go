@@ -76,6 +76,17 @@ func TestMatRoundTrip(t *testing.T) {
 		if !slices.Equal(got.Actions, want.Actions) {
 			t.Fatalf("game %d: actions differ\nwrote %s\nread  %s\n%s", i, money.FormatActions(want.Actions), money.FormatActions(got.Actions), b.String())
 		}
+		// The other player named as the winner: refused.
+		text := b.String()
+		left, right := "\n      Wins", "\n"+strings.Repeat(" ", 6+matColumn)+"Wins"
+		if strings.Contains(text, right) {
+			text = strings.Replace(text, right, left, 1)
+		} else {
+			text = strings.Replace(text, left, right, 1)
+		}
+		if _, err := ReadMat(strings.NewReader(text), money); err == nil || !strings.Contains(err.Error(), "the moves give") {
+			t.Errorf("game %d with the wrong winner: error %v", i, err)
+		}
 		if got.Players != [2]string{"net_path=a_b", "gnubg"} || got.Score != want.Score || got.Winner != want.Winner || got.Points != want.Points || want.Winner < 0 || want.Points < 1 {
 			t.Errorf("game %d: read %v %v %d %d, wrote %v %v %d %d", i, got.Players, got.Score, got.Winner, got.Points, want.Players, want.Score, want.Winner, want.Points)
 		}
@@ -92,7 +103,6 @@ func TestMatErrors(t *testing.T) {
 		{head + "  1) 31: 8/4 6/5\n", "not a legal move"},
 		{head + "  1) 33: 8/5 6/3\n", "double"},
 		{head + "  1) 31: 8/5 6/5   Doubles => 2\n", "cube"},
-		{head + "  1) 31: 8/5 6/5\n      Wins 1 point\n", "wins 1 points"},
 		{head + "  1) 8/5 6/5\n", "without a roll"},
 	} {
 		_, err := ReadMat(strings.NewReader(c.text), money)
@@ -183,6 +193,41 @@ func TestMatGnubgImport(t *testing.T) {
 		t.Logf("file %d: %d turns, %s; gnubg's final position %s, ours %s", i, len(want), lines[0], lines[len(lines)-1], PositionID(&s.pos, 1-w))
 		if got := strings.TrimPrefix(lines[len(lines)-1], "end "); got != PositionID(&s.pos, 1-w) {
 			t.Errorf("file %d: gnubg ends at %s, we at %s", i, got, PositionID(&s.pos, 1-w))
+		}
+	}
+}
+
+// TestMatReadsGnubgExports reads files gnubg wrote ("export match mat" of a
+// 1 point match gnubg played against itself, cube off): one where the left
+// column's player opened, one where the right column's did. ReadMat checks
+// each move's legality and the "Wins" line against the position reached.
+func TestMatReadsGnubgExports(t *testing.T) {
+	for _, c := range []struct {
+		file, opener string
+		resigned     bool
+	}{
+		{"testdata/gnubg-left-opens.mat", "gnubg", false},
+		{"testdata/gnubg-right-opens.mat", "root", true}, // gnubg resigned before the end
+	} {
+		f, err := os.Open(c.file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := ReadMat(f, money)
+		f.Close()
+		if err != nil {
+			t.Fatalf("%s: %v", c.file, err)
+		}
+		if m.Length != 1 || len(m.Games) != 1 || m.Games[0].Players[0] != c.opener || m.Games[0].Winner < 0 || m.Games[0].Resigned != c.resigned {
+			t.Errorf("%s: length %d, %d games, players %v, winner %d", c.file, m.Length, len(m.Games), m.Games[0].Players, m.Games[0].Winner)
+		}
+		var b bytes.Buffer
+		if err := WriteMat(&b, money, m); err != nil {
+			t.Fatal(err)
+		}
+		back, err := ReadMat(&b, money)
+		if err != nil || !slices.Equal(back.Games[0].Actions, m.Games[0].Actions) || back.Games[0].Winner != map[bool]int{false: m.Games[0].Winner, true: -1}[c.resigned] {
+			t.Errorf("%s: written again and read: %v", c.file, err)
 		}
 	}
 }
