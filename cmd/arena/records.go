@@ -11,6 +11,7 @@ import (
 	"tabula/games"
 	"tabula/games/backgammon"
 	"tabula/games/connect4"
+	"tabula/games/records"
 	"tabula/internal/atomicfile"
 	"tabula/match"
 )
@@ -63,17 +64,9 @@ func (gr *gameRecords) record(g games.Game, r match.GameRecord) error {
 		}
 	}
 	if *gr.matDir != "" {
-		bg := g.(*backgammon.Game)
-		m := &backgammon.Mat{
-			Event: fmt.Sprintf("arena match, game %d", r.Index),
-			Date:  time.Now().Format("2006.01.02"),
-			Games: []backgammon.MatGame{{Players: r.Players, Actions: acts}},
-		}
-		if !bg.Money() {
-			m.Length = 1
-		}
 		var b bytes.Buffer
-		if err := backgammon.WriteMat(&b, bg, m); err != nil {
+		rec := records.Game{Players: r.Players, Actions: acts, Event: fmt.Sprintf("arena match, game %d", r.Index), Date: time.Now().Format("2006-01-02")}
+		if err := records.Write(&b, g, rec); err != nil {
 			return fmt.Errorf("-mat: game %d: %w", r.Index, err)
 		}
 		if err := atomicfile.Write(filepath.Join(*gr.matDir, fmt.Sprintf("game-%05d.mat", r.Index)), b.Bytes()); err != nil {

@@ -325,8 +325,12 @@ func (r *matReader) token(tok string) error {
 			return err
 		}
 		d1, d2 := int(tok[0]-'0'), int(tok[1]-'0')
-		if s.IsTerminal() || !s.chance {
-			return fmt.Errorf("roll %q where no roll can come", tok)
+		if !s.chance && !s.IsTerminal() {
+			h, l := s.Dice()
+			return fmt.Errorf("roll %q: the turn before it, %d%d, has no moves (or too few), though it can be played", tok, h, l)
+		}
+		if s.IsTerminal() {
+			return fmt.Errorf("roll %q after the end of the game", tok)
 		}
 		if d1 < 1 || d1 > 6 || d2 < 1 || d2 > 6 {
 			return fmt.Errorf("bad roll %q", tok)
@@ -390,6 +394,12 @@ func (r *matReader) flush() error {
 		}
 		text := strings.Join(moves[:k], " ")
 		a, err := s.ParseMove(text)
+		if err != nil && k == 0 {
+			// No moves where some are legal: the record stops here (a
+			// game cut short after a roll, or after the first half of
+			// doubles); a roll after it is refused.
+			break
+		}
 		if err != nil {
 			return fmt.Errorf("turn %d%d: %w", h, l, err)
 		}

@@ -93,6 +93,39 @@ func TestMatRoundTrip(t *testing.T) {
 	}
 }
 
+// TestMatCutShort writes every beginning of a game, cut after a roll, a
+// turn or the first half of doubles, and reads it back (except a cut
+// after a roll that cannot be played: the file reads as the pass).
+func TestMatCutShort(t *testing.T) {
+	acts := matGames(t, 20)
+	halves := 0
+	for _, game := range acts[:3] {
+		s := money.NewInitialState().(*State)
+		for n := range len(game) {
+			if s.half {
+				halves++
+			}
+			if n > 0 && game[n] == PassAction && !s.IsChanceNode() {
+				// A roll without moves reads as the pass it allows.
+				s.ApplyAction(game[n])
+				continue
+			}
+			var b bytes.Buffer
+			if err := WriteMat(&b, money, &Mat{Games: []MatGame{{Actions: game[:n]}}}); err != nil {
+				t.Fatal(err)
+			}
+			m, err := ReadMat(&b, money)
+			if err != nil || !slices.Equal(m.Games[0].Actions, game[:n]) || m.Games[0].Winner != -1 {
+				t.Fatalf("the first %d actions: %v", n, err)
+			}
+			s.ApplyAction(game[n])
+		}
+	}
+	if halves == 0 {
+		t.Error("no game cut after the first half of doubles")
+	}
+}
+
 // TestMatErrors checks that malformed or illegal records are refused with
 // the line named.
 func TestMatErrors(t *testing.T) {
@@ -104,6 +137,8 @@ func TestMatErrors(t *testing.T) {
 		{head + "  1) 33: 8/5 6/3\n", "double"},
 		{head + "  1) 31: 8/5 6/5   Doubles => 2\n", "cube"},
 		{head + "  1) 8/5 6/5\n", "without a roll"},
+		{head + "  1) 31:                     42: 8/4 6/4\n", "has no moves"},
+		{head + "  1) 31: 8/5 6/5            42: 8/4 6/4 8/6\n", "not a legal move"},
 	} {
 		_, err := ReadMat(strings.NewReader(c.text), money)
 		if err == nil || !strings.Contains(err.Error(), c.want) {

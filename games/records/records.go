@@ -9,7 +9,6 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"math"
 
 	"tabula/games"
 	"tabula/games/backgammon"
@@ -98,13 +97,4 @@ func dotted(date string) string {
 		}
 	}
 	return string(b)
-}
-
-// NaNs returns n NaN values: a Values of a game without them.
-func NaNs(n int) []float64 {
-	v := make([]float64, n)
-	for i := range v {
-		v[i] = math.NaN()
-	}
-	return v
 }
