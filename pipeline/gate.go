@@ -45,7 +45,7 @@ func (t *Trainer) gate(ctx context.Context, candidate string) (bool, *metrics.Ga
 	bar := t.bar(gc.Games, fmt.Sprintf("iter %d gating", t.iter))
 	defer bar.Finish()
 	var games []match.GameRecord // for the watch page
-	rw := newRecordWriter(t.cfg, t.dir.root, "gating", t.g, t.bestGen, "", t.cfg.Seed^uint64(t.iter)<<24)
+	rw := newRecordWriter(t.cfg, t.dir.root, "gating", trainerName, t.g, t.bestGen, "", t.cfg.Seed^uint64(t.iter)<<24)
 	record := func(r match.GameRecord) error {
 		r.Index = len(games)
 		for i, seat := range r.Seats {

@@ -66,7 +66,7 @@ func (t *Trainer) ladder(ctx context.Context) (*metrics.Ladder, error) {
 			return nil, fmt.Errorf("ladder.players[%d]: %w", i, err)
 		}
 		seed := t.cfg.Seed ^ uint64(i)<<32 ^ uint64(t.iter)
-		rw := newRecordWriter(t.cfg, t.dir.root, "ladder", t.g, t.bestGen, "", seed)
+		rw := newRecordWriter(t.cfg, t.dir.root, "ladder", trainerName, t.g, t.bestGen, "", seed)
 		record := func(r match.GameRecord) error {
 			for k, seat := range r.Seats {
 				r.Players[k] = [2]string{"best", specText}[seat]

@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -13,7 +14,7 @@ import (
 )
 
 // recordsDir is the run folder's folder of game records (selfplay.records):
-// files KIND-gGENERATION-SEED-NNNN.rec of replay.GameRecord.
+// files KIND-TAG-gGENERATION-SEED-NNNN.rec of replay.GameRecord.
 const recordsDir = "records"
 
 // recordWriter keeps finished games as replay.GameRecord and writes them
@@ -26,6 +27,7 @@ type recordWriter struct {
 	chunkGames int
 	generation int
 	name       string // the self-play network's name in Players
+	tag        string // the process writing: "trainer" or a worker's name
 	seed       uint64
 
 	mu      sync.Mutex
@@ -34,14 +36,15 @@ type recordWriter struct {
 }
 
 // newRecordWriter returns a writer into root/records for games of kind
-// played by the best network of generation gen (named name in self-play
-// records; "" for gen-N) in a round or match with seed, or nil when
-// selfplay.records is off.
-func newRecordWriter(cfg *Config, root, kind string, g games.Game, gen int, name string, seed uint64) *recordWriter {
+// played by process tag ("trainer" or a worker's name) with the best
+// network of generation gen (named name in self-play records; "" for
+// gen-N) in a round or match with seed, or nil when selfplay.records is
+// off.
+func newRecordWriter(cfg *Config, root, kind, tag string, g games.Game, gen int, name string, seed uint64) *recordWriter {
 	if !cfg.SelfPlay.Records {
 		return nil
 	}
-	return &recordWriter{dir: filepath.Join(root, recordsDir), kind: kind, g: g,
+	return &recordWriter{dir: filepath.Join(root, recordsDir), kind: kind, tag: tag, g: g,
 		chunkGames: max(1, cfg.SelfPlay.ChunkGames), generation: gen, name: name, seed: seed}
 }
 
@@ -117,7 +120,16 @@ func (rw *recordWriter) flushLocked() error {
 	if err := os.MkdirAll(rw.dir, 0o755); err != nil {
 		return fmt.Errorf("game records: %w", err)
 	}
-	path := filepath.Join(rw.dir, fmt.Sprintf("%s-g%06d-%016x-%04d.rec", rw.kind, rw.generation, rw.seed, rw.files))
+	// A resumed run may meet the seeds of an earlier process again: its
+	// files are kept, the next free number taken.
+	var path string
+	for {
+		path = filepath.Join(rw.dir, fmt.Sprintf("%s-%s-g%06d-%016x-%04d.rec", rw.kind, rw.tag, rw.generation, rw.seed, rw.files))
+		if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+			break
+		}
+		rw.files++
+	}
 	if err := replay.WriteRecords(path, rw.pending); err != nil {
 		return err
 	}

@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"context"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -12,11 +13,16 @@ import (
 // TestSmokeRunRecords runs the smoke config with selfplay.records on: the
 // run folder's records hold self-play, gating and ladder games whose moves
 // replay legally to the recorded results, with a value for every move and
-// the search's values present for self-play.
+// the search's values present for self-play; so does a self-play worker's
+// (cmd/selfplay -run) beside it.
 func TestSmokeRunRecords(t *testing.T) {
 	dir := t.TempDir()
 	cfg := smoke(t, dir, "selfplay.records=true")
 	runOnce(t, cfg)
+	// A worker beside the run (same folder) keeps its games too.
+	if err := RunWorker(context.Background(), dir, WorkerOptions{ID: "extra", Games: 2, Seed: 9}); err != nil {
+		t.Fatal(err)
+	}
 	files, err := replay.RecordFiles(filepath.Join(dir, recordsDir))
 	if err != nil {
 		t.Fatal(err)
@@ -33,6 +39,9 @@ func TestSmokeRunRecords(t *testing.T) {
 		}
 		for i, r := range recs {
 			kinds[r.Kind]++
+			if strings.HasPrefix(filepath.Base(f), "selfplay-extra-") {
+				kinds["worker"]++
+			}
 			if !strings.HasPrefix(filepath.Base(f), r.Kind+"-") || r.Game != "connect4" {
 				t.Errorf("%s game %d: kind %q, game %q", f, i, r.Kind, r.Game)
 			}
@@ -52,7 +61,7 @@ func TestSmokeRunRecords(t *testing.T) {
 					nonzero++
 				}
 			}
-			if r.Kind == "selfplay" && (nonzero == 0 || r.Players[0] != r.Players[1] || !strings.HasPrefix(r.Players[0], "gen-")) {
+			if r.Kind == "selfplay" && (nonzero == 0 || r.Players[0] != r.Players[1] || !strings.HasPrefix(r.Players[0], "gen-") && !strings.HasPrefix(r.Players[0], "ckpt-")) {
 				t.Errorf("%s game %d: players %v, %d nonzero values of %d", f, i, r.Players, nonzero, len(r.Values))
 			}
 			if r.Kind == "gating" && (r.Players != [2]string{"candidate", "best"} && r.Players != [2]string{"best", "candidate"} || nonzero == 0) {
@@ -62,7 +71,7 @@ func TestSmokeRunRecords(t *testing.T) {
 	}
 	// Two iterations: gating plays gate.games each, the ladder (every 2)
 	// ladder.games against each of its 2 players once.
-	if kinds["selfplay"] < 1 || kinds["gating"] != 2*cfg.Gate.Games || kinds["ladder"] != 2*cfg.Ladder.Games {
+	if kinds["selfplay"] < 3 || kinds["worker"] != 2 || kinds["gating"] != 2*cfg.Gate.Games || kinds["ladder"] != 2*cfg.Ladder.Games {
 		t.Errorf("records per kind %v", kinds)
 	}
 }

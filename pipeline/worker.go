@@ -97,7 +97,7 @@ func RunWorker(ctx context.Context, runDir string, opt WorkerOptions) error {
 		}
 		bar := progress.New(opt.Progress, n, fmt.Sprintf("self-play worker round %d (%s)", round, filepath.Base(bestPath)))
 		st, err := generate(ctx, g, cfg.SelfPlay, workers, n, opt.Seed<<32^round, newEval, &chunkSink{buf: buf, chunkGames: cfg.SelfPlay.ChunkGames},
-			newRecordWriter(cfg, runDir, "selfplay", g, 0, filepath.Base(bestPath), opt.Seed<<32^round), func(selfPlayStats) { bar.Add(1) })
+			newRecordWriter(cfg, runDir, "selfplay", opt.ID, g, 0, filepath.Base(bestPath), opt.Seed<<32^round), func(selfPlayStats) { bar.Add(1) })
 		bar.Finish()
 		played += st.Games
 		meter.add(st.Games, st.Moves)

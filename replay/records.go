@@ -26,11 +26,13 @@ type GameRecord struct {
 	// Game is the game's spec (games.New(Game) rebuilds it).
 	Game string `json:"game"`
 	// Players names the first mover and the other player: for self-play
-	// the network generation playing both sides ("gen-3"), for gating
+	// the network generation playing both sides ("gen-3"; a folder
+	// worker's games name the checkpoint, "ckpt-000002.tbn"), for gating
 	// "candidate" and "best", for the ladder "best" and the fixed player's
 	// spec.
 	Players [2]string `json:"players"`
-	// Generation is the best network's generation when the game was played.
+	// Generation is the best network's generation when the game was
+	// played (0 in a folder worker's games: see Players).
 	Generation int `json:"generation"`
 	// Seed is the seed of the round or match that played the game and
 	// Worker the self-play worker (its random stream) within it.
