@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"tabula/games"
+	"tabula/mcts"
 	"tabula/replay"
 )
 
@@ -73,5 +74,26 @@ func TestSmokeRunRecords(t *testing.T) {
 	// ladder.games against each of its 2 players once.
 	if kinds["selfplay"] < 3 || kinds["worker"] != 2 || kinds["gating"] != 2*cfg.Gate.Games || kinds["ladder"] != 2*cfg.Ladder.Games {
 		t.Errorf("records per kind %v", kinds)
+	}
+}
+
+// TestRecordsOffByDefault: without selfplay.records no writer is made, and
+// the nil writer takes games without writing.
+func TestRecordsOffByDefault(t *testing.T) {
+	dir := t.TempDir()
+	cfg := smoke(t, dir)
+	g, _ := games.New("connect4")
+	rw := newRecordWriter(cfg, dir, "selfplay", trainerName, g, 1, "", 7)
+	if rw != nil {
+		t.Fatal("a record writer with selfplay.records off")
+	}
+	if err := rw.selfPlay(mcts.GameRecord{Actions: []int{3}}, 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := rw.flush(); err != nil {
+		t.Fatal(err)
+	}
+	if files, _ := replay.RecordFiles(filepath.Join(dir, recordsDir)); len(files) != 0 {
+		t.Errorf("records written: %v", files)
 	}
 }

@@ -25,7 +25,7 @@ import (
 func init() {
 	register(subcommand{
 		name:    "",
-		summary: "-game G -player SPEC [-human first|second] [-seed S] [-sgf FILE]: play against SPEC in the terminal",
+		summary: "-game G -player SPEC [-human first|second] [-seed S] [-sgf FILE] [-record FILE]: play against SPEC in the terminal",
 		run:     runTerminal,
 	})
 }
