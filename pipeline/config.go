@@ -122,6 +122,10 @@ type SelfPlayConfig struct {
 	// ChunkGames is how many finished games go into one replay chunk file:
 	// at most this many games are lost when the process is killed.
 	ChunkGames int `yaml:"chunk_games"`
+	// Records, when on, keeps every finished self-play game (and the
+	// gating games) as a move list with its metadata in the run folder's
+	// records/ folder (replay.GameRecord), chunk_games games a file.
+	Records bool `yaml:"records"`
 	// MCTS configures self-play's searches: how each move is searched
 	// (selfplay.search) and how the games use the searches (selfplay.play).
 	MCTS mcts.Config `yaml:",inline"`

@@ -45,17 +45,21 @@ func (t *Trainer) gate(ctx context.Context, candidate string) (bool, *metrics.Ga
 	bar := t.bar(gc.Games, fmt.Sprintf("iter %d gating", t.iter))
 	defer bar.Finish()
 	var games []match.GameRecord // for the watch page
+	rw := newRecordWriter(t.cfg, t.dir.root, "gating", trainerName, t.g, t.bestGen, "", t.cfg.Seed^uint64(t.iter)<<24)
 	record := func(r match.GameRecord) error {
 		r.Index = len(games)
 		for i, seat := range r.Seats {
 			r.Players[i] = [2]string{"candidate", "best"}[seat]
 		}
 		games = append(games, r)
-		return nil
+		return rw.match(r)
 	}
 	defer func() {
 		if err := t.dir.writeGatingGames(t.iter, games); err != nil {
 			t.log.Warn("gating games not stored", "err", err)
+		}
+		if err := rw.flush(); err != nil {
+			t.log.Warn("gating game records not stored", "err", err)
 		}
 	}()
 	for played := 0; played < gc.Games; {
@@ -63,7 +67,7 @@ func (t *Trainer) gate(ctx context.Context, candidate string) (bool, *metrics.Ga
 		k += k % 2 // colours alternate within a round
 		res, err := match.Match(ctx, match.MatchConfig{
 			Games: k, Seed: t.cfg.Seed ^ uint64(t.iter)<<24 ^ uint64(played), RandomPlies: gc.RandomPlies,
-			Progress: func(done, total int) { bar.Add(1) }, Record: record,
+			Progress: func(done, total int) { bar.Add(1) }, Record: record, Values: rw != nil,
 		}, t.g, []*players.Factory{cand, best})
 		if err != nil {
 			return false, nil, err

@@ -65,9 +65,20 @@ func (t *Trainer) ladder(ctx context.Context) (*metrics.Ladder, error) {
 		if err != nil {
 			return nil, fmt.Errorf("ladder.players[%d]: %w", i, err)
 		}
-		res, err := match.Match(ctx, match.MatchConfig{Games: lc.Games, Seed: t.cfg.Seed ^ uint64(i)<<32 ^ uint64(t.iter),
-			RandomPlies: lc.RandomPlies, Progress: func(int, int) { bar.Add(1) }}, t.g, []*players.Factory{bestF, f})
+		seed := t.cfg.Seed ^ uint64(i)<<32 ^ uint64(t.iter)
+		rw := newRecordWriter(t.cfg, t.dir.root, "ladder", trainerName, t.g, t.bestGen, "", seed)
+		record := func(r match.GameRecord) error {
+			for k, seat := range r.Seats {
+				r.Players[k] = [2]string{"best", specText}[seat]
+			}
+			return rw.match(r)
+		}
+		res, err := match.Match(ctx, match.MatchConfig{Games: lc.Games, Seed: seed,
+			RandomPlies: lc.RandomPlies, Progress: func(int, int) { bar.Add(1) }, Record: record, Values: rw != nil}, t.g, []*players.Factory{bestF, f})
 		f.Close()
+		if ferr := rw.flush(); ferr != nil && err == nil {
+			err = ferr
+		}
 		if err != nil {
 			return nil, err
 		}

@@ -197,12 +197,18 @@ func (c *chunkSink) flushLocked() error {
 // generate plays n games of g with workers goroutines, each with its own
 // mcts.SelfPlay over the evaluator from newEval(worker), and hands every
 // finished game to sink. onGame, when not nil, is called with each finished
-// game's statistics, one call at a time.
+// game's statistics, one call at a time. rw, when not nil, keeps every
+// finished game's record (selfplay.records) and is flushed at the end.
 // Cancelling ctx loses only the games in flight and those sink holds back
 // and cannot flush. The first error (a chunk that cannot be written, say)
 // stops every worker.
 func generate(parent context.Context, g games.Game, cfg SelfPlayConfig, workers, n int, seed uint64,
-	newEval func(worker int) (mcts.Evaluator, error), sink gameSink, onGame func(selfPlayStats)) (selfPlayStats, error) {
+	newEval func(worker int) (mcts.Evaluator, error), sink gameSink, rw *recordWriter, onGame func(selfPlayStats)) (st selfPlayStats, err error) {
+	defer func() {
+		if ferr := rw.flush(); ferr != nil && err == nil {
+			err = ferr
+		}
+	}()
 	var (
 		mu    sync.Mutex
 		stats selfPlayStats
@@ -211,7 +217,10 @@ func generate(parent context.Context, g games.Game, cfg SelfPlayConfig, workers,
 	if err := endgame.Configure(&mc, g); err != nil {
 		return stats, err
 	}
-	emit := func(ctx context.Context, rec mcts.GameRecord) error {
+	emit := func(ctx context.Context, rec mcts.GameRecord, worker int) error {
+		if err := rw.selfPlay(rec, worker); err != nil {
+			return err
+		}
 		ex, err := recordExamples(g, rec, cfg.ValueTargetMix, cfg.OpponentTargets)
 		if err != nil {
 			return fmt.Errorf("self-play record: %w", err)
@@ -277,7 +286,7 @@ func generate(parent context.Context, g games.Game, cfg SelfPlayConfig, workers,
 				errs[w] = err
 				return
 			}
-			errs[w] = sp.Run(ctx, share, func(rec mcts.GameRecord) error { return emit(ctx, rec) })
+			errs[w] = sp.Run(ctx, share, func(rec mcts.GameRecord) error { return emit(ctx, rec, w) })
 		}(w, share)
 	}
 	wg.Wait()

@@ -174,7 +174,8 @@ func (t *Trainer) selfPlayRound(ctx context.Context, bestPath string, gen int, s
 		t.mu.Unlock()
 		last, mark = es, now
 	}
-	st, err := generate(ctx, t.g, t.cfg.SelfPlay, t.workers, t.cfg.SelfPlay.GamesPerRound, seed, newEval, sink, account)
+	st, err := generate(ctx, t.g, t.cfg.SelfPlay, t.workers, t.cfg.SelfPlay.GamesPerRound, seed, newEval, sink,
+		newRecordWriter(t.cfg, t.dir.root, "selfplay", trainerName, t.g, gen, "", seed), account)
 	t.meter.add(st.Games, st.Moves)
 	account(selfPlayStats{}) // the games cut short: their time and network calls
 	if errors.Is(err, errStale) {

@@ -96,7 +96,8 @@ func RunWorker(ctx context.Context, runDir string, opt WorkerOptions) error {
 			n = min(n, opt.Games-played)
 		}
 		bar := progress.New(opt.Progress, n, fmt.Sprintf("self-play worker round %d (%s)", round, filepath.Base(bestPath)))
-		st, err := generate(ctx, g, cfg.SelfPlay, workers, n, opt.Seed<<32^round, newEval, &chunkSink{buf: buf, chunkGames: cfg.SelfPlay.ChunkGames}, func(selfPlayStats) { bar.Add(1) })
+		st, err := generate(ctx, g, cfg.SelfPlay, workers, n, opt.Seed<<32^round, newEval, &chunkSink{buf: buf, chunkGames: cfg.SelfPlay.ChunkGames},
+			newRecordWriter(cfg, runDir, "selfplay", opt.ID, g, 0, filepath.Base(bestPath), opt.Seed<<32^round), func(selfPlayStats) { bar.Add(1) })
 		bar.Finish()
 		played += st.Games
 		meter.add(st.Games, st.Moves)
@@ -391,7 +392,7 @@ func RunRemoteWorker(ctx context.Context, opt RemoteOptions) error {
 			best: func() int { return current().Generation }, maxStale: cfg.Bus.MaxStaleGenerations, log: log,
 			ahead: publishAhead}
 		bar := progress.New(opt.Progress, n, fmt.Sprintf("self-play worker round %d (%s)", round, loaded.Name))
-		st, err := generate(ctx, g, cfg.SelfPlay, workers, n, opt.Seed<<32^round, newEval, sink, func(selfPlayStats) { bar.Add(1) })
+		st, err := generate(ctx, g, cfg.SelfPlay, workers, n, opt.Seed<<32^round, newEval, sink, nil, func(selfPlayStats) { bar.Add(1) })
 		bar.Finish()
 		played += st.Games
 		meter.add(st.Games, st.Moves)

@@ -2,7 +2,7 @@
 // player's mistake rate on Connect Four positions against the exact solver,
 // scores a chess player on EPD test suites, and runs the solver as a tool.
 //
-//	arena match -game G -players "SPEC SPEC ..." -games N [-parallel P] [-seed S] [-out FILE] [-sgf DIR] [-anchor I]
+//	arena match -game G -players "SPEC SPEC ..." -games N [-parallel P] [-seed S] [-out FILE] [-sgf DIR] [-mat DIR] [-pons FILE] [-anchor I]
 //	arena bench -game connect4 -player SPEC -positions FILE [-out FILE]
 //	arena bench -game othello[:size=6] -player SPEC -positions FILE[,FILE...] [-out FILE]
 //	arena solve -game connect4 [-positions FILE] [-all]
@@ -414,6 +414,7 @@ func defineMatch(fs *flag.FlagSet) func(context.Context, io.Reader, io.Writer, i
 	out := fs.String("out", "", "write every game as a JSON line to this file")
 	sgfDir := fs.String("sgf", "", "write every game (go and othello) as an SGF file DIR/game-NNNNN.sgf, with each move's value where the player reports one; the folder is made")
 	pgnPath := fs.String("pgn", "", "write every game (chess) to this PGN file: the Seven Tag Roster, SAN moves, each move's value as a {comment} where the player reports one, the result")
+	records := defineRecords(fs)
 	anchor := fs.Int("anchor", 0, "index of the player whose Elo is fixed at 0")
 	randomPlies := fs.Int("random-plies", 0, "opening plies played at random before the players take over (fewer than a game's length); the games 2m and 2m+1 of each pair get the same plies with colours swapped, and the result adds a score interval over the pairs")
 	openingsFile := fs.String("openings", "", "file of openings, one move sequence a line in the game's notation (e.g. data/chess/openings.txt); the games 2m and 2m+1 of each pair start from opening m, one with each colour, before any random plies")
@@ -485,6 +486,9 @@ func defineMatch(fs *flag.FlagSet) func(context.Context, io.Reader, io.Writer, i
 			}
 			pgn = &pgnFile{path: *pgnPath, date: time.Now().Format("2006.01.02")}
 		}
+		if err := records.check(g); err != nil {
+			return err
+		}
 		pairs := len(players) * (len(players) - 1) / 2
 		bar := newBar(pairs**n, "games", stderr, *quiet)
 		cfg := match.MatchConfig{
@@ -499,6 +503,9 @@ func defineMatch(fs *flag.FlagSet) func(context.Context, io.Reader, io.Writer, i
 						return err
 					}
 				}
+				if err := records.record(g, r); err != nil {
+					return err
+				}
 				if *sgfDir == "" {
 					return nil
 				}
@@ -509,6 +516,9 @@ func defineMatch(fs *flag.FlagSet) func(context.Context, io.Reader, io.Writer, i
 		res, err := match.Match(ctx, cfg, g, players)
 		_ = bar.Finish()
 		if cerr := jl.close(); err == nil {
+			err = cerr
+		}
+		if cerr := records.finish(); err == nil {
 			err = cerr
 		}
 		if err != nil && ctx.Err() != nil && res != nil {

@@ -15,6 +15,7 @@ import (
 
 	"tabula/games"
 	"tabula/games/gogame"
+	"tabula/games/records"
 	"tabula/games/sgf"
 	"tabula/gtp"
 	"tabula/internal/atomicfile"
@@ -25,7 +26,7 @@ import (
 func init() {
 	register(subcommand{
 		name:    "",
-		summary: "-game G -player SPEC [-human first|second] [-seed S] [-sgf FILE]: play against SPEC in the terminal",
+		summary: "-game G -player SPEC [-human first|second] [-seed S] [-sgf FILE] [-record FILE]: play against SPEC in the terminal",
 		run:     runTerminal,
 	})
 }
@@ -58,6 +59,9 @@ type terminal struct {
 	values map[int]float64
 	// sgfPath, if set, is where the game's SGF record is written at the end.
 	sgfPath string
+	// recordPath, if set, is where the game's record in its game's
+	// format (games/records) is written at the end.
+	recordPath string
 	// confirm is a move the person was warned about (a pass that lets the
 	// game end lost) and may now play by typing it again; -1 when none.
 	confirm int
@@ -65,12 +69,13 @@ type terminal struct {
 
 // runTerminal plays one game in the terminal.
 func runTerminal(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	fs := verbFlags("play", "play -game G -player SPEC [-human first|second] [-seed S] [-sgf FILE]", players.SpecHelp(), stderr)
+	fs := verbFlags("play", "play -game G -player SPEC [-human first|second] [-seed S] [-sgf FILE] [-record FILE]", players.SpecHelp(), stderr)
 	fs.String("game", "connect4", "game spec, e.g. connect4, othello:size=6, go:size=9 (a net player's checkpoint's game when left out)")
 	playerSpec := fs.String("player", "", "the engine's player spec (required); see arena help")
 	side := fs.String("human", "first", "the side the person plays: first or second")
 	seed := fs.Uint64("seed", 1, "seed of the engine's and the dice's random sources")
 	sgfPath := fs.String("sgf", "", "write the game as SGF to this file when it ends (go and othello)")
+	recordPath := fs.String("record", "", "write the game to this file when it ends, in its game's record format: "+records.Formats)
 	if err := cliflag.Parse(fs, args); err != nil {
 		return err
 	}
@@ -117,7 +122,10 @@ func runTerminal(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	if *sgfPath != "" && !sgf.Supports(g) {
 		return fmt.Errorf("play: -sgf: game %s has no SGF records (go and othello have)", g.Name())
 	}
-	t.sgfPath, t.values = *sgfPath, map[int]float64{}
+	if f, _ := records.Format(g); *recordPath != "" && f == "" {
+		return fmt.Errorf("play: -record: game %s has no record format (%s have)", g.Name(), records.Formats)
+	}
+	t.sgfPath, t.recordPath, t.values = *sgfPath, *recordPath, map[int]float64{}
 	t.g, t.not, t.player, t.s = g, not, p, g.NewInitialState()
 	t.hidden = games.HasHiddenInformation(g)
 	t.lines = readLines(ctx, stdin)
@@ -532,10 +540,31 @@ func (t *terminal) printGame() {
 			fmt.Fprintf(t.out, "SGF record written to %s\n", t.sgfPath)
 		}
 	}
+	if t.recordPath != "" {
+		if err := t.writeRecord(); err != nil {
+			fmt.Fprintf(t.out, "could not write the game record: %v\n", err)
+		} else {
+			fmt.Fprintf(t.out, "game record written to %s\n", t.recordPath)
+		}
+	}
 }
 
-// writeSGF writes the game so far to t.sgfPath.
-func (t *terminal) writeSGF() error {
+// writeRecord writes the game so far to t.recordPath in its game's format.
+func (t *terminal) writeRecord() error {
+	rec := records.Game{Players: [2]string{"you", t.player.Name()}, Actions: t.moves, Values: t.valueList(),
+		Date: time.Now().Format("2006-01-02"), Event: "tabula play"}
+	if t.human == 1 {
+		rec.Players[0], rec.Players[1] = rec.Players[1], rec.Players[0]
+	}
+	var b bytes.Buffer
+	if err := records.Write(&b, t.g, rec); err != nil {
+		return err
+	}
+	return atomicfile.Write(t.recordPath, b.Bytes())
+}
+
+// valueList returns the engine's value of each move, NaN where none.
+func (t *terminal) valueList() []float64 {
 	vals := make([]float64, len(t.moves))
 	for i := range vals {
 		vals[i] = math.NaN()
@@ -543,7 +572,12 @@ func (t *terminal) writeSGF() error {
 			vals[i] = v
 		}
 	}
-	rec, err := sgf.FromActions(t.g, t.moves, vals)
+	return vals
+}
+
+// writeSGF writes the game so far to t.sgfPath.
+func (t *terminal) writeSGF() error {
+	rec, err := sgf.FromActions(t.g, t.moves, t.valueList())
 	if err != nil {
 		return err
 	}
