@@ -22,6 +22,7 @@ import (
 	"tabula/games/connect4"
 	"tabula/games/gogame"
 	"tabula/games/othello"
+	"tabula/games/tictactoe"
 )
 
 // GameChoice is one game the page offers.
@@ -39,6 +40,7 @@ var Choices = []GameChoice{
 	{"go:size=5", "Go 5x5"},
 	{"go:size=7", "Go 7x7"},
 	{"go:size=9", "Go 9x9"},
+	{"tictactoe", "Tic-tac-toe"},
 }
 
 // Limits on what a request may carry.
@@ -50,8 +52,8 @@ const (
 // Layout says how a game's board is drawn and what a click means.
 type Layout struct {
 	// Kind is "connect4" (a click on a column drops a disc: action = column),
-	// "othello" or "go" (a click on a cell: action = row*Cols + col, row 0 at
-	// the top), or "cards" (no board: the person's view as text and a button
+	// "othello", "go" or "tictactoe" (a click on a cell: action = row*Cols +
+	// col, row 0 at the top), or "cards" (no board: the person's view as text and a button
 	// a legal card or bet; see Dealer).
 	Kind string `json:"kind"`
 	Rows int    `json:"rows"`
@@ -72,11 +74,13 @@ func LayoutOf(g games.Game) (Layout, error) {
 		return Layout{Kind: "othello", Rows: h, Cols: w, Pass: gg.Pass(), Players: [2]string{"Black", "White"}}, nil
 	case *gogame.Game:
 		return Layout{Kind: "go", Rows: gg.Size(), Cols: gg.Size(), Pass: gg.Pass(), Players: [2]string{"Black", "White"}}, nil
+	case tictactoe.Game:
+		return Layout{Kind: "tictactoe", Rows: tictactoe.Side, Cols: tictactoe.Side, Pass: -1, Players: [2]string{"X", "O"}}, nil
 	}
 	if IsCardGame(g) {
 		return Layout{Kind: "cards", Pass: -1, Players: [2]string{"First", "Second"}}, nil
 	}
-	return Layout{}, fmt.Errorf("game %s: the page draws connect4, othello, go and the card games (whist, kuhn, leduc) only", g.Name())
+	return Layout{}, fmt.Errorf("game %s: the page draws connect4, othello, go, tictactoe and the card games (whist, kuhn, leduc) only", g.Name())
 }
 
 // Request is what the page sends: a game, the moves played so far (actions),
@@ -91,6 +95,10 @@ type Request struct {
 	Deal  string `json:"deal,omitempty"`
 	Play  *int   `json:"play,omitempty"`
 	Human int    `json:"human,omitempty"`
+	// Resigned, when set, is the player (0 first, 1 second) who resigned
+	// after Moves: the game is over and that player lost. /api/state and
+	// /api/record take it.
+	Resigned *int `json:"resigned,omitempty"`
 }
 
 // BadRequestError is an error in what the page sent (an unknown game, an

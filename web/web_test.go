@@ -92,7 +92,7 @@ func TestReplayErrors(t *testing.T) {
 		req  Request
 		want string
 	}{
-		{Request{Game: "backgammon"}, "draws connect4, othello, go and the card games"},
+		{Request{Game: "backgammon"}, "draws connect4, othello, go, tictactoe and the card games"},
 		{Request{Game: "whist", Moves: []int{0}}, "its deal is hidden"},
 		{Request{Game: "nope"}, `unknown game "nope"`},
 		{Request{}, "no game given"},

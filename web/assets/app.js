@@ -10,6 +10,11 @@
 //                            spec is valid and it loads), before a game starts
 //   move({game, player, moves})  {move, moveText, policy, value, millis, position}
 //
+// state also takes resigned (the player who resigned after the moves: the
+// position comes back over, that player the loser). The served page's engine
+// has a sixth method, record({game, moves, human, player, resigned}):
+// {filename, type, text}, the game's record to download.
+//
 // In a card game (layout kind "cards", served page only) the deal is the
 // server's secret: state({game, human}) deals, the position carries a deal
 // token and the person's view as text, state({game, deal, play}) plays the
@@ -24,7 +29,8 @@ const $ = (id) => document.getElementById(id);
 export async function start(engine) {
   const ui = {
     game: $("game"), opponent: $("opponent"), spec: $("spec"), colour: $("colour"),
-    newGame: $("new"), pass: $("pass"), undo: $("undo"), status: $("status"), result: $("result"),
+    newGame: $("new"), pass: $("pass"), resign: $("resign"), download: $("download"),
+    recordLink: $("record-link"), undo: $("undo"), status: $("status"), result: $("result"),
     engineMove: $("engine-move"), value: $("value"), think: $("think"), valueFill: $("valuefill"),
     moves: $("moves"), score: $("score"), error: $("error"), canvas: $("board"),
     table: $("table"), view: $("view"), cards: $("cards"),
@@ -34,6 +40,7 @@ export async function start(engine) {
   let human = 0;         // the person's player: 0 first, 1 second
   let player = "";       // the engine's spec
   let busy = false;
+  let resigned = null;   // the player who resigned, or null
   let generation = 0;    // bumped by each new game, to drop stale replies
   const board = new Board(ui.canvas, (a) => humanMove(a));
   const isCards = (p) => p && p.layout.kind === "cards";
@@ -74,6 +81,7 @@ export async function start(engine) {
     d.moves = pos ? pos.moves.join(",") : "";
     d.legal = pos ? pos.legal.join(",") : "";
     d.deal = pos && pos.deal ? pos.deal : "";
+    d.resigned = resigned === null ? "" : String(resigned);
     if (!pos) return;
     ui.moves.textContent = pos.notation || "(none)";
     ui.score.textContent = pos.score || "";
@@ -86,7 +94,11 @@ export async function start(engine) {
     const passLegal = pos.layout.pass >= 0 && pos.legal.includes(pos.layout.pass);
     ui.pass.hidden = pos.layout.pass < 0;
     ui.pass.disabled = busy || pos.over || pos.toMove !== human || !passLegal;
-    ui.undo.disabled = busy || pos.moves.length === 0 || isCards(pos);
+    ui.undo.disabled = busy || pos.moves.length === 0 || isCards(pos) || resigned !== null;
+    ui.resign.hidden = isCards(pos);
+    ui.resign.disabled = busy || pos.over;
+    ui.download.hidden = isCards(pos) || typeof engine.record !== "function";
+    ui.download.disabled = busy;
     ui.cards.querySelectorAll("button").forEach((b) => { b.disabled = busy || pos.over || pos.toMove !== human; });
   }
 
@@ -135,6 +147,7 @@ export async function start(engine) {
     showError(null);
     showReply(null);
     human = Number(ui.colour.value);
+    resigned = null;
     player = ui.spec.value.trim() || ui.opponent.value;
     const gen = generation;
     busy = true;
@@ -199,6 +212,51 @@ export async function start(engine) {
     // moves again.
     if (gen === generation && !pos.over && pos.toMove !== human && !ui.error.textContent) {
       await engineTurn();
+      return;
+    }
+    // In Othello a person whose only legal move is the pass passes at once.
+    if (gen === generation && !pos.over && pos.toMove === human && pos.layout.kind === "othello" &&
+        pos.legal.length === 1 && pos.legal[0] === pos.layout.pass) {
+      await humanMove(pos.layout.pass);
+      if (gen === generation && !ui.error.textContent) ui.status.textContent += " (You had no move and passed.)";
+    }
+  }
+
+  // resign ends the game as the person's loss: the server (or the
+  // WebAssembly engine) describes the position with the resignation.
+  async function resign() {
+    if (!pos || busy || pos.over || isCards(pos)) return;
+    const gen = generation;
+    try {
+      const p = await engine.state({ game: pos.game, moves: pos.moves, resigned: human });
+      if (gen !== generation) return;
+      resigned = human;
+      pos = p;
+      draw(pos, null, pos.moves.length ? pos.moves[pos.moves.length - 1] : -1);
+      showError(null);
+      publish();
+    } catch (err) {
+      showError(err);
+    }
+  }
+
+  // download asks the server for the record of the game shown and saves it
+  // through a link to a blob (record-link, whose data-filename names it).
+  async function download() {
+    if (!pos || isCards(pos) || typeof engine.record !== "function") return;
+    try {
+      const req = { game: pos.game, moves: pos.moves, human, player };
+      if (resigned !== null) req.resigned = resigned;
+      const rec = await engine.record(req);
+      const link = ui.recordLink;
+      if (link.href) URL.revokeObjectURL(link.href);
+      link.href = URL.createObjectURL(new Blob([rec.text], { type: rec.type }));
+      link.download = rec.filename;
+      link.dataset.filename = rec.filename;
+      link.click();
+      showError(null);
+    } catch (err) {
+      showError(err);
     }
   }
 
@@ -272,6 +330,8 @@ export async function start(engine) {
   ui.newGame.addEventListener("click", () => newGame());
   ui.pass.addEventListener("click", () => pos && humanMove(pos.layout.pass));
   ui.undo.addEventListener("click", () => undo());
+  ui.resign.addEventListener("click", () => resign());
+  ui.download.addEventListener("click", () => download());
   ui.game.addEventListener("change", async () => {
     try { await loadPlayers(); await preview(); } catch (err) { showError(err); }
   });

@@ -1,11 +1,32 @@
-// board.js draws a position on a canvas (Connect Four, Othello, Go), with the
-// engine's move probabilities as a heat map, and turns clicks into actions.
+// board.js draws a position on a canvas (Connect Four, Othello, Go,
+// tic-tac-toe), with coordinates beside the board and the engine's move
+// probabilities as a heat map, and turns clicks into actions.
 
 const COLOURS = {
   connect4: { stones: ["#d62828", "#f6c90e"], board: "#1d4e89", hole: "#f4f1ea" },
   othello: { stones: ["#111111", "#f8f8f8"], board: "#2e7d32", line: "#1b4d1e" },
   go: { stones: ["#111111", "#f8f8f8"], board: "#dcb35c", line: "#3b2a14" },
+  tictactoe: { stones: ["#1d4e89", "#d62828"], board: "#fffdf7", line: "#222222" },
 };
+
+// GO_COLUMNS are the Go column letters, without I, as GTP and SGF viewers
+// show them.
+const GO_COLUMNS = "ABCDEFGHJKLMNOPQRSTUVWXYZ";
+
+// coordinates returns the labels of a layout's columns (left to right) and
+// rows (top to bottom): Connect Four columns 1-7; Othello columns a-h and
+// rows 1-8 from the top; Go columns A-T without I and rows counted from the
+// bottom; tic-tac-toe cells 1-9 (row by row: the labels are per cell).
+export function coordinates(l) {
+  const range = (n, f) => Array.from({ length: n }, (_, i) => f(i));
+  switch (l.kind) {
+    case "connect4": return { cols: range(l.cols, (i) => String(i + 1)), rows: [] };
+    case "othello": return { cols: range(l.cols, (i) => String.fromCharCode(97 + i)), rows: range(l.rows, (i) => String(i + 1)) };
+    case "go": return { cols: range(l.cols, (i) => GO_COLUMNS[i]), rows: range(l.rows, (i) => String(l.rows - i)) };
+    case "tictactoe": return { cols: [], rows: [], cells: range(l.rows * l.cols, (i) => String(i + 1)) };
+  }
+  return { cols: [], rows: [] };
+}
 
 // heatColour maps a share in [0, 1] of the largest probability to a colour.
 function heatColour(t, alpha) {
@@ -31,23 +52,27 @@ export class Board {
     });
   }
 
-  // geometry returns the cell size and the board's top-left corner, in CSS
-  // pixels of the canvas. Connect Four keeps one row above the board for the
-  // column probabilities.
+  // geometry returns the cell size, the board's top-left corner (x0, y0)
+  // and the canvas size, in CSS pixels. Connect Four keeps one row above the
+  // board for the column probabilities; a strip below the board holds the
+  // column labels, one left of it the row labels (Othello, Go).
   geometry() {
     const l = this.pos.layout;
     const extra = l.kind === "connect4" ? 1 : 0;
+    const co = coordinates(l);
     const max = 480;
     const cell = Math.floor(Math.min(max / l.cols, max / (l.rows + extra)));
-    return { cell, x0: 0, y0: extra * cell, w: cell * l.cols, h: cell * (l.rows + extra) };
+    const side = co.rows.length ? Math.max(18, Math.round(cell * 0.45)) : 0;
+    const below = co.cols.length ? Math.max(18, Math.round(cell * 0.45)) : 0;
+    return { cell, x0: side, y0: extra * cell, w: side + cell * l.cols, h: cell * (l.rows + extra) + below, side, below };
   }
 
   // actionAt returns the action under client coordinates, or null.
   actionAt(clientX, clientY) {
     if (!this.pos) return null;
     const rect = this.canvas.getBoundingClientRect();
-    const { cell, y0 } = this.geometry();
-    const x = clientX - rect.left, y = clientY - rect.top;
+    const { cell, x0, y0 } = this.geometry();
+    const x = clientX - rect.left - x0, y = clientY - rect.top;
     const l = this.pos.layout;
     const col = Math.floor(x / cell);
     if (col < 0 || col >= l.cols) return null;
@@ -61,11 +86,11 @@ export class Board {
   // cell (for Connect Four, of the column's top cell), for tests and hints.
   cellCentre(action) {
     const rect = this.canvas.getBoundingClientRect();
-    const { cell, y0 } = this.geometry();
+    const { cell, x0, y0 } = this.geometry();
     const l = this.pos.layout;
     let row = 0, col = action;
     if (l.kind !== "connect4") { row = Math.floor(action / l.cols); col = action % l.cols; }
-    return { x: rect.left + (col + 0.5) * cell, y: rect.top + y0 + (row + 0.5) * cell };
+    return { x: rect.left + x0 + (col + 0.5) * cell, y: rect.top + y0 + (row + 0.5) * cell };
   }
 
   // draw shows pos; heat is the engine's distribution over actions (or null);
@@ -74,7 +99,7 @@ export class Board {
     this.pos = pos;
     this.heat = heat;
     this.last = last ?? -1;
-    const { cell, w, h } = this.geometry();
+    const { cell, x0, w, h } = this.geometry();
     const dpr = window.devicePixelRatio || 1;
     this.canvas.width = Math.round(w * dpr);
     this.canvas.height = Math.round(h * dpr);
@@ -83,11 +108,87 @@ export class Board {
     const ctx = this.canvas.getContext("2d");
     ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
     ctx.clearRect(0, 0, w, h);
+    this.drawCoordinates(ctx);
+    ctx.save();
+    ctx.translate(x0, 0);
     switch (pos.layout.kind) {
       case "connect4": this.drawConnect4(ctx, cell); break;
       case "othello": this.drawGrid(ctx, cell, false); break;
       case "go": this.drawGrid(ctx, cell, true); break;
+      case "tictactoe": this.drawTicTacToe(ctx, cell); break;
     }
+    ctx.restore();
+  }
+
+  // drawCoordinates writes the column labels under the board and the row
+  // labels left of it, and records what it wrote in the canvas's
+  // data-coords (JSON {cols, rows, cells}) for tests and screen readers.
+  drawCoordinates(ctx) {
+    const l = this.pos.layout;
+    const co = coordinates(l);
+    const { cell, x0, y0, side, below } = this.geometry();
+    ctx.fillStyle = "#f4f1ea";
+    ctx.fillRect(0, 0, side, y0 + l.rows * cell + below);
+    ctx.fillRect(0, y0 + l.rows * cell, side + l.cols * cell, below);
+    ctx.fillStyle = "#222";
+    ctx.textAlign = "center";
+    ctx.textBaseline = "middle";
+    ctx.font = `${Math.max(11, Math.round(Math.min(side || below, below || side) * 0.6))}px sans-serif`;
+    co.cols.forEach((t, i) => ctx.fillText(t, x0 + (i + 0.5) * cell, y0 + l.rows * cell + below / 2));
+    co.rows.forEach((t, i) => ctx.fillText(t, side / 2, y0 + (i + 0.5) * cell));
+    this.canvas.dataset.coords = JSON.stringify(co);
+  }
+
+  // drawTicTacToe draws the grid, X and O, and the number of each empty
+  // cell (its name in the game's notation).
+  drawTicTacToe(ctx, cell) {
+    const { rows, cols } = this.pos.layout;
+    const c = COLOURS.tictactoe;
+    const co = coordinates(this.pos.layout);
+    const w = cols * cell, h = rows * cell;
+    ctx.fillStyle = c.board;
+    ctx.fillRect(0, 0, w, h);
+    ctx.strokeStyle = c.line;
+    ctx.lineWidth = 3;
+    ctx.beginPath();
+    for (let i = 1; i < rows; i++) { ctx.moveTo(0, i * cell); ctx.lineTo(w, i * cell); }
+    for (let i = 1; i < cols; i++) { ctx.moveTo(i * cell, 0); ctx.lineTo(i * cell, h); }
+    ctx.stroke();
+    const max = this.maxHeat();
+    ctx.textAlign = "center";
+    ctx.textBaseline = "middle";
+    for (let i = 0; i < rows * cols; i++) {
+      const x = (i % cols + 0.5) * cell, y = (Math.floor(i / cols) + 0.5) * cell;
+      const v = this.pos.cells[i];
+      if (max > 0 && this.heat[i] > 0) {
+        ctx.fillStyle = heatColour(this.heat[i] / max, 0.5);
+        ctx.fillRect(x - cell / 2 + 4, y - cell / 2 + 4, cell - 8, cell - 8);
+      }
+      if (v === 0) {
+        ctx.fillStyle = "rgba(0,0,0,0.3)";
+        ctx.font = `${Math.round(cell * 0.22)}px sans-serif`;
+        ctx.fillText(co.cells[i], x, y);
+        continue;
+      }
+      ctx.strokeStyle = c.stones[v - 1];
+      ctx.lineWidth = Math.max(4, cell * 0.08);
+      ctx.beginPath();
+      const r = cell * 0.3;
+      if (v === 1) {
+        ctx.moveTo(x - r, y - r); ctx.lineTo(x + r, y + r);
+        ctx.moveTo(x + r, y - r); ctx.lineTo(x - r, y + r);
+      } else {
+        ctx.arc(x, y, r, 0, 2 * Math.PI);
+      }
+      ctx.stroke();
+      if (i === this.last) {
+        ctx.fillStyle = "rgba(0,0,0,0.45)";
+        ctx.beginPath();
+        ctx.arc(x, y, cell * 0.06, 0, 2 * Math.PI);
+        ctx.fill();
+      }
+    }
+    ctx.lineWidth = 1;
   }
 
   maxHeat() {

@@ -68,7 +68,11 @@ func main() {
 		if err != nil {
 			return errorJSON(err)
 		}
-		return reply(web.Describe(g, l, s, req.Moves), nil)
+		pos := web.Describe(g, l, s, req.Moves)
+		if err := req.Resign(&pos); err != nil {
+			return errorJSON(err)
+		}
+		return reply(pos, nil)
 	}))
 	obj.Set("player", js.FuncOf(func(_ js.Value, args []js.Value) any {
 		req, err := request(args)
