@@ -323,8 +323,12 @@ export async function start(engine) {
     }
     ui.canvas.hidden = false;
     ui.table.hidden = true;
-    const p = await engine.state({ game: ui.game.value, moves: [] });
-    if (!pos) board.draw(p, null, -1);
+    const game = ui.game.value;
+    const p = await engine.state({ game, moves: [] });
+    if (!pos) {
+      board.draw(p, null, -1);
+      ui.canvas.dataset.drawn = game; // the game previewed, for tests
+    }
   }
 
   ui.newGame.addEventListener("click", () => newGame());

@@ -122,7 +122,9 @@ export class Board {
 
   // drawCoordinates writes the column labels under the board and the row
   // labels left of it, and records what it wrote in the canvas's
-  // data-coords (JSON {cols, rows, cells}) for tests and screen readers.
+  // data-coords (JSON {cols, rows, cells}) for tests and screen readers,
+  // and the board's place on the canvas in data-geometry ({cell, x0, y0}, CSS
+  // pixels) for tests that click.
   drawCoordinates(ctx) {
     const l = this.pos.layout;
     const co = coordinates(l);
@@ -137,6 +139,7 @@ export class Board {
     co.cols.forEach((t, i) => ctx.fillText(t, x0 + (i + 0.5) * cell, y0 + l.rows * cell + below / 2));
     co.rows.forEach((t, i) => ctx.fillText(t, side / 2, y0 + (i + 0.5) * cell));
     this.canvas.dataset.coords = JSON.stringify(co);
+    this.canvas.dataset.geometry = JSON.stringify({ cell, x0, y0 });
   }
 
   // drawTicTacToe draws the grid, X and O, and the number of each empty
