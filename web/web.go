@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"tabula/games"
+	"tabula/games/backgammon"
 	"tabula/games/connect4"
 	"tabula/games/gogame"
 	"tabula/games/othello"
@@ -41,6 +42,7 @@ var Choices = []GameChoice{
 	{"go:size=7", "Go 7x7"},
 	{"go:size=9", "Go 9x9"},
 	{"tictactoe", "Tic-tac-toe"},
+	{"backgammon", "Backgammon"},
 }
 
 // Limits on what a request may carry.
@@ -53,7 +55,8 @@ const (
 type Layout struct {
 	// Kind is "connect4" (a click on a column drops a disc: action = column),
 	// "othello", "go" or "tictactoe" (a click on a cell: action = row*Cols +
-	// col, row 0 at the top), or "cards" (no board: the person's view as text and a button
+	// col, row 0 at the top), "backgammon" (clicks on a checker's point and
+	// its destination choose among the legal turns: Position.Backgammon), or "cards" (no board: the person's view as text and a button
 	// a legal card or bet; see Dealer).
 	Kind string `json:"kind"`
 	Rows int    `json:"rows"`
@@ -74,13 +77,15 @@ func LayoutOf(g games.Game) (Layout, error) {
 		return Layout{Kind: "othello", Rows: h, Cols: w, Pass: gg.Pass(), Players: [2]string{"Black", "White"}}, nil
 	case *gogame.Game:
 		return Layout{Kind: "go", Rows: gg.Size(), Cols: gg.Size(), Pass: gg.Pass(), Players: [2]string{"Black", "White"}}, nil
+	case *backgammon.Game:
+		return Layout{Kind: "backgammon", Rows: 1, Cols: backgammon.Points, Pass: backgammon.PassAction, Players: [2]string{"White", "Black"}}, nil
 	case tictactoe.Game:
 		return Layout{Kind: "tictactoe", Rows: tictactoe.Side, Cols: tictactoe.Side, Pass: -1, Players: [2]string{"X", "O"}}, nil
 	}
 	if IsCardGame(g) {
 		return Layout{Kind: "cards", Pass: -1, Players: [2]string{"First", "Second"}}, nil
 	}
-	return Layout{}, fmt.Errorf("game %s: the page draws connect4, othello, go, tictactoe and the card games (whist, kuhn, leduc) only", g.Name())
+	return Layout{}, fmt.Errorf("game %s: the page draws connect4, othello, go, tictactoe, backgammon and the card games (whist, kuhn, leduc) only", g.Name())
 }
 
 // Request is what the page sends: a game, the moves played so far (actions),
@@ -206,6 +211,8 @@ type Position struct {
 	View  string `json:"view,omitempty"`
 	Human int    `json:"human,omitempty"`
 	Deal  string `json:"deal,omitempty"`
+	// Backgammon is the board, dice and legal turns of a backgammon game.
+	Backgammon *BackgammonView `json:"backgammon,omitempty"`
 }
 
 // Describe returns s, reached from the start by moves, as the page draws it.
@@ -239,6 +246,13 @@ func Describe(g games.Game, l Layout, s games.State, moves []int) Position {
 	}
 	p.Over = s.IsTerminal()
 	switch st := s.(type) {
+	case *backgammon.State:
+		describeBackgammon(g, st, &p)
+		if p.Over {
+			if w, pts := st.Points(); pts > 1 {
+				p.Score = fmt.Sprintf("%s wins %d points", l.Players[w], pts)
+			}
+		}
 	case *othello.State:
 		b, wh := 0, 0
 		for _, c := range p.Cells {
@@ -332,7 +346,7 @@ func Think(ctx context.Context, e Engine, g games.Game, l Layout, s games.State,
 	if err != nil {
 		return Reply{}, &EngineError{Err: err}
 	}
-	r := Reply{Move: a, MoveText: actionText(g, a), Millis: float64(time.Since(start).Microseconds()) / 1000}
+	r := Reply{Move: a, MoveText: games.FormatMove(s, a), Millis: float64(time.Since(start).Microseconds()) / 1000}
 	if an, ok := e.(analyzer); ok {
 		if pol := an.LastPolicy(); len(pol) == g.NumActions() {
 			r.Policy = make([]float32, len(pol))

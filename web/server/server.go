@@ -338,6 +338,13 @@ func builtins(g games.Game) []Opponent {
 		}
 		return out
 	}
+	if g.Name() == "backgammon" {
+		return []Opponent{
+			{"expectimax:depth=1,eval=pubeval,bearoff=mem", "expectimax, 1 ply, pubeval"},
+			{"pubeval", "pubeval (Tesauro's linear evaluation)"},
+			{"random", "random moves"},
+		}
+	}
 	out := []Opponent{
 		{"random", "random moves"},
 		{"greedy", "greedy (one ply and a heuristic)"},
@@ -438,6 +445,10 @@ func (s *Server) handleState(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		s.reply(w, r, nil, err)
 		return
+	}
+	if req.Resigned == nil {
+		// Backgammon: the dice of the player to move are rolled here.
+		req.Moves = web.Roll(st, req.Moves, diceRNG())
 	}
 	pos := web.Describe(g, l, st, req.Moves)
 	if err := req.Resign(&pos); err != nil {
@@ -684,6 +695,7 @@ func (s *Server) Move(ctx context.Context, req web.Request) (web.Reply, error) {
 	if st.IsTerminal() {
 		return web.Reply{}, fail(http.StatusBadRequest, "game %s: the game is over, there is no move to make", g.Name())
 	}
+	req.Moves = web.Roll(st, req.Moves, diceRNG())
 	return s.search(ctx, g, spec, func(ctx context.Context, en *engine) (web.Reply, error) {
 		p, err := en.f.New(rand.New(rand.NewPCG(s.cfg.Seed, requestSeed(g, req))))
 		if err != nil {
@@ -697,8 +709,29 @@ func (s *Server) Move(ctx context.Context, req web.Request) (web.Reply, error) {
 			// player cannot do.
 			return web.Reply{}, fail(http.StatusBadRequest, "player %s cannot move here: %v", req.Player, ee.Err)
 		}
+		if err == nil {
+			err = rollAfter(g, l, &rep)
+		}
 		return rep, err
 	})
+}
+
+// diceRNG returns a generator for the dice of one request, seeded at random.
+func diceRNG() *rand.Rand { return rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64())) }
+
+// rollAfter rolls, in backgammon, the dice of the player to move after the
+// engine's move in rep, so that the page shows them with the position.
+func rollAfter(g games.Game, l web.Layout, rep *web.Reply) error {
+	if _, ok := g.NewInitialState().(games.ChanceState); !ok || rep.Position.Over {
+		return nil
+	}
+	st, err := games.Replay(g, rep.Position.Moves)
+	if err != nil {
+		return fmt.Errorf("replaying the engine's move: %w", err)
+	}
+	moves := web.Roll(st, rep.Position.Moves, diceRNG())
+	rep.Position = web.Describe(g, l, st, moves)
+	return nil
 }
 
 // cardMove answers an engine-move request in a card game: the deal stays

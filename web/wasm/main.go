@@ -68,6 +68,9 @@ func main() {
 		if err != nil {
 			return errorJSON(err)
 		}
+		if req.Resigned == nil {
+			req.Moves = web.Roll(s, req.Moves, rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64())))
+		}
 		pos := web.Describe(g, l, s, req.Moves)
 		if err := req.Resign(&pos); err != nil {
 			return errorJSON(err)
