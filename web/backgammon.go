@@ -1,6 +1,7 @@
 package web
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"strings"
 
@@ -52,6 +53,22 @@ func Roll(s games.State, moves []int, rng *rand.Rand) []int {
 		moves = append(moves, a)
 	}
 	return moves
+}
+
+// RollAfter rolls, in a game of chance (backgammon), the dice of the player
+// to move after the engine's move in rep, so that the page shows them with
+// the position.
+func RollAfter(g games.Game, l Layout, rep *Reply, rng *rand.Rand) error {
+	if _, ok := g.NewInitialState().(games.ChanceState); !ok || rep.Position.Over {
+		return nil
+	}
+	st, err := games.Replay(g, rep.Position.Moves)
+	if err != nil {
+		return fmt.Errorf("replaying the engine's move: %w", err)
+	}
+	moves := Roll(st, rep.Position.Moves, rng)
+	rep.Position = Describe(g, l, st, moves)
+	return nil
 }
 
 // describeBackgammon fills p's backgammon view of s and its move list in

@@ -710,7 +710,7 @@ func (s *Server) Move(ctx context.Context, req web.Request) (web.Reply, error) {
 			return web.Reply{}, fail(http.StatusBadRequest, "player %s cannot move here: %v", req.Player, ee.Err)
 		}
 		if err == nil {
-			err = rollAfter(g, l, &rep)
+			err = web.RollAfter(g, l, &rep, diceRNG())
 		}
 		return rep, err
 	})
@@ -718,21 +718,6 @@ func (s *Server) Move(ctx context.Context, req web.Request) (web.Reply, error) {
 
 // diceRNG returns a generator for the dice of one request, seeded at random.
 func diceRNG() *rand.Rand { return rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64())) }
-
-// rollAfter rolls, in backgammon, the dice of the player to move after the
-// engine's move in rep, so that the page shows them with the position.
-func rollAfter(g games.Game, l web.Layout, rep *web.Reply) error {
-	if _, ok := g.NewInitialState().(games.ChanceState); !ok || rep.Position.Over {
-		return nil
-	}
-	st, err := games.Replay(g, rep.Position.Moves)
-	if err != nil {
-		return fmt.Errorf("replaying the engine's move: %w", err)
-	}
-	moves := web.Roll(st, rep.Position.Moves, diceRNG())
-	rep.Position = web.Describe(g, l, st, moves)
-	return nil
-}
 
 // cardMove answers an engine-move request in a card game: the deal stays
 // the dealer's secret, and the reply shows the engine's card or bet only.

@@ -191,7 +191,13 @@ func move(req web.Request) (web.Reply, error) {
 	if err != nil {
 		return web.Reply{}, err
 	}
-	return web.Think(context.Background(), netPlayer{p}, g, l, s, req.Moves)
+	dice := rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64()))
+	moves := web.Roll(s, req.Moves, dice)
+	rep, err := web.Think(context.Background(), netPlayer{p}, g, l, s, moves)
+	if err != nil {
+		return rep, err
+	}
+	return rep, web.RollAfter(g, l, &rep, dice)
 }
 
 // reply encodes v as JSON text, or err as {"error": message}.
