@@ -42,7 +42,11 @@ export async function start(engine) {
   let busy = false;
   let resigned = null;   // the player who resigned, or null
   let generation = 0;    // bumped by each new game, to drop stale replies
-  const board = new Board(ui.canvas, (a) => humanMove(a));
+  const board = new Board(ui.canvas, (a) => (pos && pos.layout.kind === "backgammon" ? bgClick(a) : humanMove(a)));
+  // Backgammon: the person's turn is built from clicks, a checker's point
+  // (bgFrom) then its destination; bgSteps are the checker moves chosen so
+  // far, [from, to] in the person's point numbers (25 the bar, 0 off).
+  let bgFrom = null, bgSteps = [], bgPos = null;
   const isCards = (p) => p && p.layout.kind === "cards";
 
   // draw shows a position: the board, or in a card game the person's view
@@ -52,7 +56,8 @@ export async function start(engine) {
     ui.canvas.hidden = cards;
     ui.table.hidden = !cards;
     if (!cards) {
-      board.draw(p, heat, last);
+      if (p !== bgPos) { bgPos = p; bgFrom = null; bgSteps = []; }
+      board.draw(p, heat, last, human, bgFrom);
       return;
     }
     ui.view.textContent = p.view || "";
@@ -215,11 +220,74 @@ export async function start(engine) {
       return;
     }
     // In Othello a person whose only legal move is the pass passes at once.
-    if (gen === generation && !pos.over && pos.toMove === human && pos.layout.kind === "othello" &&
+    if (gen === generation && !pos.over && pos.toMove === human && (pos.layout.kind === "othello" || pos.layout.kind === "backgammon") &&
         pos.legal.length === 1 && pos.legal[0] === pos.layout.pass) {
       await humanMove(pos.layout.pass);
       if (gen === generation && !ui.error.textContent) ui.status.textContent += " (You had no move and passed.)";
     }
+  }
+
+  // bgMatches returns the legal turns (indices into pos.legal) whose checker
+  // moves include every one of steps (as a multiset).
+  function bgMatches(steps) {
+    const out = [];
+    pos.backgammon.steps.forEach((turn, i) => {
+      const left = turn.map((m) => m.join("/"));
+      for (const m of steps) {
+        const j = left.indexOf(m.join("/"));
+        if (j < 0) return;
+        left.splice(j, 1);
+      }
+      out.push(i);
+    });
+    return out;
+  }
+
+  // bgClick takes a click on point k in backgammon: the first click picks a
+  // checker's point, the second its destination (one die, or both dice
+  // with one checker); a turn whose checker moves are all chosen is played.
+  async function bgClick(k) {
+    if (!pos || busy || pos.over || pos.toMove !== human || !pos.backgammon) return;
+    if (bgFrom === null) {
+      if (!bgMatches(bgSteps).some((i) => pos.backgammon.steps[i].some((m) => m[0] === k))) {
+        showError(new Error(k === 0 ? "Checkers are borne off to the tray, not moved from it." : `No legal move of yours starts at ${k === 25 ? "the bar" : "point " + k}.`));
+        return;
+      }
+      bgFrom = k;
+      showError(null);
+      board.draw(pos, null, -1, human, bgFrom);
+      return;
+    }
+    const from = bgFrom;
+    bgFrom = null;
+    if (k === from) { board.draw(pos, null, -1, human, null); return; }
+    let add = [[from, k]];
+    if (!bgMatches([...bgSteps, ...add]).length) {
+      // One checker moved with both dice: through a point between.
+      add = null;
+      for (const i of bgMatches(bgSteps)) {
+        for (const m of pos.backgammon.steps[i]) {
+          const two = [[from, m[1]], [m[1], k]];
+          if (m[0] === from && bgMatches([...bgSteps, ...two]).length) { add = two; break; }
+        }
+        if (add) break;
+      }
+    }
+    if (!add) {
+      board.draw(pos, null, -1, human, null);
+      showError(new Error(`${from === 25 ? "bar" : from}/${k === 0 ? "off" : k} is not legal here.`));
+      return;
+    }
+    bgSteps = [...bgSteps, ...add];
+    showError(null);
+    const done = bgMatches(bgSteps).find((i) => pos.backgammon.steps[i].length === bgSteps.length);
+    if (done !== undefined) {
+      await humanMove(pos.legal[done]);
+      return;
+    }
+    board.draw(pos, null, -1, human, null);
+    ui.status.textContent = "Your move so far: " + bgSteps.map((m) => `${m[0] === 25 ? "bar" : m[0]}/${m[1] === 0 ? "off" : m[1]}`).join(" ") + "; go on.";
+    ui.canvas.dataset.bgSteps = JSON.stringify(bgSteps);
   }
 
   // resign ends the game as the person's loss: the server (or the
@@ -326,7 +394,7 @@ export async function start(engine) {
     const game = ui.game.value;
     const p = await engine.state({ game, moves: [] });
     if (!pos) {
-      board.draw(p, null, -1);
+      board.draw(p, null, -1, Number(ui.colour.value));
       ui.canvas.dataset.drawn = game; // the game previewed, for tests
     }
   }

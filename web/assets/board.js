@@ -7,7 +7,21 @@ const COLOURS = {
   othello: { stones: ["#111111", "#f8f8f8"], board: "#2e7d32", line: "#1b4d1e" },
   go: { stones: ["#111111", "#f8f8f8"], board: "#dcb35c", line: "#3b2a14" },
   tictactoe: { stones: ["#1d4e89", "#d62828"], board: "#fffdf7", line: "#222222" },
+  backgammon: { stones: ["#f8f8f8", "#222222"], board: "#c9a46a", points: ["#7a2e1d", "#efe2c4"], bar: "#6b4a2b" },
 };
+
+// Backgammon geometry: 12 point columns, the bar between the halves and the
+// bear-off tray at the right; each half is BG_STACK checkers tall.
+const BG_STACK = 5;
+
+// bgColumn returns the column (0..13; 6 the bar, 13 the tray) and the half
+// (0 top, 1 bottom) of point k (1..24) from the person's side: 13-24 along
+// the top from the left, 12-1 along the bottom, the person's home board
+// (1-6) at the bottom right.
+function bgColumn(k) {
+  if (k >= 13) { const i = k - 13; return { col: i < 6 ? i : i + 1, half: 0 }; }
+  const i = 12 - k; return { col: i < 6 ? i : i + 1, half: 1 };
+}
 
 // GO_COLUMNS are the Go column letters, without I, as GTP and SGF viewers
 // show them.
@@ -20,6 +34,7 @@ const GO_COLUMNS = "ABCDEFGHJKLMNOPQRSTUVWXYZ";
 export function coordinates(l) {
   const range = (n, f) => Array.from({ length: n }, (_, i) => f(i));
   switch (l.kind) {
+    case "backgammon": return { top: range(12, (i) => String(13 + i)), bottom: range(12, (i) => String(12 - i)), cols: [], rows: [] };
     case "connect4": return { cols: range(l.cols, (i) => String(i + 1)), rows: [] };
     case "othello": return { cols: range(l.cols, (i) => String.fromCharCode(97 + i)), rows: range(l.rows, (i) => String(i + 1)) };
     case "go": return { cols: range(l.cols, (i) => GO_COLUMNS[i]), rows: range(l.rows, (i) => String(l.rows - i)) };
@@ -58,6 +73,12 @@ export class Board {
   // column labels, one left of it the row labels (Othello, Go).
   geometry() {
     const l = this.pos.layout;
+    if (l.kind === "backgammon") {
+      // cell: a column's width; y0: the top of the board, under the labels.
+      const cell = 34, y0 = 20;
+      const half = BG_STACK * cell;
+      return { cell, x0: 0, y0, side: 0, below: y0, half, gap: cell, w: 14 * cell, h: 2 * y0 + 2 * half + cell };
+    }
     const extra = l.kind === "connect4" ? 1 : 0;
     const co = coordinates(l);
     const max = 480;
@@ -71,6 +92,7 @@ export class Board {
   actionAt(clientX, clientY) {
     if (!this.pos) return null;
     const rect = this.canvas.getBoundingClientRect();
+    if (this.pos.layout.kind === "backgammon") return this.pointAt(clientX - rect.left, clientY - rect.top);
     const { cell, x0, y0 } = this.geometry();
     const x = clientX - rect.left - x0, y = clientY - rect.top;
     const l = this.pos.layout;
@@ -95,7 +117,7 @@ export class Board {
 
   // draw shows pos; heat is the engine's distribution over actions (or null);
   // last is the action played last (or -1).
-  draw(pos, heat, last) {
+  draw(pos, heat, last, human, sel) {
     this.pos = pos;
     this.heat = heat;
     this.last = last ?? -1;
@@ -108,6 +130,11 @@ export class Board {
     const ctx = this.canvas.getContext("2d");
     ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
     ctx.clearRect(0, 0, w, h);
+    if (pos.layout.kind === "backgammon") {
+      this.human = human ?? this.human ?? 0;
+      this.drawBackgammon(ctx, this.human, sel ?? -1);
+      return;
+    }
     this.drawCoordinates(ctx);
     ctx.save();
     ctx.translate(x0, 0);
@@ -118,6 +145,125 @@ export class Board {
       case "tictactoe": this.drawTicTacToe(ctx, cell); break;
     }
     ctx.restore();
+  }
+
+  // pointAt returns, in backgammon, the point under canvas coordinates x, y
+  // (CSS pixels) from the person's side: 1..24, 25 the bar, 0 the tray
+  // (bear off); or null.
+  pointAt(x, y) {
+    const { cell, y0, half, gap } = this.geometry();
+    const col = Math.floor(x / cell);
+    if (col < 0 || col > 13 || y < y0 || y > y0 + 2 * half + gap) return null;
+    if (col === 6) return 25;
+    if (col === 13) return 0;
+    const top = y < y0 + half + gap / 2;
+    const i = col < 6 ? col : col - 1;
+    return top ? 13 + i : 12 - i;
+  }
+
+  // pointCentre returns the canvas coordinates (CSS pixels) of the middle
+  // of point k's column on its half (25 the bar, 0 the tray, at the
+  // person's side), for clicks.
+  pointCentre(k) {
+    const { cell, y0, half, gap } = this.geometry();
+    let col = 6, h = 1;
+    if (k === 0) col = 13;
+    else if (k !== 25) ({ col, half: h } = bgColumn(k));
+    return { x: (col + 0.5) * cell, y: h === 0 ? y0 + half / 2 : y0 + half + gap + half / 2 };
+  }
+
+  // drawBackgammon draws the board from the person's side (human: 0 or 1):
+  // the points, checkers (a count over a stack taller than BG_STACK), the
+  // bar, the borne-off checkers in the tray, the dice between the halves,
+  // the point numbers above and below, and the selected point (sel) and
+  // checker moves chosen so far (a tint).
+  drawBackgammon(ctx, human, sel) {
+    const v = this.pos.backgammon;
+    const c = COLOURS.backgammon;
+    const { cell, y0, half, gap, w } = this.geometry();
+    const co = coordinates(this.pos.layout);
+    ctx.fillStyle = "#f4f1ea";
+    ctx.fillRect(0, 0, w, y0);
+    ctx.fillRect(0, y0 + 2 * half + gap, w, y0);
+    ctx.fillStyle = c.board;
+    ctx.fillRect(0, y0, w, 2 * half + gap);
+    ctx.fillStyle = c.bar;
+    ctx.fillRect(6 * cell, y0, cell, 2 * half + gap);
+    ctx.fillRect(13 * cell, y0, cell, 2 * half + gap);
+    ctx.textAlign = "center";
+    ctx.textBaseline = "middle";
+    ctx.font = "12px sans-serif";
+    // count(k): the person's checkers on point k (>0) or the engine's (<0).
+    const count = (k) => (human === 0 ? v.points[k - 1] : -v.points[24 - k]);
+    const stack = (col, h, n, colour, label) => {
+      const shown = Math.min(n, BG_STACK);
+      for (let j = 0; j < shown; j++) {
+        const x = (col + 0.5) * cell;
+        const y = h === 0 ? y0 + (j + 0.5) * cell : y0 + 2 * half + gap - (j + 0.5) * cell;
+        ctx.beginPath();
+        ctx.arc(x, y, cell * 0.45, 0, 2 * Math.PI);
+        ctx.fillStyle = colour;
+        ctx.fill();
+        ctx.strokeStyle = "#000";
+        ctx.lineWidth = 1;
+        ctx.stroke();
+        if (j === shown - 1 && (n > BG_STACK || label)) {
+          ctx.fillStyle = colour === c.stones[0] ? "#000" : "#fff";
+          ctx.fillText(String(n), x, y);
+        }
+      }
+    };
+    const mine = c.stones[human], theirs = c.stones[1 - human];
+    for (let k = 1; k <= 24; k++) {
+      const { col, half: h } = bgColumn(k);
+      const x = col * cell;
+      const base = h === 0 ? y0 : y0 + 2 * half + gap;
+      const tip = h === 0 ? y0 + half : y0 + half + gap;
+      ctx.beginPath();
+      ctx.moveTo(x, base); ctx.lineTo(x + cell, base); ctx.lineTo(x + cell / 2, tip); ctx.closePath();
+      ctx.fillStyle = c.points[k % 2];
+      ctx.fill();
+      if (k === sel) {
+        ctx.fillStyle = "rgba(255,230,0,0.45)";
+        ctx.fillRect(x, h === 0 ? y0 : y0 + half + gap, cell, half);
+      }
+      const n = count(k);
+      if (n !== 0) stack(col, h, Math.abs(n), n > 0 ? mine : theirs, false);
+    }
+    // The bar: the engine's checkers in the top half, the person's below;
+    // the tray likewise.
+    if (sel === 25) {
+      ctx.fillStyle = "rgba(255,230,0,0.45)";
+      ctx.fillRect(6 * cell, y0 + half + gap, cell, half);
+    }
+    stack(6, 0, v.bar[1 - human], theirs, true);
+    stack(6, 1, v.bar[human], mine, true);
+    stack(13, 0, v.off[1 - human], theirs, true);
+    stack(13, 1, v.off[human], mine, true);
+    // The dice of the player to move, in the right half's middle.
+    v.dice.forEach((d, i) => {
+      const x = 9.5 * cell + i * cell * 1.1, y = y0 + half + gap / 2;
+      ctx.fillStyle = this.pos.toMove === human ? mine : theirs;
+      ctx.fillRect(x - cell * 0.4, y - cell * 0.4, cell * 0.8, cell * 0.8);
+      ctx.strokeStyle = "#000";
+      ctx.strokeRect(x - cell * 0.4, y - cell * 0.4, cell * 0.8, cell * 0.8);
+      ctx.fillStyle = this.pos.toMove === human ? theirs : mine;
+      ctx.font = "bold 16px sans-serif";
+      ctx.fillText(String(d), x, y);
+    });
+    // Point numbers from the person's side.
+    ctx.fillStyle = "#222";
+    ctx.font = "12px sans-serif";
+    co.top.forEach((t, i) => ctx.fillText(t, ((i < 6 ? i : i + 1) + 0.5) * cell, y0 / 2));
+    co.bottom.forEach((t, i) => ctx.fillText(t, ((i < 6 ? i : i + 1) + 0.5) * cell, y0 + 2 * half + gap + y0 / 2));
+    ctx.fillText("bar", 6.5 * cell, y0 / 2);
+    ctx.fillText("off", 13.5 * cell, y0 + 2 * half + gap + y0 / 2);
+    this.canvas.dataset.coords = JSON.stringify(co);
+    this.canvas.dataset.geometry = JSON.stringify({ cell, x0: 0, y0 });
+    this.canvas.dataset.dice = v.dice.join(",");
+    const centres = {};
+    for (let k = 0; k <= 25; k++) centres[k] = this.pointCentre(k);
+    this.canvas.dataset.points = JSON.stringify(centres);
   }
 
   // drawCoordinates writes the column labels under the board and the row

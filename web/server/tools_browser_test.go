@@ -18,6 +18,7 @@ import (
 
 	"tabula/games/sgf"
 	"tabula/internal/browsertest"
+	"tabula/web"
 	"tabula/web/webtest"
 )
 
@@ -211,4 +212,98 @@ func downloadRecord(ctx context.Context, dir string) (name, text string, err err
 		}
 	}
 	return "", "", fmt.Errorf("download: %s did not appear in %s", name, dir)
+}
+
+// TestPageBackgammon plays backgammon as white (first) against pubeval by
+// clicking points: a click on a point without a checker that can move is
+// refused with a message; then the first legal turn the server lists is
+// entered as clicks on each checker's point and destination, and the page
+// must play exactly that turn, show the engine's answer, and show the
+// person's next dice.
+func TestPageBackgammon(t *testing.T) {
+	s := newTestServer(t, nil)
+	hs := httptest.NewServer(s)
+	defer hs.Close()
+	ctx := browsertest.New(t, 60*time.Second)
+	if err := chromedp.Run(ctx,
+		chromedp.Navigate(hs.URL+"/"),
+		chromedp.WaitReady(`body[data-ready="1"]`),
+		chromedp.SetValue("#game", "backgammon", chromedp.ByID),
+		chromedp.Evaluate(`document.getElementById("game").dispatchEvent(new Event("change"))`, nil),
+		chromedp.Poll(`[...document.querySelectorAll("#opponent option")].some(o => o.value === "pubeval")`, nil, chromedp.WithPollingTimeout(5*time.Second)),
+		chromedp.SetValue("#opponent", "pubeval", chromedp.ByID),
+		chromedp.SetValue("#colour", "0", chromedp.ByID),
+		chromedp.Click("#new", chromedp.ByID),
+	); err != nil {
+		t.Fatal(err)
+	}
+	st, err := webtest.WaitTurn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The position the page shows, as the server describes it (the moves
+	// end with the person's roll, so nothing is rolled again).
+	var p web.Position
+	if code, body := do(t, s, "POST", "/api/state", fmt.Sprintf(`{"game":"backgammon","moves":[%s]}`, st.Moves), &p); code != 200 {
+		t.Fatalf("state of the page's moves %q: %d %s", st.Moves, code, body)
+	}
+	var dice, coords string
+	if err := chromedp.Run(ctx,
+		chromedp.Evaluate(`document.getElementById("board").dataset.dice`, &dice),
+		chromedp.Evaluate(`document.getElementById("board").dataset.coords`, &coords),
+	); err != nil {
+		t.Fatal(err)
+	}
+	if want := fmt.Sprintf("%d,%d", p.Backgammon.Dice[0], p.Backgammon.Dice[1]); dice != want {
+		t.Errorf("dice shown %q, want %q", dice, want)
+	}
+	if !strings.Contains(coords, `"13","14","15","16","17","18","19","20","21","22","23","24"`) || !strings.Contains(coords, `"12","11","10","9","8","7","6","5","4","3","2","1"`) {
+		t.Errorf("backgammon coordinates %s, want 13-24 along the top and 12-1 along the bottom", coords)
+	}
+	// Point 3 holds no checker of white's at the start.
+	if err := clickPoint(ctx, 3); err != nil {
+		t.Fatal(err)
+	}
+	if msg, _ := webtest.Text(ctx, "error"); !strings.Contains(msg, "No legal move of yours starts at point 3") {
+		t.Errorf("click on point 3: error shown %q", msg)
+	}
+	turn, steps := p.Legal[0], p.Backgammon.Steps[0]
+	for _, m := range steps {
+		if err := clickPoint(ctx, m[0]); err != nil {
+			t.Fatal(err)
+		}
+		if err := clickPoint(ctx, m[1]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	after, err := webtest.WaitTurn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	moves := after.MoveList()
+	before := st.MoveList()
+	if len(moves) < len(before)+3 || moves[len(before)] != turn {
+		msg, _ := webtest.Text(ctx, "error")
+		t.Fatalf("after clicking %v (turn %s): moves %v, want %v, the turn %d, the engine's roll and turn and the next roll (error %q)",
+			steps, p.LegalText[0], moves, before, turn, msg)
+	}
+	engineMove, _ := webtest.Text(ctx, "engine-move")
+	list, _ := webtest.Text(ctx, "moves")
+	if engineMove == "" || !strings.Contains(list, engineMove) || !strings.Contains(list, p.LegalText[0]) {
+		t.Errorf("engine's move %q, move list %q: want both turns in it", engineMove, list)
+	}
+	if err := chromedp.Run(ctx, chromedp.Evaluate(`document.getElementById("board").dataset.dice`, &dice)); err != nil || len(dice) != 3 {
+		t.Errorf("the person's next dice shown: %q (%v)", dice, err)
+	}
+}
+
+// clickPoint clicks, with the mouse, backgammon point k (25 the bar, 0 the
+// tray) where the page says it drew it.
+func clickPoint(ctx context.Context, k int) error {
+	var xy []float64
+	if err := chromedp.Run(ctx, chromedp.Evaluate(fmt.Sprintf(`(() => { const c = document.getElementById("board"), r = c.getBoundingClientRect();
+  const p = JSON.parse(c.dataset.points)[%d]; return [r.left + p.x, r.top + p.y]; })()`, k), &xy)); err != nil {
+		return err
+	}
+	return chromedp.Run(ctx, chromedp.MouseClickXY(xy[0], xy[1]))
 }
