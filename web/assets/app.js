@@ -249,7 +249,12 @@ export async function start(engine) {
   async function bgClick(k) {
     if (!pos || busy || pos.over || pos.toMove !== human || !pos.backgammon) return;
     if (bgFrom === null) {
-      if (!bgMatches(bgSteps).some((i) => pos.backgammon.steps[i].some((m) => m[0] === k))) {
+      // The person's checkers on k now: the position's, with the checker
+      // moves chosen so far made.
+      const v = pos.backgammon;
+      let here = k === 25 ? v.bar[human] : k === 0 ? 0 : Math.max(0, human === 0 ? v.points[k - 1] : -v.points[24 - k]);
+      for (const m of bgSteps) here += (m[1] === k) - (m[0] === k);
+      if (here <= 0 || !bgMatches(bgSteps).some((i) => pos.backgammon.steps[i].some((m) => m[0] === k))) {
         showError(new Error(k === 0 ? "Checkers are borne off to the tray, not moved from it." : `No legal move of yours starts at ${k === 25 ? "the bar" : "point " + k}.`));
         return;
       }

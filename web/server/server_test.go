@@ -271,7 +271,8 @@ func TestPageAndGames(t *testing.T) {
 	}
 	var gs []gameInfo
 	do(t, s, "GET", "/api/games", "", &gs)
-	if len(gs) != 9 || gs[0].Layout.Kind != "connect4" || gs[5].Layout.Rows != 9 || gs[5].Layout.Pass != 81 || gs[6].Spec != "whist" || gs[6].Layout.Kind != "cards" {
+	if len(gs) != 11 || gs[0].Layout.Kind != "connect4" || gs[5].Layout.Rows != 9 || gs[5].Layout.Pass != 81 || gs[6].Layout.Kind != "tictactoe" ||
+		gs[7].Layout.Kind != "backgammon" || gs[8].Spec != "whist" || gs[8].Layout.Kind != "cards" {
 		t.Errorf("games %+v", gs)
 	}
 }
