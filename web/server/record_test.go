@@ -1,6 +1,7 @@
 package server
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -50,6 +51,16 @@ func TestRecordAPI(t *testing.T) {
 	code, body = do(t, s, "POST", "/api/record", `{"game":"tictactoe","moves":[4,0,8]}`, &rec)
 	if code != 200 || rec.Text != "519\n" {
 		t.Errorf("tictactoe record: %d %s, text %q", code, body, rec.Text)
+	}
+
+	// Backgammon: the rolls and turns in gnubg notation.
+	var p web.Position
+	if code, body := do(t, s, "POST", "/api/state", `{"game":"backgammon","moves":[]}`, &p); code != 200 {
+		t.Fatalf("backgammon state: %d %s", code, body)
+	}
+	code, body = do(t, s, "POST", "/api/record", fmt.Sprintf(`{"game":"backgammon","moves":[%d,%d]}`, p.Moves[0], p.Legal[0]), &rec)
+	if want := fmt.Sprintf("%d-%d: %s\n", p.Backgammon.Dice[0], p.Backgammon.Dice[1], p.LegalText[0]); code != 200 || rec.Text != want || rec.Filename != "tabula-backgammon.txt" {
+		t.Errorf("backgammon record: %d %s, text %q file %q, want %q", code, body, rec.Text, rec.Filename, want)
 	}
 
 	for _, c := range []struct{ body, want string }{
