@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -306,4 +307,102 @@ func clickPoint(ctx context.Context, k int) error {
 		return err
 	}
 	return chromedp.Run(ctx, chromedp.MouseClickXY(xy[0], xy[1]))
+}
+
+// TestPageOthelloAutoPass finds, through the API, an Othello 6x6 game in
+// which black (random moves, seeded) reaches a turn where its only legal
+// move is the pass, against alphabeta:depth=2 (deterministic); then plays
+// black's moves on the page by clicking and checks that the page passes for
+// the person by itself and the engine plays on.
+func TestPageOthelloAutoPass(t *testing.T) {
+	s := newTestServer(t, nil)
+	const game, engine, pass = "othello:size=6", "alphabeta:depth=2", 36
+	var black []int // black's moves, up to the one after which it must pass
+	var passAt int  // the index of the forced pass in the game's moves
+	for seed := uint64(1); seed <= 200 && black == nil; seed++ {
+		rng := rand.New(rand.NewPCG(seed, 0))
+		moves, mine := []int{}, []int{}
+		for {
+			var p web.Position
+			if code, body := do(t, s, "POST", "/api/state", fmt.Sprintf(`{"game":%q,"moves":%s}`, game, jsonInts(moves)), &p); code != 200 {
+				t.Fatalf("state: %d %s", code, body)
+			}
+			if p.Over {
+				break
+			}
+			if len(p.Legal) == 1 && p.Legal[0] == pass && len(moves) > 0 {
+				black, passAt = mine, len(moves)
+				break
+			}
+			a := p.Legal[rng.IntN(len(p.Legal))]
+			moves, mine = append(moves, a), append(mine, a)
+			var rep web.Reply
+			if code, body := do(t, s, "POST", "/api/move", fmt.Sprintf(`{"game":%q,"player":%q,"moves":%s}`, game, engine, jsonInts(moves)), &rep); code != 200 {
+				if code == 400 && strings.Contains(body, "over") {
+					break
+				}
+				t.Fatalf("move: %d %s", code, body)
+			}
+			moves = rep.Position.Moves
+			if rep.Position.Over {
+				break
+			}
+			// The engine moving again (black passing) is played by the
+			// page itself only when black's pass is forced, which is the
+			// case looked for above.
+			if rep.Position.ToMove != 0 {
+				break
+			}
+		}
+	}
+	if black == nil {
+		t.Skip("no game of 200 reached a forced pass of black")
+	}
+	hs := httptest.NewServer(s)
+	defer hs.Close()
+	ctx := browsertest.New(t, 60*time.Second)
+	if err := chromedp.Run(ctx,
+		chromedp.Navigate(hs.URL+"/"),
+		chromedp.WaitReady(`body[data-ready="1"]`),
+		chromedp.SetValue("#game", game, chromedp.ByID),
+		chromedp.Evaluate(`document.getElementById("game").dispatchEvent(new Event("change"))`, nil),
+		chromedp.SetValue("#spec", engine, chromedp.ByID),
+		chromedp.SetValue("#colour", "0", chromedp.ByID),
+		chromedp.Click("#new", chromedp.ByID),
+	); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("black's moves %v; its forced pass is move %d", black, passAt+1)
+	for i, a := range black {
+		if _, err := webtest.WaitTurn(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if err := webtest.ClickCell(ctx, a, 6); err != nil {
+			t.Fatal(err)
+		}
+		// Wait for the engine's answer (the moves grow past this click).
+		if err := chromedp.Run(ctx, chromedp.Poll(fmt.Sprintf(`(() => { const d = document.getElementById("board").dataset;
+			return d.busy === "0" && d.moves.split(",").length >= %d; })()`, 2*i+2), nil, chromedp.WithPollingTimeout(20*time.Second))); err != nil {
+			b, _ := webtest.Read(ctx)
+			msg, _ := webtest.Text(ctx, "error")
+			t.Fatalf("black's move %d (%d): moves %q (error %q): %v", i+1, a, b.Moves, msg, err)
+		}
+	}
+	st, err := webtest.WaitTurn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := st.MoveList()
+	if len(got) <= passAt || got[passAt] != pass {
+		msg, _ := webtest.Text(ctx, "error")
+		t.Fatalf("moves %v: want black's forced pass at move %d, played by the page (error %q)", got, passAt+1, msg)
+	}
+	if st.Over != "1" && (len(got) <= passAt+1) {
+		t.Errorf("moves %v: the engine did not play on after the pass", got)
+	}
+}
+
+func jsonInts(a []int) string {
+	b, _ := json.Marshal(a)
+	return string(b)
 }
