@@ -356,7 +356,7 @@ func Think(ctx context.Context, e Engine, g games.Game, l Layout, s games.State,
 				}
 				r.Policy[i] = v
 			}
-			r.Top = topMoves(g, r.Policy, 5)
+			r.Top = topMoves(s, r.Policy, 5)
 		}
 	}
 	if v, ok := e.(valuer); ok {
@@ -372,9 +372,9 @@ func Think(ctx context.Context, e Engine, g games.Game, l Layout, s games.State,
 	return r, nil
 }
 
-// topMoves returns the n most probable actions of policy, best first,
-// leaving out those of probability zero.
-func topMoves(g games.Game, policy []float32, n int) []MoveProb {
+// topMoves returns the n most probable actions of policy in s, best first,
+// leaving out those of probability zero, named in s's notation.
+func topMoves(s games.State, policy []float32, n int) []MoveProb {
 	var top []MoveProb
 	idx := make([]int, 0, len(policy))
 	for a, p := range policy {
@@ -384,7 +384,7 @@ func topMoves(g games.Game, policy []float32, n int) []MoveProb {
 	}
 	sort.SliceStable(idx, func(i, j int) bool { return policy[idx[i]] > policy[idx[j]] })
 	for _, a := range idx[:min(n, len(idx))] {
-		top = append(top, MoveProb{Move: actionText(g, a), P: policy[a]})
+		top = append(top, MoveProb{Move: games.FormatMove(s, a), P: policy[a]})
 	}
 	return top
 }

@@ -99,7 +99,8 @@ export async function start(engine) {
     const passLegal = pos.layout.pass >= 0 && pos.legal.includes(pos.layout.pass);
     ui.pass.hidden = pos.layout.pass < 0;
     ui.pass.disabled = busy || pos.over || pos.toMove !== human || !passLegal;
-    ui.undo.disabled = busy || pos.moves.length === 0 || isCards(pos) || resigned !== null;
+    // Undo is off in backgammon: going back before a roll would roll again.
+    ui.undo.disabled = busy || pos.moves.length === 0 || isCards(pos) || resigned !== null || pos.layout.kind === "backgammon";
     ui.resign.hidden = isCards(pos);
     ui.resign.disabled = busy || pos.over;
     ui.download.hidden = isCards(pos) || typeof engine.record !== "function";
@@ -360,7 +361,7 @@ export async function start(engine) {
   }
 
   async function undo() {
-    if (!pos || busy || pos.moves.length === 0 || isCards(pos)) return;
+    if (!pos || busy || pos.moves.length === 0 || isCards(pos) || pos.layout.kind === "backgammon") return;
     // Back to the person's previous turn.
     let moves = pos.moves.slice(0, -1);
     const gen = generation;

@@ -296,6 +296,10 @@ func TestPageBackgammon(t *testing.T) {
 	if err := chromedp.Run(ctx, chromedp.Evaluate(`document.getElementById("board").dataset.dice`, &dice)); err != nil || len(dice) != 3 {
 		t.Errorf("the person's next dice shown: %q (%v)", dice, err)
 	}
+	var undoOff bool
+	if err := chromedp.Run(ctx, chromedp.Evaluate(`document.getElementById("undo").disabled`, &undoOff)); err != nil || !undoOff {
+		t.Errorf("Undo enabled in backgammon (it would roll again): %v", err)
+	}
 }
 
 // clickPoint clicks, with the mouse, backgammon point k (25 the bar, 0 the
