@@ -19,10 +19,12 @@ import (
 	"time"
 
 	"tabula/games"
+	"tabula/games/backgammon"
 	"tabula/games/chess"
 	"tabula/games/connect4"
 	"tabula/games/gogame"
 	"tabula/games/othello"
+	"tabula/games/tictactoe"
 )
 
 // GameChoice is one game the page offers.
@@ -42,6 +44,8 @@ var Choices = []GameChoice{
 	{"go:size=7", "Go 7x7"},
 	{"go:size=9", "Go 9x9"},
 	{"chess", "Chess"},
+	{"tictactoe", "Tic-tac-toe"},
+	{"backgammon", "Backgammon"},
 }
 
 // Limits on what a request may carry.
@@ -53,9 +57,11 @@ const (
 // Layout says how a game's board is drawn and what a click means.
 type Layout struct {
 	// Kind is "connect4" (a click on a column drops a disc: action = column),
-	// "othello" or "go" (a click on a cell: action = row*Cols + col, row 0 at
-	// the top), "chess" (a click on a piece and one on its destination,
-	// matched against LegalText's UCI moves; row 0 is the eighth rank), or
+	// "othello", "go" or "tictactoe" (a click on a cell: action = row*Cols +
+	// col, row 0 at the top), "chess" (a click on a piece and one on its
+	// destination, matched against LegalText's UCI moves; row 0 is the
+	// eighth rank), "backgammon" (clicks on a checker's point and its
+	// destination choose among the legal turns: Position.Backgammon), or
 	// "cards" (no board: the person's view as text and a button a legal
 	// card or bet; see Dealer).
 	Kind string `json:"kind"`
@@ -79,11 +85,15 @@ func LayoutOf(g games.Game) (Layout, error) {
 		return Layout{Kind: "go", Rows: gg.Size(), Cols: gg.Size(), Pass: gg.Pass(), Players: [2]string{"Black", "White"}}, nil
 	case chess.Game:
 		return Layout{Kind: "chess", Rows: 8, Cols: 8, Pass: -1, Players: [2]string{"White", "Black"}}, nil
+	case *backgammon.Game:
+		return Layout{Kind: "backgammon", Rows: 1, Cols: backgammon.Points, Pass: backgammon.PassAction, Players: [2]string{"White", "Black"}}, nil
+	case tictactoe.Game:
+		return Layout{Kind: "tictactoe", Rows: tictactoe.Side, Cols: tictactoe.Side, Pass: -1, Players: [2]string{"X", "O"}}, nil
 	}
 	if IsCardGame(g) {
 		return Layout{Kind: "cards", Pass: -1, Players: [2]string{"First", "Second"}}, nil
 	}
-	return Layout{}, fmt.Errorf("game %s: the page draws connect4, othello, go, chess and the card games (whist, kuhn, leduc) only", g.Name())
+	return Layout{}, fmt.Errorf("game %s: the page draws connect4, othello, go, chess, tictactoe, backgammon and the card games (whist, kuhn, leduc) only", g.Name())
 }
 
 // Request is what the page sends: a game, the moves played so far (actions),
@@ -98,6 +108,10 @@ type Request struct {
 	Deal  string `json:"deal,omitempty"`
 	Play  *int   `json:"play,omitempty"`
 	Human int    `json:"human,omitempty"`
+	// Resigned, when set, is the player (0 first, 1 second) who resigned
+	// after Moves: the game is over and that player lost. /api/state and
+	// /api/record take it.
+	Resigned *int `json:"resigned,omitempty"`
 }
 
 // BadRequestError is an error in what the page sent (an unknown game, an
@@ -210,6 +224,8 @@ type Position struct {
 	View  string `json:"view,omitempty"`
 	Human int    `json:"human,omitempty"`
 	Deal  string `json:"deal,omitempty"`
+	// Backgammon is the board, dice and legal turns of a backgammon game.
+	Backgammon *BackgammonView `json:"backgammon,omitempty"`
 }
 
 // Describe returns s, reached from the start by moves, as the page draws it.
@@ -246,6 +262,13 @@ func Describe(g games.Game, l Layout, s games.State, moves []int) Position {
 	}
 	p.Over = s.IsTerminal()
 	switch st := s.(type) {
+	case *backgammon.State:
+		describeBackgammon(g, st, &p)
+		if p.Over {
+			if w, pts := st.Points(); pts > 1 {
+				p.Score = fmt.Sprintf("%s wins %d points", l.Players[w], pts)
+			}
+		}
 	case *othello.State:
 		b, wh := 0, 0
 		for _, c := range p.Cells {
@@ -362,7 +385,7 @@ func Think(ctx context.Context, e Engine, g games.Game, l Layout, s games.State,
 	if err != nil {
 		return Reply{}, &EngineError{Err: err}
 	}
-	r := Reply{Move: a, MoveText: actionText(g, a), Millis: float64(time.Since(start).Microseconds()) / 1000}
+	r := Reply{Move: a, MoveText: games.FormatMove(s, a), Millis: float64(time.Since(start).Microseconds()) / 1000}
 	if an, ok := e.(analyzer); ok {
 		if pol := an.LastPolicy(); len(pol) == g.NumActions() {
 			r.Policy = make([]float32, len(pol))
@@ -372,7 +395,7 @@ func Think(ctx context.Context, e Engine, g games.Game, l Layout, s games.State,
 				}
 				r.Policy[i] = v
 			}
-			r.Top = topMoves(g, r.Policy, 5)
+			r.Top = topMoves(s, r.Policy, 5)
 		}
 	}
 	if v, ok := e.(valuer); ok {
@@ -388,9 +411,9 @@ func Think(ctx context.Context, e Engine, g games.Game, l Layout, s games.State,
 	return r, nil
 }
 
-// topMoves returns the n most probable actions of policy, best first,
-// leaving out those of probability zero.
-func topMoves(g games.Game, policy []float32, n int) []MoveProb {
+// topMoves returns the n most probable actions of policy in s, best first,
+// leaving out those of probability zero, named in s's notation.
+func topMoves(s games.State, policy []float32, n int) []MoveProb {
 	var top []MoveProb
 	idx := make([]int, 0, len(policy))
 	for a, p := range policy {
@@ -400,7 +423,7 @@ func topMoves(g games.Game, policy []float32, n int) []MoveProb {
 	}
 	sort.SliceStable(idx, func(i, j int) bool { return policy[idx[i]] > policy[idx[j]] })
 	for _, a := range idx[:min(n, len(idx))] {
-		top = append(top, MoveProb{Move: actionText(g, a), P: policy[a]})
+		top = append(top, MoveProb{Move: games.FormatMove(s, a), P: policy[a]})
 	}
 	return top
 }

@@ -12,6 +12,7 @@ import (
 	_ "tabula/games/connect4"
 	_ "tabula/games/gogame"
 	_ "tabula/games/othello"
+	_ "tabula/games/phantom"
 )
 
 func replay(t *testing.T, game string, moves ...int) (games.Game, Layout, games.State) {
@@ -93,7 +94,7 @@ func TestReplayErrors(t *testing.T) {
 		req  Request
 		want string
 	}{
-		{Request{Game: "backgammon"}, "draws connect4, othello, go, chess and the card games"},
+		{Request{Game: "phantom"}, "draws connect4, othello, go, chess, tictactoe, backgammon and the card games"},
 		{Request{Game: "whist", Moves: []int{0}}, "its deal is hidden"},
 		{Request{Game: "nope"}, `unknown game "nope"`},
 		{Request{}, "no game given"},

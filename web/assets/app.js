@@ -10,6 +10,11 @@
 //                            spec is valid and it loads), before a game starts
 //   move({game, player, moves})  {move, moveText, policy, value, millis, position}
 //
+// state also takes resigned (the player who resigned after the moves: the
+// position comes back over, that player the loser). The served page's engine
+// has a sixth method, record({game, moves, human, player, resigned}):
+// {filename, type, text}, the game's record to download.
+//
 // In a card game (layout kind "cards", served page only) the deal is the
 // server's secret: state({game, human}) deals, the position carries a deal
 // token and the person's view as text, state({game, deal, play}) plays the
@@ -24,7 +29,8 @@ const $ = (id) => document.getElementById(id);
 export async function start(engine) {
   const ui = {
     game: $("game"), opponent: $("opponent"), spec: $("spec"), colour: $("colour"),
-    newGame: $("new"), pass: $("pass"), undo: $("undo"), status: $("status"), result: $("result"),
+    newGame: $("new"), pass: $("pass"), resign: $("resign"), download: $("download"),
+    recordLink: $("record-link"), undo: $("undo"), status: $("status"), result: $("result"),
     engineMove: $("engine-move"), value: $("value"), think: $("think"), valueFill: $("valuefill"),
     moves: $("moves"), score: $("score"), error: $("error"), canvas: $("board"),
     table: $("table"), view: $("view"), cards: $("cards"),
@@ -34,8 +40,13 @@ export async function start(engine) {
   let human = 0;         // the person's player: 0 first, 1 second
   let player = "";       // the engine's spec
   let busy = false;
+  let resigned = null;   // the player who resigned, or null
   let generation = 0;    // bumped by each new game, to drop stale replies
-  const board = new Board(ui.canvas, (a) => humanMove(a));
+  const board = new Board(ui.canvas, (a) => (pos && pos.layout.kind === "backgammon" ? bgClick(a) : humanMove(a)));
+  // Backgammon: the person's turn is built from clicks, a checker's point
+  // (bgFrom) then its destination; bgSteps are the checker moves chosen so
+  // far, [from, to] in the person's point numbers (25 the bar, 0 off).
+  let bgFrom = null, bgSteps = [], bgPos = null;
   const isCards = (p) => p && p.layout.kind === "cards";
 
   // draw shows a position: the board, or in a card game the person's view
@@ -45,7 +56,8 @@ export async function start(engine) {
     ui.canvas.hidden = cards;
     ui.table.hidden = !cards;
     if (!cards) {
-      board.draw(p, heat, last);
+      if (p !== bgPos) { bgPos = p; bgFrom = null; bgSteps = []; }
+      board.draw(p, heat, last, human, bgFrom);
       return;
     }
     ui.view.textContent = p.view || "";
@@ -74,6 +86,7 @@ export async function start(engine) {
     d.moves = pos ? pos.moves.join(",") : "";
     d.legal = pos ? pos.legal.join(",") : "";
     d.deal = pos && pos.deal ? pos.deal : "";
+    d.resigned = resigned === null ? "" : String(resigned);
     if (!pos) return;
     ui.moves.textContent = pos.notation || "(none)";
     ui.score.textContent = pos.score || "";
@@ -86,7 +99,12 @@ export async function start(engine) {
     const passLegal = pos.layout.pass >= 0 && pos.legal.includes(pos.layout.pass);
     ui.pass.hidden = pos.layout.pass < 0;
     ui.pass.disabled = busy || pos.over || pos.toMove !== human || !passLegal;
-    ui.undo.disabled = busy || pos.moves.length === 0 || isCards(pos);
+    // Undo is off in backgammon: going back before a roll would roll again.
+    ui.undo.disabled = busy || pos.moves.length === 0 || isCards(pos) || resigned !== null || pos.layout.kind === "backgammon";
+    ui.resign.hidden = isCards(pos);
+    ui.resign.disabled = busy || pos.over;
+    ui.download.hidden = isCards(pos) || typeof engine.record !== "function";
+    ui.download.disabled = busy;
     ui.cards.querySelectorAll("button").forEach((b) => { b.disabled = busy || pos.over || pos.toMove !== human; });
   }
 
@@ -144,6 +162,7 @@ export async function start(engine) {
     showError(null);
     showReply(null);
     human = Number(ui.colour.value);
+    resigned = null;
     player = ui.spec.value.trim() || ui.opponent.value;
     const gen = generation;
     busy = true;
@@ -208,6 +227,119 @@ export async function start(engine) {
     // moves again.
     if (gen === generation && !pos.over && pos.toMove !== human && !ui.error.textContent) {
       await engineTurn();
+      return;
+    }
+    // In Othello a person whose only legal move is the pass passes at once.
+    if (gen === generation && !pos.over && pos.toMove === human && (pos.layout.kind === "othello" || pos.layout.kind === "backgammon") &&
+        pos.legal.length === 1 && pos.legal[0] === pos.layout.pass) {
+      await humanMove(pos.layout.pass);
+      if (gen === generation && !ui.error.textContent) ui.status.textContent += " (You had no move and passed.)";
+    }
+  }
+
+  // bgMatches returns the legal turns (indices into pos.legal) whose checker
+  // moves include every one of steps (as a multiset).
+  function bgMatches(steps) {
+    const out = [];
+    pos.backgammon.steps.forEach((turn, i) => {
+      const left = turn.map((m) => m.join("/"));
+      for (const m of steps) {
+        const j = left.indexOf(m.join("/"));
+        if (j < 0) return;
+        left.splice(j, 1);
+      }
+      out.push(i);
+    });
+    return out;
+  }
+
+  // bgClick takes a click on point k in backgammon: the first click picks a
+  // checker's point, the second its destination (one die, or both dice
+  // with one checker); a turn whose checker moves are all chosen is played.
+  async function bgClick(k) {
+    if (!pos || busy || pos.over || pos.toMove !== human || !pos.backgammon) return;
+    if (bgFrom === null) {
+      // The person's checkers on k now: the position's, with the checker
+      // moves chosen so far made.
+      const v = pos.backgammon;
+      let here = k === 25 ? v.bar[human] : k === 0 ? 0 : Math.max(0, human === 0 ? v.points[k - 1] : -v.points[24 - k]);
+      for (const m of bgSteps) here += (m[1] === k) - (m[0] === k);
+      if (here <= 0 || !bgMatches(bgSteps).some((i) => pos.backgammon.steps[i].some((m) => m[0] === k))) {
+        showError(new Error(k === 0 ? "Checkers are borne off to the tray, not moved from it." : `No legal move of yours starts at ${k === 25 ? "the bar" : "point " + k}.`));
+        return;
+      }
+      bgFrom = k;
+      showError(null);
+      board.draw(pos, null, -1, human, bgFrom);
+      return;
+    }
+    const from = bgFrom;
+    bgFrom = null;
+    if (k === from) { board.draw(pos, null, -1, human, null); return; }
+    let add = [[from, k]];
+    if (!bgMatches([...bgSteps, ...add]).length) {
+      // One checker moved with both dice: through a point between.
+      add = null;
+      for (const i of bgMatches(bgSteps)) {
+        for (const m of pos.backgammon.steps[i]) {
+          const two = [[from, m[1]], [m[1], k]];
+          if (m[0] === from && bgMatches([...bgSteps, ...two]).length) { add = two; break; }
+        }
+        if (add) break;
+      }
+    }
+    if (!add) {
+      board.draw(pos, null, -1, human, null);
+      showError(new Error(`${from === 25 ? "bar" : from}/${k === 0 ? "off" : k} is not legal here.`));
+      return;
+    }
+    bgSteps = [...bgSteps, ...add];
+    showError(null);
+    const done = bgMatches(bgSteps).find((i) => pos.backgammon.steps[i].length === bgSteps.length);
+    if (done !== undefined) {
+      await humanMove(pos.legal[done]);
+      return;
+    }
+    board.draw(pos, null, -1, human, null);
+    ui.status.textContent = "Your move so far: " + bgSteps.map((m) => `${m[0] === 25 ? "bar" : m[0]}/${m[1] === 0 ? "off" : m[1]}`).join(" ") + "; go on.";
+    ui.canvas.dataset.bgSteps = JSON.stringify(bgSteps);
+  }
+
+  // resign ends the game as the person's loss: the server (or the
+  // WebAssembly engine) describes the position with the resignation.
+  async function resign() {
+    if (!pos || busy || pos.over || isCards(pos)) return;
+    const gen = generation;
+    try {
+      const p = await engine.state({ game: pos.game, moves: pos.moves, resigned: human });
+      if (gen !== generation) return;
+      resigned = human;
+      pos = p;
+      draw(pos, null, pos.moves.length ? pos.moves[pos.moves.length - 1] : -1);
+      showError(null);
+      publish();
+    } catch (err) {
+      showError(err);
+    }
+  }
+
+  // download asks the server for the record of the game shown and saves it
+  // through a link to a blob (record-link, whose data-filename names it).
+  async function download() {
+    if (!pos || isCards(pos) || typeof engine.record !== "function") return;
+    try {
+      const req = { game: pos.game, moves: pos.moves, human, player };
+      if (resigned !== null) req.resigned = resigned;
+      const rec = await engine.record(req);
+      const link = ui.recordLink;
+      if (link.href) URL.revokeObjectURL(link.href);
+      link.href = URL.createObjectURL(new Blob([rec.text], { type: rec.type }));
+      link.download = rec.filename;
+      link.dataset.filename = rec.filename;
+      link.click();
+      showError(null);
+    } catch (err) {
+      showError(err);
     }
   }
 
@@ -239,7 +371,7 @@ export async function start(engine) {
   }
 
   async function undo() {
-    if (!pos || busy || pos.moves.length === 0 || isCards(pos)) return;
+    if (!pos || busy || pos.moves.length === 0 || isCards(pos) || pos.layout.kind === "backgammon") return;
     // Back to the person's previous turn.
     let moves = pos.moves.slice(0, -1);
     const gen = generation;
@@ -275,13 +407,19 @@ export async function start(engine) {
     }
     ui.canvas.hidden = false;
     ui.table.hidden = true;
-    const p = await engine.state({ game: ui.game.value, moves: [] });
-    if (!pos) board.draw(p, null, -1);
+    const game = ui.game.value;
+    const p = await engine.state({ game, moves: [] });
+    if (!pos) {
+      board.draw(p, null, -1, Number(ui.colour.value));
+      ui.canvas.dataset.drawn = game; // the game previewed, for tests
+    }
   }
 
   ui.newGame.addEventListener("click", () => newGame());
   ui.pass.addEventListener("click", () => pos && humanMove(pos.layout.pass));
   ui.undo.addEventListener("click", () => undo());
+  ui.resign.addEventListener("click", () => resign());
+  ui.download.addEventListener("click", () => download());
   ui.game.addEventListener("change", async () => {
     try { await loadPlayers(); await preview(); } catch (err) { showError(err); }
   });

@@ -1,12 +1,15 @@
-// board.js draws a position on a canvas (Connect Four, Othello, Go, chess),
-// with the engine's move probabilities as a heat map, and turns clicks into
-// actions. In chess a click selects a piece and a second click its
-// destination; a promotion asks for the piece with four buttons.
+// board.js draws a position on a canvas (Connect Four, Othello, Go,
+// tic-tac-toe, chess, backgammon), with coordinates beside the board and the
+// engine's move probabilities as a heat map, and turns clicks into actions.
+// In chess a click selects a piece and a second click its destination; a
+// promotion asks for the piece with four buttons.
 
 const COLOURS = {
   connect4: { stones: ["#d62828", "#f6c90e"], board: "#1d4e89", hole: "#f4f1ea" },
   othello: { stones: ["#111111", "#f8f8f8"], board: "#2e7d32", line: "#1b4d1e" },
   go: { stones: ["#111111", "#f8f8f8"], board: "#dcb35c", line: "#3b2a14" },
+  tictactoe: { stones: ["#1d4e89", "#d62828"], board: "#fffdf7", line: "#222222" },
+  backgammon: { stones: ["#f8f8f8", "#222222"], board: "#c9a46a", points: ["#7a2e1d", "#efe2c4"], bar: "#6b4a2b" },
   chess: { light: "#f0d9b5", dark: "#b58863", select: "rgba(20,85,30,0.5)", last: "rgba(155,199,0,0.41)", check: "rgba(220,0,0,0.55)" },
 };
 
@@ -49,6 +52,40 @@ function chessCells(a) {
     }
   }
   return null;
+}
+
+
+// Backgammon geometry: 12 point columns, the bar between the halves and the
+// bear-off tray at the right; each half is BG_STACK checkers tall.
+const BG_STACK = 5;
+
+// bgColumn returns the column (0..13; 6 the bar, 13 the tray) and the half
+// (0 top, 1 bottom) of point k (1..24) from the person's side: 13-24 along
+// the top from the left, 12-1 along the bottom, the person's home board
+// (1-6) at the bottom right.
+function bgColumn(k) {
+  if (k >= 13) { const i = k - 13; return { col: i < 6 ? i : i + 1, half: 0 }; }
+  const i = 12 - k; return { col: i < 6 ? i : i + 1, half: 1 };
+}
+
+// GO_COLUMNS are the Go column letters, without I, as GTP and SGF viewers
+// show them.
+const GO_COLUMNS = "ABCDEFGHJKLMNOPQRSTUVWXYZ";
+
+// coordinates returns the labels of a layout's columns (left to right) and
+// rows (top to bottom): Connect Four columns 1-7; Othello columns a-h and
+// rows 1-8 from the top; Go columns A-T without I and rows counted from the
+// bottom; tic-tac-toe cells 1-9 (row by row: the labels are per cell).
+export function coordinates(l) {
+  const range = (n, f) => Array.from({ length: n }, (_, i) => f(i));
+  switch (l.kind) {
+    case "backgammon": return { top: range(12, (i) => String(13 + i)), bottom: range(12, (i) => String(12 - i)), cols: [], rows: [] };
+    case "connect4": return { cols: range(l.cols, (i) => String(i + 1)), rows: [] };
+    case "othello": return { cols: range(l.cols, (i) => String.fromCharCode(97 + i)), rows: range(l.rows, (i) => String(i + 1)) };
+    case "go": return { cols: range(l.cols, (i) => GO_COLUMNS[i]), rows: range(l.rows, (i) => String(l.rows - i)) };
+    case "tictactoe": return { cols: [], rows: [], cells: range(l.rows * l.cols, (i) => String(i + 1)) };
+  }
+  return { cols: [], rows: [] };
 }
 
 // heatColour maps a share in [0, 1] of the largest probability to a colour.
@@ -127,23 +164,35 @@ export class Board {
 
   redraw() { if (this.pos) this.draw(this.pos, this.heat, this.last); }
 
-  // geometry returns the cell size and the board's top-left corner, in CSS
-  // pixels of the canvas. Connect Four keeps one row above the board for the
-  // column probabilities.
+
+  // geometry returns the cell size, the board's top-left corner (x0, y0)
+  // and the canvas size, in CSS pixels. Connect Four keeps one row above the
+  // board for the column probabilities; a strip below the board holds the
+  // column labels, one left of it the row labels (Othello, Go).
   geometry() {
     const l = this.pos.layout;
+    if (l.kind === "backgammon") {
+      // cell: a column's width; y0: the top of the board, under the labels.
+      const cell = 34, y0 = 20;
+      const half = BG_STACK * cell;
+      return { cell, x0: 0, y0, side: 0, below: y0, half, gap: cell, w: 14 * cell, h: 2 * y0 + 2 * half + cell };
+    }
     const extra = l.kind === "connect4" ? 1 : 0;
+    const co = coordinates(l);
     const max = 480;
     const cell = Math.floor(Math.min(max / l.cols, max / (l.rows + extra)));
-    return { cell, x0: 0, y0: extra * cell, w: cell * l.cols, h: cell * (l.rows + extra) };
+    const side = co.rows.length ? Math.max(18, Math.round(cell * 0.45)) : 0;
+    const below = co.cols.length ? Math.max(18, Math.round(cell * 0.45)) : 0;
+    return { cell, x0: side, y0: extra * cell, w: side + cell * l.cols, h: cell * (l.rows + extra) + below, side, below };
   }
 
   // actionAt returns the action under client coordinates, or null.
   actionAt(clientX, clientY) {
     if (!this.pos) return null;
     const rect = this.canvas.getBoundingClientRect();
-    const { cell, y0 } = this.geometry();
-    const x = clientX - rect.left, y = clientY - rect.top;
+    if (this.pos.layout.kind === "backgammon") return this.pointAt(clientX - rect.left, clientY - rect.top);
+    const { cell, x0, y0 } = this.geometry();
+    const x = clientX - rect.left - x0, y = clientY - rect.top;
     const l = this.pos.layout;
     const col = Math.floor(x / cell);
     if (col < 0 || col >= l.cols) return null;
@@ -157,21 +206,21 @@ export class Board {
   // cell (for Connect Four, of the column's top cell), for tests and hints.
   cellCentre(action) {
     const rect = this.canvas.getBoundingClientRect();
-    const { cell, y0 } = this.geometry();
+    const { cell, x0, y0 } = this.geometry();
     const l = this.pos.layout;
     let row = 0, col = action;
     if (l.kind !== "connect4") { row = Math.floor(action / l.cols); col = action % l.cols; }
-    return { x: rect.left + (col + 0.5) * cell, y: rect.top + y0 + (row + 0.5) * cell };
+    return { x: rect.left + x0 + (col + 0.5) * cell, y: rect.top + y0 + (row + 0.5) * cell };
   }
 
   // draw shows pos; heat is the engine's distribution over actions (or null);
   // last is the action played last (or -1).
-  draw(pos, heat, last) {
+  draw(pos, heat, last, human, sel) {
     if (pos !== this.pos) { this.selected = -1; this.promo.hidden = true; }
     this.pos = pos;
     this.heat = heat;
     this.last = last ?? -1;
-    const { cell, w, h } = this.geometry();
+    const { cell, x0, w, h } = this.geometry();
     const dpr = window.devicePixelRatio || 1;
     this.canvas.width = Math.round(w * dpr);
     this.canvas.height = Math.round(h * dpr);
@@ -180,12 +229,22 @@ export class Board {
     const ctx = this.canvas.getContext("2d");
     ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
     ctx.clearRect(0, 0, w, h);
+    if (pos.layout.kind === "backgammon") {
+      this.human = human ?? this.human ?? 0;
+      this.drawBackgammon(ctx, this.human, sel ?? -1);
+      return;
+    }
+    this.drawCoordinates(ctx);
+    ctx.save();
+    ctx.translate(x0, 0);
     switch (pos.layout.kind) {
       case "connect4": this.drawConnect4(ctx, cell); break;
       case "othello": this.drawGrid(ctx, cell, false); break;
       case "go": this.drawGrid(ctx, cell, true); break;
+      case "tictactoe": this.drawTicTacToe(ctx, cell); break;
       case "chess": this.drawChess(ctx, cell); break;
     }
+    ctx.restore();
   }
 
   // drawChess draws the squares with the files and ranks written along the
@@ -242,6 +301,199 @@ export class Board {
         if (p && p !== ".") { ctx.strokeStyle = "rgba(20,85,30,0.7)"; ctx.lineWidth = 4; ctx.stroke(); ctx.lineWidth = 1; } else ctx.fill();
       }
     }
+  }
+
+  // pointAt returns, in backgammon, the point under canvas coordinates x, y
+  // (CSS pixels) from the person's side: 1..24, 25 the bar, 0 the tray
+  // (bear off); or null.
+  pointAt(x, y) {
+    const { cell, y0, half, gap } = this.geometry();
+    const col = Math.floor(x / cell);
+    if (col < 0 || col > 13 || y < y0 || y > y0 + 2 * half + gap) return null;
+    if (col === 6) return 25;
+    if (col === 13) return 0;
+    const top = y < y0 + half + gap / 2;
+    const i = col < 6 ? col : col - 1;
+    return top ? 13 + i : 12 - i;
+  }
+
+  // pointCentre returns the canvas coordinates (CSS pixels) of the middle
+  // of point k's column on its half (25 the bar, 0 the tray, at the
+  // person's side), for clicks.
+  pointCentre(k) {
+    const { cell, y0, half, gap } = this.geometry();
+    let col = 6, h = 1;
+    if (k === 0) col = 13;
+    else if (k !== 25) ({ col, half: h } = bgColumn(k));
+    return { x: (col + 0.5) * cell, y: h === 0 ? y0 + half / 2 : y0 + half + gap + half / 2 };
+  }
+
+  // drawBackgammon draws the board from the person's side (human: 0 or 1):
+  // the points, checkers (a count over a stack taller than BG_STACK), the
+  // bar, the borne-off checkers in the tray, the dice between the halves,
+  // the point numbers above and below, and the selected point (sel) and
+  // checker moves chosen so far (a tint).
+  drawBackgammon(ctx, human, sel) {
+    const v = this.pos.backgammon;
+    const c = COLOURS.backgammon;
+    const { cell, y0, half, gap, w } = this.geometry();
+    const co = coordinates(this.pos.layout);
+    ctx.fillStyle = "#f4f1ea";
+    ctx.fillRect(0, 0, w, y0);
+    ctx.fillRect(0, y0 + 2 * half + gap, w, y0);
+    ctx.fillStyle = c.board;
+    ctx.fillRect(0, y0, w, 2 * half + gap);
+    ctx.fillStyle = c.bar;
+    ctx.fillRect(6 * cell, y0, cell, 2 * half + gap);
+    ctx.fillRect(13 * cell, y0, cell, 2 * half + gap);
+    ctx.textAlign = "center";
+    ctx.textBaseline = "middle";
+    ctx.font = "12px sans-serif";
+    // count(k): the person's checkers on point k (>0) or the engine's (<0).
+    const count = (k) => (human === 0 ? v.points[k - 1] : -v.points[24 - k]);
+    const stack = (col, h, n, colour, label) => {
+      const shown = Math.min(n, BG_STACK);
+      for (let j = 0; j < shown; j++) {
+        const x = (col + 0.5) * cell;
+        const y = h === 0 ? y0 + (j + 0.5) * cell : y0 + 2 * half + gap - (j + 0.5) * cell;
+        ctx.beginPath();
+        ctx.arc(x, y, cell * 0.45, 0, 2 * Math.PI);
+        ctx.fillStyle = colour;
+        ctx.fill();
+        ctx.strokeStyle = "#000";
+        ctx.lineWidth = 1;
+        ctx.stroke();
+        if (j === shown - 1 && (n > BG_STACK || label)) {
+          ctx.fillStyle = colour === c.stones[0] ? "#000" : "#fff";
+          ctx.fillText(String(n), x, y);
+        }
+      }
+    };
+    const mine = c.stones[human], theirs = c.stones[1 - human];
+    for (let k = 1; k <= 24; k++) {
+      const { col, half: h } = bgColumn(k);
+      const x = col * cell;
+      const base = h === 0 ? y0 : y0 + 2 * half + gap;
+      const tip = h === 0 ? y0 + half : y0 + half + gap;
+      ctx.beginPath();
+      ctx.moveTo(x, base); ctx.lineTo(x + cell, base); ctx.lineTo(x + cell / 2, tip); ctx.closePath();
+      ctx.fillStyle = c.points[k % 2];
+      ctx.fill();
+      if (k === sel) {
+        ctx.fillStyle = "rgba(255,230,0,0.45)";
+        ctx.fillRect(x, h === 0 ? y0 : y0 + half + gap, cell, half);
+      }
+      const n = count(k);
+      if (n !== 0) stack(col, h, Math.abs(n), n > 0 ? mine : theirs, false);
+    }
+    // The bar: the engine's checkers in the top half, the person's below;
+    // the tray likewise.
+    if (sel === 25) {
+      ctx.fillStyle = "rgba(255,230,0,0.45)";
+      ctx.fillRect(6 * cell, y0 + half + gap, cell, half);
+    }
+    stack(6, 0, v.bar[1 - human], theirs, true);
+    stack(6, 1, v.bar[human], mine, true);
+    stack(13, 0, v.off[1 - human], theirs, true);
+    stack(13, 1, v.off[human], mine, true);
+    // The dice of the player to move, in the right half's middle.
+    v.dice.forEach((d, i) => {
+      const x = 9.5 * cell + i * cell * 1.1, y = y0 + half + gap / 2;
+      ctx.fillStyle = this.pos.toMove === human ? mine : theirs;
+      ctx.fillRect(x - cell * 0.4, y - cell * 0.4, cell * 0.8, cell * 0.8);
+      ctx.strokeStyle = "#000";
+      ctx.strokeRect(x - cell * 0.4, y - cell * 0.4, cell * 0.8, cell * 0.8);
+      ctx.fillStyle = this.pos.toMove === human ? theirs : mine;
+      ctx.font = "bold 16px sans-serif";
+      ctx.fillText(String(d), x, y);
+    });
+    // Point numbers from the person's side.
+    ctx.fillStyle = "#222";
+    ctx.font = "12px sans-serif";
+    co.top.forEach((t, i) => ctx.fillText(t, ((i < 6 ? i : i + 1) + 0.5) * cell, y0 / 2));
+    co.bottom.forEach((t, i) => ctx.fillText(t, ((i < 6 ? i : i + 1) + 0.5) * cell, y0 + 2 * half + gap + y0 / 2));
+    ctx.fillText("bar", 6.5 * cell, y0 / 2);
+    ctx.fillText("off", 13.5 * cell, y0 + 2 * half + gap + y0 / 2);
+    this.canvas.dataset.coords = JSON.stringify(co);
+    this.canvas.dataset.geometry = JSON.stringify({ cell, x0: 0, y0 });
+    this.canvas.dataset.dice = v.dice.join(",");
+    const centres = {};
+    for (let k = 0; k <= 25; k++) centres[k] = this.pointCentre(k);
+    this.canvas.dataset.points = JSON.stringify(centres);
+  }
+
+  // drawCoordinates writes the column labels under the board and the row
+  // labels left of it, and records what it wrote in the canvas's
+  // data-coords (JSON {cols, rows, cells}) for tests and screen readers,
+  // and the board's place on the canvas in data-geometry ({cell, x0, y0}, CSS
+  // pixels) for tests that click.
+  drawCoordinates(ctx) {
+    const l = this.pos.layout;
+    const co = coordinates(l);
+    const { cell, x0, y0, side, below } = this.geometry();
+    ctx.fillStyle = "#f4f1ea";
+    ctx.fillRect(0, 0, side, y0 + l.rows * cell + below);
+    ctx.fillRect(0, y0 + l.rows * cell, side + l.cols * cell, below);
+    ctx.fillStyle = "#222";
+    ctx.textAlign = "center";
+    ctx.textBaseline = "middle";
+    ctx.font = `${Math.max(11, Math.round(Math.min(side || below, below || side) * 0.6))}px sans-serif`;
+    co.cols.forEach((t, i) => ctx.fillText(t, x0 + (i + 0.5) * cell, y0 + l.rows * cell + below / 2));
+    co.rows.forEach((t, i) => ctx.fillText(t, side / 2, y0 + (i + 0.5) * cell));
+    this.canvas.dataset.coords = JSON.stringify(co);
+    this.canvas.dataset.geometry = JSON.stringify({ cell, x0, y0 });
+  }
+
+  // drawTicTacToe draws the grid, X and O, and the number of each empty
+  // cell (its name in the game's notation).
+  drawTicTacToe(ctx, cell) {
+    const { rows, cols } = this.pos.layout;
+    const c = COLOURS.tictactoe;
+    const co = coordinates(this.pos.layout);
+    const w = cols * cell, h = rows * cell;
+    ctx.fillStyle = c.board;
+    ctx.fillRect(0, 0, w, h);
+    ctx.strokeStyle = c.line;
+    ctx.lineWidth = 3;
+    ctx.beginPath();
+    for (let i = 1; i < rows; i++) { ctx.moveTo(0, i * cell); ctx.lineTo(w, i * cell); }
+    for (let i = 1; i < cols; i++) { ctx.moveTo(i * cell, 0); ctx.lineTo(i * cell, h); }
+    ctx.stroke();
+    const max = this.maxHeat();
+    ctx.textAlign = "center";
+    ctx.textBaseline = "middle";
+    for (let i = 0; i < rows * cols; i++) {
+      const x = (i % cols + 0.5) * cell, y = (Math.floor(i / cols) + 0.5) * cell;
+      const v = this.pos.cells[i];
+      if (max > 0 && this.heat[i] > 0) {
+        ctx.fillStyle = heatColour(this.heat[i] / max, 0.5);
+        ctx.fillRect(x - cell / 2 + 4, y - cell / 2 + 4, cell - 8, cell - 8);
+      }
+      if (v === 0) {
+        ctx.fillStyle = "rgba(0,0,0,0.3)";
+        ctx.font = `${Math.round(cell * 0.22)}px sans-serif`;
+        ctx.fillText(co.cells[i], x, y);
+        continue;
+      }
+      ctx.strokeStyle = c.stones[v - 1];
+      ctx.lineWidth = Math.max(4, cell * 0.08);
+      ctx.beginPath();
+      const r = cell * 0.3;
+      if (v === 1) {
+        ctx.moveTo(x - r, y - r); ctx.lineTo(x + r, y + r);
+        ctx.moveTo(x + r, y - r); ctx.lineTo(x - r, y + r);
+      } else {
+        ctx.arc(x, y, r, 0, 2 * Math.PI);
+      }
+      ctx.stroke();
+      if (i === this.last) {
+        ctx.fillStyle = "rgba(0,0,0,0.45)";
+        ctx.beginPath();
+        ctx.arc(x, y, cell * 0.06, 0, 2 * Math.PI);
+        ctx.fill();
+      }
+    }
+    ctx.lineWidth = 1;
   }
 
   maxHeat() {

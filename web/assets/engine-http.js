@@ -22,4 +22,5 @@ export const httpEngine = {
   state: (req) => call("POST", "api/state", req),
   player: (req) => call("POST", "api/player", req),
   move: (req) => call("POST", "api/move", req),
+  record: (req) => call("POST", "api/record", req),
 };

@@ -180,8 +180,9 @@ func New(cfg Config, log *slog.Logger) (*Server, error) {
 	mux.HandleFunc("/api/state", s.only("POST", s.handleState))
 	mux.HandleFunc("/api/player", s.only("POST", s.handlePlayer))
 	mux.HandleFunc("/api/move", s.only("POST", s.handleMove))
+	mux.HandleFunc("/api/record", s.only("POST", s.handleRecord))
 	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
-		s.reply(w, r, nil, fail(http.StatusNotFound, "no API %s; there are /api/games, /api/players, /api/state, /api/player and /api/move", r.URL.Path))
+		s.reply(w, r, nil, fail(http.StatusNotFound, "no API %s; there are /api/games, /api/players, /api/state, /api/player, /api/move and /api/record", r.URL.Path))
 	})
 	s.mux = mux
 	return s, nil
@@ -337,6 +338,13 @@ func builtins(g games.Game) []Opponent {
 		}
 		return out
 	}
+	if g.Name() == "backgammon" {
+		return []Opponent{
+			{"expectimax:depth=1,eval=pubeval,bearoff=mem", "expectimax, 1 ply, pubeval"},
+			{"pubeval", "pubeval (Tesauro's linear evaluation)"},
+			{"random", "random moves"},
+		}
+	}
 	out := []Opponent{
 		{"random", "random moves"},
 		{"greedy", "greedy (one ply and a heuristic)"},
@@ -427,6 +435,10 @@ func (s *Server) handleState(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if g, err := games.New(req.Game); err == nil && web.IsCardGame(g) {
+		if req.Resigned != nil {
+			s.reply(w, r, nil, fail(http.StatusBadRequest, "resigned: the card games are not resigned; play the deal out or deal again"))
+			return
+		}
 		pos, err := s.dealer.State(req)
 		s.reply(w, r, pos, err)
 		return
@@ -436,7 +448,49 @@ func (s *Server) handleState(w http.ResponseWriter, r *http.Request) {
 		s.reply(w, r, nil, err)
 		return
 	}
-	s.reply(w, r, web.Describe(g, l, st, req.Moves), nil)
+	if req.Resigned == nil {
+		// Backgammon: the dice of the player to move are rolled here.
+		req.Moves = web.Roll(st, req.Moves, diceRNG())
+	}
+	pos := web.Describe(g, l, st, req.Moves)
+	if err := req.Resign(&pos); err != nil {
+		s.reply(w, r, nil, err)
+		return
+	}
+	s.reply(w, r, pos, nil)
+}
+
+// handleRecord answers /api/record: the record of the game the page sent
+// (its moves, a resignation, the person's seat and the engine's spec),
+// replayed and checked like any other request. The file name comes from
+// the game's kind, never from the request.
+func (s *Server) handleRecord(w http.ResponseWriter, r *http.Request) {
+	var req web.Request
+	if err := s.decode(w, r, &req); err != nil {
+		s.reply(w, r, nil, err)
+		return
+	}
+	g, _, err := web.NewGame(req.Game)
+	if err != nil {
+		s.reply(w, r, nil, err)
+		return
+	}
+	if web.IsCardGame(g) {
+		s.reply(w, r, nil, fail(http.StatusBadRequest, "game %s: a deal's record is not offered (its cards are hidden)", g.Name()))
+		return
+	}
+	// The engine's spec goes into the record only when it is one the page
+	// may play against.
+	player := ""
+	if strings.TrimSpace(req.Player) != "" {
+		if _, err := s.parseSpec(g, req.Player); err != nil {
+			s.reply(w, r, nil, err)
+			return
+		}
+		player = strings.TrimSpace(req.Player)
+	}
+	rec, err := req.Record(player)
+	s.reply(w, r, rec, err)
 }
 
 // parseSpec reads a player spec from a request for game g, checks it
@@ -629,6 +683,9 @@ func (s *Server) Move(ctx context.Context, req web.Request) (web.Reply, error) {
 	if g, err := games.New(req.Game); err == nil && web.IsCardGame(g) {
 		return s.cardMove(ctx, g, req)
 	}
+	if req.Resigned != nil {
+		return web.Reply{}, fail(http.StatusBadRequest, "resigned: the game is over, there is no move to make")
+	}
 	g, l, st, err := req.Replay()
 	if err != nil {
 		return web.Reply{}, err
@@ -640,6 +697,7 @@ func (s *Server) Move(ctx context.Context, req web.Request) (web.Reply, error) {
 	if st.IsTerminal() {
 		return web.Reply{}, fail(http.StatusBadRequest, "game %s: the game is over, there is no move to make", g.Name())
 	}
+	req.Moves = web.Roll(st, req.Moves, diceRNG())
 	return s.search(ctx, g, spec, func(ctx context.Context, en *engine) (web.Reply, error) {
 		p, err := en.f.New(rand.New(rand.NewPCG(s.cfg.Seed, requestSeed(g, req))))
 		if err != nil {
@@ -653,9 +711,15 @@ func (s *Server) Move(ctx context.Context, req web.Request) (web.Reply, error) {
 			// player cannot do.
 			return web.Reply{}, fail(http.StatusBadRequest, "player %s cannot move here: %v", req.Player, ee.Err)
 		}
+		if err == nil {
+			err = web.RollAfter(g, l, &rep, diceRNG())
+		}
 		return rep, err
 	})
 }
+
+// diceRNG returns a generator for the dice of one request, seeded at random.
+func diceRNG() *rand.Rand { return rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64())) }
 
 // cardMove answers an engine-move request in a card game: the deal stays
 // the dealer's secret, and the reply shows the engine's card or bet only.

@@ -68,7 +68,14 @@ func main() {
 		if err != nil {
 			return errorJSON(err)
 		}
-		return reply(web.Describe(g, l, s, req.Moves), nil)
+		if req.Resigned == nil {
+			req.Moves = web.Roll(s, req.Moves, rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64())))
+		}
+		pos := web.Describe(g, l, s, req.Moves)
+		if err := req.Resign(&pos); err != nil {
+			return errorJSON(err)
+		}
+		return reply(pos, nil)
 	}))
 	obj.Set("player", js.FuncOf(func(_ js.Value, args []js.Value) any {
 		req, err := request(args)
@@ -184,7 +191,13 @@ func move(req web.Request) (web.Reply, error) {
 	if err != nil {
 		return web.Reply{}, err
 	}
-	return web.Think(context.Background(), netPlayer{p}, g, l, s, req.Moves)
+	dice := rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64()))
+	moves := web.Roll(s, req.Moves, dice)
+	rep, err := web.Think(context.Background(), netPlayer{p}, g, l, s, moves)
+	if err != nil {
+		return rep, err
+	}
+	return rep, web.RollAfter(g, l, &rep, dice)
 }
 
 // reply encodes v as JSON text, or err as {"error": message}.

@@ -177,17 +177,17 @@ func PlayConnectFour(ctx context.Context) (Game, error) {
 	return game, nil
 }
 
-// ClickCell clicks, with the mouse, the cell of action a on an Othello or Go
-// board of size x size drawn on the page.
+// ClickCell clicks, with the mouse, the cell of action a on a board of
+// size x size cells drawn on the page (Othello, Go, tic-tac-toe), placed
+// where the page says it drew the board (its canvas's data-geometry).
 func ClickCell(ctx context.Context, a, size int) error {
-	var rect []float64
-	if err := chromedp.Run(ctx, chromedp.Evaluate(`(() => { const r = document.getElementById("board").getBoundingClientRect();
-  return [r.left, r.top, r.width, r.height]; })()`, &rect)); err != nil {
+	var g []float64
+	if err := chromedp.Run(ctx, chromedp.Evaluate(`(() => { const c = document.getElementById("board"), r = c.getBoundingClientRect();
+  const g = JSON.parse(c.dataset.geometry); return [r.left + g.x0, r.top + g.y0, g.cell]; })()`, &g)); err != nil {
 		return err
 	}
-	cell := rect[2] / float64(size)
 	r, c := a/size, a%size
-	return chromedp.Run(ctx, chromedp.MouseClickXY(rect[0]+(float64(c)+0.5)*cell, rect[1]+(float64(r)+0.5)*cell))
+	return chromedp.Run(ctx, chromedp.MouseClickXY(g[0]+(float64(c)+0.5)*g[2], g[1]+(float64(r)+0.5)*g[2]))
 }
 
 // CheckIllegalCellRefused starts a new game of Othello 6x6 with the person
