@@ -1,6 +1,7 @@
 package c4solver
 
 import (
+	"flag"
 	"testing"
 	"time"
 
@@ -12,6 +13,9 @@ import (
 // reports positions/s and nodes/s: exactly (Solve), only the result
 // (Outcome), or the result of every move (OutcomeMoves, what the arena's
 // verdicts hold).
+// benchTableLog2 sizes the benchmarks' table: go test -bench X -args -tt=25.
+var benchTableLog2 = flag.Int("tt", DefaultTableLog2, "log2 of the benchmarks' solver table entries")
+
 type benchMode int
 
 const (
@@ -25,7 +29,10 @@ func benchSet(b *testing.B, name string, limit int, m benchMode) {
 	if limit > 0 && limit < len(ps) {
 		ps = ps[:limit]
 	}
-	s := newSolver(b)
+	s, err := New(*benchTableLog2)
+	if err != nil {
+		b.Fatal(err)
+	}
 	b.ReportAllocs()
 	b.ResetTimer()
 	var nodes uint64
