@@ -1,9 +1,11 @@
 // Package c4solver is a perfect Connect Four solver: negamax with alpha-beta
 // pruning over bitboards, null-window searches that narrow the score interval
 // (Pascal Pons' approach), a transposition table storing lower and upper
-// bounds, move ordering by the number of winning cells a move creates (centre
-// columns first on ties), pruning of the moves that let the opponent win at
-// once, and early detection of immediate wins.
+// bounds under a key shared by a position and its mirror image, in buckets of
+// two entries (one kept for the entry nearest the root), move ordering by the
+// number of winning cells a move creates (centre columns first on ties),
+// pruning of the moves that let the opponent win at once, and early detection
+// of immediate wins.
 //
 // Scores follow Pons' convention, the one of ../shared/refdata/README.md: a
 // win is 22 - s, where s is the number of stones the winner has played when
@@ -106,21 +108,76 @@ func (s *Solver) Reset() {
 	s.nodes = 0
 }
 
-// index maps a key to a table slot by Fibonacci hashing.
-func (s *Solver) index(key uint64) uint64 { return (key * 0x9E3779B97F4A7C15) >> s.shift }
+// index maps a key to the first slot of its bucket by Fibonacci hashing.
+// A bucket is two adjacent slots (one cache line holds both).
+func (s *Solver) index(key uint64) uint64 {
+	return (key * 0x9E3779B97F4A7C15) >> s.shift &^ 1
+}
+
+// Table entries: moves<<57 | key<<8 | value. The key (cur + mask) is below
+// 2^49; moves, the stones on the board, tells how big the subtree behind the
+// entry is likely to be.
+const (
+	entryKeyMask = 1<<49 - 1
+	entryMoves   = 57
+)
 
 // get returns the stored value for key, or 0.
 func (s *Solver) get(key uint64) int {
-	e := s.table[s.index(key)]
-	if e>>8 != key {
-		return 0
+	i := s.index(key)
+	b := s.table[i : i+2 : i+2]
+	if e := b[0]; (e>>8)&entryKeyMask == key {
+		return int(e & 0xff)
 	}
-	return int(e & 0xff)
+	if e := b[1]; (e>>8)&entryKeyMask == key {
+		return int(e & 0xff)
+	}
+	return 0
 }
 
-// put stores value (1..255) for key, replacing whatever was in its slot.
-func (s *Solver) put(key uint64, value int) {
-	s.table[s.index(key)] = key<<8 | uint64(value)
+// put stores value (1..255) for key, a position with moves stones. The first
+// slot of a bucket keeps the entry nearest the root (fewest stones, the most
+// work to redo), the second the most recent other entry: a two-tier table
+// in the manner of Breuker's replacement schemes and Tromp's Fhourstones.
+func (s *Solver) put(key uint64, moves, value int) {
+	i := s.index(key)
+	b := s.table[i : i+2 : i+2]
+	e := uint64(moves)<<entryMoves | key<<8 | uint64(value)
+	first := b[0]
+	switch {
+	case (first>>8)&entryKeyMask == key:
+		b[0] = e
+	case first == 0 || int(first>>entryMoves) >= moves:
+		if (b[1]>>8)&entryKeyMask == key || first != 0 {
+			b[1] = first
+		}
+		b[0] = e
+	default:
+		b[1] = e
+	}
+}
+
+// Column masks of a key (7 bits a column) for mirroring.
+const (
+	keyCol0 = 0x7f
+	keyCol1 = keyCol0 << 7
+	keyCol2 = keyCol0 << 14
+	keyCol3 = keyCol0 << 21
+	keyCol4 = keyCol0 << 28
+	keyCol5 = keyCol0 << 35
+	keyCol6 = keyCol0 << 42
+)
+
+// symmetricKey returns the smaller of key (cur + mask, which identifies a
+// position) and the key of its mirror image, columns 1-7 reversed. A
+// position and its mirror have the same score, so they share one table
+// entry, as in Pons' solver.
+func symmetricKey(key uint64) uint64 {
+	m := key&keyCol3 |
+		(key&keyCol0)<<42 | (key&keyCol6)>>42 |
+		(key&keyCol1)<<28 | (key&keyCol5)>>28 |
+		(key&keyCol2)<<14 | (key&keyCol4)>>14
+	return min(key, m)
 }
 
 // winningCells returns the empty cells that would complete a four for the
@@ -315,7 +372,7 @@ func (s *Solver) negamax(cur, mask uint64, moves, alpha, beta int) int {
 		}
 	}
 	hi := (cells - 1 - moves) / 2
-	key := cur + mask
+	key := symmetricKey(cur + mask)
 	useTable := moves < tableMoves
 	stored := 0
 	if useTable {
@@ -346,12 +403,19 @@ func (s *Solver) negamax(cur, mask uint64, moves, alpha, beta int) int {
 	var order [width]uint64
 	var score [width]int
 	n := 0
+	opp := cur ^ mask
+	prefetchChildren := moves+1 < tableMoves
 	for i := width - 1; i >= 0; i-- {
 		move := next & columnMasks[i]
 		if move == 0 {
 			continue
 		}
 		sc := bits.OnesCount64(winningCells(cur|move, mask))
+		if prefetchChildren {
+			// Start loading the child's table bucket now, so that
+			// the probe when it is searched finds it in the cache.
+			prefetch(&s.table[s.index(symmetricKey(opp+(mask|move)))])
+		}
 		j := n
 		for ; j > 0 && score[j-1] > sc; j-- {
 			order[j], score[j] = order[j-1], score[j-1]
@@ -360,12 +424,11 @@ func (s *Solver) negamax(cur, mask uint64, moves, alpha, beta int) int {
 		n++
 	}
 
-	opp := cur ^ mask
 	for j := n - 1; j >= 0; j-- {
 		v := -s.negamax(opp, mask|order[j], moves+1, -beta, -alpha)
 		if v >= beta {
 			if useTable {
-				s.put(key, v+maxScore-2*minScore+2)
+				s.put(key, moves, v+maxScore-2*minScore+2)
 			}
 			return v
 		}
@@ -374,7 +437,7 @@ func (s *Solver) negamax(cur, mask uint64, moves, alpha, beta int) int {
 		}
 	}
 	if useTable {
-		s.put(key, alpha-minScore+1)
+		s.put(key, moves, alpha-minScore+1)
 	}
 	return alpha
 }
