@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"tabula/elo"
 	"tabula/match"
 	"tabula/players"
 	"tabula/search/c4solver"
@@ -46,6 +47,10 @@ type BenchRecord struct {
 type BenchResult struct {
 	Positions int
 	Mistakes  int
+	// Open counts the positions that admit a mistake: some legal column
+	// has a worse outcome than the best (in about half of Pons' positions
+	// every column has the same outcome, and no move can be a mistake).
+	Open int
 	Time      time.Duration // total time the player spent choosing
 }
 
@@ -92,6 +97,23 @@ func outcomeClass(score int) int {
 // outcome.
 func IsMistake(scores [7]int, move int) bool {
 	return outcomeClass(scores[move]) < BestOutcome(scores)
+}
+
+// AdmitsMistake reports whether some legal column of scores has a worse
+// win/draw/loss outcome than the best one.
+func AdmitsMistake(scores [7]int) bool {
+	best := BestOutcome(scores)
+	for _, s := range scores {
+		if s != c4solver.Invalid && outcomeClass(s) < best {
+			return true
+		}
+	}
+	return false
+}
+
+// MistakeInterval is the Wilson 95% interval of the mistake rate.
+func (r BenchResult) MistakeInterval() (lo, hi float64) {
+	return elo.Wilson(r.Mistakes, r.Positions, elo.Z95)
 }
 
 // BestOutcome is the best win/draw/loss outcome (1, 0, -1) among the legal
@@ -164,6 +186,9 @@ func Bench(ctx context.Context, cfg BenchConfig, f *players.Factory, positions [
 		}
 		res.Positions++
 		res.Time += el
+		if AdmitsMistake(outcomes) {
+			res.Open++
+		}
 		if rec.Mistake {
 			res.Mistakes++
 		}

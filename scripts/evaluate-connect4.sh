@@ -4,7 +4,8 @@
 #   2. the mistake rate of the network (200 simulations), of the same network without the MCTS-solver
 #      (solver=0: the network's own judgement) and of alphabeta:depth=5 on the first N positions of
 #      every Pons test set (N_HARD for the slow Begin-Hard set, N_LATE for the middle and end sets, whose
-#      verdicts are quick to compute), judged by the built-in solver. SOLVER0=0 leaves out the solver=0 player.
+#      verdicts are quick to compute), judged by the built-in solver, and on the held-out set
+#      data/connect4/heldout (all of it). SOLVER0=0 leaves out the solver=0 player.
 #   3. the network's mistakes on Begin-Medium, Begin-Hard and Middle-Medium split by the best outcome of each
 #      position (wins, draws), in OUT/mistakes.txt.
 # The solver's verdicts come from data/connect4/verdicts (shipped: the first 1000 positions of every set, 100
@@ -46,6 +47,17 @@ for set in Test_L1_R1 Test_L1_R2 Test_L1_R3 Test_L2_R1 Test_L2_R2 Test_L3_R1; do
       -verdicts "$run/bench/$set-$k.json" -out "$out/bench-$set-$name.jsonl" -quiet
   done
 done | tee "$out/bench.txt"
+
+# The held-out set (data/connect4/heldout: 2,000 positions from varied play that no setting was chosen
+# on, labelled by the solver; data/connect4/README.md). Tune on Pons' sets, report on both.
+players=("net:path=$best,sims=200$opts" "alphabeta:depth=5")
+[ "$solver0" = 1 ] && players+=("net:path=$best,sims=200,solver=0$opts")
+for player in "${players[@]}"; do
+  name=${player%%:*}
+  case $player in *solver=0*) name=net-solver0 ;; esac
+  "$arena" bench -game connect4 -player "$player" -positions data/connect4/heldout \
+    -verdicts "$run/bench/heldout.json" -out "$out/bench-heldout-$name.jsonl" -quiet
+done | tee "$out/bench-heldout.txt"
 
 # The network's mistakes by the best outcome of each position (a move that only draws is the hard case; docs:
 # "Where the mistakes are"); scripts/mistakes compares several runs the same way.

@@ -776,8 +776,10 @@ func defineBench(fs *flag.FlagSet) func(context.Context, io.Reader, io.Writer, i
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(stdout, "%s on %s: %d positions, %d mistakes (%.1f%%), %.3f ms per move\n",
-			player.Name, *posPath, res.Positions, res.Mistakes, 100*res.MistakeRate(), float64(res.TimePerMove().Microseconds())/1000)
+		lo, hi := res.MistakeInterval()
+		fmt.Fprintf(stdout, "%s on %s: %d positions, %d mistakes (%.1f%% [%.1f%%, %.1f%%]), %.3f ms per move; %d positions (%.1f%%) admit a mistake\n",
+			player.Name, *posPath, res.Positions, res.Mistakes, 100*res.MistakeRate(), 100*lo, 100*hi,
+			float64(res.TimePerMove().Microseconds())/1000, res.Open, 100*float64(res.Open)/float64(max(1, res.Positions)))
 		return nil
 	}
 }

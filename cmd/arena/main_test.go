@@ -174,7 +174,7 @@ func TestBenchCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(stdout, "8 positions, 0 mistakes (0.0%)") {
+	if !strings.Contains(stdout, "8 positions, 0 mistakes (0.0% [0.0%, 32.4%])") || !strings.Contains(stdout, "4 positions (50.0%) admit a mistake") {
 		t.Errorf("bench output: %s", stdout)
 	}
 	f, err := os.ReadFile(out)
@@ -222,7 +222,7 @@ func TestBenchOthelloCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "solver:tt=16 on othello8-e08-12 (othello:size=8, 8-12 empties): 10 positions, 0 mistakes (0.0%;"
+	want := "solver:tt=16 on othello8-e08-12 (othello:size=8, 8-12 empties): 10 positions, 0 mistakes (0.0% [0.0%, 27.8%];"
 	if !strings.Contains(stdout, want) || !strings.Contains(stdout, "mean disc loss 0.00, best move 100.0%") {
 		t.Errorf("bench output: %s\nwant %q", stdout, want)
 	}

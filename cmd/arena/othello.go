@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"tabula/bench"
+	"tabula/elo"
 	"tabula/games/othello"
 	"tabula/players"
 )
@@ -77,8 +78,9 @@ func benchOthello(ctx context.Context, g *othello.Game, playerSpec, paths, out s
 		if err != nil {
 			return fmt.Errorf("%w", err)
 		}
-		fmt.Fprintf(stdout, "%s on %s (%s, %s empties): %d positions, %d mistakes (%.1f%%; %.1f%% of the %d where one was possible), mean disc loss %.2f, best move %.1f%%, %.3f ms per move\n",
-			player.Name, set.Name, g.Name(), set.Bucket(), res.Positions, res.Mistakes, 100*res.MistakeRate(),
+		lo, hi := elo.Wilson(res.Mistakes, res.Positions, elo.Z95)
+		fmt.Fprintf(stdout, "%s on %s (%s, %s empties): %d positions, %d mistakes (%.1f%% [%.1f%%, %.1f%%]; %.1f%% of the %d where one was possible), mean disc loss %.2f, best move %.1f%%, %.3f ms per move\n",
+			player.Name, set.Name, g.Name(), set.Bucket(), res.Positions, res.Mistakes, 100*res.MistakeRate(), 100*lo, 100*hi,
 			100*res.CriticalMistakeRate(), res.Critical, res.MeanDiscLoss(), 100*float64(res.Perfect)/float64(res.Positions),
 			float64(res.TimePerMove().Microseconds())/1000)
 	}
