@@ -51,7 +51,7 @@ type BenchResult struct {
 	// has a worse outcome than the best (in about half of Pons' positions
 	// every column has the same outcome, and no move can be a mistake).
 	Open int
-	Time      time.Duration // total time the player spent choosing
+	Time time.Duration // total time the player spent choosing
 }
 
 // MistakeRate is the fraction of positions where the player erred.
