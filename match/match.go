@@ -144,14 +144,21 @@ func (p ScoreStats) Interval() (mean, lo, hi float64) {
 	if p.N == 0 {
 		return 0, 0, 0
 	}
-	n := float64(p.N)
-	mean = p.Sum / n
-	if p.N < 2 {
-		return mean, mean, mean
-	}
-	v := max(0, (p.SumSq-n*mean*mean)/(n-1))
-	h := elo.Z95 * math.Sqrt(v/n)
+	mean, h := pairInterval(p.N, p.Sum, p.SumSq)
 	return mean, mean - h, mean + h
+}
+
+// pairInterval returns the mean of n pair values with sum sum and sum of
+// squares sumSq, and the half-width of its 95% interval (normal
+// approximation; 0 with fewer than 2 pairs).
+func pairInterval(n int, sum, sumSq float64) (mean, half float64) {
+	fn := float64(n)
+	mean = sum / fn
+	if n < 2 {
+		return mean, 0
+	}
+	v := max(0, (sumSq-fn*mean*mean)/(fn-1))
+	return mean, elo.Z95 * math.Sqrt(v/fn)
 }
 
 // ForfeitRecord says who forfeited a game and why.
@@ -204,13 +211,7 @@ func (p PairStats) Interval() (mean, lo, hi float64) {
 	if p.N == 0 {
 		return 0.5, 0.5, 0.5
 	}
-	n := float64(p.N)
-	mean = p.Sum / n
-	if p.N < 2 {
-		return mean, mean, mean
-	}
-	v := max(0, (p.SumSq-n*mean*mean)/(n-1))
-	h := elo.Z95 * math.Sqrt(v/n)
+	mean, h := pairInterval(p.N, p.Sum, p.SumSq)
 	return mean, max(0, mean-h), min(1, mean+h)
 }
 
