@@ -93,16 +93,7 @@ func Build(games []chess.PGNGame, cfg BuildConfig) ([]Entry, error) {
 	moves := map[uint64][]uint16{} // moves seen in each position, for halving
 	for gi := range games {
 		g := &games[gi]
-		result := 0
-		switch g.Result {
-		case "1-0":
-			result = 1
-		case "0-1":
-			result = -1
-		}
-		if g.Start.SideToMove() == chess.Black {
-			result = -result
-		}
+		result := startResult(g)
 		pos := g.Start
 		k := Key(&pos)
 		for ply, m := range g.Moves {
@@ -137,4 +128,20 @@ func Build(games []chess.PGNGame, cfg BuildConfig) ([]Entry, error) {
 		out = append(out, Entry{Key: t.key, Move: t.move, Weight: uint16(t.sum)})
 	}
 	return out, nil
+}
+
+// startResult is g's result for the side to move at its start: 1 a win, 0
+// a draw or no result, -1 a loss.
+func startResult(g *chess.PGNGame) int {
+	result := 0
+	switch g.Result {
+	case "1-0":
+		result = 1
+	case "0-1":
+		result = -1
+	}
+	if g.Start.SideToMove() == chess.Black {
+		result = -result
+	}
+	return result
 }

@@ -42,16 +42,7 @@ func BuildNegamax(games []chess.PGNGame, cfg BuildConfig) ([]Entry, error) {
 	var order []uint64 // positions in the order first met
 	for gi := range games {
 		g := &games[gi]
-		result := 0
-		switch g.Result {
-		case "1-0":
-			result = 1
-		case "0-1":
-			result = -1
-		}
-		if g.Start.SideToMove() == chess.Black {
-			result = -result
-		}
+		result := startResult(g)
 		pos := g.Start
 		k := Key(&pos)
 		for ply, m := range g.Moves {
