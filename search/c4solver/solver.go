@@ -21,9 +21,11 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"tabula/games"
 	"tabula/games/connect4"
+	"tabula/internal/prefetch"
 )
 
 const (
@@ -414,7 +416,7 @@ func (s *Solver) negamax(cur, mask uint64, moves, alpha, beta int) int {
 		if prefetchChildren {
 			// Start loading the child's table bucket now, so that
 			// the probe when it is searched finds it in the cache.
-			prefetch(&s.table[s.index(symmetricKey(opp+(mask|move)))])
+			prefetch.Lines(unsafe.Pointer(&s.table[s.index(symmetricKey(opp+(mask|move)))]), 16)
 		}
 		j := n
 		for ; j > 0 && score[j-1] > sc; j-- {
