@@ -391,3 +391,22 @@ func TestPhantomInfosets(t *testing.T) {
 		}
 	}
 }
+
+// TestLeducSequences: Leduc with ranks dealt, as we deal it, has 144
+// information sets and 337 sequences a player (the empty one included) in
+// the sequence form, the figures of Christian Kroer's ExtensiveFormCpp
+// (github.com/ChrKroer/ExtensiveFormCpp, src/games/leduc.cpp:
+// num_infosets 144, num_sequences 337).
+func TestLeducSequences(t *testing.T) {
+	l, err := New(poker.Leduc(), Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sq, err := l.t.sequences()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sq.count != [2]int{337, 337} {
+		t.Errorf("Leduc sequences a player %v, want [337 337]", sq.count)
+	}
+}
