@@ -321,21 +321,8 @@ func (p *Position) Evaluate(w *Weights) int {
 		}
 
 		// Pawn shield in front of a king on its first two ranks.
-		k := p.kingSquare(c)
-		kr := k.Rank()
-		if c == Black {
-			kr = 7 - kr
-		}
-		if kr <= 1 {
-			files := fileMask[k.File()] | adjacentMask[k.File()]
-			var r1, r2 Bitboard
-			if c == White {
-				r1, r2 = rank1<<(8*(k.Rank()+1)), rank1<<(8*(k.Rank()+2))
-			} else {
-				r1, r2 = rank1<<(8*(k.Rank()-1)), rank1<<(8*(k.Rank()-2))
-			}
-			mg[c] += w.Shield1*(pawns&files&r1).count() + w.Shield2*(pawns&files&r2).count()
-		}
+		near, far := p.shieldPawns(c, pawns)
+		mg[c] += w.Shield1*near + w.Shield2*far
 	}
 	us := p.side
 	mg[us] += w.Tempo
@@ -352,4 +339,26 @@ func (Game) Evaluate(st games.State) float64 {
 	s := st.(*State)
 	cp := s.pos.Evaluate(&DefaultWeights)
 	return float64(max(-maxEvalCP, min(maxEvalCP, cp))) * evalScale
+}
+
+// shieldPawns counts the pawns of pawns (c's) on the file of c's king and
+// the files beside it, on the first and the second rank in front of it,
+// when the king stands on its own first two ranks (0, 0 otherwise).
+func (p *Position) shieldPawns(c Color, pawns Bitboard) (near, far int) {
+	k := p.kingSquare(c)
+	kr := k.Rank()
+	if c == Black {
+		kr = 7 - kr
+	}
+	if kr > 1 {
+		return 0, 0
+	}
+	files := fileMask[k.File()] | adjacentMask[k.File()]
+	var r1, r2 Bitboard
+	if c == White {
+		r1, r2 = rank1<<(8*(k.Rank()+1)), rank1<<(8*(k.Rank()+2))
+	} else {
+		r1, r2 = rank1<<(8*(k.Rank()-1)), rank1<<(8*(k.Rank()-2))
+	}
+	return (pawns & files & r1).count(), (pawns & files & r2).count()
 }

@@ -185,22 +185,9 @@ func (p *Position) Features(w *Weights, f []float64) (offset float64) {
 				}
 			}
 		}
-		k := p.kingSquare(c)
-		kr := k.Rank()
-		if c == Black {
-			kr = 7 - kr
-		}
-		if kr <= 1 {
-			files := fileMask[k.File()] | adjacentMask[k.File()]
-			var r1, r2 Bitboard
-			if c == White {
-				r1, r2 = rank1<<(8*(k.Rank()+1)), rank1<<(8*(k.Rank()+2))
-			} else {
-				r1, r2 = rank1<<(8*(k.Rank()-1)), rank1<<(8*(k.Rank()-2))
-			}
-			n[tShield] += (pawns & files & r1).count()
-			n[tShield+1] += (pawns & files & r2).count()
-		}
+		near, far := p.shieldPawns(c, pawns)
+		n[tShield] += near
+		n[tShield+1] += far
 	}
 	us, them := p.side, p.side^1
 	phase = min(phase, w.MaxPhase)
