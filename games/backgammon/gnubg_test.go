@@ -45,28 +45,8 @@ func TestMovesMatchGnubg(t *testing.T) {
 		qs = append(qs, query{q, max(d1, d2), min(d1, d2)})
 		fmt.Fprintf(&in, "%s %d %d\n", PositionID(&q, 0), max(d1, d2), min(d1, d2))
 	}
-	dir := t.TempDir()
-	inPath, outPath := filepath.Join(dir, "in.txt"), filepath.Join(dir, "out.txt")
-	if err := os.WriteFile(inPath, []byte(in.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	script, err := filepath.Abs("testdata/gnubg_moves.py")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, gnubg, "-t", "-q", "-p", script)
-	cmd.Stdin = strings.NewReader("")
-	cmd.Env = append(os.Environ(), "TABULA_GNUBG_IN="+inPath, "TABULA_GNUBG_OUT="+outPath)
 	start := time.Now()
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("gnubg: %v\n%s", err, out)
-	}
-	data, err := os.ReadFile(outPath)
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := runGnubgScript(t, gnubg, "testdata/gnubg_moves.py", in.String())
 	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
 	if len(lines) != len(qs) {
 		t.Fatalf("gnubg answered %d positions, want %d", len(lines), len(qs))
@@ -132,4 +112,33 @@ func TestMovesMatchGnubg(t *testing.T) {
 	}
 	t.Logf("%d positions and rolls, %d legal turns equal to gnubg's; %d move strings equal; gnubg took %v",
 		len(qs), turnsTotal, textChecked, time.Since(start).Round(time.Millisecond))
+}
+
+// runGnubgScript runs gnubg's embedded Python on script with in as the file
+// named by TABULA_GNUBG_IN, and returns what the script wrote to the file
+// named by TABULA_GNUBG_OUT.
+func runGnubgScript(t *testing.T, gnubg, script, in string) []byte {
+	t.Helper()
+	dir := t.TempDir()
+	inPath, outPath := filepath.Join(dir, "in.txt"), filepath.Join(dir, "out.txt")
+	if err := os.WriteFile(inPath, []byte(in), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	abs, err := filepath.Abs(script)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, gnubg, "-t", "-q", "-p", abs)
+	cmd.Stdin = strings.NewReader("")
+	cmd.Env = append(os.Environ(), "TABULA_GNUBG_IN="+inPath, "TABULA_GNUBG_OUT="+outPath)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("gnubg: %v\n%s", err, out)
+	}
+	data, err := os.ReadFile(outPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
 }

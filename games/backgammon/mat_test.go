@@ -2,16 +2,13 @@ package backgammon
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"tabula/games"
 	"tabula/internal/refdata/refdatatest"
@@ -174,26 +171,7 @@ func TestMatGnubgImport(t *testing.T) {
 		}
 		paths = append(paths, p)
 	}
-	inPath, outPath := filepath.Join(dir, "in.txt"), filepath.Join(dir, "out.txt")
-	if err := os.WriteFile(inPath, []byte(strings.Join(paths, "\n")+"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	script, err := filepath.Abs("testdata/gnubg_import_mat.py")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, gnubg, "-t", "-q", "-p", script)
-	cmd.Stdin = strings.NewReader("")
-	cmd.Env = append(os.Environ(), "TABULA_GNUBG_IN="+inPath, "TABULA_GNUBG_OUT="+outPath)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("gnubg: %v\n%s", err, out)
-	}
-	data, err := os.ReadFile(outPath)
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := runGnubgScript(t, gnubg, "testdata/gnubg_import_mat.py", strings.Join(paths, "\n")+"\n")
 	files := strings.Split(string(data), "file ")[1:]
 	if len(files) != len(acts) {
 		t.Fatalf("gnubg read %d files, want %d:\n%s", len(files), len(acts), data)
