@@ -298,7 +298,7 @@ func (e *Engine) newOutcomes(s games.State) *outcomes {
 	if !own && !score {
 		return nil
 	}
-	return &outcomes{e: e, an: oa, s: s, hasOwn: own, hasScore: score, scores: map[int]float64{}}
+	return &outcomes{e: e, an: oa, s: s.Clone(), hasOwn: own, hasScore: score, scores: map[int]float64{}}
 }
 
 // fill evaluates what a report of actions needs and the cache lacks: the
