@@ -8,15 +8,30 @@ package gtp
 //     with winrate, prior and lcb as integers 0..10000, one "info" group per
 //     move, all the moves of one report on one line;
 //   - kata-analyze, kata-genmove_analyze (KataGo's): the same with
-//     "info move D4 visits N utility U winrate W prior P lcb L order K pv ...",
-//     winrate, prior and lcb in 0..1 and utility in -1..1; ownership is
-//     written only by engines whose search estimates it, and scoreMean and
-//     scoreLead only by those that estimate the score. Ours estimate
-//     neither: a network trained with the ownership and score heads
-//     (network.ownership, network.score) uses them as auxiliary training
-//     targets only; inference and the search evaluate the policy and the
-//     value alone. The fields are left out, which the format allows, and
-//     "ownership true" is accepted and answered without them;
+//     "info move D4 visits N utility U winrate W scoreMean S scoreLead S
+//     prior P lcb L order K pv ...", winrate, prior and lcb in 0..1 and
+//     utility in -1..1, and, with "ownership true", the line ends with
+//     "ownership" and size*size numbers in [-1, 1], row by row from the
+//     top-left point (A9 on 9x9) to the bottom-right one. Every value is
+//     for the player to move in the analysed position, as the winrate is
+//     (KataGo's docs/GTP_Extensions.md, lightvector/KataGo: "All output
+//     values are from the perspective of the current player"; the
+//     ownership "in row-major order, starting at the top-left of the
+//     board (e.g. A19)").
+//     scoreLead and ownership come from the network's score and
+//     ownership heads (network.score, network.ownership; OutcomeAnalyzer)
+//     and are written only when the network has them; a network without
+//     a head answers without its field, which the format allows, and
+//     takes "ownership true" all the same. scoreLead (and scoreMean,
+//     KataGo's older name for it, which Lizzie reads) is the score head's
+//     estimate at the position after the move: the final margin in
+//     points, komi included, that self-play from there would end with,
+//     turned to the mover's side; it is the network's estimate at the
+//     child, not an average over the move's subtree as KataGo's is. The
+//     ownership is the ownership head's output at the analysed position
+//     itself (the root), not an average over the tree. Both are
+//     evaluated once a position and move (a forward pass per reported
+//     move), apart from the search's own evaluations;
 //   - analyze and genmove_analyze, the names of lz-analyze and
 //     lz-genmove_analyze some front ends use.
 //
@@ -75,6 +90,23 @@ type AnalysisMove struct {
 	Q      float64 // mean value in [-1, 1]
 	Prior  float64 // in [0, 1]
 	PV     []int   // principal variation, starting with Action
+}
+
+// OutcomeAnalyzer is implemented by Analyzers whose network has KataGo's
+// ownership or score head (package players' net players, with a network
+// trained with network.ownership or network.score): kata-analyze and
+// kata-genmove_analyze then report them.
+type OutcomeAnalyzer interface {
+	// OutcomeHeads reports which of the two heads the network has.
+	OutcomeHeads() (ownership, score bool)
+	// Outcome evaluates the heads for the analysis of s. When own is not
+	// nil (one value a board point, the points in action order: row-major
+	// from the top-left point), it writes the ownership head's prediction
+	// for s, in [-1, 1], +1 where s's player to move owns the point at the
+	// end. It returns, for each of actions (which needs the score head),
+	// the predicted final margin, in points, for s's player to move once
+	// the action is played.
+	Outcome(s games.State, actions []int, own []float64) ([]float64, error)
 }
 
 // AnalysisCommands are the commands Engine adds to Commands when its
@@ -184,11 +216,15 @@ func (e *Engine) parseAnalysis(cmd Command) (analysisRequest, error) {
 	return req, nil
 }
 
-// formatAnalysis writes one report line: an "info" group per move.
-func (e *Engine) formatAnalysis(req analysisRequest, an Analysis) string {
+// formatAnalysis writes one report line: an "info" group per move, and,
+// for kata-analyze with ownership true and an ownership head, the
+// "ownership" section after the last group. oc, nil without an
+// OutcomeAnalyzer, holds what the heads said of this analysis' position.
+func (e *Engine) formatAnalysis(req analysisRequest, an Analysis, oc *outcomes) string {
 	d := e.pos.Dialect()
 	var b strings.Builder
 	n := 0
+	var shown []int
 	for i, m := range an.Moves {
 		if m.Visits == 0 && i >= req.minMoves {
 			break
@@ -197,6 +233,12 @@ func (e *Engine) formatAnalysis(req analysisRequest, an Analysis) string {
 			break
 		}
 		n++
+		shown = append(shown, m.Action)
+	}
+	if req.kata && oc != nil {
+		oc.fill(shown, req.ownership)
+	}
+	for i, m := range an.Moves[:n] {
 		wr := (m.Q + 1) / 2
 		lcb := 0.0
 		if m.Visits > 0 {
@@ -207,7 +249,13 @@ func (e *Engine) formatAnalysis(req analysisRequest, an Analysis) string {
 		}
 		b.WriteString("info move " + d.FormatMove(m.Action) + " visits " + strconv.Itoa(m.Visits))
 		if req.kata {
-			fmt.Fprintf(&b, " utility %.6f winrate %.6f prior %.6f lcb %.6f", m.Q, wr, m.Prior, lcb)
+			fmt.Fprintf(&b, " utility %.6f winrate %.6f", m.Q, wr)
+			if sc, ok := oc.score(m.Action); ok {
+				// scoreMean is KataGo's older name of scoreLead,
+				// which Lizzie reads.
+				fmt.Fprintf(&b, " scoreMean %.6f scoreLead %.6f", sc, sc)
+			}
+			fmt.Fprintf(&b, " prior %.6f lcb %.6f", m.Prior, lcb)
 		} else {
 			fmt.Fprintf(&b, " winrate %d prior %d lcb %d", per10k(wr), per10k(m.Prior), per10k(lcb))
 		}
@@ -216,7 +264,88 @@ func (e *Engine) formatAnalysis(req analysisRequest, an Analysis) string {
 			b.WriteString(" " + d.FormatMove(a))
 		}
 	}
+	if b.Len() > 0 && req.kata && req.ownership && oc != nil && oc.own != nil {
+		b.WriteString(" ownership")
+		for _, v := range oc.own {
+			b.WriteString(" " + strconv.FormatFloat(v, 'f', 6, 64))
+		}
+	}
 	return b.String()
+}
+
+// outcomes holds what an OutcomeAnalyzer's heads said of one analysis'
+// position: its ownership and the score after each move reported so far.
+type outcomes struct {
+	e        *Engine
+	an       OutcomeAnalyzer
+	s        games.State
+	hasOwn   bool
+	hasScore bool
+	own      []float64       // nil until asked for, or without the head
+	scores   map[int]float64 // by action
+	failed   bool            // the heads failed once: report without them
+	missing  []int           // scratch
+}
+
+// newOutcomes returns the cache of an analysis of s, or nil when the
+// chooser has neither head.
+func (e *Engine) newOutcomes(s games.State) *outcomes {
+	oa, ok := e.chooser.(OutcomeAnalyzer)
+	if !ok {
+		return nil
+	}
+	own, score := oa.OutcomeHeads()
+	if !own && !score {
+		return nil
+	}
+	return &outcomes{e: e, an: oa, s: s.Clone(), hasOwn: own, hasScore: score, scores: map[int]float64{}}
+}
+
+// fill evaluates what a report of actions needs and the cache lacks: the
+// ownership (once, when asked for) and the scores of actions not yet
+// scored.
+func (o *outcomes) fill(actions []int, ownership bool) {
+	if o.failed {
+		return
+	}
+	o.missing = o.missing[:0]
+	if o.hasScore {
+		for _, a := range actions {
+			if _, ok := o.scores[a]; !ok {
+				o.missing = append(o.missing, a)
+			}
+		}
+	}
+	var own []float64
+	if ownership && o.hasOwn && o.own == nil {
+		n := o.e.pos.Dialect().Size()
+		own = make([]float64, n*n)
+	}
+	if own == nil && len(o.missing) == 0 {
+		return
+	}
+	sc, err := o.an.Outcome(o.s, o.missing, own)
+	if err != nil {
+		o.e.log.Warn("gtp: ownership and score heads failed; reporting without them", "error", err.Error())
+		o.failed, o.own = true, nil
+		clear(o.scores)
+		return
+	}
+	for i, a := range o.missing {
+		o.scores[a] = sc[i]
+	}
+	if own != nil {
+		o.own = own
+	}
+}
+
+// score returns the score after action a, when known.
+func (o *outcomes) score(a int) (float64, bool) {
+	if o == nil || o.failed {
+		return 0, false
+	}
+	v, ok := o.scores[a]
+	return v, ok
 }
 
 func per10k(x float64) int {
@@ -299,6 +428,10 @@ func (e *Engine) streamAnalysis(ctx context.Context, cmd Command, bw *bufio.Writ
 	last := start
 	var res Analysis
 	visits := 0
+	var oc *outcomes
+	if req.kata {
+		oc = e.newOutcomes(s)
+	}
 	for visits < budget && (deadline.IsZero() || visits == 0 || time.Now().Before(deadline)) {
 		if !req.genmove {
 			if ln, more := next(false); ln != nil || !more {
@@ -319,7 +452,7 @@ func (e *Engine) streamAnalysis(ctx context.Context, cmd Command, bw *bufio.Writ
 		visits += step
 		if req.interval > 0 && time.Since(last) >= req.interval {
 			last = time.Now()
-			if out := e.formatAnalysis(req, res); out != "" {
+			if out := e.formatAnalysis(req, res, oc); out != "" {
 				if _, err := bw.WriteString(out + "\n"); err != nil {
 					return nil, err
 				}
@@ -335,7 +468,7 @@ func (e *Engine) streamAnalysis(ctx context.Context, cmd Command, bw *bufio.Writ
 		}
 		a := res.Moves[0].Action
 		if req.interval > 0 {
-			if out := e.formatAnalysis(req, res); out != "" {
+			if out := e.formatAnalysis(req, res, oc); out != "" {
 				bw.WriteString(out + "\n")
 			}
 		}

@@ -324,3 +324,43 @@ func BenchmarkCheckHash(b *testing.B) {
 }
 
 var sinkHash uint64
+
+// BenchmarkForwardAux runs the go7 network with both auxiliary heads
+// (configs/go7.yaml's tower: 64 filters, 5 blocks) at batch 1 and 32: Forward,
+// the search's pass, which skips the heads, against ForwardAux with both
+// heads, analysis' pass. MFLOP/pos counts the tower and the policy and value
+// heads only.
+func BenchmarkForwardAux(b *testing.B) {
+	sh := Shape{Planes: 9, Height: 7, Width: 7, Actions: 50}
+	cfg := Config{Filters: 64, Blocks: 5, PolicyFilters: 2, ValueFilters: 1, ValueHidden: 64, Ownership: true, Score: true}
+	m, err := NewModel(randomWeights(b, cfg, sh, 1))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, batch := range []int{1, 32} {
+		obs := randomObs(sh, batch, rand.New(rand.NewPCG(1, 2)))
+		for _, aux := range []bool{false, true} {
+			b.Run(fmt.Sprintf("batch=%d/aux=%v", batch, aux), func(b *testing.B) {
+				net, err := m.NewNet(batch)
+				if err != nil {
+					b.Fatal(err)
+				}
+				logits, values := make([]float32, batch*sh.Actions), make([]float32, batch)
+				if !aux {
+					timeForward(b, net, obs, batch, logits, values)
+					return
+				}
+				own, scores := make([]float32, batch*sh.Height*sh.Width), make([]float32, batch)
+				b.ReportAllocs()
+				b.ResetTimer()
+				clk := startCPUClock()
+				for range b.N {
+					if err := net.ForwardAux(obs, batch, logits, values, own, scores); err != nil {
+						b.Fatal(err)
+					}
+				}
+				reportForward(b, clk, m, b.N*batch, 1)
+			})
+		}
+	}
+}

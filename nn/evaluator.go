@@ -136,7 +136,21 @@ type Evaluator struct {
 
 	requests, positions, evaluated, batches, merged atomic.Int64
 	forward                                         atomic.Int64 // nanoseconds in forward passes
+
+	aux auxRunner // EvaluateAux's network and buffers
 }
+
+// auxRunner is EvaluateAux's own Net, apart from the workers' batches.
+type auxRunner struct {
+	mu             sync.Mutex
+	net            *Net
+	obs, own       []float32
+	logits, values []float32
+	scores         []float32
+}
+
+// auxBatch is the most positions EvaluateAux runs in one forward pass.
+const auxBatch = 32
 
 const (
 	evalNew int32 = iota
@@ -238,6 +252,85 @@ func (e *Evaluator) SetWeights(w *Weights) error {
 	e.weights.Lock()
 	defer e.weights.Unlock()
 	e.snap.Store(&snapshot{model: m, gen: e.snap.Load().gen + 1})
+	return nil
+}
+
+// HasOwnership reports whether the current network has the ownership head.
+func (e *Evaluator) HasOwnership() bool { return e.snap.Load().model.HasOwnership() }
+
+// HasScore reports whether the current network has the score head.
+func (e *Evaluator) HasScore() bool { return e.snap.Load().model.HasScore() }
+
+// EvaluateAux runs the current network's auxiliary heads on states, for
+// analysis: with ownership not nil, it writes into ownership[i] (Height x
+// Width values, the board row-major as State.Observation lays it out) the
+// ownership head's prediction for states[i], in [-1, 1], +1 where the
+// player to move owns the point at the end; with scores not nil, it
+// writes into scores[i] the score head's prediction of the final margin
+// for the player to move, in the game's unit (Net.ForwardAux). Every
+// state is run, terminal ones too (what a finished game's outcome is, the
+// caller knows better). It runs in the calling goroutine on a Net of its
+// own, one call at a time, without the workers, the cache or the
+// counters, so that Evaluate, the search's path, does no more work than
+// before; it allocates on its first calls only. Asking for a head the
+// network lacks is an error.
+func (e *Evaluator) EvaluateAux(states []games.State, ownership [][]float32, scores []float32) error {
+	n := len(states)
+	switch {
+	case ownership == nil && scores == nil:
+		return errors.New("nn: evaluate aux: neither ownership nor scores asked for")
+	case ownership != nil && len(ownership) != n:
+		return fmt.Errorf("nn: evaluate aux: %d states, %d ownership planes", n, len(ownership))
+	case scores != nil && len(scores) != n:
+		return fmt.Errorf("nn: evaluate aux: %d states, %d scores", n, len(scores))
+	}
+	m := e.snap.Load().model
+	hw := e.shape.Height * e.shape.Width
+	for i, s := range states {
+		if s == nil {
+			return fmt.Errorf("nn: evaluate aux: states[%d] is nil", i)
+		}
+		if p, h, w := s.Game().ObservationShape(); p*h*w != e.obsLen || s.Game().NumActions() != e.numActions {
+			return fmt.Errorf("nn: evaluate aux: states[%d] is a position of %s, want %s", i, s.Game().Name(), e.game.Name())
+		}
+		if ownership != nil && len(ownership[i]) != hw {
+			return fmt.Errorf("nn: evaluate aux: ownership[%d] has %d values, want %d points", i, len(ownership[i]), hw)
+		}
+	}
+	a := &e.aux
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.net == nil || a.net.m != m {
+		a.net = m.newNet(auxBatch, defaultChunk(auxBatch, m.hw))
+		a.obs = grow(a.obs, auxBatch*e.obsLen)
+		a.logits, a.values = grow(a.logits, auxBatch*e.numActions), grow(a.values, auxBatch)
+	}
+	var own, sc []float32
+	if ownership != nil {
+		a.own = grow(a.own, auxBatch*hw)
+		own = a.own
+	}
+	if scores != nil {
+		a.scores = grow(a.scores, auxBatch)
+		sc = a.scores
+	}
+	for start := 0; start < n; start += auxBatch {
+		nb := min(auxBatch, n-start)
+		for k := range nb {
+			states[start+k].Observation(a.obs[k*e.obsLen : (k+1)*e.obsLen])
+		}
+		if err := a.net.ForwardAux(a.obs, nb, a.logits, a.values, own, sc); err != nil {
+			return fmt.Errorf("nn: evaluate aux: %w", err)
+		}
+		for k := range nb {
+			if ownership != nil {
+				copy(ownership[start+k], own[k*hw:(k+1)*hw])
+			}
+			if scores != nil {
+				scores[start+k] = sc[k]
+			}
+		}
+	}
 	return nil
 }
 

@@ -39,6 +39,13 @@ type Model struct {
 	value2 []float32 // [ValueOutputs][ValueHidden]
 	v2bias []float32 // [ValueOutputs]
 
+	// The auxiliary heads, which only ForwardAux runs: the ownership
+	// head's 1x1 conv [Filters] (nil without it), the score head's dense
+	// layer [ValueHidden] and bias (nil without it).
+	own    []float32
+	score  []float32
+	scoreB float32
+
 	stemCopies, towerCopies []copyOp // im2col plans
 	towerAlign              int      // planAlign of the tower's plan
 
@@ -96,6 +103,13 @@ func NewModel(w *Weights) (*Model, error) {
 	m.towerCopies = im2colPlan(sh.Height, sh.Width, cfg.Filters)
 	m.towerAlign = planAlign(m.towerCopies, 4)
 	m.v2bias = append([]float32(nil), w.ValueFC2.B...)
+	if w.Ownership != nil {
+		m.own = append([]float32(nil), w.Ownership.W...)
+	}
+	if w.ScoreFC != nil {
+		m.score = append([]float32(nil), w.ScoreFC.W...)
+		m.scoreB = w.ScoreFC.B[0]
+	}
 
 	f := int64(cfg.Filters)
 	conv3 := 2 * int64(hw) * 9 * f * f
@@ -114,6 +128,12 @@ func (m *Model) Config() Config { return m.cfg }
 
 // Shape returns the input and output shape of the network.
 func (m *Model) Shape() Shape { return m.shape }
+
+// HasOwnership reports whether the network has the ownership head.
+func (m *Model) HasOwnership() bool { return m.own != nil }
+
+// HasScore reports whether the network has the score head.
+func (m *Model) HasScore() bool { return m.score != nil }
 
 // FLOPsPerPosition counts the floating-point operations of one position's
 // forward pass through the network as defined (a multiply-add is two; batch
@@ -372,8 +392,41 @@ func im2col[T float32 | uint16 | uint8](dst, src []T, nb int, plan []copyOp, per
 // Forward evaluates batch positions. obs holds them one after another, each
 // laid out [plane][row][col] as games.State.Observation writes it. Forward
 // writes the raw policy logits (before softmax), batch x Actions, into logits
-// and the values (after tanh) into values. It allocates nothing.
+// and the values (after tanh) into values. It allocates nothing. It runs
+// the policy and value heads only (see ForwardAux).
 func (n *Net) Forward(obs []float32, batch int, logits, values []float32) error {
+	return n.forward(obs, batch, logits, values, nil, nil)
+}
+
+// ForwardAux is Forward that also runs the auxiliary heads asked for:
+// with ownership not nil, it writes the ownership head's output, tanh of
+// its 1x1 convolution of the tower, batch x Height*Width values in [-1, 1]
+// laid out as the observation's board (row-major), +1 where the player
+// to move is predicted to own the point at the end of the game; with
+// scores not nil, it writes the score head's prediction of the final
+// margin for the player to move, in the game's unit (the head's output
+// times Shape.ScoreScale: points in Go, komi included). These are the
+// quantities the heads are trained on (see nn/train's OwnershipLoss and
+// ScoreLoss and the self-play targets of package pipeline). The heads read
+// the same tower as the policy and value, in the model's precision, and
+// are themselves computed in FP32. Asking for a head the network lacks
+// is an error. It allocates nothing.
+func (n *Net) ForwardAux(obs []float32, batch int, logits, values, ownership, scores []float32) error {
+	m := n.m
+	switch {
+	case ownership != nil && m.own == nil:
+		return errors.New("nn: forward: the network has no ownership head")
+	case scores != nil && m.score == nil:
+		return errors.New("nn: forward: the network has no score head")
+	case ownership != nil && len(ownership) < batch*m.hw:
+		return fmt.Errorf("nn: forward: %d ownership values for %d positions of %d points", len(ownership), batch, m.hw)
+	case scores != nil && len(scores) < batch:
+		return fmt.Errorf("nn: forward: %d scores for %d positions", len(scores), batch)
+	}
+	return n.forward(obs, batch, logits, values, ownership, scores)
+}
+
+func (n *Net) forward(obs []float32, batch int, logits, values, ownership, scores []float32) error {
 	sh := n.m.shape
 	per := sh.Planes * n.m.hw
 	switch {
@@ -389,15 +442,27 @@ func (n *Net) Forward(obs []float32, batch int, logits, values []float32) error 
 	for start := 0; start < batch; start += n.chunk {
 		nb := min(n.chunk, batch-start)
 		hd := n.hd[start*n.m.hw*n.m.heads : (start+nb)*n.m.hw*n.m.heads]
-		n.tower(obs[start*per:(start+nb)*per], nb, hd)
+		var own []float32
+		if ownership != nil {
+			own = ownership[start*n.m.hw : (start+nb)*n.m.hw]
+		}
+		n.tower(obs[start*per:(start+nb)*per], nb, hd, own)
 	}
 	n.heads(batch, logits, values)
+	if scores != nil {
+		m := n.m
+		nh, scale := m.value1.n, sh.ScoreScale()
+		for b := range batch {
+			scores[b] = (dot(n.vh[b*nh:(b+1)*nh], m.score) + m.scoreB) * scale
+		}
+	}
 	return nil
 }
 
 // tower runs nb <= n.chunk positions through the residual tower and the
-// heads' 1x1 convolutions, writing the latter's output into hd.
-func (n *Net) tower(obs []float32, nb int, hd []float32) {
+// heads' 1x1 convolutions, writing the latter's output into hd, and, when
+// own is not nil, the ownership head's (after tanh) into own.
+func (n *Net) tower(obs []float32, nb int, hd, own []float32) {
 	m := n.m
 	hw, p, f := m.hw, m.shape.Planes, m.cfg.Filters
 	rows := nb * hw
@@ -449,6 +514,11 @@ func (n *Net) tower(obs []float32, nb int, hd []float32) {
 	}
 
 	n.dense(rows, m.head, x, hd, true)
+	if own != nil {
+		for r := range rows {
+			own[r] = float32(math.Tanh(float64(dot(x[r*f:(r+1)*f], m.own))))
+		}
+	}
 }
 
 // addHessian adds the Gram matrix of the rows x k im2col matrix in

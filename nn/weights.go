@@ -24,8 +24,9 @@ type Config struct {
 	ValueHidden   int `yaml:"value_hidden"`   // units of the value head's hidden layer
 
 	// Auxiliary heads (KataGo's), trained on the final ownership of every
-	// point and the final score margin, and used by training only: search
-	// reads policy and value, and Forward skips them.
+	// point and the final score margin. Search reads policy and value, and
+	// Forward skips them; ForwardAux runs them for analysis (kata-analyze's
+	// ownership and scoreLead).
 	Ownership bool `yaml:"ownership"` // a 1x1 conv of the tower to one plane, tanh
 	Score     bool `yaml:"score"`     // a dense layer from the value head's hidden layer
 	// OpponentPolicy adds KataGo's opponent-policy head: a second dense

@@ -83,12 +83,18 @@ func (f *Factory) Close() error {
 // noise, temperature 0) searching with cfg and evaluator eval, which the
 // caller owns. The training pipeline uses it to gate a candidate network.
 func PUCTFactory(name string, cfg mcts.Config, eval mcts.Evaluator) *Factory {
+	return puctFactory(name, cfg, eval, nil)
+}
+
+// puctFactory is PUCTFactory whose players analyse with the auxiliary
+// heads of aux's network (nil: none).
+func puctFactory(name string, cfg mcts.Config, eval mcts.Evaluator, aux *nn.Evaluator) *Factory {
 	return &Factory{Name: name, New: func(rng *rand.Rand) (Player, error) {
 		p, err := mcts.NewPlayer(cfg, eval, rng)
 		if err != nil {
 			return nil, fmt.Errorf("player %s: %w", name, err)
 		}
-		return &netPlayer{name: name, p: p, ownTime: cfg.MoveTime}, nil
+		return &netPlayer{name: name, p: p, ownTime: cfg.MoveTime, aux: aux}, nil
 	}}
 }
 
@@ -287,7 +293,7 @@ func buildNet(g games.Game, spec Spec) (*Factory, error) {
 			return nil, fmt.Errorf("player %s: %w", name, err)
 		}
 	}
-	f := PUCTFactory(name, cfg, ev)
+	f := puctFactory(name, cfg, ev, eval)
 	f.Cleanup = eval.Close
 	return f, nil
 }
@@ -366,6 +372,9 @@ type netPlayer struct {
 	p       *mcts.Player
 	kids    []mcts.ChildStat // scratch of Analyze
 	ownTime time.Duration    // the search's own time limit (time=), 0 for none
+	// aux runs the network's ownership and score heads for analysis
+	// (Outcome); nil for a player not built from a network.
+	aux *nn.Evaluator
 }
 
 func (p *netPlayer) Name() string          { return p.name }

@@ -18,13 +18,19 @@ import (
 // path.
 func writeTestCheckpoint(t *testing.T, dir, spec string) string {
 	t.Helper()
+	return writeCheckpointConfig(t, dir, spec, nn.Config{Filters: 8, Blocks: 1, PolicyFilters: 2, ValueFilters: 1, ValueHidden: 8})
+}
+
+// writeCheckpointConfig saves a random network of cfg for spec and returns
+// its path.
+func writeCheckpointConfig(t *testing.T, dir, spec string, cfg nn.Config) string {
+	t.Helper()
 	g, err := games.New(spec)
 	if err != nil {
 		t.Fatal(err)
 	}
 	p, h, w := g.ObservationShape()
-	wts, err := nn.NewWeights(nn.Config{Filters: 8, Blocks: 1, PolicyFilters: 2, ValueFilters: 1, ValueHidden: 8},
-		nn.Shape{Planes: p, Height: h, Width: w, Actions: g.NumActions()}, rand.New(rand.NewPCG(1, 2)))
+	wts, err := nn.NewWeights(cfg, nn.Shape{Planes: p, Height: h, Width: w, Actions: g.NumActions()}, rand.New(rand.NewPCG(1, 2)))
 	if err != nil {
 		t.Fatal(err)
 	}

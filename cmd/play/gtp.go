@@ -67,7 +67,11 @@ func runGTP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		}
 		gp := &gtpPlayer{Player: p, f: f}
 		if an, ok := p.(gtp.Analyzer); ok {
-			return &gtpAnalyzer{gtpPlayer: gp, Analyzer: an}, nil
+			ga := &gtpAnalyzer{gtpPlayer: gp, Analyzer: an}
+			if oa, ok := p.(gtp.OutcomeAnalyzer); ok {
+				return &gtpOutcomeAnalyzer{gtpAnalyzer: ga, OutcomeAnalyzer: oa}, nil
+			}
+			return ga, nil
 		}
 		return gp, nil
 	}
@@ -99,6 +103,13 @@ type gtpPlayer struct {
 type gtpAnalyzer struct {
 	*gtpPlayer
 	gtp.Analyzer
+}
+
+// gtpOutcomeAnalyzer is a gtpAnalyzer whose network may have the ownership
+// and score heads, which kata-analyze reports.
+type gtpOutcomeAnalyzer struct {
+	*gtpAnalyzer
+	gtp.OutcomeAnalyzer
 }
 
 // Sync passes the game's moves on to players that keep their own board.

@@ -12,6 +12,7 @@ import (
 	"tabula/games"
 	"tabula/internal/refdata/refdatatest"
 	"tabula/match"
+	"tabula/nn"
 	"tabula/players"
 )
 
@@ -150,5 +151,28 @@ func TestGTPAnalysisWithNet(t *testing.T) {
 		if !strings.HasPrefix(l, "info move ") && !strings.HasPrefix(l, "play ") {
 			t.Errorf("line %q in lz-genmove_analyze's answer", l)
 		}
+	}
+}
+
+// TestGTPKataAnalyzeHeads checks that `play gtp` hands a network's
+// ownership and score heads to the engine: kata-genmove_analyze with
+// ownership true reports scoreLead and 49 ownership values on 7x7.
+func TestGTPKataAnalyzeHeads(t *testing.T) {
+	ck := writeCheckpointConfig(t, t.TempDir(), "go:size=7",
+		nn.Config{Filters: 8, Blocks: 1, PolicyFilters: 2, ValueFilters: 1, ValueHidden: 8, Ownership: true, Score: true})
+	var out, errOut strings.Builder
+	err := run(context.Background(), []string{"gtp", "-player", "net:path=" + ck + ",sims=16"},
+		strings.NewReader("1 kata-genmove_analyze b 1 ownership true\n2 quit\n"), &out, &errOut)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, errOut.String())
+	}
+	lines := strings.Split(strings.Split(out.String(), "\n\n")[0], "\n")
+	if len(lines) < 3 || lines[0] != "=1" || !strings.HasPrefix(lines[len(lines)-1], "play ") {
+		t.Fatalf("answer %q", lines)
+	}
+	last := lines[len(lines)-2]
+	info, own, ok := strings.Cut(last, " ownership ")
+	if !ok || !strings.Contains(info, " scoreLead ") || len(strings.Fields(own)) != 49 {
+		t.Errorf("report without scoreLead or 49 ownership values: %q", last)
 	}
 }

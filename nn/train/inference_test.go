@@ -17,6 +17,8 @@ type inference struct {
 	vm     G.VM
 	obsBuf []float32
 	obs    *tensor.Dense
+	// The last Forward's auxiliary outputs (see Aux).
+	own, score []float32
 }
 
 // newInference builds the evaluation graph of a copy of w for batch
@@ -54,8 +56,29 @@ func (inf *inference) Forward(obs []float32) (logits, values []float32, err erro
 	if !ok1 || !ok2 {
 		return nil, nil, fmt.Errorf("train: forward: unexpected output types %T, %T", inf.net.logits.Value().Data(), inf.net.value.Value().Data())
 	}
+	inf.own, inf.score = nil, nil
+	if n := inf.net.ownership; n != nil {
+		d, ok := n.Value().Data().([]float32)
+		if !ok {
+			return nil, nil, fmt.Errorf("train: forward: ownership of type %T", n.Value().Data())
+		}
+		inf.own = append([]float32(nil), d...)
+	}
+	if n := inf.net.score; n != nil {
+		d, ok := n.Value().Data().([]float32)
+		if !ok {
+			return nil, nil, fmt.Errorf("train: forward: score of type %T", n.Value().Data())
+		}
+		inf.score = append([]float32(nil), d...)
+	}
 	return append([]float32(nil), l...), append([]float32(nil), v...), nil
 }
+
+// Aux returns the auxiliary heads' raw outputs of the last Forward, as the
+// training losses read them: the ownership head's before tanh [batch][H*W]
+// and the score head's [batch] (the margin divided by ScoreScale); nil for
+// a head the network lacks.
+func (inf *inference) Aux() (own, score []float32) { return inf.own, inf.score }
 
 // Close releases the machine.
 func (inf *inference) Close() error { return inf.vm.Close() }

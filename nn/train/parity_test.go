@@ -127,3 +127,70 @@ func TestForwardParityAfterTraining(t *testing.T) {
 		}
 	}
 }
+
+// TestAuxForwardParity shows that the inference pass's auxiliary heads
+// (nn.Net.ForwardAux) answer what the training graph's heads are trained
+// on: the ownership is tanh of the graph's raw ownership output (the
+// prediction OwnershipLoss scores), and the score, in the game's unit, is
+// the graph's score output (the target margin/ScoreScale) times
+// ScoreScale. FP32 on both sides.
+func TestAuxForwardParity(t *testing.T) {
+	for _, tc := range []struct {
+		cfg   nn.Config
+		shape nn.Shape
+	}{
+		{nn.Config{Filters: 16, Blocks: 4, PolicyFilters: 2, ValueFilters: 1, ValueHidden: 8,
+			Ownership: true, Score: true, GlobalPooling: true, PoolChannels: 6}, nn.Shape{Planes: 9, Height: 7, Width: 7, Actions: 50}},
+		{nn.Config{Filters: 8, Blocks: 1, PolicyFilters: 2, ValueFilters: 2, ValueHidden: 6, Ownership: true, Score: true},
+			nn.Shape{Planes: 9, Height: 5, Width: 5, Actions: 26}},
+	} {
+		const batch = 9 // two of ForwardAux's chunks on 7x7
+		rng := rand.New(rand.NewPCG(7, 8))
+		w, err := nn.NewWeights(tc.cfg, tc.shape, rng)
+		if err != nil {
+			t.Fatal(err)
+		}
+		randomizeBN(w, rng)
+		s := tc.shape
+		hw := s.Height * s.Width
+		obs := make([]float32, batch*s.Planes*hw)
+		for i := range obs {
+			obs[i] = float32(rng.IntN(2))
+		}
+		inf, err := newInference(w, batch)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := inf.Forward(obs); err != nil {
+			t.Fatal(err)
+		}
+		rawOwn, rawScore := inf.Aux()
+		inf.Close()
+		if len(rawOwn) != batch*hw || len(rawScore) != batch {
+			t.Fatalf("training graph: %d ownership values, %d scores", len(rawOwn), len(rawScore))
+		}
+		net, err := nn.NewNet(w, batch)
+		if err != nil {
+			t.Fatal(err)
+		}
+		own, scores := make([]float32, batch*hw), make([]float32, batch)
+		if err := net.ForwardAux(obs, batch, make([]float32, batch*s.Actions), make([]float32, batch), own, scores); err != nil {
+			t.Fatal(err)
+		}
+		scale := float64(s.ScoreScale())
+		var worstOwn, worstScore float64
+		for i, raw := range rawOwn {
+			worstOwn = max(worstOwn, math.Abs(float64(own[i])-math.Tanh(float64(raw))))
+		}
+		for i, raw := range rawScore {
+			worstScore = max(worstScore, math.Abs(float64(scores[i])/scale-float64(raw)))
+		}
+		t.Logf("%dx%d: ownership within %.2g, score/ScoreScale within %.2g", tc.cfg.Filters, tc.cfg.Blocks, worstOwn, worstScore)
+		if worstOwn > 1e-4 || worstScore > 1e-4 {
+			t.Errorf("%+v: inference differs from the training graph: ownership by %g, score/ScoreScale by %g", tc.cfg, worstOwn, worstScore)
+		}
+		if rawScore[0] == rawScore[1] || rawOwn[0] == rawOwn[1] {
+			t.Error("outputs equal across positions or points: a degenerate test")
+		}
+	}
+}
