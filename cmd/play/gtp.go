@@ -65,15 +65,7 @@ func runGTP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 			_ = f.Close()
 			return nil, err
 		}
-		gp := &gtpPlayer{Player: p, f: f}
-		if an, ok := p.(gtp.Analyzer); ok {
-			ga := &gtpAnalyzer{gtpPlayer: gp, Analyzer: an}
-			if oa, ok := p.(gtp.OutcomeAnalyzer); ok {
-				return &gtpOutcomeAnalyzer{gtpAnalyzer: ga, OutcomeAnalyzer: oa}, nil
-			}
-			return ga, nil
-		}
-		return gp, nil
+		return wrapGTP(p, f), nil
 	}
 	cfg := gtp.DefaultEngineConfig()
 	cfg.Name = *name
@@ -110,6 +102,51 @@ type gtpAnalyzer struct {
 type gtpOutcomeAnalyzer struct {
 	*gtpAnalyzer
 	gtp.OutcomeAnalyzer
+}
+
+// gtpTimed* are the wrappers of players whose search can stop on a time
+// limit (gtp.TimeLimiter): the engine's game clock reaches them.
+type gtpTimedPlayer struct {
+	*gtpPlayer
+	gtp.TimeLimiter
+}
+
+type gtpTimedAnalyzer struct {
+	*gtpAnalyzer
+	gtp.TimeLimiter
+}
+
+type gtpTimedOutcomeAnalyzer struct {
+	*gtpOutcomeAnalyzer
+	gtp.TimeLimiter
+}
+
+// wrapGTP wraps p, built by f, for the GTP engine, keeping each optional
+// interface of p the engine looks for: gtp.Analyzer, gtp.OutcomeAnalyzer
+// and gtp.TimeLimiter.
+func wrapGTP(p players.Player, f *players.Factory) gtp.Chooser {
+	gp := &gtpPlayer{Player: p, f: f}
+	tl, timed := p.(gtp.TimeLimiter)
+	an, ok := p.(gtp.Analyzer)
+	if !ok {
+		if timed {
+			return &gtpTimedPlayer{gtpPlayer: gp, TimeLimiter: tl}
+		}
+		return gp
+	}
+	ga := &gtpAnalyzer{gtpPlayer: gp, Analyzer: an}
+	oa, ok := p.(gtp.OutcomeAnalyzer)
+	if !ok {
+		if timed {
+			return &gtpTimedAnalyzer{gtpAnalyzer: ga, TimeLimiter: tl}
+		}
+		return ga
+	}
+	goa := &gtpOutcomeAnalyzer{gtpAnalyzer: ga, OutcomeAnalyzer: oa}
+	if timed {
+		return &gtpTimedOutcomeAnalyzer{gtpOutcomeAnalyzer: goa, TimeLimiter: tl}
+	}
+	return goa
 }
 
 // Sync passes the game's moves on to players that keep their own board.

@@ -5,11 +5,14 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
+	"math/rand/v2"
 	"os"
 	"strings"
 	"testing"
 
 	"tabula/games"
+	"tabula/gtp"
 	"tabula/internal/refdata/refdatatest"
 	"tabula/match"
 	"tabula/nn"
@@ -174,5 +177,68 @@ func TestGTPKataAnalyzeHeads(t *testing.T) {
 	info, own, ok := strings.Cut(last, " ownership ")
 	if !ok || !strings.Contains(info, " scoreLead ") || len(strings.Fields(own)) != 49 {
 		t.Errorf("report without scoreLead or 49 ownership values: %q", last)
+	}
+}
+
+// TestGTPWrapperKeepsInterfaces checks that the wrapper `play gtp` puts
+// around a player keeps what the engine looks for: the clock's time limit
+// for the searches that take one, the analysis commands for the net player.
+func TestGTPWrapperKeepsInterfaces(t *testing.T) {
+	ck := writeCheckpointConfig(t, t.TempDir(), "go:size=7",
+		nn.Config{Filters: 8, Blocks: 1, PolicyFilters: 2, ValueFilters: 1, ValueHidden: 8, Ownership: true, Score: true})
+	g, err := games.New("go:size=7")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		spec                    string
+		timed, analyze, outcome bool
+	}{
+		{"net:path=" + ck + ",sims=16", true, true, true},
+		{"alphabeta:depth=2", true, false, false},
+		{"random", false, false, false},
+	} {
+		spec, err := players.ParseSpec(c.spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := players.Build(g, spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := f.New(rand.New(rand.NewPCG(1, 2)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		w := wrapGTP(p, f)
+		_, timed := w.(gtp.TimeLimiter)
+		_, analyze := w.(gtp.Analyzer)
+		_, outcome := w.(gtp.OutcomeAnalyzer)
+		if timed != c.timed || analyze != c.analyze || outcome != c.outcome {
+			t.Errorf("%s: wrapped as TimeLimiter %v, Analyzer %v, OutcomeAnalyzer %v; want %v, %v, %v",
+				c.spec, timed, analyze, outcome, c.timed, c.analyze, c.outcome)
+		}
+		if err := w.(io.Closer).Close(); err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+// TestGTPClockReachesNetPlayer plays a move under a GTP clock: the engine
+// warns when the player takes no time limit, and must not for a net player.
+func TestGTPClockReachesNetPlayer(t *testing.T) {
+	ck := writeCheckpointConfig(t, t.TempDir(), "go:size=7",
+		nn.Config{Filters: 8, Blocks: 1, PolicyFilters: 2, ValueFilters: 1, ValueHidden: 8})
+	var out, errOut strings.Builder
+	err := run(context.Background(), []string{"gtp", "-player", "net:path=" + ck + ",sims=64"},
+		strings.NewReader("1 time_settings 60 0 0\n2 genmove b\n3 quit\n"), &out, &errOut)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, errOut.String())
+	}
+	if !strings.Contains(out.String(), "=2 ") {
+		t.Fatalf("no move under the clock: %q", out.String())
+	}
+	if strings.Contains(errOut.String(), "takes no time limit") {
+		t.Errorf("the net player's time limit did not reach the engine: %s", errOut.String())
 	}
 }
