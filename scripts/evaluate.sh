@@ -9,10 +9,13 @@
 #   othello:size=8  200 sims against grhino:level=L for L in LEVELS (default "1 2 3 4 5"; 4 random plies),
 #                   then arena bench on the 8x8 sets
 #   go:...          SIMS (default 150 on 7x7, 200 otherwise) against gnugo:level=L for L in LEVELS (default
-#                   "10" on 7x7, "0 5 10" otherwise; 2 random plies), komi from the run's game
+#                   "10" on 7x7, "0 5 10" otherwise; 2 random plies), komi from the run's game; then against
+#                   pachi:playouts=P for P in PACHI (default "1000 4000 10000 30000" on 9x9 and larger, none
+#                   on smaller boards; PACHI_GAMES games each, default GAMES)
 #   backgammon      SIMS (default 100; docs/benchmarks.md's figures use SIMS=800) against pubeval (GAMES, default 1000),
 #                   then gnubg rates both in their own match
 #                   (arena rate, RATE_GAMES, default 100): mean equity lost per decision; then against
+#                   gnubg:ply=0 (GNUBG_GAMES, default 400; 0 skips), whose match gnubg then rates too; then against
 #                   expectimax:depth=1 and depth=2 with the hand evaluation (D1_GAMES, D2_GAMES, default
 #                   GAMES; 0 skips); every match plays each dice sequence twice, colours swapped
 # NET_OPTS adds settings to the network player (NET_OPTS=,sym=8: the network averaged over the board's 8
@@ -72,12 +75,22 @@ go:*)
   for level in $levels; do
     match "gnugo:level=$level" "$sims" 2 "${GAMES:-100}" "gnugo$level"
   done
+  pachi=${PACHI-1000 4000 10000 30000}
+  case $game in *size=5* | *size=6* | *size=7* | *size=8*) pachi=${PACHI:-} ;; esac
+  for p in $pachi; do
+    match "pachi:playouts=$p" "$sims" 2 "${PACHI_GAMES:-${GAMES:-100}}" "pachi$p"
+  done
   ;;
 backgammon)
   sims=${SIMS:-100}
   match pubeval "$sims" 0 "${GAMES:-1000}" pubeval
   "$arena" rate -game backgammon -players "net:path=$best,sims=$sims$opts pubeval" -games "${RATE_GAMES:-100}" -seed "$seed" \
     -out "$out/rate.jsonl" -quiet | tee "$out/rate.txt"
+  gnubg_games=${GNUBG_GAMES:-400}
+  if [ "$gnubg_games" -gt 0 ]; then
+    match "gnubg:ply=0" "$sims" 0 "$gnubg_games" gnubg0
+    "$arena" rate -in "$out/match-gnubg0.jsonl" -games 0 -quiet | tee "$out/rate-gnubg0.txt"
+  fi
   d1=${D1_GAMES:-${GAMES:-1000}} d2=${D2_GAMES:-${GAMES:-1000}}
   if [ "$d1" -gt 0 ]; then match "expectimax:depth=1,eval=hand" "$sims" 0 "$d1" emm1; fi
   if [ "$d2" -gt 0 ]; then match "expectimax:depth=2,eval=hand" "$sims" 0 "$d2" emm2; fi
