@@ -36,6 +36,12 @@ func runGame(out string, opts gameOptions, files []string) error {
 	if len(files) == 0 {
 		return errors.New("name the game records: *.rec files or records folders (selfplay.records), or arena's JSON lines (*.jsonl)")
 	}
+	if opts.eval == "none" && opts.cfg.LeafSearch {
+		return errors.New("-leaf search needs -eval SPEC (not none)")
+	}
+	if err := opts.cfg.Validate(); err != nil {
+		return err
+	}
 	g, err := games.New(opts.game)
 	if err != nil {
 		return err
@@ -58,8 +64,6 @@ func runGame(out string, opts gameOptions, files []string) error {
 		if eval, err = specEval(g, opts.eval); err != nil {
 			return err
 		}
-	} else if opts.cfg.LeafSearch {
-		return errors.New("-leaf search needs -eval SPEC (not none)")
 	}
 	b, st, err := book.Learn(g, lines, opts.cfg, eval)
 	if err != nil {
