@@ -3,6 +3,7 @@ package book
 import (
 	"errors"
 	"math"
+	"math/rand/v2"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -101,10 +102,14 @@ func TestLearnBacksUpNegamax(t *testing.T) {
 	}
 	// Within a margin of 0.9 both 1 (value 0) and the deviation may be
 	// drawn; 5 (value -1) never.
-	for _, m := range b.Moves(g, g.NewInitialState()) {
-		if m.Action == 4 && m.Value != -1 {
-			t.Errorf("root move 5 now %+v, want -1", m)
-		}
+	rng := rand.New(rand.NewPCG(1, 2))
+	drawn := map[int]int{}
+	for range 100 {
+		a, _, _ := b.Choose(g, g.NewInitialState(), 0.9, rng)
+		drawn[a]++
+	}
+	if len(drawn) != 2 || drawn[0] == 0 || drawn[4] != 0 {
+		t.Errorf("margin 0.9 drew %v, want cell 1 and the deviation, never 5", drawn)
 	}
 
 	// Without a search: no deviations, leaves only from results.
