@@ -158,15 +158,19 @@ func Build(g games.Game, spec Spec) (*Factory, error) {
 			oracle = ts
 		}
 		var bk *book.Book
-		if spec.Has("book") {
-			if _, ok := g.(chess.Game); !ok {
-				return nil, fmt.Errorf("player %s: book: opening books are for chess, not %s", name, g.Name())
+		if _, isChess := g.(chess.Game); isChess && spec.Has("book") {
+			if spec.Has("book_margin") {
+				return nil, fmt.Errorf("player %s: book_margin is for game books; a chess book's moves are drawn by their Polyglot weights", name)
 			}
 			b, err := book.Load(spec.Str("book", ""))
 			if err != nil {
 				return nil, fmt.Errorf("player %s: %w", name, err)
 			}
 			bk = b
+		}
+		gbook, margin, err := gameBookOf(g, spec)
+		if err != nil {
+			return nil, fmt.Errorf("player %s: %w", name, err)
 		}
 		pc, pct, err := probCutOf(g, spec)
 		if err != nil {
@@ -191,6 +195,7 @@ func Build(g games.Game, spec Spec) (*Factory, error) {
 				return nil, fmt.Errorf("player %s: %w", name, err)
 			}
 			return &alphaBetaPlayer{name: name, sr: sr, clock: clock, inc: inc, book: bk, rng: rng,
+				game: g, gbook: gbook, bookMargin: margin,
 				own: search.Limits{Depth: cfg.Depth, Nodes: cfg.Nodes, MoveTime: cfg.Time}}, nil
 		}
 	case "solver":
@@ -293,9 +298,52 @@ func buildNet(g games.Game, spec Spec) (*Factory, error) {
 			return nil, fmt.Errorf("player %s: %w", name, err)
 		}
 	}
+	gbook, margin, err := gameBookOf(g, spec)
+	if err != nil {
+		_ = eval.Close()
+		return nil, fmt.Errorf("player %s: %w", name, err)
+	}
 	f := puctFactory(name, cfg, ev, eval)
+	if gbook != nil {
+		inner := f.New
+		f.New = func(rng *rand.Rand) (Player, error) {
+			p, err := inner(rng)
+			if err != nil {
+				return nil, err
+			}
+			np := p.(*netPlayer)
+			np.game, np.book, np.bookMargin, np.rng = g, gbook, margin, rng
+			return np, nil
+		}
+	}
 	f.Cleanup = eval.Close
 	return f, nil
+}
+
+// gameBookOf loads the game book that spec's book= names for g, a game
+// other than chess, with its book_margin; nil when the spec names none or
+// g is chess (whose books are Polyglot's, read by alphabeta).
+func gameBookOf(g games.Game, spec Spec) (*book.GameBook, float64, error) {
+	if _, isChess := g.(chess.Game); isChess {
+		if spec.Kind != "alphabeta" && spec.Has("book") {
+			return nil, 0, errors.New("book: chess opening books (Polyglot) are played by alphabeta; net's book= takes a game book of another game")
+		}
+		return nil, 0, nil
+	}
+	if !spec.Has("book") {
+		if spec.Has("book_margin") {
+			return nil, 0, errors.New("book_margin needs book=FILE")
+		}
+		return nil, 0, nil
+	}
+	if err := games.RequireDeterministic(g, "an opening book"); err != nil {
+		return nil, 0, fmt.Errorf("book: %w", err)
+	}
+	b, err := book.LoadGameBook(spec.Str("book", ""), g)
+	if err != nil {
+		return nil, 0, err
+	}
+	return b, spec.Float("book_margin", 0), nil
 }
 
 // netPath is the checkpoint file a net spec names: path=FILE, or
@@ -375,12 +423,46 @@ type netPlayer struct {
 	// aux runs the network's ownership and score heads for analysis
 	// (Outcome); nil for a player not built from a network.
 	aux *nn.Evaluator
+	// book, when set, is a game book of game: a position it holds gets
+	// its move (GameBook.Choose within bookMargin, drawn with rng)
+	// without a search; inBook says the last move came from it, with
+	// value bookValue.
+	game       games.Game
+	book       *book.GameBook
+	bookMargin float64
+	rng        *rand.Rand
+	inBook     bool
+	bookValue  float64
 }
 
-func (p *netPlayer) Name() string          { return p.name }
-func (p *netPlayer) Value() float64        { return float64(p.p.LastValue()) }
-func (p *netPlayer) LastPolicy() []float32 { return p.p.LastPolicy() }
+func (p *netPlayer) Name() string { return p.name }
+
+// Value is the last search's root value, or the book's backed-up value
+// after a book move.
+func (p *netPlayer) Value() float64 {
+	if p.inBook {
+		return p.bookValue
+	}
+	return float64(p.p.LastValue())
+}
+
+// LastPolicy is the last search's visit distribution; nil after a book
+// move.
+func (p *netPlayer) LastPolicy() []float32 {
+	if p.inBook {
+		return nil
+	}
+	return p.p.LastPolicy()
+}
+
 func (p *netPlayer) ChooseAction(ctx context.Context, s games.State) (int, error) {
+	p.inBook = false
+	if p.book != nil {
+		if a, v, ok := p.book.Choose(p.game, s, p.bookMargin, p.rng); ok {
+			p.inBook, p.bookValue = true, v
+			return a, nil
+		}
+	}
 	return p.p.ChooseAction(ctx, s)
 }
 
@@ -471,6 +553,11 @@ type alphaBetaPlayer struct {
 	// drawn with rng.
 	book *book.Book
 	rng  *rand.Rand
+	// gbook, when set, is a game book (games other than chess) of game,
+	// its moves chosen within bookMargin of the best backed-up value.
+	game       games.Game
+	gbook      *book.GameBook
+	bookMargin float64
 	// own is the search's limits from the spec; moveTime, when set (a
 	// GTP game clock's share of a move, SetMoveTime), also limits the
 	// time of a search without a clock of the player's own.
@@ -492,8 +579,16 @@ func (p *alphaBetaPlayer) LastSearch() search.Result { return p.last }
 // added, the clock never dropping below a millisecond (an alpha-beta player
 // does not lose on time: it plays fast instead). With a book, a position
 // the book holds gets a book move, drawn in proportion to the weights,
-// without a search (value 0, no clock charged).
+// without a search (value 0, no clock charged). With a game book, a
+// position it holds gets the book's move (GameBook.Choose with the
+// player's margin) and its backed-up value, without a search.
 func (p *alphaBetaPlayer) ChooseAction(ctx context.Context, s games.State) (int, error) {
+	if p.gbook != nil {
+		if a, v, ok := p.gbook.Choose(p.game, s, p.bookMargin, p.rng); ok {
+			p.value, p.last = v, search.Result{Move: a, Value: v, PV: []int{a}}
+			return a, nil
+		}
+	}
 	if cs, ok := s.(*chess.State); ok && p.book != nil {
 		pos := cs.Position()
 		if m, ok := p.book.Pick(&pos, p.rng); ok {

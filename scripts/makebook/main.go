@@ -9,6 +9,18 @@
 // -mode negamax backs the results up through the book's tree (see
 // book.BuildNegamax). Arena records of other games, and forfeited games
 // (their result is not the board's), are passed over.
+//
+// With -game SPEC (a game other than chess, e.g. othello) it builds a game
+// book (search/book's GameBook) by Logistello's book learning (book.Learn):
+// the tree of the games' first -max-ply plies, moves played at least
+// -min-game times, leaves valued by the games' results (or by the -eval
+// player with -leaf search), and at every book position the best deviation
+// valued by the -eval player; values backed up by negamax. The games are
+// tabula's own of any kind: the records a run keeps with selfplay.records
+// (*.rec files, or a run's folder or its records folder: self-play, gating
+// and ladder games) and arena's JSON lines (arena match -out).
+//
+//	go run ./scripts/makebook -game othello -out othello.book -max-ply 20 -min-game 2 -eval alphabeta:depth=6 runs/oth/records games.jsonl
 package main
 
 import (
@@ -34,10 +46,47 @@ func main() {
 	flag.IntVar(&cfg.MinGame, "min-game", cfg.MinGame, "keep a move played at least N times in its position")
 	flag.StringVar(&cfg.Mode, "mode", book.ModeCount, "count (make-book's tally) or negamax (results backed up)")
 	flag.Float64Var(&cfg.Margin, "margin", 0, "with -mode negamax, keep moves within this much of the best value, 0..2")
+	game := flag.String("game", "chess", "the game: chess (a Polyglot book) or another game's spec, e.g. othello (a game book learnt by Logistello's method)")
+	eval := flag.String("eval", "alphabeta:depth=4", "with -game, the player spec whose value of a position values deviations (and leaves with -leaf search); none: no deviations")
+	leaf := flag.String("leaf", "result", "with -game, how the tree's leaves are valued: result (the mean result of the games reaching them) or search (the -eval player)")
 	flag.Parse()
-	if err := run(*out, cfg, flag.Args()); err != nil {
+	var err error
+	if strings.HasPrefix(*game, "chess") {
+		err = checkFlags(false)
+		if err == nil {
+			err = run(*out, cfg, flag.Args())
+		}
+	} else {
+		opts := gameOptions{game: *game, eval: *eval,
+			cfg: book.LearnConfig{MaxPly: cfg.MaxPly, MinGame: cfg.MinGame, LeafSearch: *leaf == "search"}}
+		err = checkFlags(true)
+		if err == nil && *leaf != "result" && *leaf != "search" {
+			err = fmt.Errorf("-leaf %q, want result or search", *leaf)
+		}
+		if err == nil {
+			err = runGame(*out, opts, flag.Args())
+		}
+	}
+	if err != nil {
 		log.Fatal("makebook: ", err)
 	}
+}
+
+// checkFlags refuses the flags of the other kind of book: -mode and
+// -margin are chess's, -eval and -leaf a game book's.
+func checkFlags(gameBook bool) error {
+	var err error
+	flag.Visit(func(f *flag.Flag) {
+		chessOnly := f.Name == "mode" || f.Name == "margin"
+		gameOnly := f.Name == "eval" || f.Name == "leaf"
+		switch {
+		case gameBook && chessOnly:
+			err = fmt.Errorf("-%s is for chess books (a game book's moves are chosen by the player: book_margin)", f.Name)
+		case !gameBook && gameOnly:
+			err = fmt.Errorf("-%s is for game books (-game othello, ...)", f.Name)
+		}
+	})
+	return err
 }
 
 func run(out string, cfg book.BuildConfig, files []string) error {

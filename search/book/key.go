@@ -6,6 +6,12 @@
 // EncodeMove and DecodeMove convert moves, Book reads a file and answers
 // probes, Write and WriteFile write entries, and Build counts the moves of
 // PGN games as Polyglot's make-book does.
+//
+// For other games (Othello first) the package holds game books
+// (gamebook.go): positions of any deterministic game of perfect
+// information keyed by their hash up to the board's symmetries, in a
+// checksummed file of tabula's own, built from played games by Logistello's
+// book learning (Learn, learn.go).
 package book
 
 import "tabula/games/chess"

@@ -1,0 +1,281 @@
+package book
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"tabula/games"
+)
+
+// GameLine is one played game for Learn: its actions from the initial
+// state and its result for the first and the second mover (+1 win, -1
+// loss, 0 draw).
+type GameLine struct {
+	Actions []int
+	Returns [2]float64
+}
+
+// LearnConfig holds the settings of Learn.
+type LearnConfig struct {
+	// MaxPly adds the first MaxPly plies of each game to the tree.
+	MaxPly int
+	// MinGame keeps a move in the tree only when at least this many games
+	// played it in its position (counting transpositions and symmetric
+	// images as one position). Moves played less often are left to the
+	// deviation search.
+	MinGame int
+	// LeafSearch values the tree's leaves by Eval instead of by the mean
+	// result of the games that reached them.
+	LeafSearch bool
+}
+
+// DefaultLearnConfig returns MaxPly 20, MinGame 2, leaves valued by
+// results.
+func DefaultLearnConfig() LearnConfig { return LearnConfig{MaxPly: 20, MinGame: 2} }
+
+// Validate checks the ranges.
+func (c LearnConfig) Validate() error {
+	if c.MaxPly < 1 {
+		return fmt.Errorf("book: MaxPly %d, want >= 1", c.MaxPly)
+	}
+	if c.MinGame < 1 {
+		return fmt.Errorf("book: MinGame %d, want >= 1", c.MinGame)
+	}
+	return nil
+}
+
+// Eval values a non-terminal state for its player to move, in [-1, 1]
+// (values outside are clamped): a search of the position, for deviations
+// and, with LeafSearch, leaves.
+type Eval func(s games.State) (float64, error)
+
+// LearnStats counts what Learn built.
+type LearnStats struct {
+	Games      int // game lines read
+	Positions  int // distinct positions (up to symmetry) in the tree, leaves included
+	Interior   int // positions with at least one move kept (the book's positions)
+	Entries    int // entries written
+	Deviations int // deviation entries among them
+	Evals      int // calls to Eval
+}
+
+// Learn builds a game book from played games by Logistello's method (M.
+// Buro, "Toward opening book learning", ICCA Journal 22(2), 1999): the
+// games' first cfg.MaxPly plies form a tree of positions (a DAG: positions
+// reached by transposition or as symmetric images are one node); a move is
+// in the tree when cfg.MinGame games played it. A leaf (a position with no
+// move in the tree) is valued by the mean result of the games that reached
+// it, for its player to move, or with cfg.LeafSearch by eval; a terminal
+// position by its result. At every interior position the best deviation,
+// the best legal move not in the tree, is valued by eval on the position
+// it leads to. A position's value is negamax over its tree moves and its
+// deviation: the best of the tree moves' backed-up values and the
+// deviation's value (a child's value is negated when the player to move
+// changes). So a line the games favoured is dropped from the book's choice
+// as soon as a search finds something better at any point along it, and a
+// deviation that a search likes becomes the book move, to be tried in the
+// next games. eval nil gives a book without deviations.
+//
+// The book holds, for each interior position, its tree moves (Count the
+// games that played them) and its deviation (FlagDeviation, Count 0), each
+// with its backed-up value for the player to move.
+func Learn(g games.Game, lines []GameLine, cfg LearnConfig, eval Eval) (*GameBook, LearnStats, error) {
+	var st LearnStats
+	if err := cfg.Validate(); err != nil {
+		return nil, st, err
+	}
+	if err := games.RequireDeterministic(g, "an opening book"); err != nil {
+		return nil, st, fmt.Errorf("book: %w", err)
+	}
+	if err := games.RequirePerfectInformation(g, "an opening book"); err != nil {
+		return nil, st, fmt.Errorf("book: %w", err)
+	}
+	type edge struct {
+		action int // canonical, the first action that reached child
+		child  uint64
+		n      int
+	}
+	type node struct {
+		state  games.State // a representative, in its own coordinates
+		k      int         // state's canonical symmetry
+		edges  []*edge
+		n      int     // games through the node
+		sum    float64 // their results for its player to move
+		status int8    // 0 not valued, 1 being valued, 2 valued
+		value  float64
+		leaf   float64 // the leaf value, once computed
+		leafOK bool
+		dev    *GameEntry
+	}
+	nodes := map[uint64]*node{}
+	var order []uint64
+	visit := func(s games.State, result [2]float64) (uint64, *node) {
+		key, k := CanonicalKey(g, s)
+		nd := nodes[key]
+		if nd == nil {
+			nd = &node{state: s.Clone(), k: k}
+			nodes[key] = nd
+			order = append(order, key)
+		}
+		nd.n++
+		if !s.IsTerminal() {
+			nd.sum += result[s.CurrentPlayer()]
+		}
+		return key, nd
+	}
+	for gi, line := range lines {
+		s := g.NewInitialState()
+		_, nd := visit(s, line.Returns)
+		for ply, a := range line.Actions {
+			if ply >= cfg.MaxPly {
+				break
+			}
+			if s.IsTerminal() || a < 0 || a >= g.NumActions() || !s.IsLegal(a) {
+				return nil, st, fmt.Errorf("book: game %d: move %d (action %d) is not legal", gi+1, ply+1, a)
+			}
+			ca := canonicalAction(g, nd.k, a)
+			s.ApplyAction(a)
+			ck, cn := visit(s, line.Returns)
+			var e *edge
+			for _, o := range nd.edges {
+				if o.child == ck {
+					e = o
+					break
+				}
+			}
+			if e == nil {
+				e = &edge{action: ca, child: ck}
+				nd.edges = append(nd.edges, e)
+			}
+			e.n++
+			nd = cn
+		}
+	}
+	st.Games = len(lines)
+	st.Positions = len(nodes)
+
+	var evalErr error
+	evaluate := func(s games.State) float64 {
+		if evalErr != nil {
+			return 0
+		}
+		st.Evals++
+		v, err := eval(s)
+		if err != nil {
+			evalErr = err
+			return 0
+		}
+		return max(-1, min(1, v))
+	}
+	interior := func(nd *node) bool {
+		for _, e := range nd.edges {
+			if e.n >= cfg.MinGame {
+				return true
+			}
+		}
+		return false
+	}
+	// childValue is the value for player mover of child c.
+	var value func(nd *node) float64
+	childValue := func(c *node, mover int) float64 {
+		if c.state.IsTerminal() {
+			return c.state.Returns()[mover]
+		}
+		var v float64
+		switch {
+		case interior(c) && c.status != 1:
+			v = value(c)
+		case c.leafOK:
+			v = c.leaf
+		case cfg.LeafSearch && eval != nil:
+			c.leaf, c.leafOK = evaluate(c.state), true
+			v = c.leaf
+		default:
+			c.leaf, c.leafOK = c.sum/float64(c.n), true
+			v = c.leaf
+		}
+		if c.state.CurrentPlayer() != mover {
+			v = -v
+		}
+		return v
+	}
+	value = func(nd *node) float64 {
+		if nd.status == 2 {
+			return nd.value
+		}
+		nd.status = 1
+		mover := nd.state.CurrentPlayer()
+		best := math.Inf(-1)
+		inTree := map[uint64]bool{}
+		for _, e := range nd.edges {
+			if e.n >= cfg.MinGame {
+				inTree[e.child] = true
+				best = max(best, childValue(nodes[e.child], mover))
+			}
+		}
+		if eval != nil {
+			devBest, devAction := math.Inf(-1), -1
+			for _, a := range nd.state.LegalActions(nil) {
+				c := nd.state.Clone()
+				c.ApplyAction(a)
+				ck, _ := CanonicalKey(g, c)
+				if inTree[ck] {
+					continue
+				}
+				inTree[ck] = true // a symmetric twin of a move already tried
+				var v float64
+				if c.IsTerminal() {
+					v = c.Returns()[mover]
+				} else {
+					v = evaluate(c)
+					if c.CurrentPlayer() != mover {
+						v = -v
+					}
+				}
+				if v > devBest {
+					devBest, devAction = v, a
+				}
+			}
+			if devAction >= 0 {
+				nd.dev = &GameEntry{Action: uint32(canonicalAction(g, nd.k, devAction)), Value: float32(devBest), Flags: FlagDeviation}
+				best = max(best, devBest)
+			}
+		}
+		nd.status, nd.value = 2, best
+		return best
+	}
+	var entries []GameEntry
+	for _, key := range order {
+		nd := nodes[key]
+		if !interior(nd) {
+			continue
+		}
+		value(nd)
+		if evalErr != nil {
+			return nil, st, fmt.Errorf("book: deviation search: %w", evalErr)
+		}
+		st.Interior++
+		mover := nd.state.CurrentPlayer()
+		for _, e := range nd.edges {
+			if e.n >= cfg.MinGame {
+				entries = append(entries, GameEntry{Key: key, Action: uint32(e.action), Count: uint32(e.n),
+					Value: float32(childValue(nodes[e.child], mover))})
+			}
+		}
+		if nd.dev != nil {
+			d := *nd.dev
+			d.Key = key
+			entries = append(entries, d)
+			st.Deviations++
+		}
+	}
+	if evalErr != nil {
+		return nil, st, fmt.Errorf("book: leaf search: %w", evalErr)
+	}
+	st.Entries = len(entries)
+	if len(entries) == 0 && len(lines) > 0 {
+		return nil, st, errors.New("book: no move was played often enough to enter the book (lower MinGame, or give more games)")
+	}
+	return NewGameBook(g, entries), st, nil
+}
