@@ -69,3 +69,39 @@ func TestNetPlayerShippedModel(t *testing.T) {
 		t.Errorf("damaged model: err %v", err)
 	}
 }
+
+// The networks this repository ships (models/manifest.json): each file
+// matches its checksum, is a network of the game its entry names, and plays
+// a short match as net:model=NAME, as the README's play commands use it.
+func TestRepositoryModels(t *testing.T) {
+	t.Setenv(models.EnvDir, "")
+	dir, err := models.Dir()
+	if err != nil {
+		t.Fatalf("the repository's models folder: %v", err)
+	}
+	m, err := models.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range m.Models {
+		if _, _, err := models.ResolveIn(dir, e.Name); err != nil {
+			t.Errorf("%s: %v", e.Name, err)
+			continue
+		}
+		specs, err := players.ParseSpecs("net:model=" + e.Name + ",sims=8 random")
+		if err != nil {
+			t.Fatal(err)
+		}
+		g, err := players.GameOf(specs)
+		want := playerstest.MustGame(t, e.Game)
+		if err != nil || g.Name() != want.Name() {
+			t.Errorf("%s: the network's game %v (%v), the manifest says %s", e.Name, g, err, e.Game)
+			continue
+		}
+		fs := playerstest.MustFactories(t, g, "net:model="+e.Name+",sims=8 random")
+		res, err := match.Match(context.Background(), match.MatchConfig{Games: 2, Parallel: 1, Seed: 1}, g, fs)
+		if err != nil || res.Total(0).Games() != 2 {
+			t.Errorf("%s: a 2-game match: %v", e.Name, err)
+		}
+	}
+}
