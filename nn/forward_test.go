@@ -57,94 +57,79 @@ func randomObs(sh Shape, n int, rng *rand.Rand) []float32 {
 
 // refForward is the network of the Weights doc comment written out directly in
 // float64: direct convolutions over [channel][row][col] tensors with zero
-// padding, batch normalisation with running statistics, no folding.
+// padding, batch normalisation with running statistics, no folding. The
+// tower (global pooling included) is refTower's.
 func refForward(w *Weights, obs []float32) (logits []float64, value float64) {
-	sh := w.Shape
-	h, wd := sh.Height, sh.Width
-	x := make([]float64, len(obs))
-	for i, v := range obs {
-		x[i] = float64(v)
-	}
-	conv := func(c Conv, in []float64) []float64 {
-		out := make([]float64, c.Out*h*wd)
-		pad := c.K / 2
-		for o := 0; o < c.Out; o++ {
-			for r := 0; r < h; r++ {
-				for col := 0; col < wd; col++ {
-					var s float64
-					for i := 0; i < c.In; i++ {
-						for ky := 0; ky < c.K; ky++ {
-							for kx := 0; kx < c.K; kx++ {
-								rr, cc := r+ky-pad, col+kx-pad
-								if rr < 0 || rr >= h || cc < 0 || cc >= wd {
-									continue
-								}
-								s += float64(c.W[((o*c.In+i)*c.K+ky)*c.K+kx]) * in[(i*h+rr)*wd+cc]
-							}
-						}
-					}
-					out[(o*h+r)*wd+col] = s
-				}
-			}
-		}
-		return out
-	}
-	bn := func(b BatchNorm, x []float64) {
-		n := len(x) / b.C
-		for c := 0; c < b.C; c++ {
-			for i := 0; i < n; i++ {
-				v := &x[c*n+i]
-				*v = float64(b.Gamma[c])*(*v-float64(b.Mean[c]))/math.Sqrt(float64(b.Var[c])+BatchNormEps) + float64(b.Beta[c])
-			}
-		}
-	}
-	relu := func(x []float64) {
-		for i, v := range x {
-			x[i] = math.Max(v, 0)
-		}
-	}
-	dense := func(d Dense, in []float64) []float64 {
-		out := make([]float64, d.Out)
-		for o := range out {
-			s := float64(d.B[o])
-			for i := 0; i < d.In; i++ {
-				s += float64(d.W[o*d.In+i]) * in[i]
-			}
-			out[o] = s
-		}
-		return out
-	}
-	x = conv(w.Stem, x)
-	bn(w.StemBN, x)
-	relu(x)
-	for _, b := range w.Blocks {
-		y := conv(b.Conv1, x)
-		bn(b.BN1, y)
-		relu(y)
-		y = conv(b.Conv2, y)
-		bn(b.BN2, y)
-		for i := range x {
-			x[i] = math.Max(x[i]+y[i], 0)
-		}
-	}
-	p := conv(w.PolicyConv, x)
-	bn(w.PolicyBN, p)
-	relu(p)
-	logits = dense(w.PolicyFC, p)
-	v := conv(w.ValueConv, x)
-	bn(w.ValueBN, v)
-	relu(v)
-	v = dense(w.ValueFC1, v)
-	relu(v)
-	out := dense(w.ValueFC2, v)
+	h, wd := w.Shape.Height, w.Shape.Width
+	x, hidden := refTower(w, obs)
+	p := refConv(w.PolicyConv, x, h, wd)
+	refBN(w.PolicyBN, p)
+	refReLU(p)
+	logits = refDense(w.PolicyFC, p)
+	out := refDense(w.ValueFC2, hidden)
 	if w.Config.WDL {
 		// p(win) - p(loss) of the softmax, in float64.
 		m := max(out[0], out[1], out[2])
 		e0, e1, e2 := math.Exp(out[0]-m), math.Exp(out[1]-m), math.Exp(out[2]-m)
 		return logits, (e0 - e2) / (e0 + e1 + e2)
 	}
-	value = math.Tanh(out[0])
-	return logits, value
+	return logits, math.Tanh(out[0])
+}
+
+// refConv is a direct convolution of in ([channel][row][col], h x wd) with
+// zero padding, in float64.
+func refConv(c Conv, in []float64, h, wd int) []float64 {
+	out := make([]float64, c.Out*h*wd)
+	pad := c.K / 2
+	for o := 0; o < c.Out; o++ {
+		for r := 0; r < h; r++ {
+			for col := 0; col < wd; col++ {
+				var s float64
+				for i := 0; i < c.In; i++ {
+					for ky := 0; ky < c.K; ky++ {
+						for kx := 0; kx < c.K; kx++ {
+							rr, cc := r+ky-pad, col+kx-pad
+							if rr < 0 || rr >= h || cc < 0 || cc >= wd {
+								continue
+							}
+							s += float64(c.W[((o*c.In+i)*c.K+ky)*c.K+kx]) * in[(i*h+rr)*wd+cc]
+						}
+					}
+				}
+				out[(o*h+r)*wd+col] = s
+			}
+		}
+	}
+	return out
+}
+
+// refBN applies batch normalisation with running statistics to x in place.
+func refBN(b BatchNorm, x []float64) {
+	n := len(x) / b.C
+	for c := 0; c < b.C; c++ {
+		for i := 0; i < n; i++ {
+			v := &x[c*n+i]
+			*v = float64(b.Gamma[c])*(*v-float64(b.Mean[c]))/math.Sqrt(float64(b.Var[c])+BatchNormEps) + float64(b.Beta[c])
+		}
+	}
+}
+
+func refReLU(x []float64) {
+	for i, v := range x {
+		x[i] = math.Max(v, 0)
+	}
+}
+
+func refDense(d Dense, in []float64) []float64 {
+	out := make([]float64, d.Out)
+	for o := range out {
+		s := float64(d.B[o])
+		for i := 0; i < d.In; i++ {
+			s += float64(d.W[o*d.In+i]) * in[i]
+		}
+		out[o] = s
+	}
+	return out
 }
 
 func TestForwardMatchesReference(t *testing.T) {

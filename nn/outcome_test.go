@@ -49,59 +49,12 @@ func refTower(w *Weights, obs []float32) (x, hidden []float64) {
 	for i := range x {
 		x[i] = float64(obs[i])
 	}
-	conv := func(c Conv, in []float64) []float64 {
-		out := make([]float64, c.Out*hw)
-		pad := c.K / 2
-		for o := 0; o < c.Out; o++ {
-			for r := 0; r < h; r++ {
-				for col := 0; col < wd; col++ {
-					var s float64
-					for i := 0; i < c.In; i++ {
-						for ky := 0; ky < c.K; ky++ {
-							for kx := 0; kx < c.K; kx++ {
-								rr, cc := r+ky-pad, col+kx-pad
-								if rr >= 0 && rr < h && cc >= 0 && cc < wd {
-									s += float64(c.W[((o*c.In+i)*c.K+ky)*c.K+kx]) * in[(i*h+rr)*wd+cc]
-								}
-							}
-						}
-					}
-					out[(o*h+r)*wd+col] = s
-				}
-			}
-		}
-		return out
-	}
-	bn := func(b BatchNorm, x []float64) {
-		for c := 0; c < b.C; c++ {
-			for i := 0; i < hw; i++ {
-				v := &x[c*hw+i]
-				*v = float64(b.Gamma[c])*(*v-float64(b.Mean[c]))/math.Sqrt(float64(b.Var[c])+BatchNormEps) + float64(b.Beta[c])
-			}
-		}
-	}
-	relu := func(x []float64) {
-		for i, v := range x {
-			x[i] = math.Max(v, 0)
-		}
-	}
-	dense := func(d Dense, in []float64) []float64 {
-		out := make([]float64, d.Out)
-		for o := range out {
-			s := float64(d.B[o])
-			for i := 0; i < d.In; i++ {
-				s += float64(d.W[o*d.In+i]) * in[i]
-			}
-			out[o] = s
-		}
-		return out
-	}
-	x = conv(w.Stem, x)
-	bn(w.StemBN, x)
-	relu(x)
+	x = refConv(w.Stem, x, h, wd)
+	refBN(w.StemBN, x)
+	refReLU(x)
 	for _, b := range w.Blocks {
-		y := conv(b.Conv1, x)
-		bn(b.BN1, y)
+		y := refConv(b.Conv1, x, h, wd)
+		refBN(b.BN1, y)
 		if b.Pool != nil {
 			g := b.Pool.In / 2
 			feat := make([]float64, 2*g)
@@ -112,25 +65,25 @@ func refTower(w *Weights, obs []float32) (x, hidden []float64) {
 					feat[g+c] = math.Max(feat[g+c], v)
 				}
 			}
-			bias := dense(*b.Pool, feat)
+			bias := refDense(*b.Pool, feat)
 			for c := range w.Config.Filters {
 				for p := range hw {
 					y[c*hw+p] += bias[c]
 				}
 			}
 		}
-		relu(y)
-		y = conv(b.Conv2, y)
-		bn(b.BN2, y)
+		refReLU(y)
+		y = refConv(b.Conv2, y, h, wd)
+		refBN(b.BN2, y)
 		for i := range x {
 			x[i] = math.Max(x[i]+y[i], 0)
 		}
 	}
-	v := conv(w.ValueConv, x)
-	bn(w.ValueBN, v)
-	relu(v)
-	hidden = dense(w.ValueFC1, v)
-	relu(hidden)
+	v := refConv(w.ValueConv, x, h, wd)
+	refBN(w.ValueBN, v)
+	refReLU(v)
+	hidden = refDense(w.ValueFC1, v)
+	refReLU(hidden)
 	return x, hidden
 }
 
