@@ -2,7 +2,6 @@ package players
 
 import (
 	"context"
-	"math/rand/v2"
 	"path/filepath"
 	"testing"
 	"time"
@@ -17,18 +16,7 @@ import (
 // the player keeps its own clock, so the moves together stay within it.
 func TestAlphaBetaClock(t *testing.T) {
 	g := chess.Game{}
-	sp, err := ParseSpec("alphabeta:clock=1s,inc=10ms")
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := Build(g, sp)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := f.New(rand.New(rand.NewPCG(1, 2)))
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := mustNewPlayer(t, g, "alphabeta:clock=1s,inc=10ms", 2)
 	s := g.NewInitialState()
 	start := time.Now()
 	for i := 0; i < 12 && !s.IsTerminal(); i++ {
@@ -67,18 +55,7 @@ func TestAlphaBetaEGTB(t *testing.T) {
 		t.Fatal(err)
 	}
 	g := chess.Game{}
-	sp, err := ParseSpec(`alphabeta:depth=1,egtb="` + dir + `"`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := Build(g, sp)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := f.New(rand.New(rand.NewPCG(1, 2)))
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := mustNewPlayer(t, g, `alphabeta:depth=1,egtb="`+dir+`"`, 2)
 	st, err := g.NewState("8/8/8/3k4/8/8/8/R3K3 w - - 0 1")
 	if err != nil {
 		t.Fatal(err)
@@ -126,18 +103,7 @@ func TestAlphaBetaCPU(t *testing.T) {
 			t.Errorf("%s: accepted", bad)
 		}
 	}
-	sp, err := ParseSpec("alphabeta:cpu=5ms")
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := Build(g, sp)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := f.New(rand.New(rand.NewPCG(1, 2)))
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := mustNewPlayer(t, g, "alphabeta:cpu=5ms", 2)
 	s := g.NewInitialState()
 	for i := 0; i < 6 && !s.IsTerminal(); i++ {
 		a, err := p.ChooseAction(context.Background(), s)

@@ -2,7 +2,6 @@ package players
 
 import (
 	"context"
-	"math/rand/v2"
 	"path/filepath"
 	"testing"
 
@@ -30,18 +29,7 @@ func TestAlphaBetaBook(t *testing.T) {
 	}
 	newPlayer := func(spec string) Player {
 		t.Helper()
-		sp, err := ParseSpec(spec)
-		if err != nil {
-			t.Fatal(err)
-		}
-		f, err := Build(g, sp)
-		if err != nil {
-			t.Fatal(err)
-		}
-		p, err := f.New(rand.New(rand.NewPCG(1, 2)))
-		if err != nil {
-			t.Fatal(err)
-		}
+		p := mustNewPlayer(t, g, spec, 2)
 		return p
 	}
 	booked := newPlayer(`alphabeta:depth=2,book="` + path + `"`)

@@ -3,7 +3,6 @@ package players
 import (
 	"context"
 	"math"
-	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -41,18 +40,7 @@ func TestAlphaBetaEvalSwitch(t *testing.T) {
 		eval string
 		want float64
 	}{{"", hand}, {",eval=hand", hand}, {",eval=tuned", tuned}} {
-		sp, err := ParseSpec("alphabeta:depth=1,qs=0,futility=0,ext=0" + c.eval)
-		if err != nil {
-			t.Fatal(err)
-		}
-		f, err := Build(g, sp)
-		if err != nil {
-			t.Fatal(err)
-		}
-		p, err := f.New(rand.New(rand.NewPCG(1, 1)))
-		if err != nil {
-			t.Fatal(err)
-		}
+		p := mustNewPlayer(t, g, "alphabeta:depth=1,qs=0,futility=0,ext=0"+c.eval, 1)
 		if _, err := p.ChooseAction(context.Background(), s); err != nil {
 			t.Fatal(err)
 		}
@@ -130,18 +118,7 @@ func TestAlphaBetaEvalSwitchSmallGames(t *testing.T) {
 			spec string
 			want float64
 		}{{"alphabeta:depth=1", hand}, {"alphabeta:depth=1,eval=tuned", tuned}} {
-			sp, err := ParseSpec(e.spec)
-			if err != nil {
-				t.Fatal(err)
-			}
-			f, err := Build(c.g, sp)
-			if err != nil {
-				t.Fatal(err)
-			}
-			p, err := f.New(rand.New(rand.NewPCG(1, 1)))
-			if err != nil {
-				t.Fatal(err)
-			}
+			p := mustNewPlayer(t, c.g, e.spec, 1)
 			if _, err := p.ChooseAction(context.Background(), s); err != nil {
 				t.Fatal(err)
 			}

@@ -1,6 +1,7 @@
 package players
 
 import (
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -28,6 +29,25 @@ func TestBuildErrors(t *testing.T) {
 			t.Errorf("Build(%s, %s): error %v, want one containing %q", tc.game.Name(), tc.spec, err, tc.want)
 		}
 	}
+}
+
+// mustNewPlayer builds the player spec names for g, its random source
+// seeded with (1, seed).
+func mustNewPlayer(t testing.TB, g games.Game, spec string, seed uint64) Player {
+	t.Helper()
+	sp, err := ParseSpec(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := Build(g, sp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := f.New(rand.New(rand.NewPCG(1, seed)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
 }
 
 func mustGame(t testing.TB, spec string) games.Game {
