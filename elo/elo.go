@@ -21,6 +21,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+
+	"tabula/internal/linalg"
 )
 
 // scale is the logistic slope of the Elo scale: ln(10)/400 per Elo point.
@@ -370,47 +372,12 @@ func gradHess(t *Table, x []float64, free []int, prec float64, grad, hess []floa
 // solve solves h*out = g for a symmetric positive definite h (m x m) by
 // Cholesky decomposition.
 func solve(h, g, out []float64, m int) error {
-	l, err := cholesky(h, m)
-	if err != nil {
-		return err
-	}
-	// Forward then backward substitution.
-	for i := 0; i < m; i++ {
-		s := g[i]
-		for k := 0; k < i; k++ {
-			s -= l[i*m+k] * out[k]
-		}
-		out[i] = s / l[i*m+i]
-	}
-	for i := m - 1; i >= 0; i-- {
-		s := out[i]
-		for k := i + 1; k < m; k++ {
-			s -= l[k*m+i] * out[k]
-		}
-		out[i] = s / l[i*m+i]
-	}
-	return nil
-}
-
-func cholesky(h []float64, m int) ([]float64, error) {
 	l := make([]float64, m*m)
-	for i := 0; i < m; i++ {
-		for j := 0; j <= i; j++ {
-			s := h[i*m+j]
-			for k := 0; k < j; k++ {
-				s -= l[i*m+k] * l[j*m+k]
-			}
-			if i == j {
-				if !(s > 0) {
-					return nil, fmt.Errorf("information matrix is singular at player index %d (a player without games and no prior?)", i)
-				}
-				l[i*m+i] = math.Sqrt(s)
-			} else {
-				l[i*m+j] = s / l[j*m+j]
-			}
-		}
+	if i := linalg.Cholesky(h, l, m); i >= 0 {
+		return fmt.Errorf("information matrix is singular at player index %d (a player without games and no prior?)", i)
 	}
-	return l, nil
+	linalg.SolveFactored(l, g, out, m)
+	return nil
 }
 
 // invert returns the inverse of the symmetric positive definite h.

@@ -19,6 +19,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+
+	"tabula/internal/linalg"
 )
 
 // Row is one sample: the evaluation is Offset + sum of W[Idx[j]]*Val[j].
@@ -327,37 +329,9 @@ func Fit(rows []Row, w0 []float64, k float64, cfg Config) (Result, error) {
 // solveCholesky solves a x = b for the symmetric positive definite dim x dim
 // matrix a (row-major, overwritten by its Cholesky factor).
 func solveCholesky(a, b, x []float64, dim int) error {
-	for j := range dim {
-		s := a[j*dim+j]
-		for k := range j {
-			s -= a[j*dim+k] * a[j*dim+k]
-		}
-		if !(s > 0) {
-			return fmt.Errorf("curvature matrix not positive definite at %d (a feature never seen and no L2 penalty?)", j)
-		}
-		d := math.Sqrt(s)
-		a[j*dim+j] = d
-		for i := j + 1; i < dim; i++ {
-			s := a[i*dim+j]
-			for k := range j {
-				s -= a[i*dim+k] * a[j*dim+k]
-			}
-			a[i*dim+j] = s / d
-		}
+	if j := linalg.Cholesky(a, a, dim); j >= 0 {
+		return fmt.Errorf("curvature matrix not positive definite at %d (a feature never seen and no L2 penalty?)", j)
 	}
-	for i := range dim {
-		s := b[i]
-		for k := range i {
-			s -= a[i*dim+k] * x[k]
-		}
-		x[i] = s / a[i*dim+i]
-	}
-	for i := dim - 1; i >= 0; i-- {
-		s := x[i]
-		for k := i + 1; k < dim; k++ {
-			s -= a[k*dim+i] * x[k]
-		}
-		x[i] = s / a[i*dim+i]
-	}
+	linalg.SolveFactored(a, b, x, dim)
 	return nil
 }
