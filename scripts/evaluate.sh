@@ -6,8 +6,8 @@
 #   othello:size=6  200 sims against mcts:rollouts=1000 (4 random plies), then arena bench on the 6x6 sets
 #                   of data/othello (mistake rate and mean disc loss), beside alphabeta:depth=6, and arena
 #                   compare of the two on the same positions (exact McNemar test)
-#   othello:size=8  200 sims against grhino:level=L for L in LEVELS (default "1 2 3 4 5"; 4 random plies),
-#                   then arena bench on the 8x8 sets
+#   othello:size=8  SIMS (default 200) against grhino:level=L for L in LEVELS (default "1 2 3 4 5"; 4 random
+#                   plies), then arena bench on the 8x8 tuning sets and, apart, the held-out sets (200 sims)
 #   go:...          SIMS (default 150 on 7x7, 200 otherwise) against gnugo:level=L for L in LEVELS (default
 #                   "10" on 7x7, "0 5 10" otherwise; 2 random plies), komi from the run's game; then against
 #                   pachi:playouts=P for P in PACHI (default "1000 4000 10000 30000" on 9x9 and larger, none
@@ -43,30 +43,33 @@ match() { # match OPPONENT SIMS PLIES GAMES NAME
   "$arena" match -game "$game" -players "net:path=$best,sims=$2$opts $1" -games "$4" -random-plies "$3" -seed "$seed" \
     -out "$out/match-$5.jsonl" -quiet | tee "$out/match-$5.txt"
 }
-othello_bench() { # othello_bench SIZE SETS...
-  local size=$1; shift
+othello_bench() { # othello_bench SIZE NAME SETS...: net (200 sims) and alphabeta:depth=6 on data/othello sets
+  local size=$1 name=$2; shift 2
   local sets=()
   for s in "$@"; do sets+=("data/othello/othello$size-$s.txt"); done
   local list
   list=$(IFS=,; echo "${sets[*]}")
   {
-    "$arena" bench -game "$game" -player "net:path=$best,sims=200$opts" -positions "$list" -out "$out/bench-net.jsonl" -quiet
-    "$arena" bench -game "$game" -player "alphabeta:depth=6" -positions "$list" -out "$out/bench-alphabeta6.jsonl" -quiet
+    "$arena" bench -game "$game" -player "net:path=$best,sims=200$opts" -positions "$list" -out "$out/$name-net.jsonl" -quiet
+    "$arena" bench -game "$game" -player "alphabeta:depth=6" -positions "$list" -out "$out/$name-alphabeta6.jsonl" -quiet
     # Paired on the same positions: does one make fewer mistakes beyond chance (exact McNemar test)?
-    "$arena" compare -a "$out/bench-net.jsonl" -b "$out/bench-alphabeta6.jsonl"
-  } | tee "$out/bench.txt"
+    "$arena" compare -a "$out/$name-net.jsonl" -b "$out/$name-alphabeta6.jsonl"
+  } | tee "$out/$name.txt"
 }
 
 case $game in
 othello:size=6)
   match "mcts:rollouts=1000" 200 4 "${GAMES:-100}" uct1000
-  othello_bench 6 e08-12 e13-16 e17-20 e21-24 critical-e17-20
+  othello_bench 6 bench e08-12 e13-16 e17-20 e21-24 critical-e17-20
+  othello_bench 6 bench-heldout heldout-e08-12 heldout-e13-16 heldout-e17-20
   ;;
 othello | othello:size=8)
   for level in ${LEVELS:-1 2 3 4 5}; do
-    match "grhino:level=$level" 200 4 "${GAMES:-100}" "grhino$level"
+    match "grhino:level=$level" "${SIMS:-200}" 4 "${GAMES:-100}" "grhino$level"
   done
-  othello_bench 8 e08-12 e13-16 e17-20 critical-e08-12 critical-e13-16
+  othello_bench 8 bench e08-12 e13-16 e17-20 critical-e08-12 critical-e13-16
+  # The held-out sets no setting was chosen on (data/othello/README.md): the figures to report.
+  othello_bench 8 bench-heldout heldout-e08-12 heldout-e13-16 heldout-e17-20
   ;;
 go:*)
   sims=${SIMS:-200}
