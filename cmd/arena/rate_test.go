@@ -129,7 +129,8 @@ func TestTallyCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if tally != match || !strings.Contains(tally, "mirrored pairs") || !strings.Contains(tally, "wins by points") {
+	pointPairs := regexp.MustCompile(`nets [+-][0-9.]+ points a game; over \d+ mirrored pairs [+-][0-9.]+ \[[+-][0-9.]+, [+-][0-9.]+\]`)
+	if tally != match || !strings.Contains(tally, "mirrored pairs") || !strings.Contains(tally, "wins by points") || !pointPairs.MatchString(tally) {
 		t.Errorf("tally printed\n%s\nthe match\n%s", tally, match)
 	}
 	for _, tc := range []struct {
