@@ -178,3 +178,44 @@ func TestMatchScoresGammons(t *testing.T) {
 		t.Error("backgammon records tallied as connect4")
 	}
 }
+
+// TestMatchPointPairs checks the net points a game over mirrored pairs at
+// backgammon:scoring=money: each pair's value is the mean of its two games'
+// points won minus lost, from the records, and Tally gives the same.
+func TestMatchPointPairs(t *testing.T) {
+	g := playerstest.MustGame(t, "backgammon:scoring=money")
+	fs := playerstest.MustFactories(t, g, "pubeval random")
+	var recs []GameRecord
+	res, err := Match(context.Background(), MatchConfig{Games: 10, Parallel: 2, Seed: 3,
+		Record: func(r GameRecord) error { recs = append(recs, r); return nil }}, g, fs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.SortFunc(recs, func(a, b GameRecord) int { return a.Index - b.Index })
+	var want ScoreStats
+	for m := 0; m+1 < len(recs); m += 2 {
+		v := 0.0
+		for _, r := range recs[m : m+2] {
+			pts := float64(r.Points)
+			if r.Seats[r.Winner] != 0 {
+				pts = -pts
+			}
+			v += pts / 2
+		}
+		want.Add(v)
+	}
+	got := res.PointPairs[0][1]
+	if got.N != 5 || math.Abs(got.Sum-want.Sum) > 1e-9 || math.Abs(got.SumSq-want.SumSq) > 1e-9 {
+		t.Fatalf("point pairs %+v, want %+v from the records", got, want)
+	}
+	if m, lo, hi := got.Interval(); m <= 0 || lo >= m || hi <= m {
+		t.Errorf("pubeval against random: %v points a game [%v, %v]", m, lo, hi)
+	}
+	tl, err := Tally(g, recs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(tl.PointPairs, res.PointPairs) {
+		t.Errorf("tally's point pairs %+v, the match's %+v", tl.PointPairs, res.PointPairs)
+	}
+}

@@ -233,6 +233,12 @@ type MatchResult struct {
 	Scores [][]ScoreStats
 	// ScoreUnit names the unit of Scores.
 	ScoreUnit string
+	// PointPairs[i][j] (i < j) summarises i's net points a game (won
+	// minus lost: 1, 2 or 3 a game) over the mirrored pairs against j,
+	// pairs with a resigned or forfeited game left out (their points are
+	// unknown); nil unless the game has chance nodes and scores gammons
+	// (Pointer).
+	PointPairs [][]ScoreStats
 	// Forfeits holds the games that ended by a player's failure, in the
 	// order they finished.
 	Forfeits []GameRecord
@@ -439,6 +445,7 @@ type tally struct {
 	paired bool            // the games 2m and 2m+1 of a pairing share dice or opening: count them as pairs
 	halves map[int]float64 // dice key -> the score of the lower player in the pair's first finished game
 	scored map[int]float64 // dice key -> the lower player's Score in the pair's first finished game, NaN after a forfeit
+	points map[int]float64 // dice key -> the lower player's net points in the pair's first finished game, NaN when unknown
 }
 
 func newTally(g games.Game, names []string, paired bool) *tally {
@@ -449,6 +456,10 @@ func newTally(g games.Game, names []string, paired bool) *tally {
 			t.res.Scores = square[ScoreStats](len(names))
 			t.res.ScoreUnit = unit
 			t.scored = map[int]float64{}
+		}
+		if _, ok := g.NewInitialState().(Pointer); ok && games.HasChance(g) {
+			t.res.PointPairs = square[ScoreStats](len(names))
+			t.points = map[int]float64{}
 		}
 	}
 	return t
@@ -507,6 +518,25 @@ func (t *tally) add(rec GameRecord, dice int) {
 		res.Pairs[lo][hi].Add((first + s) / 2)
 	} else {
 		t.halves[dice] = s // an odd last game stays here, uncounted
+	}
+	if t.points != nil {
+		pts := 0.0 // a draw: a game cut at its length cap
+		switch {
+		case rec.Winner >= 0 && rec.Points == 0:
+			pts = math.NaN() // resigned or forfeited: worth an unknown number of points
+		case rec.Winner >= 0 && rec.Seats[rec.Winner] == lo:
+			pts = float64(rec.Points)
+		case rec.Winner >= 0:
+			pts = -float64(rec.Points)
+		}
+		if first, ok := t.points[dice]; ok {
+			delete(t.points, dice)
+			if !math.IsNaN(first) && !math.IsNaN(pts) {
+				res.PointPairs[lo][hi].Add((first + pts) / 2)
+			}
+		} else {
+			t.points[dice] = pts
+		}
 	}
 	if t.scored == nil {
 		return

@@ -159,7 +159,12 @@ type PlaySettings struct {
 	// margin are the targets the network learns exact play from).
 	Resign bool `yaml:"resign"`
 	// ResignThreshold: a player resigns when its root value is below it
-	// for ResignConsecutive of its own moves in a row.
+	// for ResignConsecutive of its own moves in a row. It is on the scale
+	// of the game's Returns, and a resignation records the game's worst
+	// result, -1: at backgammon:scoring=money (a single game 1/3) that is a
+	// backgammon lost, so -0.95 resigns only near-certain backgammons, and a
+	// no-resign game that its player would have resigned and lost by less
+	// counts as a false resignation (GameRecord.FalseResign).
 	ResignThreshold float64 `yaml:"resign_threshold"`
 	// ResignConsecutive is the number of consecutive moves below the
 	// threshold that trigger resignation.

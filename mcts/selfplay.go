@@ -44,9 +44,11 @@ type GameRecord struct {
 }
 
 // FalseResign reports whether this is a no-resign game in which the player
-// who would have resigned did not lose.
+// who would have resigned did better than the -1 its resignation would have
+// recorded: it won or drew, or, in a game whose losses are worth less than
+// -1 (backgammon:scoring=money, where -1 is a backgammon), lost less.
 func (r GameRecord) FalseResign() bool {
-	return r.NoResign && r.WouldResignMove >= 0 && r.Returns[r.WouldResignPlayer] >= 0
+	return r.NoResign && r.WouldResignMove >= 0 && r.Returns[r.WouldResignPlayer] > -1
 }
 
 // Examples replays the game through the checked path and calls fn for every

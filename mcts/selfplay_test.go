@@ -179,7 +179,7 @@ func TestResignation(t *testing.T) {
 			if r.WouldResignMove != 3 || r.WouldResignPlayer != 1 {
 				t.Fatalf("no-resign game %d: would resign at move %d by player %d", i, r.WouldResignMove, r.WouldResignPlayer)
 			}
-			if r.FalseResign() != (r.Returns[1] >= 0) {
+			if r.FalseResign() != (r.Returns[1] > -1) {
 				t.Fatalf("no-resign game %d: FalseResign %v with returns %v", i, r.FalseResign(), r.Returns)
 			}
 			continue
@@ -261,5 +261,23 @@ func TestRandomOpening(t *testing.T) {
 	cfg.RandomOpeningPlies = -1
 	if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), "random_opening_plies") {
 		t.Fatalf("random_opening_plies -1: %v", err)
+	}
+}
+
+// TestFalseResignScale checks FalseResign against the -1 a resignation
+// records: a loss of -1 was no false resignation, a smaller loss (a single
+// game of backgammon:scoring=money, -1/3), a draw or a win was.
+func TestFalseResignScale(t *testing.T) {
+	for _, c := range []struct {
+		ret  float64
+		want bool
+	}{{-1, false}, {-2.0 / 3, true}, {-1.0 / 3, true}, {0, true}, {1.0 / 3, true}, {1, true}} {
+		r := GameRecord{NoResign: true, WouldResignMove: 5, WouldResignPlayer: 1, Returns: [2]float64{-c.ret, c.ret}}
+		if got := r.FalseResign(); got != c.want {
+			t.Errorf("would-be resigner's return %v: FalseResign %v, want %v", c.ret, got, c.want)
+		}
+	}
+	if (GameRecord{NoResign: true, WouldResignMove: -1, Returns: [2]float64{1.0 / 3, -1.0 / 3}}).FalseResign() {
+		t.Error("FalseResign with no would-be resignation")
 	}
 }

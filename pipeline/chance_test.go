@@ -2,12 +2,14 @@ package pipeline
 
 import (
 	"encoding/json"
+	"math"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"tabula/games/backgammon"
+	"tabula/nn"
 	"tabula/replay"
 )
 
@@ -98,4 +100,51 @@ func toJSON(t *testing.T, v any) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// TestBackgammonMoneySmoke runs configs/backgammon-money-smoke.yaml: every
+// value target is a result on the money scale (points/3), and the network
+// is saved for the money game, which a net player of the win/loss game
+// refuses.
+func TestBackgammonMoneySmoke(t *testing.T) {
+	dir := t.TempDir()
+	cfg, err := Load("../configs/backgammon-money-smoke.yaml", []string{"run_dir=" + dir, "iterations=1", "ladder.every=0", "gate.games=0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runOnce(t, cfg)
+	files, _ := filepath.Glob(filepath.Join(dir, replayDir, "*"+replay.ChunkSuffix))
+	seen := map[float32]int{}
+	for _, f := range files {
+		_, ex, err := replay.ReadChunkFile(f)
+		if err != nil {
+			t.Fatalf("chunk %s: %v", f, err)
+		}
+		for _, e := range ex {
+			seen[e.Value]++
+		}
+	}
+	third := float32(1) / 3
+	for v, n := range seen {
+		ok := false
+		for _, k := range []float32{1, 2, 3} {
+			ok = ok || math.Abs(float64(v)-float64(k*third)) < 1e-6 || math.Abs(float64(v)+float64(k*third)) < 1e-6
+		}
+		if !ok {
+			t.Errorf("%d value targets of %v, want +-1/3, +-2/3 or +-1", n, v)
+		}
+	}
+	if seen[third]+seen[-third] == 0 {
+		t.Errorf("no single game among the value targets %v", seen)
+	}
+	ck, err := nn.LoadCheckpoint(filepath.Join(dir, "checkpoints", "best-weights.tbn"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ck.Game != "backgammon:scoring=money" {
+		t.Fatalf("the network is for %q", ck.Game)
+	}
+	if err := ck.CheckGame(backgammon.New(false)); err == nil {
+		t.Error("a network trained on points accepted for the win/loss game")
+	}
 }

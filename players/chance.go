@@ -50,12 +50,14 @@ func buildChance(g games.Game, spec Spec) (*Factory, error) {
 		if !isBG {
 			return nil, fmt.Errorf("player %s: eval=pubeval is for backgammon only, not %s", name, g.Name())
 		}
-		evalFor = func(*rand.Rand) (search.Evaluation, error) { return pubevalEvaluation, nil }
+		ev := moneyScale(g, pubevalEvaluation)
+		evalFor = func(*rand.Rand) (search.Evaluation, error) { return ev, nil }
 	case "td":
 		if !isBG {
 			return nil, fmt.Errorf("player %s: eval=td is for backgammon only, not %s", name, g.Name())
 		}
-		evalFor = func(*rand.Rand) (search.Evaluation, error) { return td.Trained.Evaluation, nil }
+		ev := moneyScale(g, td.Trained.Evaluation)
+		evalFor = func(*rand.Rand) (search.Evaluation, error) { return ev, nil }
 	case "rollout":
 		evalFor = func(rng *rand.Rand) (search.Evaluation, error) {
 			return search.RolloutEvaluation(rollouts, nil, rng)
@@ -99,6 +101,17 @@ func buildChance(g games.Game, spec Spec) (*Factory, error) {
 		}
 		return &expectiPlayer{name: name, e: e}, nil
 	}}, nil
+}
+
+// moneyScale returns ev, a win/loss evaluation of backgammon in [-1, 1],
+// divided by 3 when g is backgammon with money scoring, whose Returns give a
+// single game 1/3: the search compares the evaluation at its horizon with
+// the returns of the games it sees end, so both must be on one scale.
+func moneyScale(g games.Game, ev search.Evaluation) search.Evaluation {
+	if bg, ok := g.(*backgammon.Game); !ok || !bg.Money() {
+		return ev
+	}
+	return func(s games.State) float64 { return ev(s) / 3 }
 }
 
 // pubevalEvaluation scores a backgammon state for the player who moves next

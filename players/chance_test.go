@@ -2,6 +2,7 @@ package players_test
 
 import (
 	"context"
+	"math"
 	"math/rand/v2"
 	"strings"
 	"tabula/players/playerstest"
@@ -141,5 +142,51 @@ func TestNetPlaysChance(t *testing.T) {
 	}
 	if pol := pl.(players.Analyzer).LastPolicy(); len(pol) != g.NumActions() {
 		t.Errorf("policy of length %d after a move", len(pol))
+	}
+}
+
+// TestExpectimaxMoneyScale checks that the evaluations of expectimax at the
+// money game are on its scale, a single game worth 1/3: from the same
+// positions (no game ends within a turn) the money player chooses the win/loss
+// player's move and reports a third of its value.
+func TestExpectimaxMoneyScale(t *testing.T) {
+	wl, money := playerstest.MustGame(t, "backgammon"), playerstest.MustGame(t, "backgammon:scoring=money")
+	for _, ev := range []string{"hand", "pubeval", "td"} {
+		spec := "expectimax:depth=1,eval=" + ev
+		pw, err := playerstest.MustFactories(t, wl, spec)[0].New(rand.New(rand.NewPCG(1, 1)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		pm, err := playerstest.MustFactories(t, money, spec)[0].New(rand.New(rand.NewPCG(1, 1)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		rng := rand.New(rand.NewPCG(2, 2))
+		sw, sm := wl.NewInitialState(), money.NewInitialState()
+		for ply := 0; ply < 12; ply++ {
+			if games.IsChanceNode(sw) {
+				a, err := games.SampleChance(sw, rng)
+				if err != nil {
+					t.Fatal(err)
+				}
+				sw.ApplyAction(a)
+				sm.ApplyAction(a)
+				continue
+			}
+			aw, err := pw.ChooseAction(context.Background(), sw.Clone())
+			if err != nil {
+				t.Fatal(err)
+			}
+			am, err := pm.ChooseAction(context.Background(), sm.Clone())
+			if err != nil {
+				t.Fatal(err)
+			}
+			vw, vm := pw.(players.Valuer).Value(), pm.(players.Valuer).Value()
+			if aw != am || math.Abs(vm-vw/3) > 1e-9 {
+				t.Fatalf("%s, ply %d: money plays %d at %v, win/loss %d at %v: want the same move at a third of the value", spec, ply, am, vm, aw, vw)
+			}
+			sw.ApplyAction(aw)
+			sm.ApplyAction(am)
+		}
 	}
 }

@@ -12,7 +12,8 @@
 #                   "10" on 7x7, "0 5 10" otherwise; 2 random plies), komi from the run's game; then against
 #                   pachi:playouts=P for P in PACHI (default "1000 4000 10000 30000" on 9x9 and larger, none
 #                   on smaller boards; PACHI_GAMES games each, default GAMES)
-#   backgammon      SIMS (default 100; docs/benchmarks.md's figures use SIMS=800) against pubeval (GAMES, default 1000),
+#   backgammon      (either scoring: backgammon or backgammon:scoring=money; every match is played in the run's game)
+#                   SIMS (default 100; docs/benchmarks.md's figures use SIMS=800) against pubeval (GAMES, default 1000),
 #                   then gnubg rates both in their own match
 #                   (arena rate, RATE_GAMES, default 100): mean equity lost per decision; then against
 #                   gnubg:ply=0 (GNUBG_GAMES, default 400; 0 skips), whose match gnubg then rates too; then against
@@ -84,15 +85,15 @@ go:*)
     match "pachi:playouts=$p" "$sims" 2 "${PACHI_GAMES:-${GAMES:-100}}" "pachi$p"
   done
   ;;
-backgammon)
+backgammon | backgammon:*)
   sims=${SIMS:-100}
   match pubeval "$sims" 0 "${GAMES:-1000}" pubeval
-  "$arena" rate -game backgammon -players "net:path=$best,sims=$sims$opts pubeval" -games "${RATE_GAMES:-100}" -seed "$seed" \
+  "$arena" rate -game "$game" -players "net:path=$best,sims=$sims$opts pubeval" -games "${RATE_GAMES:-100}" -seed "$seed" \
     -out "$out/rate.jsonl" -quiet | tee "$out/rate.txt"
   gnubg_games=${GNUBG_GAMES:-400}
   if [ "$gnubg_games" -gt 0 ]; then
     match "gnubg:ply=0" "$sims" 0 "$gnubg_games" gnubg0
-    "$arena" rate -in "$out/match-gnubg0.jsonl" -games 0 -quiet | tee "$out/rate-gnubg0.txt"
+    "$arena" rate -game "$game" -in "$out/match-gnubg0.jsonl" -games 0 -quiet | tee "$out/rate-gnubg0.txt"
   fi
   d1=${D1_GAMES:-${GAMES:-1000}} d2=${D2_GAMES:-${GAMES:-1000}}
   if [ "$d1" -gt 0 ]; then match "expectimax:depth=1,eval=hand" "$sims" 0 "$d1" emm1; fi

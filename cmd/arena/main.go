@@ -667,7 +667,7 @@ func printPairs(w io.Writer, res *match.MatchResult) {
 		}
 	}
 	if res.WinPoints != nil {
-		fmt.Fprintln(w, "\nwins by points (single-gammon-backgammon) and net points a game (cubeless, no doubling)")
+		fmt.Fprintln(w, "\nwins by points (single-gammon-backgammon) and net points a game (cubeless, no doubling), and over the mirrored pairs with their 95% interval")
 		for i := range res.Players {
 			for j := i + 1; j < len(res.Players); j++ {
 				a, b := res.WinPoints[i][j], res.WinPoints[j][i]
@@ -675,8 +675,15 @@ func printPairs(w io.Writer, res *match.MatchResult) {
 				if n == 0 {
 					continue
 				}
-				fmt.Fprintf(w, "[%d] vs [%d]: [%d] won %d-%d-%d, [%d] won %d-%d-%d; [%d] nets %+.3f points a game\n",
+				fmt.Fprintf(w, "[%d] vs [%d]: [%d] won %d-%d-%d, [%d] won %d-%d-%d; [%d] nets %+.3f points a game",
 					i, j, i, a.Single, a.Gammon, a.Backgammon, j, b.Single, b.Gammon, b.Backgammon, i, float64(a.Points()-b.Points())/float64(n))
+				if res.PointPairs != nil && res.PointPairs[i][j].N > 0 {
+					// The interval from the spread of the mirrored pairs' net points.
+					ps := res.PointPairs[i][j]
+					m, lo, hi := ps.Interval()
+					fmt.Fprintf(w, "; over %d mirrored pairs %+.3f [%+.3f, %+.3f]", ps.N, m, lo, hi)
+				}
+				fmt.Fprintln(w)
 			}
 		}
 	}

@@ -12,12 +12,13 @@ import (
 
 	"tabula/bench"
 	"tabula/games"
+	"tabula/games/backgammon"
 	"tabula/match"
 	"tabula/players"
 )
 
 func defineRate(fs *flag.FlagSet) func(context.Context, io.Reader, io.Writer, io.Writer) error {
-	gameSpec := fs.String("game", "backgammon", "game: backgammon (or backgammon:scoring=money)")
+	gameSpec := fs.String("game", "", "game: backgammon or backgammon:scoring=money (default: with -in the records' game, else backgammon)")
 	playerList := fs.String("players", "", "two player specs to play -games games and rate (or -in)")
 	in := fs.String("in", "", "rate the games of this file (JSON lines of \"arena match -out\") instead of playing")
 	n := fs.Int("games", 100, "games to play (with -in: the first N of the file; 0: all)")
@@ -29,9 +30,15 @@ func defineRate(fs *flag.FlagSet) func(context.Context, io.Reader, io.Writer, io
 	out := fs.String("out", "", "write gnubg's verdict on every turn as a JSON line to this file")
 	quiet := fs.Bool("quiet", false, "no progress bar")
 	return func(ctx context.Context, _ io.Reader, stdout, stderr io.Writer) (err error) {
-		g, err := games.New(*gameSpec)
-		if err != nil {
-			return err
+		spec := *gameSpec
+		if spec == "" && *in == "" {
+			spec = "backgammon"
+		}
+		var g games.Game
+		if spec != "" {
+			if g, err = games.New(spec); err != nil {
+				return err
+			}
 		}
 		switch {
 		case *n < 0:
@@ -54,6 +61,14 @@ func defineRate(fs *flag.FlagSet) func(context.Context, io.Reader, io.Writer, io
 		if *in != "" {
 			if recs, err = readRecords(*in, g, *n); err != nil {
 				return err
+			}
+			if g == nil {
+				if g, err = games.New(recs[0].Game); err != nil {
+					return fmt.Errorf("%s: the records' game: %w", *in, err)
+				}
+				if _, ok := g.(*backgammon.Game); !ok {
+					return fmt.Errorf("%s: a game of %q, want backgammon (either scoring)", *in, recs[0].Game)
+				}
 			}
 		} else {
 			if *n == 0 {

@@ -129,7 +129,8 @@ func TestTallyCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if tally != match || !strings.Contains(tally, "mirrored pairs") || !strings.Contains(tally, "wins by points") {
+	pointPairs := regexp.MustCompile(`nets [+-][0-9.]+ points a game; over \d+ mirrored pairs [+-][0-9.]+ \[[+-][0-9.]+, [+-][0-9.]+\]`)
+	if tally != match || !strings.Contains(tally, "mirrored pairs") || !strings.Contains(tally, "wins by points") || !pointPairs.MatchString(tally) {
 		t.Errorf("tally printed\n%s\nthe match\n%s", tally, match)
 	}
 	for _, tc := range []struct {
@@ -143,5 +144,25 @@ func TestTallyCommand(t *testing.T) {
 		if _, _, err := runCmd(t, "", tc.args...); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%q: error %v, want one containing %q", tc.args, err, tc.want)
 		}
+	}
+}
+
+// TestRateMoneyRecords rates the recorded games of backgammon:scoring=money
+// without -game: the game is the records', and -game backgammon refuses them.
+func TestRateMoneyRecords(t *testing.T) {
+	gnubg := refdatatest.Program(t, "gnubg", "apt-get install gnubg")
+	games := filepath.Join(t.TempDir(), "money.jsonl")
+	if _, _, err := runCmd(t, "", "match", "-game", "backgammon:scoring=money", "-players", "pubeval random", "-games", "2", "-seed", "3", "-out", games, "-quiet"); err != nil {
+		t.Fatal(err)
+	}
+	stdout, _, err := runCmd(t, "", "rate", "-in", games, "-games", "0", "-gnubg", gnubg, "-quiet")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(stdout, "gnubg 0-ply referee, backgammon:scoring=money, 2 games") {
+		t.Errorf("output:\n%s", stdout)
+	}
+	if _, _, err := runCmd(t, "", "rate", "-game", "backgammon", "-in", games, "-gnubg", gnubg, "-quiet"); err == nil || !strings.Contains(err.Error(), `a game of "backgammon:scoring=money", want backgammon`) {
+		t.Errorf("money records rated as -game backgammon: %v", err)
 	}
 }

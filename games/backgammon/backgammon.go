@@ -64,7 +64,10 @@
 // win probability, which is what the textbook requires of an evaluation for
 // expectiminimax to choose the right moves at chance nodes, and what the
 // bear-off database and pubeval estimate; money play can be trained by
-// setting scoring=money.
+// setting scoring=money (configs/backgammon-money.yaml, docs/methods.md).
+// With money scoring every evaluation is put on the same scale, a single
+// game being worth 1/3: the hand evaluation (Game.Evaluate), the bear-off
+// database and the players' pubeval and TD evaluations are divided by 3.
 //
 // The package registers itself as "backgammon" with the parameter scoring.
 package backgammon

@@ -15,14 +15,21 @@ import (
 // half they stand, where hits cost most), checkers on the bar and checkers
 // borne off. The weights were set by hand, not fitted; the textbook's
 // caution applies: it orders positions sensibly but is not a calibrated
-// win probability.
+// win probability. With money scoring it is divided by 3, the value of a
+// single game there, so that it stays on the scale of the Returns that end
+// the game (it knows nothing of gammons; a search that reaches the end of
+// the game sees them).
 func (g *Game) Evaluate(st games.State) float64 {
 	s := st.(*State)
 	if s.IsTerminal() {
 		r := s.Returns()[s.player]
 		return math.Max(-0.999, math.Min(0.999, r))
 	}
-	return evaluate(&s.pos, int(s.player))
+	v := evaluate(&s.pos, int(s.player))
+	if g.money {
+		v /= 3
+	}
+	return v
 }
 
 func evaluate(q *Position, me int) float64 {

@@ -1,6 +1,7 @@
 package backgammon
 
 import (
+	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -65,5 +66,41 @@ func TestEvaluateRanges(t *testing.T) {
 	q.Board[1][23] = 15
 	if v := evaluate(&q, 0); v < 0.9 {
 		t.Errorf("one checker left against fifteen on the 24-point: %v", v)
+	}
+}
+
+// TestEvaluateMoneyScale checks that the money game's heuristic is on the
+// money scale of its Returns: the win/loss game's value over 3 (a single
+// game's worth) before the end, the game's return at the end, where a
+// gammon is worth twice a single game.
+func TestEvaluateMoneyScale(t *testing.T) {
+	wl, money := New(false), New(true)
+	rng := rand.New(rand.NewPCG(4, 4))
+	for _, q := range randomPositions(rng, 100) {
+		d1, d2 := 1+rng.IntN(6), 1+rng.IntN(6)
+		sw, err := NewState(wl, q, 0, d1, d2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sm, err := NewState(money, q, 0, d1, d2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sw.IsTerminal() {
+			continue
+		}
+		if w, m := wl.Evaluate(sw), money.Evaluate(sm); math.Abs(m-w/3) > 1e-12 {
+			t.Fatalf("money heuristic %v, want the win/loss one %v over 3\n%s", m, w, sm)
+		}
+	}
+	var q Position // player 0 has borne off; player 1 has none off, none in 0's home: a gammon
+	q.Off[0] = Checkers
+	q.Board[1][5] = Checkers
+	s, err := NewState(money, q, 1, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !s.IsTerminal() || money.Evaluate(s) != -2.0/3 {
+		t.Fatalf("the gammon lost: terminal %v, heuristic %v, want -2/3", s.IsTerminal(), money.Evaluate(s))
 	}
 }

@@ -90,6 +90,16 @@ func (m *Manifest) Validate() error {
 		case len(e.Check) == 0:
 			return fmt.Errorf("%s: no check command", where)
 		}
+		// The network plays only its own game (backgammon:scoring=money is
+		// not backgammon): a check that names another cannot run.
+		for k, a := range e.Check {
+			if (a == "-game" || a == "--game") && k+1 < len(e.Check) && e.Check[k+1] != e.Game {
+				return fmt.Errorf("%s: the check command plays -game %s, the network's game is %s", where, e.Check[k+1], e.Game)
+			}
+			if v, ok := strings.CutPrefix(a, "-game="); ok && v != e.Game {
+				return fmt.Errorf("%s: the check command plays -game %s, the network's game is %s", where, v, e.Game)
+			}
+		}
 		seen[e.Name] = true
 	}
 	return nil

@@ -66,6 +66,10 @@ func TestManifestValidation(t *testing.T) {
 		{Manifest{Models: []Model{entry("a", "x.tbn", "abc")}}, "sha256"},
 		{Manifest{Models: []Model{{Name: "a", File: "x", SHA256: sum, Check: []string{"x"}}}}, "no game"},
 		{Manifest{Models: []Model{{Name: "a", Game: "go", File: "x", SHA256: sum}}}, "no check"},
+		{Manifest{Models: []Model{{Name: "a", Game: "backgammon:scoring=money", File: "x", SHA256: sum,
+			Check: []string{"match", "-game", "backgammon", "-players", "{model} pubeval"}}}}, "plays -game backgammon, the network's game is backgammon:scoring=money"},
+		{Manifest{Models: []Model{{Name: "a", Game: "backgammon", File: "x", SHA256: sum,
+			Check: []string{"match", "-game=backgammon:scoring=money", "-players", "{model} pubeval"}}}}, "plays -game backgammon:scoring=money"},
 	} {
 		if err := c.m.Validate(); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%+v: err %v, want %q", c.m, err, c.want)

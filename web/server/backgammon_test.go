@@ -74,3 +74,20 @@ func TestBackgammonAPI(t *testing.T) {
 		}
 	}
 }
+
+// TestBackgammonMoneyPlayers checks the players offered for backgammon
+// scored in points: the backgammon players, none that refuses dice.
+func TestBackgammonMoneyPlayers(t *testing.T) {
+	s := newTestServer(t, nil)
+	var opp map[string][]Opponent
+	if code, body := do(t, s, "GET", "/api/players?game=backgammon:scoring=money", "", &opp); code != 200 {
+		t.Fatalf("players: %d %s", code, body)
+	}
+	var specs []string
+	for _, o := range opp["builtin"] {
+		specs = append(specs, o.Spec)
+	}
+	if got := strings.Join(specs, " "); !strings.Contains(got, "pubeval") || strings.Contains(got, "alphabeta") {
+		t.Errorf("players offered for backgammon:scoring=money: %s", got)
+	}
+}

@@ -338,7 +338,7 @@ func builtins(g games.Game) []Opponent {
 		}
 		return out
 	}
-	if g.Name() == "backgammon" {
+	if g.Name() == "backgammon" || strings.HasPrefix(g.Name(), "backgammon:") { // either scoring
 		return []Opponent{
 			{"expectimax:depth=1,eval=pubeval,bearoff=mem", "expectimax, 1 ply, pubeval"},
 			{"pubeval", "pubeval (Tesauro's linear evaluation)"},

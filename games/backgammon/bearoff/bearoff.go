@@ -270,10 +270,12 @@ func HomeOf(q *backgammon.Position, c int) (Home, bool) {
 }
 
 // Evaluate returns the exact value of s for the player who moves next (at a
-// chance node, the player about to roll), 2P-1 with P its winning chance,
-// when both players have every checker in their home boards; ok is false
-// otherwise, and for money scoring while a gammon is still possible (a
-// player with no checker off), which the one-sided database does not
+// chance node, the player about to roll), on the scale of s's Returns, when
+// both players have every checker in their home boards: 2P-1 with P its
+// winning chance, and (2P-1)/3 for money scoring, where a single game is
+// worth 1/3 (both players have a checker off, so no gammon is left). ok is
+// false otherwise, and for money scoring while a gammon is still possible
+// (a player with no checker off), which the one-sided database does not
 // cover. At a decision the player plays the roll to its best winning
 // chance.
 func (db *DB) Evaluate(s *backgammon.State) (v float64, ok bool) {
@@ -281,8 +283,12 @@ func (db *DB) Evaluate(s *backgammon.State) (v float64, ok bool) {
 		return 0, false
 	}
 	q := s.Position()
-	if g, _ := s.Game().(*backgammon.Game); g != nil && g.Money() && (q.Off[0] == 0 || q.Off[1] == 0) {
-		return 0, false
+	scale := 1.0
+	if g, _ := s.Game().(*backgammon.Game); g != nil && g.Money() {
+		if q.Off[0] == 0 || q.Off[1] == 0 {
+			return 0, false
+		}
+		scale = 1.0 / 3
 	}
 	me := s.NextPlayer()
 	mine, ok1 := HomeOf(&q, me)
@@ -291,10 +297,10 @@ func (db *DB) Evaluate(s *backgammon.State) (v float64, ok bool) {
 		return 0, false
 	}
 	if s.IsChanceNode() {
-		return 2*db.WinProbability(mine, theirs) - 1, true
+		return scale * (2*db.WinProbability(mine, theirs) - 1), true
 	}
 	_, p := db.bestTurn(s, theirs)
-	return 2*p - 1, true
+	return scale * (2*p - 1), true
 }
 
 // bestTurn returns the first action of the turn with the highest winning

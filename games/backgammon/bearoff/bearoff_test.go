@@ -257,3 +257,78 @@ func TestEvaluate(t *testing.T) {
 		t.Error("the starting position got an exact bear-off value")
 	}
 }
+
+// TestEvaluateMoney checks the money scale: with a checker off on each side
+// (no gammon left) the exact value is the win/loss value over 3, the value
+// of a single game, so that it agrees with the Returns the search scores
+// the game's end with: a decision that bears off the last checker is worth
+// what the terminal it leads to returns; with no checker off on a side it
+// has no value (a gammon is still possible).
+func TestEvaluateMoney(t *testing.T) {
+	d := db(t)
+	wl, money := backgammon.New(false), backgammon.New(true)
+	rng := rand.New(rand.NewPCG(5, 5))
+	for i := 0; i < 40; i++ {
+		var q backgammon.Position
+		for c := 0; c < 2; c++ {
+			h := randomHome(rng)
+			n := 0
+			for k, v := range h {
+				q.Board[c][k] = v
+				n += int(v)
+			}
+			if n == MaxChecker {
+				q.Board[c][0]--
+				n--
+			}
+			q.Off[c] = int8(MaxChecker - n)
+		}
+		for _, chance := range []bool{true, false} {
+			d1, d2 := 0, 0
+			if !chance {
+				d1, d2 = 1+rng.IntN(6), 1+rng.IntN(6)
+			}
+			sw, err := backgammon.NewState(wl, q, 0, d1, d2)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sm, err := backgammon.NewState(money, q, 0, d1, d2)
+			if err != nil {
+				t.Fatal(err)
+			}
+			vw, okw := d.Evaluate(sw)
+			vm, okm := d.Evaluate(sm)
+			if !okw || !okm || math.Abs(vm-vw/3) > 1e-12 {
+				t.Fatalf("%v: money %v (%v), want the win/loss value %v (%v) over 3", q, vm, okm, vw, okw)
+			}
+		}
+	}
+	// One checker left on the 1-point: any roll bears it off and wins a
+	// single game.
+	var q backgammon.Position
+	q.Board[0][0], q.Off[0] = 1, 14
+	q.Board[1][5], q.Off[1] = 2, 13
+	s, err := backgammon.NewState(money, q, 0, 6, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, ok := d.Evaluate(s)
+	a, _ := d.BestMove(s)
+	end := s.Clone().(*backgammon.State)
+	for !end.IsTerminal() && end.CurrentPlayer() == 0 {
+		end.ApplyAction(a)
+		if !end.IsTerminal() && end.CurrentPlayer() == 0 {
+			a, _ = d.BestMove(end)
+		}
+	}
+	if !end.IsTerminal() || !ok || math.Abs(v-end.Returns()[0]) > 1e-12 || math.Abs(v-1.0/3) > 1e-12 {
+		t.Fatalf("last checker: Evaluate %v (%v), the game's end returns %v (terminal %v), want 1/3", v, ok, end.Returns(), end.IsTerminal())
+	}
+	q.Off[1], q.Board[1][5] = 0, 15
+	if s, err = backgammon.NewState(money, q, 0, 6, 5); err != nil {
+		t.Fatal(err)
+	}
+	if v, ok := d.Evaluate(s); ok {
+		t.Fatalf("a gammon is possible, yet Evaluate gave %v", v)
+	}
+}
