@@ -11,6 +11,7 @@ import (
 	"tabula/games"
 	"tabula/games/backgammon"
 	"tabula/games/chess"
+	"tabula/internal/cputime"
 	"tabula/nn"
 	"tabula/search"
 )
@@ -366,6 +367,58 @@ func BenchmarkNetLeaf(b *testing.B) {
 			if err := leaf.Err(); err != nil {
 				b.Fatal(err)
 			}
+		})
+	}
+}
+
+// BenchmarkExpectimaxNetMove measures one move of expectimax:depth=1 with
+// the shipped backgammon network (cache off, so that the positions
+// repeated by the benchmark are evaluated each time), and with pubeval for
+// scale, over the decisions of a seeded random game; cpu-ms/move is the
+// process's CPU time (the evaluator's workers included), the figure to
+// give net's time= in an equal-time match (docs/methods.md).
+func BenchmarkExpectimaxNetMove(b *testing.B) {
+	g := mustGame(b, "backgammon")
+	rng := rand.New(rand.NewPCG(9, 9))
+	var positions []games.State
+	var buf []int
+	for s := g.NewInitialState(); !s.IsTerminal() && len(positions) < 24; {
+		if games.IsChanceNode(s) {
+			a, err := games.SampleChance(s, rng)
+			if err != nil {
+				b.Fatal(err)
+			}
+			s.ApplyAction(a)
+			continue
+		}
+		positions = append(positions, s.Clone())
+		buf = s.LegalActions(buf)
+		s.ApplyAction(buf[rng.IntN(len(buf))])
+	}
+	for _, spec := range []string{"expectimax:depth=1,eval=net,model=backgammon,cache=0", "expectimax:depth=1,eval=pubeval"} {
+		b.Run(spec, func(b *testing.B) {
+			sp, err := ParseSpec(spec)
+			if err != nil {
+				b.Fatal(err)
+			}
+			f, err := Build(g, sp)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer f.Close()
+			p, err := f.New(rand.New(rand.NewPCG(1, 2)))
+			if err != nil {
+				b.Fatal(err)
+			}
+			i := 0
+			cpu := cputime.Process()
+			for b.Loop() {
+				if _, err := p.ChooseAction(context.Background(), positions[i%len(positions)]); err != nil {
+					b.Fatal(err)
+				}
+				i++
+			}
+			b.ReportMetric(float64(cputime.Process()-cpu)/1e6/float64(i), "cpu-ms/move")
 		})
 	}
 }
