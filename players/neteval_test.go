@@ -304,6 +304,7 @@ func TestNetEvalErrors(t *testing.T) {
 		{c4, `alphabeta:eval=net,precision=int4,path="` + c4net + `"`, "precision"},
 		{c4, "alphabeta:eval=net,path=/nonexistent/x.tbn", "/nonexistent/x.tbn"},
 		{bg, "expectimax:eval=nett", "want hand, pubeval, td, rollout or net"},
+		{mustGame(t, "othello"), "alphabeta:eval=net,probcut=1,model=backgammon", "probcut and mpc"},
 	} {
 		sp, err := ParseSpec(tc.spec)
 		if err == nil {

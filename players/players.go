@@ -172,6 +172,9 @@ func Build(g games.Game, spec Spec) (*Factory, error) {
 		if err != nil {
 			return nil, fmt.Errorf("player %s: %w", name, err)
 		}
+		if spec.Str("eval", "") == "net" && (spec.Int("probcut", 0) == 1 || spec.Int("mpc", 0) == 1) {
+			return nil, fmt.Errorf("player %s: eval=net: probcut and mpc predict deep values from a fit of the hand evaluation's (scripts/probcutfit), not the network's", name)
+		}
 		pc, pct, err := probCutOf(g, spec)
 		if err != nil {
 			return nil, fmt.Errorf("player %s: %w", name, err)
