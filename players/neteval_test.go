@@ -423,3 +423,45 @@ func BenchmarkExpectimaxNetMove(b *testing.B) {
 		})
 	}
 }
+
+// TestNetEvalConcurrentGames plays two games at once with each eval=net
+// player (go test -race): the games' players share one evaluator and have
+// buffers of their own.
+func TestNetEvalConcurrentGames(t *testing.T) {
+	for _, tc := range []struct{ game, spec string }{
+		{"connect4", "alphabeta:depth=2,eval=net,cache=64,path="},
+		{"backgammon", "expectimax:depth=1,eval=net,path="},
+	} {
+		g := mustGame(t, tc.game)
+		path, _ := tinyNet(t, g, 5, false)
+		f := buildFactory(t, g, tc.spec+`"`+path+`"`)
+		errs := make(chan error, 2)
+		for seed := range uint64(2) {
+			p, err := f.New(rand.New(rand.NewPCG(seed, 1)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			go func() {
+				rng := rand.New(rand.NewPCG(seed, 3))
+				s := g.NewInitialState()
+				for ply := 0; ply < 16 && !s.IsTerminal(); ply++ {
+					a, err := games.SampleChance(s, rng)
+					if !games.IsChanceNode(s) {
+						a, err = p.ChooseAction(context.Background(), s)
+					}
+					if err != nil {
+						errs <- err
+						return
+					}
+					s.ApplyAction(a)
+				}
+				errs <- nil
+			}()
+		}
+		for range 2 {
+			if err := <-errs; err != nil {
+				t.Errorf("%s: %v", tc.spec, err)
+			}
+		}
+	}
+}
