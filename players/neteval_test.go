@@ -465,3 +465,28 @@ func TestNetEvalConcurrentGames(t *testing.T) {
 		}
 	}
 }
+
+// TestNetEvalClosed checks that a search whose network fails (its
+// evaluator closed) ends the move with the network's error instead of
+// playing on values of 0.
+func TestNetEvalClosed(t *testing.T) {
+	for _, tc := range []struct{ game, spec string }{
+		{"connect4", "alphabeta:depth=2,eval=net,path="},
+		{"backgammon", "expectimax:depth=1,eval=net,path="},
+	} {
+		g := mustGame(t, tc.game)
+		path, _ := tinyNet(t, g, 6, false)
+		f := buildFactory(t, g, tc.spec+`"`+path+`"`)
+		p := newFrom(t, f)
+		if err := f.Close(); err != nil {
+			t.Fatal(err)
+		}
+		s := g.NewInitialState()
+		if games.IsChanceNode(s) {
+			s.ApplyAction(backgammon.RollAction(3, 1))
+		}
+		if _, err := p.ChooseAction(context.Background(), s); err == nil || !strings.Contains(err.Error(), "eval=net") || !strings.Contains(err.Error(), "closed") {
+			t.Errorf("%s: error %v, want the closed evaluator's", tc.game, err)
+		}
+	}
+}
