@@ -38,32 +38,36 @@ func buildChance(g games.Game, spec Spec) (*Factory, error) {
 		return nil, fmt.Errorf("player %s: %w", name, err)
 	}
 	rollouts := spec.Int("rollouts", 32)
-	var evalFor func(rng *rand.Rand) (search.Evaluation, error)
+	// evalFor makes one game's evaluation; leaf is its network with
+	// eval=net (nil otherwise).
+	var evalFor func(rng *rand.Rand, leaf *netLeaf) (search.Evaluation, error)
 	switch ev := spec.Str("eval", "hand"); ev {
+	case "net":
+		evalFor = func(_ *rand.Rand, leaf *netLeaf) (search.Evaluation, error) { return leaf.Evaluation, nil }
 	case "hand":
 		h, ok := g.(games.Heuristic)
 		if !ok {
 			return nil, fmt.Errorf("player %s: game %s has no heuristic (eval=hand)", name, g.Name())
 		}
-		evalFor = func(*rand.Rand) (search.Evaluation, error) { return h.Evaluate, nil }
+		evalFor = func(*rand.Rand, *netLeaf) (search.Evaluation, error) { return h.Evaluate, nil }
 	case "pubeval":
 		if !isBG {
 			return nil, fmt.Errorf("player %s: eval=pubeval is for backgammon only, not %s", name, g.Name())
 		}
 		ev := moneyScale(g, pubevalEvaluation)
-		evalFor = func(*rand.Rand) (search.Evaluation, error) { return ev, nil }
+		evalFor = func(*rand.Rand, *netLeaf) (search.Evaluation, error) { return ev, nil }
 	case "td":
 		if !isBG {
 			return nil, fmt.Errorf("player %s: eval=td is for backgammon only, not %s", name, g.Name())
 		}
 		ev := moneyScale(g, td.Trained.Evaluation)
-		evalFor = func(*rand.Rand) (search.Evaluation, error) { return ev, nil }
+		evalFor = func(*rand.Rand, *netLeaf) (search.Evaluation, error) { return ev, nil }
 	case "rollout":
-		evalFor = func(rng *rand.Rand) (search.Evaluation, error) {
+		evalFor = func(rng *rand.Rand, _ *netLeaf) (search.Evaluation, error) {
 			return search.RolloutEvaluation(rollouts, nil, rng)
 		}
 	default:
-		return nil, fmt.Errorf("player %s: eval=%q, want hand, pubeval, td or rollout", name, ev)
+		return nil, fmt.Errorf("player %s: eval=%q, want hand, pubeval, td, rollout or net", name, ev)
 	}
 	if _, err := search.NewExpecti(cfg, func(games.State) float64 { return 0 }); err != nil {
 		return nil, fmt.Errorf("player %s: %w", name, err)
@@ -82,16 +86,26 @@ func buildChance(g games.Game, spec Spec) (*Factory, error) {
 			}
 		}
 		base := evalFor
-		evalFor = func(rng *rand.Rand) (search.Evaluation, error) {
-			ev, err := base(rng)
+		evalFor = func(rng *rand.Rand, leaf *netLeaf) (search.Evaluation, error) {
+			ev, err := base(rng, leaf)
 			if err != nil {
 				return nil, err
 			}
 			return db.Evaluation(ev), nil
 		}
 	}
-	return &Factory{Name: name, New: func(rng *rand.Rand) (Player, error) {
-		ev, err := evalFor(rng)
+	netEval, err := netEvalOf(g, spec)
+	if err != nil {
+		return nil, fmt.Errorf("player %s: %w", name, err)
+	}
+	f := &Factory{Name: name, New: func(rng *rand.Rand) (Player, error) {
+		var leaf *netLeaf
+		if netEval != nil {
+			// Each game's player has its own buffers over the shared
+			// evaluator.
+			leaf = newNetLeaf(netEval, g)
+		}
+		ev, err := evalFor(rng, leaf)
 		if err != nil {
 			return nil, fmt.Errorf("player %s: %w", name, err)
 		}
@@ -99,8 +113,12 @@ func buildChance(g games.Game, spec Spec) (*Factory, error) {
 		if err != nil {
 			return nil, fmt.Errorf("player %s: %w", name, err)
 		}
-		return &expectiPlayer{name: name, e: e}, nil
-	}}, nil
+		return &expectiPlayer{name: name, e: e, net: leaf}, nil
+	}}
+	if netEval != nil {
+		f.Cleanup = netEval.Close
+	}
+	return f, nil
 }
 
 // moneyScale returns ev, a win/loss evaluation of backgammon in [-1, 1],
@@ -138,6 +156,9 @@ type expectiPlayer struct {
 	e     *search.ExpectiSearcher
 	value float64
 	nodes int64
+	// net, when set, is the network of eval=net, whose errors end the
+	// move.
+	net *netLeaf
 }
 
 func (p *expectiPlayer) Name() string   { return p.name }
@@ -149,6 +170,11 @@ func (p *expectiPlayer) ChooseAction(_ context.Context, s games.State) (int, err
 	r, err := p.e.Search(s)
 	if err != nil {
 		return 0, fmt.Errorf("player %s: %w", p.name, err)
+	}
+	if p.net != nil {
+		if err := p.net.Err(); err != nil {
+			return 0, fmt.Errorf("player %s: eval=net: %w", p.name, err)
+		}
 	}
 	p.value, p.nodes = r.Value, r.Nodes
 	return r.Move, nil

@@ -172,12 +172,25 @@ func Build(g games.Game, spec Spec) (*Factory, error) {
 		if err != nil {
 			return nil, fmt.Errorf("player %s: %w", name, err)
 		}
+		if spec.Str("eval", "") == "net" && (spec.Int("probcut", 0) == 1 || spec.Int("mpc", 0) == 1) {
+			return nil, fmt.Errorf("player %s: eval=net: probcut and mpc predict deep values from a fit of the hand evaluation's (scripts/probcutfit), not the network's", name)
+		}
 		pc, pct, err := probCutOf(g, spec)
 		if err != nil {
 			return nil, fmt.Errorf("player %s: %w", name, err)
 		}
-		heur, err := horizonEval(g, spec.Str("eval", "hand"))
+		netEval, err := netEvalOf(g, spec)
 		if err != nil {
+			return nil, fmt.Errorf("player %s: %w", name, err)
+		}
+		var heur games.Heuristic
+		if netEval != nil {
+			if cfg.Threads > 1 {
+				_ = netEval.Close()
+				return nil, fmt.Errorf("player %s: eval=net searches with one thread (threads=1): the helpers would share its buffers", name)
+			}
+			f.Cleanup = netEval.Close
+		} else if heur, err = horizonEval(g, spec.Str("eval", "hand")); err != nil {
 			return nil, fmt.Errorf("player %s: %w", name, err)
 		}
 		f.New = func(rng *rand.Rand) (Player, error) {
@@ -188,14 +201,18 @@ func Build(g games.Game, spec Spec) (*Factory, error) {
 			if oracle != nil {
 				sr.SetOracle(oracle)
 			}
-			if heur != nil {
+			var leaf *netLeaf
+			if netEval != nil {
+				leaf = newNetLeaf(netEval, g)
+				sr.SetHeuristic(leaf)
+			} else if heur != nil {
 				sr.SetHeuristic(heur)
 			}
 			if err := sr.SetProbCut(pc, pct); err != nil {
 				return nil, fmt.Errorf("player %s: %w", name, err)
 			}
 			return &alphaBetaPlayer{name: name, sr: sr, clock: clock, inc: inc, book: bk, rng: rng,
-				game: g, gbook: gbook, bookMargin: margin,
+				game: g, gbook: gbook, bookMargin: margin, net: leaf,
 				own: search.Limits{Depth: cfg.Depth, Nodes: cfg.Nodes, MoveTime: cfg.Time}}, nil
 		}
 	case "solver":
@@ -254,18 +271,7 @@ func Build(g games.Game, spec Spec) (*Factory, error) {
 // all the games.
 func buildNet(g games.Game, spec Spec) (*Factory, error) {
 	name := spec.String()
-	path, err := netPath(spec)
-	if err != nil {
-		return nil, fmt.Errorf("player %s: %w", name, err)
-	}
-	ck, err := nn.LoadCheckpoint(path)
-	if err != nil {
-		return nil, fmt.Errorf("player %s: %w", name, err)
-	}
-	if err := ck.CheckGame(g); err != nil {
-		return nil, fmt.Errorf("player %s: %s: %w", name, path, err)
-	}
-	eval, err := nn.NewEvaluator(netEvaluatorConfig(spec), ck.Weights, g)
+	eval, err := loadNetEvaluator(g, spec)
 	if err != nil {
 		return nil, fmt.Errorf("player %s: %w", name, err)
 	}
@@ -352,7 +358,7 @@ func netPath(spec Spec) (string, error) {
 	path, model := spec.Str("path", ""), spec.Str("model", "")
 	switch {
 	case path != "" && model != "":
-		return "", errors.New("net takes path=FILE or model=NAME, not both")
+		return "", errors.New("path=FILE and model=NAME: give one, not both")
 	case model != "":
 		_, p, err := models.Resolve(model)
 		return p, err
@@ -563,6 +569,9 @@ type alphaBetaPlayer struct {
 	// time of a search without a clock of the player's own.
 	own      search.Limits
 	moveTime time.Duration
+	// net, when set, is the network evaluating the search's leaves
+	// (eval=net), whose errors end the move.
+	net *netLeaf
 }
 
 // SetMoveTime limits the next searches to d as well as to the player's own
@@ -603,6 +612,7 @@ func (p *alphaBetaPlayer) ChooseAction(ctx context.Context, s games.State) (int,
 			l.MoveTime = p.moveTime
 		}
 		res, err := p.sr.SearchLimits(ctx, s, l)
+		err = p.netErr(err)
 		if err != nil {
 			return 0, err
 		}
@@ -611,6 +621,7 @@ func (p *alphaBetaPlayer) ChooseAction(ctx context.Context, s games.State) (int,
 	}
 	if p.clock <= 0 {
 		res, err := p.sr.Search(ctx, s)
+		err = p.netErr(err)
 		if err != nil {
 			return 0, err
 		}
@@ -618,12 +629,24 @@ func (p *alphaBetaPlayer) ChooseAction(ctx context.Context, s games.State) (int,
 		return res.Move, nil
 	}
 	res, err := p.sr.SearchLimits(ctx, s, search.Limits{Clock: p.clock, Increment: p.inc})
+	err = p.netErr(err)
 	if err != nil {
 		return 0, err
 	}
 	p.clock = max(p.clock-res.Elapsed, time.Millisecond) + p.inc
 	p.value, p.last = res.Value, res
 	return res.Move, nil
+}
+
+// netErr returns err, or else the error the network met during the search.
+func (p *alphaBetaPlayer) netErr(err error) error {
+	if p.net == nil {
+		return err
+	}
+	if nerr := p.net.Err(); err == nil && nerr != nil {
+		return fmt.Errorf("player %s: eval=net: %w", p.name, nerr)
+	}
+	return err
 }
 
 // pool shares solvers (and their large tables) between the games of a
