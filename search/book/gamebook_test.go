@@ -241,3 +241,85 @@ func TestGameBookFile(t *testing.T) {
 		t.Errorf("loading a tic-tac-toe book for othello: %v, want an error naming both games", err)
 	}
 }
+
+// TestLearnMirroredLines plays the images of a random Othello opening under
+// the symmetries that keep the start position, each game going on with
+// moves of its own: positions are then reached in several orientations,
+// and each played move must be stored in the canonical image's coordinates
+// of the state it was played in, so that the book holds one entry per
+// (position, move), reads back, and gives every played move (or a
+// symmetric twin) back in each game's own coordinates.
+func TestLearnMirroredLines(t *testing.T) {
+	g, err := games.New("othello")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sym := g.(games.Symmetric)
+	rng := rand.New(rand.NewPCG(3, 4))
+	s := g.NewInitialState()
+	var line []int
+	for ply := 0; ply < 24 && !s.IsTerminal(); ply++ {
+		legal := s.LegalActions(nil)
+		a := legal[rng.IntN(len(legal))]
+		line = append(line, a)
+		s.ApplyAction(a)
+	}
+	var lines []GameLine
+	for j := 0; j < sym.NumSymmetries(); j++ {
+		if init := g.NewInitialState(); sym.TransformState(j, init).Hash() != init.Hash() {
+			continue // this image of the game starts from another position
+		}
+		// The image of the game's first 10 moves, then moves of its own:
+		// those leave the shared positions from a mirror image of the
+		// orientation the first game saw them in.
+		l := GameLine{Returns: [2]float64{1, -1}}
+		s := g.NewInitialState()
+		for ply := 0; ply < len(line) && !s.IsTerminal(); ply++ {
+			a := sym.TransformAction(j, line[ply])
+			if ply >= 10 {
+				legal := s.LegalActions(nil)
+				a = legal[rng.IntN(len(legal))]
+			}
+			l.Actions = append(l.Actions, a)
+			s.ApplyAction(a)
+		}
+		lines = append(lines, l)
+	}
+	if len(lines) < 4 {
+		t.Fatalf("%d images of the game, want the start position's 4 symmetries", len(lines))
+	}
+	b, _, err := Learn(g, lines, LearnConfig{MaxPly: 30, MinGame: 1}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ParseGameBook(b.Marshal()); err != nil {
+		t.Fatalf("the learnt book does not read back: %v", err)
+	}
+	for li, l := range lines {
+		s := g.NewInitialState()
+		for ply, a := range l.Actions {
+			// The book may list a symmetric twin of the played move
+			// instead (where s is symmetric, as the start position is):
+			// one that leads to the same position up to symmetry.
+			want := childKey(g, s, a)
+			found := false
+			for _, m := range b.Moves(g, s) {
+				if childKey(g, s, m.Action) == want {
+					found = true
+				}
+			}
+			if !found {
+				t.Fatalf("game %d, ply %d: the played move %d is not among the book's moves (nor a twin) %+v", li, ply+1, a, b.Moves(g, s))
+			}
+			s.ApplyAction(a)
+		}
+	}
+}
+
+// childKey is the book key of the position after action a in s.
+func childKey(g games.Game, s games.State, a int) uint64 {
+	c := s.Clone()
+	c.ApplyAction(a)
+	k, _ := CanonicalKey(g, c)
+	return k
+}

@@ -110,7 +110,10 @@ func Learn(g games.Game, lines []GameLine, cfg LearnConfig, eval Eval) (*GameBoo
 	}
 	nodes := map[uint64]*node{}
 	var order []uint64
-	visit := func(s games.State, result [2]float64) (uint64, *node) {
+	// visit adds s to its node and returns the node's key, the symmetry
+	// that maps s itself (not the node's representative) to the canonical
+	// image, and the node.
+	visit := func(s games.State, result [2]float64) (uint64, int, *node) {
 		key, k := CanonicalKey(g, s)
 		nd := nodes[key]
 		if nd == nil {
@@ -122,11 +125,11 @@ func Learn(g games.Game, lines []GameLine, cfg LearnConfig, eval Eval) (*GameBoo
 		if !s.IsTerminal() {
 			nd.sum += result[s.CurrentPlayer()]
 		}
-		return key, nd
+		return key, k, nd
 	}
 	for gi, line := range lines {
 		s := g.NewInitialState()
-		_, nd := visit(s, line.Returns)
+		_, k, nd := visit(s, line.Returns)
 		for ply, a := range line.Actions {
 			if ply >= cfg.MaxPly {
 				break
@@ -134,9 +137,12 @@ func Learn(g games.Game, lines []GameLine, cfg LearnConfig, eval Eval) (*GameBoo
 			if s.IsTerminal() || a < 0 || a >= g.NumActions() || !s.IsLegal(a) {
 				return nil, st, fmt.Errorf("book: game %d: move %d (action %d) is not legal", gi+1, ply+1, a)
 			}
-			ca := canonicalAction(g, nd.k, a)
+			// The action in the canonical image's coordinates: through s's
+			// own symmetry, for s may be a mirror image of the node's
+			// representative.
+			ca := canonicalAction(g, k, a)
 			s.ApplyAction(a)
-			ck, cn := visit(s, line.Returns)
+			ck, ckk, cn := visit(s, line.Returns)
 			var e *edge
 			for _, o := range nd.edges {
 				if o.child == ck {
@@ -149,7 +155,7 @@ func Learn(g games.Game, lines []GameLine, cfg LearnConfig, eval Eval) (*GameBoo
 				nd.edges = append(nd.edges, e)
 			}
 			e.n++
-			nd = cn
+			nd, k = cn, ckk
 		}
 	}
 	st.Games = len(lines)
