@@ -59,7 +59,7 @@ func netValue(t testing.TB, ev *nn.Evaluator, s games.State) float64 {
 }
 
 // buildFactory builds spec for g and closes it when the test ends.
-func buildFactory(t *testing.T, g games.Game, spec string) *Factory {
+func buildFactory(t testing.TB, g games.Game, spec string) *Factory {
 	t.Helper()
 	sp, err := ParseSpec(spec)
 	if err != nil {
@@ -343,15 +343,7 @@ func BenchmarkNetLeaf(b *testing.B) {
 	path, _ := tinyNet(b, g, 1, false)
 	for _, cache := range []string{"0", "65536"} {
 		b.Run("cache="+cache, func(b *testing.B) {
-			sp, err := ParseSpec(`alphabeta:eval=net,cache=` + cache + `,path="` + path + `"`)
-			if err != nil {
-				b.Fatal(err)
-			}
-			f, err := Build(g, sp)
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer f.Close()
+			f := buildFactory(b, g, `alphabeta:eval=net,cache=`+cache+`,path="`+path+`"`)
 			p, err := f.New(rand.New(rand.NewPCG(1, 2)))
 			if err != nil {
 				b.Fatal(err)
@@ -398,15 +390,7 @@ func BenchmarkExpectimaxNetMove(b *testing.B) {
 	}
 	for _, spec := range []string{"expectimax:depth=1,eval=net,model=backgammon,cache=0", "expectimax:depth=1,eval=pubeval"} {
 		b.Run(spec, func(b *testing.B) {
-			sp, err := ParseSpec(spec)
-			if err != nil {
-				b.Fatal(err)
-			}
-			f, err := Build(g, sp)
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer f.Close()
+			f := buildFactory(b, g, spec)
 			p, err := f.New(rand.New(rand.NewPCG(1, 2)))
 			if err != nil {
 				b.Fatal(err)
