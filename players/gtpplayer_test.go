@@ -245,15 +245,7 @@ func TestGnuGoKeepsPositionalSuperko(t *testing.T) {
 // engine is stopped when the test ends.
 func newEnginePlayer(t *testing.T, g games.Game, spec string) Player {
 	t.Helper()
-	sp, err := ParseSpec(spec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := Build(g, sp)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := f.New(rand.New(rand.NewPCG(1, 1)))
+	p, err := mustBuild(t, g, spec).New(rand.New(rand.NewPCG(1, 1)))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -61,14 +61,7 @@ func netValue(t testing.TB, ev *nn.Evaluator, s games.State) float64 {
 // buildFactory builds spec for g and closes it when the test ends.
 func buildFactory(t testing.TB, g games.Game, spec string) *Factory {
 	t.Helper()
-	sp, err := ParseSpec(spec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := Build(g, sp)
-	if err != nil {
-		t.Fatal(err)
-	}
+	f := mustBuild(t, g, spec)
 	t.Cleanup(func() { _ = f.Close() })
 	return f
 }

@@ -31,9 +31,8 @@ func TestBuildErrors(t *testing.T) {
 	}
 }
 
-// mustNewPlayer builds the player spec names for g, its random source
-// seeded with (1, seed).
-func mustNewPlayer(t testing.TB, g games.Game, spec string, seed uint64) Player {
+// mustBuild parses spec and builds its factory for g.
+func mustBuild(t testing.TB, g games.Game, spec string) *Factory {
 	t.Helper()
 	sp, err := ParseSpec(spec)
 	if err != nil {
@@ -41,9 +40,16 @@ func mustNewPlayer(t testing.TB, g games.Game, spec string, seed uint64) Player 
 	}
 	f, err := Build(g, sp)
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("%s: %v", spec, err)
 	}
-	p, err := f.New(rand.New(rand.NewPCG(1, seed)))
+	return f
+}
+
+// mustNewPlayer builds the player spec names for g, its random source
+// seeded with (1, seed).
+func mustNewPlayer(t testing.TB, g games.Game, spec string, seed uint64) Player {
+	t.Helper()
+	p, err := mustBuild(t, g, spec).New(rand.New(rand.NewPCG(1, seed)))
 	if err != nil {
 		t.Fatal(err)
 	}

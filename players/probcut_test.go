@@ -99,15 +99,7 @@ func TestAlphaBetaProbCutShipped(t *testing.T) {
 
 func buildPlayer(t *testing.T, g games.Game, spec string) Player {
 	t.Helper()
-	sp, err := ParseSpec(spec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := Build(g, sp)
-	if err != nil {
-		t.Fatalf("%s: %v", spec, err)
-	}
-	p, err := f.New(rand.New(rand.NewPCG(1, 2)))
+	p, err := mustBuild(t, g, spec).New(rand.New(rand.NewPCG(1, 2)))
 	if err != nil {
 		t.Fatal(err)
 	}
