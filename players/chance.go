@@ -126,10 +126,12 @@ func buildChance(g games.Game, spec Spec) (*Factory, error) {
 // single game 1/3: the search compares the evaluation at its horizon with
 // the returns of the games it sees end, so both must be on one scale.
 func moneyScale(g games.Game, ev search.Evaluation) search.Evaluation {
-	if bg, ok := g.(*backgammon.Game); !ok || !bg.Money() {
+	bg, ok := g.(*backgammon.Game)
+	if !ok || !bg.Money() {
 		return ev
 	}
-	return func(s games.State) float64 { return ev(s) / 3 }
+	scale := bg.SingleGame()
+	return func(s games.State) float64 { return ev(s) * scale }
 }
 
 // pubevalEvaluation scores a backgammon state for the player who moves next

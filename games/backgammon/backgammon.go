@@ -136,6 +136,16 @@ func (g *Game) Name() string {
 // Money reports whether the game is scored as money equity.
 func (g *Game) Money() bool { return g.money }
 
+// SingleGame returns what a single game (1 point) is worth on the scale of
+// Returns: 1 under win/loss scoring, 1/3 under money scoring. A win/loss
+// evaluation in [-1, 1] times SingleGame is on the game's scale.
+func (g *Game) SingleGame() float64 {
+	if g.money {
+		return 1.0 / 3
+	}
+	return 1
+}
+
 // NumActions returns 1352 (see the package comment).
 func (g *Game) NumActions() int { return NumActions }
 

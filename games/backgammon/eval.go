@@ -25,11 +25,7 @@ func (g *Game) Evaluate(st games.State) float64 {
 		r := s.Returns()[s.player]
 		return math.Max(-0.999, math.Min(0.999, r))
 	}
-	v := evaluate(&s.pos, int(s.player))
-	if g.money {
-		v /= 3
-	}
-	return v
+	return evaluate(&s.pos, int(s.player)) * g.SingleGame()
 }
 
 func evaluate(q *Position, me int) float64 {

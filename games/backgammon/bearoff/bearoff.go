@@ -284,11 +284,11 @@ func (db *DB) Evaluate(s *backgammon.State) (v float64, ok bool) {
 	}
 	q := s.Position()
 	scale := 1.0
-	if g, _ := s.Game().(*backgammon.Game); g != nil && g.Money() {
-		if q.Off[0] == 0 || q.Off[1] == 0 {
+	if g, _ := s.Game().(*backgammon.Game); g != nil {
+		if g.Money() && (q.Off[0] == 0 || q.Off[1] == 0) {
 			return 0, false
 		}
-		scale = 1.0 / 3
+		scale = g.SingleGame()
 	}
 	me := s.NextPlayer()
 	mine, ok1 := HomeOf(&q, me)
