@@ -1,0 +1,161 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"tabula/games"
+	"tabula/players/playerstest"
+	"tabula/search/book"
+)
+
+// readLoopRecords reads the loop's records file.
+func readLoopRecords(t *testing.T, path string) []loopRecord {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []loopRecord
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		var r loopRecord
+		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// TestLoop runs the book-learning loop on a tiny budget (alpha-beta depth
+// 1, 6 games a round, one random ply, which the book's symmetries fold
+// into one position): one round, then the same command with -iterate 2.
+// The second run plays only round 2, adding its games after round 1's
+// untouched; the book grows; every move of round 2 in a position of round
+// 1's book is one of that book's moves within the margin, and some are
+// the book's deviations (moves no game of round 1 played there), so the
+// players followed the book and explored from it. Rerun, the loop plays
+// nothing; with its book removed it learns the same book again.
+func TestLoop(t *testing.T) {
+	g := playerstest.MustGame(t, "othello")
+	dir := t.TempDir()
+	out, recs := filepath.Join(dir, "loop.book"), filepath.Join(dir, "loop.jsonl")
+	gopts := gameOptions{game: "othello", eval: "alphabeta:depth=1", cfg: book.LearnConfig{MaxPly: 10, MinGame: 1}}
+	const margin = 0.3
+	lo := loopOptions{rounds: 1, games: 6, player: "alphabeta:depth=1", records: recs, margin: margin,
+		randomPlies: 1, seed: 5, parallel: 1}
+	if err := runLoop(out, gopts, lo, nil); err != nil {
+		t.Fatal(err)
+	}
+	r1 := readLoopRecords(t, recs)
+	if len(r1) != lo.games {
+		t.Fatalf("round 1 wrote %d records, want %d", len(r1), lo.games)
+	}
+	raw1, _ := os.ReadFile(recs)
+	b1, err := book.LoadGameBook(out, g)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	lo.rounds = 2
+	if err := runLoop(out, gopts, lo, nil); err != nil {
+		t.Fatal(err)
+	}
+	all := readLoopRecords(t, recs)
+	raw2, _ := os.ReadFile(recs)
+	if len(all) != 2*lo.games || !bytes.HasPrefix(raw2, raw1) {
+		t.Fatalf("after round 2: %d records (want %d), round 1's kept as they were: %v", len(all), 2*lo.games, bytes.HasPrefix(raw2, raw1))
+	}
+	for i, r := range all {
+		if want := 1 + i/lo.games; r.BookRound != want {
+			t.Errorf("record %d: round %d, want %d", i, r.BookRound, want)
+		}
+	}
+	b2, err := book.LoadGameBook(out, g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b2.Len() <= b1.Len() {
+		t.Errorf("the book has %d entries after round 2, %d after round 1: it did not grow", b2.Len(), b1.Len())
+	}
+	inBook, deviations := 0, 0
+	for _, r := range all[lo.games:] {
+		acts, err := g.(games.Notation).ParseActions(r.Moves)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := g.NewInitialState()
+		for ply, a := range acts {
+			moves := b1.Moves(g, s)
+			if ply >= r.OpeningPlies && len(moves) > 0 {
+				best := -2.0
+				for _, m := range moves {
+					best = max(best, m.Value)
+				}
+				found := false
+				for _, m := range moves {
+					if m.Action == a && m.Value >= best-margin-1e-6 {
+						found = true
+						if m.Deviation {
+							deviations++
+						}
+					}
+				}
+				if !found {
+					t.Errorf("round 2 game %d ply %d: played %d, not among round 1's book moves within %v of the best: %+v", r.Index, ply, a, margin, moves)
+				}
+				inBook++
+			}
+			s.ApplyAction(a)
+		}
+	}
+	if inBook < lo.games || deviations == 0 {
+		t.Errorf("round 2: %d moves in round 1's book (want at least one a game), %d of them its deviations (want some)", inBook, deviations)
+	}
+	t.Logf("book entries %d -> %d; round 2: %d moves from round 1's book, %d deviations", b1.Len(), b2.Len(), inBook, deviations)
+
+	// Resuming a finished loop plays nothing; a lost book is learnt again.
+	if err := runLoop(out, gopts, lo, nil); err != nil {
+		t.Fatal(err)
+	}
+	if raw3, _ := os.ReadFile(recs); !bytes.Equal(raw3, raw2) {
+		t.Error("rerunning a finished loop changed the records")
+	}
+	os.Remove(out)
+	if err := runLoop(out, gopts, lo, nil); err != nil {
+		t.Fatal(err)
+	}
+	if raw3, _ := os.ReadFile(recs); !bytes.Equal(raw3, raw2) {
+		t.Error("resuming with the book lost changed the records")
+	}
+	b3, err := book.LoadGameBook(out, g)
+	if err != nil {
+		t.Fatalf("the book was not learnt again: %v", err)
+	}
+	if len(b3.Entries()) != len(b2.Entries()) {
+		t.Errorf("the book learnt again has %d entries, the loop's had %d", b3.Len(), b2.Len())
+	}
+
+	// Bad settings are named.
+	for _, c := range []struct {
+		lo   loopOptions
+		want string
+	}{
+		{loopOptions{rounds: 1, games: 1, player: "alphabeta:depth=1", records: filepath.Join(dir, "x.txt"), parallel: 1}, ".jsonl"},
+		{loopOptions{rounds: 1, games: 1, player: `alphabeta:depth=1,book="x"`, records: recs, parallel: 1}, "leave out book"},
+		{loopOptions{rounds: 1, games: 0, player: "alphabeta:depth=1", records: recs, parallel: 1}, "-games 0"},
+		{loopOptions{rounds: 1, games: 1, player: "alphabeta:depth=1", records: recs, parallel: 1, margin: 3}, "-book-margin"},
+		{loopOptions{rounds: 1, games: 1, player: "alphabeta:depth=1", parallel: 1}, "-records"},
+	} {
+		if err := runLoop(out, gopts, c.lo, nil); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%+v: %v, want an error naming %q", c.lo, err, c.want)
+		}
+	}
+}
