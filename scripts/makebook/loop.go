@@ -28,6 +28,7 @@ type loopOptions struct {
 	opponent    string  // -opponent: its opponent; "" for self-play
 	records     string  // -records: the JSON lines file the rounds add to
 	margin      float64 // -book-margin: the player's book_margin
+	openings    string  // -openings: a file of openings (match.ReadOpenings), rotated through the rounds
 	randomPlies int     // -random-plies: random opening plies a game
 	seed        uint64  // -seed: round r's match is seeded seed+r
 	parallel    int     // -parallel: games at once
@@ -108,6 +109,22 @@ func runLoop(out string, gopts gameOptions, opts loopOptions, extra []string) er
 		return err
 	}
 	eval = memoEval(g, eval)
+	gopts.cfg.Exact = memoExact(g, gopts.cfg.Exact)
+	var openings [][]int
+	if opts.openings != "" {
+		f, err := os.Open(opts.openings)
+		if err != nil {
+			return fmt.Errorf("-openings: %w", err)
+		}
+		openings, err = match.ReadOpenings(g, f)
+		f.Close()
+		if err != nil {
+			return fmt.Errorf("-openings %s: %w", opts.openings, err)
+		}
+		if len(openings) == 0 {
+			return fmt.Errorf("-openings %s: no opening in it", opts.openings)
+		}
+	}
 
 	done, err := loopRounds(opts.records)
 	if err != nil {
@@ -156,7 +173,7 @@ func runLoop(out string, gopts gameOptions, opts loopOptions, extra []string) er
 		}
 		var recs []match.GameRecord
 		_, err := match.Match(context.Background(), match.MatchConfig{Games: opts.games, Parallel: opts.parallel,
-			Seed: opts.seed + uint64(r), RandomPlies: opts.randomPlies,
+			Seed: opts.seed + uint64(r), RandomPlies: opts.randomPlies, Openings: roundOpenings(openings, r, opts.games),
 			Record: func(rec match.GameRecord) error { recs = append(recs, rec); return nil }}, g, fs)
 		if err != nil {
 			return fmt.Errorf("round %d: %w", r, err)
@@ -221,6 +238,42 @@ func memoEval(g games.Game, eval book.Eval) book.Eval {
 		}
 		return v, err
 	}
+}
+
+// memoExact remembers exact's values by canonical key across the rounds.
+// nil stays nil.
+func memoExact(g games.Game, exact book.Exact) book.Exact {
+	if exact == nil {
+		return nil
+	}
+	type result struct {
+		v  float64
+		ok bool
+	}
+	seen := map[uint64]result{}
+	return func(s games.State) (float64, bool, error) {
+		key, _ := book.CanonicalKey(g, s)
+		if r, hit := seen[key]; hit {
+			return r.v, r.ok, nil
+		}
+		v, ok, err := exact(s)
+		if err == nil {
+			seen[key] = result{v, ok}
+		}
+		return v, ok, err
+	}
+}
+
+// roundOpenings returns the openings of round r (1, 2, ...) of games
+// games: the list rotated so that round r starts where round r-1 stopped
+// (a mirrored pair of games plays one opening), so that the rounds go
+// through all of them. nil stays nil.
+func roundOpenings(openings [][]int, r, games int) [][]int {
+	if len(openings) == 0 {
+		return nil
+	}
+	start := (r - 1) * ((games + 1) / 2) % len(openings)
+	return append(append([][]int(nil), openings[start:]...), openings[:start]...)
 }
 
 // learnBook learns the book from files and writes it to out; round 0 is

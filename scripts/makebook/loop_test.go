@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -158,4 +159,62 @@ func TestLoop(t *testing.T) {
 			t.Errorf("%+v: %v, want an error naming %q", c.lo, err, c.want)
 		}
 	}
+}
+
+// TestRoundOpenings checks that the rounds go on through the openings: 3
+// pairs a round over 4 openings.
+func TestRoundOpenings(t *testing.T) {
+	ops := [][]int{{0}, {1}, {2}, {3}}
+	for r, want := range []int{0, 3, 2, 1} {
+		got := roundOpenings(ops, r+1, 6)
+		if len(got) != 4 || got[0][0] != want || got[1][0] != (want+1)%4 {
+			t.Errorf("round %d: %v, want the openings from %d on", r+1, got, want)
+		}
+	}
+	if roundOpenings(nil, 2, 6) != nil {
+		t.Error("no openings gave some")
+	}
+}
+
+// TestExactOf checks -exact: the solver for Othello (valuing a position
+// of 10 empties, passing over the start), an error for a game without one
+// when the flag was given, nothing when it was left at its default.
+func TestExactOf(t *testing.T) {
+	g := playerstest.MustGame(t, "othello")
+	ex, err := gameOptions{exact: 14}.exactOf(g)
+	if err != nil || ex == nil {
+		t.Fatalf("othello -exact 14: %v, %v", ex != nil, err)
+	}
+	if _, ok, err := ex(g.NewInitialState()); ok || err != nil {
+		t.Errorf("the start: ok %v err %v, want left to the search", ok, err)
+	}
+	s := randomPosition(t, g, 50)
+	if v, ok, err := ex(s); !ok || err != nil || (v != 1 && v != 0 && v != -1) {
+		t.Errorf("10 empties: %v %v %v, want a solved result", v, ok, err)
+	}
+	c4 := playerstest.MustGame(t, "connect4")
+	if _, err := (gameOptions{exact: 14, exactSet: true}).exactOf(c4); err == nil || !strings.Contains(err.Error(), "-exact") {
+		t.Errorf("connect4 -exact 14: %v, want an error naming -exact", err)
+	}
+	if ex, err := (gameOptions{exact: 14}).exactOf(c4); ex != nil || err != nil {
+		t.Errorf("connect4, -exact at its default: %v %v, want none", ex != nil, err)
+	}
+	if _, err := (gameOptions{exact: 30}).exactOf(g); err == nil {
+		t.Error("-exact 30 accepted")
+	}
+}
+
+// randomPosition returns the position of g after plies random moves (seeded).
+func randomPosition(t *testing.T, g games.Game, plies int) games.State {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(3, 4))
+	s := g.NewInitialState()
+	for range plies {
+		if s.IsTerminal() {
+			t.Fatal("the game ended early")
+		}
+		legal := s.LegalActions(nil)
+		s.ApplyAction(legal[rng.IntN(len(legal))])
+	}
+	return s
 }

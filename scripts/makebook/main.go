@@ -71,6 +71,7 @@ func main() {
 	flag.StringVar(&lo.opponent, "opponent", "", "with -iterate, the opponent's spec (default: the -player with the book, self-play)")
 	flag.StringVar(&lo.records, "records", "", "with -iterate, the JSON lines file (.jsonl, arena's records) the rounds' games are added to; the book learns from it and the files named")
 	flag.Float64Var(&lo.margin, "book-margin", 0.1, "with -iterate, the player's book_margin: draw among book moves within this much of the best value, so that new lines are tried")
+	flag.StringVar(&lo.openings, "openings", "", "with -iterate, a file of openings (as arena's -openings): a mirrored pair of games a line, the rounds going on through the file")
 	flag.IntVar(&lo.randomPlies, "random-plies", 0, "with -iterate, random opening plies a game (before the book)")
 	flag.Uint64Var(&lo.seed, "seed", 1, "with -iterate, round r's match is seeded with seed+r")
 	flag.IntVar(&lo.parallel, "parallel", 1, "with -iterate, games played at once")
@@ -125,7 +126,7 @@ func checkFlags(gameBook bool) error {
 
 // loopFlags are the flags of the book-learning loop, used with -iterate.
 var loopFlags = map[string]bool{"iterate": true, "games": true, "player": true, "opponent": true, "records": true,
-	"book-margin": true, "random-plies": true, "seed": true, "parallel": true}
+	"book-margin": true, "openings": true, "random-plies": true, "seed": true, "parallel": true}
 
 // loopFlagsUnused refuses the loop's flags without -iterate.
 func loopFlagsUnused() error {
