@@ -108,7 +108,8 @@ func runLoop(out string, gopts gameOptions, opts loopOptions, extra []string) er
 	if err != nil {
 		return err
 	}
-	eval = memoEval(g, eval)
+	var searches int
+	eval = memoEval(g, eval, &searches)
 	gopts.cfg.Exact = memoExact(g, gopts.cfg.Exact)
 	var openings [][]int
 	if opts.openings != "" {
@@ -143,7 +144,7 @@ func runLoop(out string, gopts gameOptions, opts loopOptions, extra []string) er
 			return err
 		}
 		if stale || done == 0 {
-			if _, err := learnBook(g, gopts, inputs, eval, out, 0); err != nil {
+			if _, err := learnBook(g, gopts, inputs, eval, &searches, out, 0); err != nil {
 				return err
 			}
 		}
@@ -189,7 +190,7 @@ func runLoop(out string, gopts gameOptions, opts loopOptions, extra []string) er
 		if err != nil {
 			return fmt.Errorf("round %d: %w", r, err)
 		}
-		b, err := learnBook(g, gopts, inputs, eval, out, r)
+		b, err := learnBook(g, gopts, inputs, eval, &searches, out, r)
 		if err != nil {
 			return err
 		}
@@ -221,8 +222,8 @@ func (opts gameOptions) evaluator(g games.Game) (book.Eval, error) {
 
 // memoEval remembers eval's values by canonical key, so that the loop's
 // rounds search each position once (a position's symmetric images share
-// a value). nil stays nil.
-func memoEval(g games.Game, eval book.Eval) book.Eval {
+// a value); *searches counts the searches made. nil stays nil.
+func memoEval(g games.Game, eval book.Eval, searches *int) book.Eval {
 	if eval == nil {
 		return nil
 	}
@@ -232,6 +233,7 @@ func memoEval(g games.Game, eval book.Eval) book.Eval {
 		if v, ok := seen[key]; ok {
 			return v, nil
 		}
+		*searches++
 		v, err := eval(s)
 		if err == nil {
 			seen[key] = v
@@ -277,8 +279,10 @@ func roundOpenings(openings [][]int, r, games int) [][]int {
 }
 
 // learnBook learns the book from files and writes it to out; round 0 is
-// the rebuild of a resumed loop.
-func learnBook(g games.Game, opts gameOptions, files []string, eval book.Eval, out string, round int) (*book.GameBook, error) {
+// the rebuild of a resumed loop. *searches counts memoEval's searches; it
+// prints how many this learning made.
+func learnBook(g games.Game, opts gameOptions, files []string, eval book.Eval, searches *int, out string, round int) (*book.GameBook, error) {
+	before := *searches
 	b, st, skipped, err := buildGameBook(g, opts, files, eval)
 	if err != nil {
 		return nil, err
@@ -290,8 +294,8 @@ func learnBook(g games.Game, opts gameOptions, files []string, eval book.Eval, o
 	if round == 0 {
 		what = "resuming: learnt again"
 	}
-	fmt.Printf("%s from %d games (%d passed over): %d book positions, %d entries (%d deviations; %d searches, %d exact values) written to %s\n",
-		what, st.Games, skipped, st.Interior, st.Entries, st.Deviations, st.Evals, st.Exact, out)
+	fmt.Printf("%s from %d games (%d passed over): %d book positions, %d entries (%d deviations; %d new searches, %d positions valued exactly) written to %s\n",
+		what, st.Games, skipped, st.Interior, st.Entries, st.Deviations, *searches-before, st.Exact, out)
 	return b, nil
 }
 
