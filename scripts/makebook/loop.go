@@ -50,7 +50,8 @@ type loopRecord struct {
 // all the records and the extra files, replacing out atomically. It
 // prints a line a round. Rerun, it continues from the rounds on disk: a
 // book older than the records (a run stopped between the two writes) is
-// learnt again first.
+// learnt again first. The -eval player's values are kept in
+// out+".searches" and reused by a later run with the same -eval.
 func runLoop(out string, gopts gameOptions, opts loopOptions, extra []string) error {
 	if out == "" {
 		return errors.New("-out FILE is required")
@@ -108,8 +109,17 @@ func runLoop(out string, gopts gameOptions, opts loopOptions, extra []string) er
 	if err != nil {
 		return err
 	}
-	var searches int
-	eval = memoEval(g, eval, &searches)
+	memo := newEvalMemo(g, gopts.eval, eval)
+	cache := out + ".searches"
+	if eval != nil {
+		reused, why, err := memo.load(cache)
+		if err != nil {
+			return err
+		}
+		if reused || why != "none yet" {
+			fmt.Printf("search cache %s: %s\n", cache, why)
+		}
+	}
 	gopts.cfg.Exact = memoExact(g, gopts.cfg.Exact)
 	var openings [][]int
 	if opts.openings != "" {
@@ -144,7 +154,7 @@ func runLoop(out string, gopts gameOptions, opts loopOptions, extra []string) er
 			return err
 		}
 		if stale || done == 0 {
-			if _, err := learnBook(g, gopts, inputs, eval, &searches, out, 0); err != nil {
+			if _, err := learnBook(g, gopts, inputs, memo, cache, out, 0); err != nil {
 				return err
 			}
 		}
@@ -190,7 +200,7 @@ func runLoop(out string, gopts gameOptions, opts loopOptions, extra []string) er
 		if err != nil {
 			return fmt.Errorf("round %d: %w", r, err)
 		}
-		b, err := learnBook(g, gopts, inputs, eval, &searches, out, r)
+		b, err := learnBook(g, gopts, inputs, memo, cache, out, r)
 		if err != nil {
 			return err
 		}
@@ -218,28 +228,6 @@ func (opts gameOptions) evaluator(g games.Game) (book.Eval, error) {
 		return nil, nil
 	}
 	return specEval(g, opts.eval)
-}
-
-// memoEval remembers eval's values by canonical key, so that the loop's
-// rounds search each position once (a position's symmetric images share
-// a value); *searches counts the searches made. nil stays nil.
-func memoEval(g games.Game, eval book.Eval, searches *int) book.Eval {
-	if eval == nil {
-		return nil
-	}
-	seen := map[uint64]float64{}
-	return func(s games.State) (float64, error) {
-		key, _ := book.CanonicalKey(g, s)
-		if v, ok := seen[key]; ok {
-			return v, nil
-		}
-		*searches++
-		v, err := eval(s)
-		if err == nil {
-			seen[key] = v
-		}
-		return v, err
-	}
 }
 
 // memoExact remembers exact's values by canonical key across the rounds.
@@ -278,13 +266,16 @@ func roundOpenings(openings [][]int, r, games int) [][]int {
 	return append(append([][]int(nil), openings[start:]...), openings[:start]...)
 }
 
-// learnBook learns the book from files and writes it to out; round 0 is
-// the rebuild of a resumed loop. *searches counts memoEval's searches; it
-// prints how many this learning made.
-func learnBook(g games.Game, opts gameOptions, files []string, eval book.Eval, searches *int, out string, round int) (*book.GameBook, error) {
-	before := *searches
-	b, st, skipped, err := buildGameBook(g, opts, files, eval)
+// learnBook learns the book from files with memo's searches, writes it to
+// out and memo's values to cache; round 0 is the rebuild of a resumed
+// loop.
+func learnBook(g games.Game, opts gameOptions, files []string, memo *evalMemo, cache, out string, round int) (*book.GameBook, error) {
+	before := memo.searches
+	b, st, skipped, err := buildGameBook(g, opts, files, memo.Eval())
 	if err != nil {
+		return nil, err
+	}
+	if err := memo.save(cache); err != nil {
 		return nil, err
 	}
 	if err := b.WriteFile(out); err != nil {
@@ -295,7 +286,7 @@ func learnBook(g games.Game, opts gameOptions, files []string, eval book.Eval, s
 		what = "resuming: learnt again"
 	}
 	fmt.Printf("%s from %d games (%d passed over): %d book positions, %d entries (%d deviations; %d new searches, %d positions valued exactly) written to %s\n",
-		what, st.Games, skipped, st.Interior, st.Entries, st.Deviations, *searches-before, st.Exact, out)
+		what, st.Games, skipped, st.Interior, st.Entries, st.Deviations, memo.searches-before, st.Exact, out)
 	return b, nil
 }
 

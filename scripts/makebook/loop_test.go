@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -43,7 +44,8 @@ func readLoopRecords(t *testing.T, path string) []loopRecord {
 // 1's book is one of that book's moves within the margin, and some are
 // the book's deviations (moves no game of round 1 played there), so the
 // players followed the book and explored from it. Rerun, the loop plays
-// nothing; with its book removed it learns the same book again.
+// nothing; with its book removed it learns the same book again, from the
+// search cache.
 func TestLoop(t *testing.T) {
 	g := playerstest.MustGame(t, "othello")
 	dir := t.TempDir()
@@ -140,8 +142,11 @@ func TestLoop(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the book was not learnt again: %v", err)
 	}
-	if len(b3.Entries()) != len(b2.Entries()) {
-		t.Errorf("the book learnt again has %d entries, the loop's had %d", b3.Len(), b2.Len())
+	if a, b := b3.Entries(), b2.Entries(); !slices.Equal(a, b) {
+		t.Errorf("the book learnt again (%d entries, the searches from the cache) differs from the loop's (%d)", len(a), len(b))
+	}
+	if _, err := os.Stat(out + ".searches"); err != nil {
+		t.Errorf("no search cache: %v", err)
 	}
 
 	// Bad settings are named.

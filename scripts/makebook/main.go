@@ -32,7 +32,8 @@
 // each tagged with its round) and learns the book again from all the
 // records and any files named, replacing -out; it prints the book's size,
 // its root value and where the round's games left the book. It stops when
-// -records holds N rounds, so the same command resumes a stopped loop.
+// -records holds N rounds, so the same command resumes a stopped loop
+// (the -eval player's values are kept in -out plus ".searches").
 //
 //	go run ./scripts/makebook -game othello -out loop.book -records loop.jsonl -iterate 10 -games 200 -player alphabeta:nodes=20000 -max-ply 24 -min-game 2 -eval alphabeta:depth=6
 package main
