@@ -53,7 +53,7 @@ func TestLoop(t *testing.T) {
 	gopts := gameOptions{game: "othello", eval: "alphabeta:depth=1", cfg: book.LearnConfig{MaxPly: 10, MinGame: 1}}
 	const margin = 0.3
 	lo := loopOptions{rounds: 1, games: 6, player: "alphabeta:depth=1", records: recs, margin: margin,
-		randomPlies: 1, seed: 5, parallel: 1}
+		randomPlies: 1, seed: 5, parallel: 2}
 	if err := runLoop(out, gopts, lo, nil); err != nil {
 		t.Fatal(err)
 	}
