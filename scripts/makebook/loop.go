@@ -141,12 +141,12 @@ func runLoop(out string, gopts gameOptions, opts loopOptions, extra []string) er
 	if err != nil {
 		return err
 	}
-	inputs := append([]string{opts.records}, extra...)
-	if done == 0 {
-		inputs = extra // no records file yet
+	inputs := extra
+	if _, err := os.Stat(opts.records); err == nil {
+		inputs = append([]string{opts.records}, extra...)
 	}
 	// The book of the records and extra files; a book at out before the
-	// first round without extra files is not of them, and is replaced.
+	// first round is not known to be of them, and is learnt again.
 	useBook := len(inputs) > 0
 	if useBook {
 		stale, err := bookStale(out, opts.records)

@@ -88,37 +88,7 @@ func TestLoop(t *testing.T) {
 	if b2.Len() <= b1.Len() {
 		t.Errorf("the book has %d entries after round 2, %d after round 1: it did not grow", b2.Len(), b1.Len())
 	}
-	inBook, deviations := 0, 0
-	for _, r := range all[lo.games:] {
-		acts, err := g.(games.Notation).ParseActions(r.Moves)
-		if err != nil {
-			t.Fatal(err)
-		}
-		s := g.NewInitialState()
-		for ply, a := range acts {
-			moves := b1.Moves(g, s)
-			if ply >= r.OpeningPlies && len(moves) > 0 {
-				best := -2.0
-				for _, m := range moves {
-					best = max(best, m.Value)
-				}
-				found := false
-				for _, m := range moves {
-					if m.Action == a && m.Value >= best-margin-1e-6 {
-						found = true
-						if m.Deviation {
-							deviations++
-						}
-					}
-				}
-				if !found {
-					t.Errorf("round 2 game %d ply %d: played %d, not among round 1's book moves within %v of the best: %+v", r.Index, ply, a, margin, moves)
-				}
-				inBook++
-			}
-			s.ApplyAction(a)
-		}
-	}
+	inBook, deviations := followed(t, g, b1, all[lo.games:], margin)
 	if inBook < lo.games || deviations == 0 {
 		t.Errorf("round 2: %d moves in round 1's book (want at least one a game), %d of them its deviations (want some)", inBook, deviations)
 	}
@@ -163,6 +133,81 @@ func TestLoop(t *testing.T) {
 		if err := runLoop(out, gopts, c.lo, nil); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%+v: %v, want an error naming %q", c.lo, err, c.want)
 		}
+	}
+}
+
+// followed checks that every move of games recs played in a position of
+// book b (after their opening plies) is one of b's moves within margin of
+// the best, and returns how many there were and how many of them were
+// b's deviations.
+func followed(t *testing.T, g games.Game, b *book.GameBook, recs []loopRecord, margin float64) (inBook, deviations int) {
+	t.Helper()
+	for _, r := range recs {
+		acts, err := g.(games.Notation).ParseActions(r.Moves)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := g.NewInitialState()
+		for ply, a := range acts {
+			moves := b.Moves(g, s)
+			if ply >= r.OpeningPlies && len(moves) > 0 {
+				best := -2.0
+				for _, m := range moves {
+					best = max(best, m.Value)
+				}
+				found := false
+				for _, m := range moves {
+					if m.Action == a && m.Value >= best-margin-1e-6 {
+						found = true
+						if m.Deviation {
+							deviations++
+						}
+					}
+				}
+				if !found {
+					t.Errorf("game %d (round %d) ply %d: played %d, not among the book's moves within %v of the best: %+v", r.Index, r.BookRound, ply, a, margin, moves)
+				}
+				inBook++
+			}
+			s.ApplyAction(a)
+		}
+	}
+	return inBook, deviations
+}
+
+// TestLoopSeeded starts a loop from records already on disk that carry no
+// round (arena's own, here a loop's with the tags removed): round 1 is
+// played with the book of those games, and its games go after them.
+func TestLoopSeeded(t *testing.T) {
+	g := playerstest.MustGame(t, "othello")
+	dir := t.TempDir()
+	gopts := gameOptions{game: "othello", eval: "alphabeta:depth=1", cfg: book.LearnConfig{MaxPly: 10, MinGame: 1}}
+	lo := loopOptions{rounds: 1, games: 4, player: "alphabeta:depth=1", records: filepath.Join(dir, "a.jsonl"),
+		randomPlies: 1, seed: 8, parallel: 1}
+	outA := filepath.Join(dir, "a.book")
+	if err := runLoop(outA, gopts, lo, nil); err != nil {
+		t.Fatal(err)
+	}
+	bookA, err := book.LoadGameBook(outA, g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := os.ReadFile(lo.records)
+	seed := bytes.ReplaceAll(raw, []byte(`,"book_round":1`), nil)
+	if bytes.Equal(seed, raw) {
+		t.Fatal("no round tag to remove")
+	}
+	lo.records = filepath.Join(dir, "b.jsonl")
+	os.WriteFile(lo.records, seed, 0o644)
+	if err := runLoop(filepath.Join(dir, "b.book"), gopts, lo, nil); err != nil {
+		t.Fatal(err)
+	}
+	all := readLoopRecords(t, lo.records)
+	if len(all) != 2*lo.games || all[0].BookRound != 0 || all[lo.games].BookRound != 1 {
+		t.Fatalf("%d records, rounds %d and %d, want the %d seed games (round 0) then round 1's", len(all), all[0].BookRound, all[len(all)-1].BookRound, lo.games)
+	}
+	if inBook, _ := followed(t, g, bookA, all[lo.games:], 0); inBook < lo.games {
+		t.Errorf("round 1: %d moves in the seed games' book, want at least one a game", inBook)
 	}
 }
 
