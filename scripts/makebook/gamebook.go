@@ -11,9 +11,11 @@ import (
 	"strings"
 
 	"tabula/games"
+	"tabula/games/othello"
 	"tabula/players"
 	"tabula/replay"
 	"tabula/search/book"
+	"tabula/search/othelloend"
 )
 
 // gameOptions are makebook's settings for a game book (-game).
@@ -24,6 +26,11 @@ type gameOptions struct {
 	// deviations (and the leaves with -leaf search); "none": no
 	// deviations.
 	eval string
+	// exact values positions of at most this many empty squares by the
+	// endgame solver (Othello); 0: none. exactSet: given on the command
+	// line (so a game without a solver is an error, not a silent no).
+	exact    int
+	exactSet bool
 }
 
 // runGame builds a game book of opts.game from files: run folders'
@@ -46,35 +53,65 @@ func runGame(out string, opts gameOptions, files []string) error {
 	if err != nil {
 		return err
 	}
-	var lines []book.GameLine
-	skipped := 0
-	for _, f := range files {
-		ls, sk, err := readLines(g, f)
-		if err != nil {
-			return err
-		}
-		lines = append(lines, ls...)
-		skipped += sk
+	if opts.cfg.Exact, err = opts.exactOf(g); err != nil {
+		return err
 	}
-	if len(lines) == 0 {
-		return fmt.Errorf("no finished game of %s in %s (%d records of other games or forfeits passed over)", g.Name(), strings.Join(files, " "), skipped)
+	eval, err := opts.evaluator(g)
+	if err != nil {
+		return err
 	}
-	var eval book.Eval
-	if opts.eval != "none" {
-		if eval, err = specEval(g, opts.eval); err != nil {
-			return err
-		}
-	}
-	b, st, err := book.Learn(g, lines, opts.cfg, eval)
+	b, st, skipped, err := buildGameBook(g, opts, files, eval)
 	if err != nil {
 		return err
 	}
 	if err := b.WriteFile(out); err != nil {
 		return err
 	}
-	fmt.Printf("%d games of %s (%d records passed over), %d positions, %d in the book, %d entries (%d deviations, %d searches) written to %s\n",
-		st.Games, g.Name(), skipped, st.Positions, st.Interior, st.Entries, st.Deviations, st.Evals, out)
+	fmt.Printf("%d games of %s (%d records passed over), %d positions, %d in the book, %d entries (%d deviations, %d searches, %d exact values) written to %s\n",
+		st.Games, g.Name(), skipped, st.Positions, st.Interior, st.Entries, st.Deviations, st.Evals, st.Exact, out)
 	return nil
+}
+
+// exactOf returns the exact valuation of opts.exact for g: Othello's
+// endgame solver (othelloend.BookExact) for positions of at most
+// opts.exact empties; nil when opts.exact is 0 or g is not Othello and
+// the flag was left at its default.
+func (opts gameOptions) exactOf(g games.Game) (book.Exact, error) {
+	if opts.exact == 0 {
+		return nil, nil
+	}
+	og, ok := g.(*othello.Game)
+	if !ok {
+		if opts.exactSet {
+			return nil, fmt.Errorf("-exact: exact leaves need an endgame solver: Othello's; %s has none here (-exact 0)", g.Name())
+		}
+		return nil, nil
+	}
+	ex, err := othelloend.BookExact(othelloend.Config{TTBits: 20, Size: og.Size()}, opts.exact)
+	if err != nil {
+		return nil, fmt.Errorf("-exact: %w", err)
+	}
+	return ex, nil
+}
+
+// buildGameBook learns a book of g from the games in files; skipped counts
+// the records passed over (other games, forfeits).
+func buildGameBook(g games.Game, opts gameOptions, files []string, eval book.Eval) (*book.GameBook, book.LearnStats, int, error) {
+	var lines []book.GameLine
+	skipped := 0
+	for _, f := range files {
+		ls, sk, err := readLines(g, f)
+		if err != nil {
+			return nil, book.LearnStats{}, 0, err
+		}
+		lines = append(lines, ls...)
+		skipped += sk
+	}
+	if len(lines) == 0 {
+		return nil, book.LearnStats{}, 0, fmt.Errorf("no finished game of %s in %s (%d records of other games or forfeits passed over)", g.Name(), strings.Join(files, " "), skipped)
+	}
+	b, st, err := book.Learn(g, lines, opts.cfg, eval)
+	return b, st, skipped, err
 }
 
 // specEval returns an Eval that asks a player built from spec (one with a

@@ -21,6 +21,21 @@
 // and ladder games) and arena's JSON lines (arena match -out).
 //
 //	go run ./scripts/makebook -game othello -out othello.book -max-ply 20 -min-game 2 -eval alphabeta:depth=6 runs/oth/records games.jsonl
+//
+// Leaves and deviations of at most -exact empty squares (default 14) are
+// valued exactly by the Othello endgame solver (win 1, draw 0, loss -1).
+//
+// With -iterate N it runs Buro's book-learning loop: a round plays -games
+// games of -player with the book learnt so far (book=-out,
+// book_margin=-book-margin, so that moves close to the best are tried),
+// against itself or -opponent, adds them to -records (arena's JSON lines,
+// each tagged with its round) and learns the book again from all the
+// records and any files named, replacing -out; it prints the book's size,
+// its root value and where the round's games left the book. It stops when
+// -records holds N rounds, so the same command resumes a stopped loop
+// (the -eval player's values are kept in -out plus ".searches").
+//
+//	go run ./scripts/makebook -game othello -out loop.book -records loop.jsonl -iterate 10 -games 200 -player alphabeta:nodes=20000 -max-ply 24 -min-game 2 -eval alphabeta:depth=6
 package main
 
 import (
@@ -49,6 +64,18 @@ func main() {
 	game := flag.String("game", "chess", "the game: chess (a Polyglot book) or another game's spec, e.g. othello (a game book learnt by Logistello's method)")
 	eval := flag.String("eval", "alphabeta:depth=4", "with -game, the player spec whose value of a position values deviations (and leaves with -leaf search); none: no deviations")
 	leaf := flag.String("leaf", "result", "with -game, how the tree's leaves are valued: result (the mean result of the games reaching them) or search (the -eval player)")
+	exact := flag.Int("exact", 14, "with -game othello, value leaves and deviations of at most N empty squares exactly by the endgame solver (win 1, draw 0, loss -1), overriding -leaf and -eval there; 0: none")
+	var lo loopOptions
+	flag.IntVar(&lo.rounds, "iterate", 0, "with -game, the book-learning loop: play rounds until -records holds N (each: -games games of -player with the book so far, then learn the book again from all the records); rerun to resume")
+	flag.IntVar(&lo.games, "games", 20, "with -iterate, games a round")
+	flag.StringVar(&lo.player, "player", "alphabeta:depth=4", "with -iterate, the player spec that plays with the book (the loop adds book=-out and book_margin)")
+	flag.StringVar(&lo.opponent, "opponent", "", "with -iterate, the opponent's spec (default: the -player with the book, self-play)")
+	flag.StringVar(&lo.records, "records", "", "with -iterate, the JSON lines file (.jsonl, arena's records) the rounds' games are added to; the book learns from it and the files named")
+	flag.Float64Var(&lo.margin, "book-margin", 0.1, "with -iterate, the player's book_margin: draw among book moves within this much of the best value, so that new lines are tried")
+	flag.StringVar(&lo.openings, "openings", "", "with -iterate, a file of openings (as arena's -openings): a mirrored pair of games a line, the rounds going on through the file")
+	flag.IntVar(&lo.randomPlies, "random-plies", 0, "with -iterate, random opening plies a game (before the book)")
+	flag.Uint64Var(&lo.seed, "seed", 1, "with -iterate, round r's match is seeded with seed+r")
+	flag.IntVar(&lo.parallel, "parallel", 1, "with -iterate, games played at once")
 	flag.Parse()
 	var err error
 	if strings.HasPrefix(*game, "chess") {
@@ -57,14 +84,23 @@ func main() {
 			err = run(*out, cfg, flag.Args())
 		}
 	} else {
-		opts := gameOptions{game: *game, eval: *eval,
+		opts := gameOptions{game: *game, eval: *eval, exact: *exact, exactSet: flagSet("exact"),
 			cfg: book.LearnConfig{MaxPly: cfg.MaxPly, MinGame: cfg.MinGame, LeafSearch: *leaf == "search"}}
 		err = checkFlags(true)
 		if err == nil && *leaf != "result" && *leaf != "search" {
 			err = fmt.Errorf("-leaf %q, want result or search", *leaf)
 		}
-		if err == nil {
-			err = runGame(*out, opts, flag.Args())
+		switch {
+		case err != nil:
+		case lo.rounds > 0:
+			err = runLoop(*out, opts, lo, flag.Args())
+		case flagSet("iterate"):
+			err = fmt.Errorf("-iterate %d, want >= 1", lo.rounds)
+		default:
+			err = loopFlagsUnused()
+			if err == nil {
+				err = runGame(*out, opts, flag.Args())
+			}
 		}
 	}
 	if err != nil {
@@ -78,7 +114,7 @@ func checkFlags(gameBook bool) error {
 	var err error
 	flag.Visit(func(f *flag.Flag) {
 		chessOnly := f.Name == "mode" || f.Name == "margin"
-		gameOnly := f.Name == "eval" || f.Name == "leaf"
+		gameOnly := f.Name == "eval" || f.Name == "leaf" || f.Name == "exact" || loopFlags[f.Name]
 		switch {
 		case gameBook && chessOnly:
 			err = fmt.Errorf("-%s is for chess books (a game book's moves are chosen by the player: book_margin)", f.Name)
@@ -87,6 +123,28 @@ func checkFlags(gameBook bool) error {
 		}
 	})
 	return err
+}
+
+// loopFlags are the flags of the book-learning loop, used with -iterate.
+var loopFlags = map[string]bool{"iterate": true, "games": true, "player": true, "opponent": true, "records": true,
+	"book-margin": true, "openings": true, "random-plies": true, "seed": true, "parallel": true}
+
+// loopFlagsUnused refuses the loop's flags without -iterate.
+func loopFlagsUnused() error {
+	var err error
+	flag.Visit(func(f *flag.Flag) {
+		if loopFlags[f.Name] && f.Name != "iterate" {
+			err = fmt.Errorf("-%s is for the book-learning loop: give -iterate N too", f.Name)
+		}
+	})
+	return err
+}
+
+// flagSet reports whether the command line gave flag name.
+func flagSet(name string) bool {
+	set := false
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
 }
 
 func run(out string, cfg book.BuildConfig, files []string) error {

@@ -28,7 +28,18 @@ type LearnConfig struct {
 	// LeafSearch values the tree's leaves by Eval instead of by the mean
 	// result of the games that reached them.
 	LeafSearch bool
+	// Exact, when set, values exactly the positions it can (an endgame
+	// solver's, near the end of the game): a leaf it takes gets its value
+	// instead of the games' mean result or Eval's, and so does a
+	// deviation's position, in place of Eval; deviations are searched
+	// among the positions it takes even when Learn's eval is nil.
+	Exact Exact
 }
+
+// Exact values a non-terminal state exactly for its player to move, on the
+// scale of the games' results (+1 win, 0 draw, -1 loss), when it can: ok
+// false leaves the state to the mean of the results or to Eval.
+type Exact func(s games.State) (v float64, ok bool, err error)
 
 // DefaultLearnConfig returns MaxPly 20, MinGame 2, leaves valued by
 // results.
@@ -58,6 +69,7 @@ type LearnStats struct {
 	Entries    int // entries written
 	Deviations int // deviation entries among them
 	Evals      int // calls to Eval
+	Exact      int // positions valued by LearnConfig.Exact
 }
 
 // Learn builds a game book from played games by Logistello's method (M.
@@ -75,7 +87,10 @@ type LearnStats struct {
 // changes). So a line the games favoured is dropped from the book's choice
 // as soon as a search finds something better at any point along it, and a
 // deviation that a search likes becomes the book move, to be tried in the
-// next games. eval nil gives a book without deviations.
+// next games. eval nil gives a book without deviations (but for those
+// cfg.Exact values). With cfg.Exact, the leaves and deviations it takes
+// (positions close enough to the end for a solver) are valued exactly
+// instead: Buro's book valued its leaves "as exactly as possible".
 //
 // The book holds, for each interior position, its tree moves (Count the
 // games that played them) and its deviation (FlagDeviation, Count 0), each
@@ -169,10 +184,25 @@ func Learn(g games.Game, lines []GameLine, cfg LearnConfig, eval Eval) (*GameBoo
 		st.Evals++
 		v, err := eval(s)
 		if err != nil {
-			evalErr = err
+			evalErr = fmt.Errorf("search: %w", err)
 			return 0
 		}
 		return max(-1, min(1, v))
+	}
+	// exact is cfg.Exact's value of s, if it gives one.
+	exact := func(s games.State) (float64, bool) {
+		if cfg.Exact == nil || evalErr != nil {
+			return 0, false
+		}
+		v, ok, err := cfg.Exact(s)
+		if err != nil {
+			evalErr = fmt.Errorf("exact value: %w", err)
+			return 0, false
+		}
+		if ok {
+			st.Exact++
+		}
+		return max(-1, min(1, v)), ok
 	}
 	interior := func(nd *node) bool {
 		for _, e := range nd.edges {
@@ -189,16 +219,19 @@ func Learn(g games.Game, lines []GameLine, cfg LearnConfig, eval Eval) (*GameBoo
 			return c.state.Returns()[mover]
 		}
 		var v float64
-		switch {
-		case interior(c) && c.status != 1:
+		if interior(c) && c.status != 1 {
 			v = value(c)
-		case c.leafOK:
-			v = c.leaf
-		case cfg.LeafSearch && eval != nil:
-			c.leaf, c.leafOK = evaluate(c.state), true
-			v = c.leaf
-		default:
-			c.leaf, c.leafOK = c.sum/float64(c.n), true
+		} else {
+			if !c.leafOK {
+				if ev, ok := exact(c.state); ok {
+					c.leaf = ev
+				} else if cfg.LeafSearch && eval != nil {
+					c.leaf = evaluate(c.state)
+				} else {
+					c.leaf = c.sum / float64(c.n)
+				}
+				c.leafOK = true
+			}
 			v = c.leaf
 		}
 		if c.state.CurrentPlayer() != mover {
@@ -220,7 +253,7 @@ func Learn(g games.Game, lines []GameLine, cfg LearnConfig, eval Eval) (*GameBoo
 				best = max(best, childValue(nodes[e.child], mover))
 			}
 		}
-		if eval != nil {
+		if eval != nil || cfg.Exact != nil {
 			devBest, devAction := math.Inf(-1), -1
 			for _, a := range nd.state.LegalActions(nil) {
 				c := nd.state.Clone()
@@ -234,7 +267,15 @@ func Learn(g games.Game, lines []GameLine, cfg LearnConfig, eval Eval) (*GameBoo
 				if c.IsTerminal() {
 					v = c.Returns()[mover]
 				} else {
-					v = evaluate(c)
+					ev, ok := exact(c)
+					switch {
+					case ok:
+						v = ev
+					case eval != nil:
+						v = evaluate(c)
+					default:
+						continue // no search to value it
+					}
 					if c.CurrentPlayer() != mover {
 						v = -v
 					}
@@ -259,7 +300,7 @@ func Learn(g games.Game, lines []GameLine, cfg LearnConfig, eval Eval) (*GameBoo
 		}
 		value(nd)
 		if evalErr != nil {
-			return nil, st, fmt.Errorf("book: deviation search: %w", evalErr)
+			return nil, st, fmt.Errorf("book: %w", evalErr)
 		}
 		st.Interior++
 		mover := nd.state.CurrentPlayer()
@@ -277,7 +318,7 @@ func Learn(g games.Game, lines []GameLine, cfg LearnConfig, eval Eval) (*GameBoo
 		}
 	}
 	if evalErr != nil {
-		return nil, st, fmt.Errorf("book: leaf search: %w", evalErr)
+		return nil, st, fmt.Errorf("book: %w", evalErr)
 	}
 	st.Entries = len(entries)
 	if len(entries) == 0 && len(lines) > 0 {
