@@ -710,3 +710,11 @@ func boolTo32(v bool) float32 {
 	}
 	return 0
 }
+
+// footprint is the bytes of the window's storage: every slice the buffer
+// keeps examples in, by capacity.
+func (b *Buffer) footprint() int64 {
+	n := cap(b.obs) + 4*cap(b.obsF) + 4*cap(b.policy) + cap(b.legal) + 4*cap(b.value) +
+		cap(b.hasAux) + cap(b.own) + 4*cap(b.score) + cap(b.hasOpp) + 4*cap(b.opp)
+	return int64(n)
+}
