@@ -15,7 +15,7 @@ import (
 // auxExamples returns n Go 5x5 examples; the odd ones carry auxiliary
 // targets whose score encodes the example's index and whose ownership is a
 // pattern that no symmetry maps onto itself.
-func auxExamples(t *testing.T, g games.Game, n int) []Example {
+func auxExamples(t testing.TB, g games.Game, n int) []Example {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(5, 5))
 	p, h, w := g.ObservationShape()

@@ -1,22 +1,86 @@
 package replay
 
 import (
+	"math/rand/v2"
 	"runtime"
 	"testing"
 
 	"tabula/games"
+	"tabula/internal/cputime"
 )
 
-// backgammonWithOpp returns chanceExamples whose every example but the last
-// carries the next example's policy as its opponent-policy target: a
-// distribution over the legal turns of another position, as self-play
-// records it.
-func backgammonWithOpp(tb testing.TB, n int) (games.Game, []Example) {
-	g, ex := chanceExamples(tb, n+1)
-	for i := 0; i < n; i++ {
-		ex[i].OppPolicy = ex[i+1].Policy
+// memCase is a game and a window's worth of its examples, as the memory
+// test and the sampling benchmark use them.
+type memCase struct {
+	name    string
+	augment bool
+	build   func(testing.TB, int) (games.Game, []Example)
+}
+
+var memCases = []memCase{
+	// Random backgammon decisions with a uniform policy over the legal
+	// turns, as self-play writes them; no opponent policy (the game rolls
+	// dice between the moves, so pipeline refuses one).
+	{"backgammon", false, chanceExamples},
+	{"connect4", true, func(tb testing.TB, n int) (games.Game, []Example) {
+		g := connect4(tb)
+		return g, examples(g, n, 11)
+	}},
+	// Go 9x9: ownership and score targets on every other example, the
+	// next example's policy as the opponent policy.
+	{"go9", true, goExamples},
+}
+
+// goExamples returns n examples of random Go 9x9 games with a uniform
+// policy over the legal moves (the widest a search's policy gets), ownership
+// and score targets on every other example, and the next position's policy
+// as the opponent policy of every example but a game's last.
+func goExamples(tb testing.TB, n int) (games.Game, []Example) {
+	g, err := games.New("go:size=9")
+	if err != nil {
+		tb.Fatal(err)
 	}
-	return g, ex[:n]
+	rng := rand.New(rand.NewPCG(9, 9))
+	p, h, w := g.ObservationShape()
+	var out []Example
+	var last []bool // a game's last example
+	s := g.NewInitialState()
+	for len(out) < n {
+		legal := s.LegalActions(nil)
+		e := Example{Obs: make([]float32, p*h*w), Policy: make([]float32, g.NumActions()), Legal: make([]bool, g.NumActions())}
+		s.Observation(e.Obs)
+		for _, a := range legal {
+			e.Legal[a] = true
+			e.Policy[a] = 1 / float32(len(legal))
+		}
+		e.Value = float32(len(out)%3 - 1)
+		if len(out)%2 == 1 {
+			e.Ownership = make([]float32, h*w)
+			for j := range e.Ownership {
+				e.Ownership[j] = float32(rng.IntN(3) - 1)
+			}
+			e.Score = float32(rng.IntN(40)) - 19.5
+		}
+		out = append(out, e)
+		// Random play, passing only when nothing else is legal, so that
+		// the games run long; a game is cut off after 120 moves.
+		a := legal[rng.IntN(len(legal))]
+		if a == g.NumActions()-1 && len(legal) > 1 {
+			a = legal[rng.IntN(len(legal)-1)]
+		}
+		s.ApplyAction(a)
+		end := s.IsTerminal() || len(out)%120 == 0
+		last = append(last, end)
+		if end {
+			s = g.NewInitialState()
+		}
+	}
+	for i := 0; i+1 < len(out); i++ {
+		if !last[i] {
+			out[i].OppPolicy = out[i+1].Policy
+		}
+	}
+	return g, out
 }
 
 // heapInUse is the live heap after a full collection.
@@ -27,33 +91,73 @@ func heapInUse() int64 {
 	return int64(m.HeapAlloc)
 }
 
-// TestMemoryPerExampleBackgammon fills a window with backgammon examples
-// (random positions, ~13 legal turns on average, every one with an opponent
-// policy) and reports the bytes a stored example takes: counted from the
-// buffer's slices and measured as the growth of the live heap.
-func TestMemoryPerExampleBackgammon(t *testing.T) {
-	const window = 4000
-	g, ex := backgammonWithOpp(t, window)
-	legal := 0
-	for _, e := range ex {
-		for _, l := range e.Legal {
-			if l {
-				legal++
-			}
-		}
-	}
-	before := heapInUse()
-	b, err := Open(t.TempDir(), g, Config{Window: window, Augment: false}, "mem", quiet)
+// fill opens a buffer of window examples for c and adds them.
+func (c memCase) fill(tb testing.TB, window int) (*Buffer, []Example) {
+	g, ex := c.build(tb, window)
+	b, err := Open(tb.TempDir(), g, Config{Window: window, Augment: c.augment}, "mem", quiet)
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
 	b.mu.Lock()
 	b.addLocked(ex)
 	b.mu.Unlock()
-	heap := float64(heapInUse()-before) / window
-	counted := float64(b.footprint()) / window
-	runtime.KeepAlive(ex)
-	t.Logf("backgammon, %.1f legal turns an example: %.0f bytes an example counted from the slices, %.0f measured (live heap)",
-		float64(legal)/window, counted, heap)
-	runtime.KeepAlive(b)
+	return b, ex
+}
+
+// TestMemoryPerExample fills a window with each game's examples and
+// reports the bytes a stored example takes: counted from the buffer's
+// slices and measured as the growth of the live heap.
+func TestMemoryPerExample(t *testing.T) {
+	const window = 3000
+	for _, c := range memCases {
+		t.Run(c.name, func(t *testing.T) {
+			g, ex := c.build(t, window)
+			legal := 0
+			for _, e := range ex {
+				for _, l := range e.Legal {
+					if l {
+						legal++
+					}
+				}
+			}
+			before := heapInUse()
+			b, err := Open(t.TempDir(), g, Config{Window: window, Augment: c.augment}, "mem", quiet)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b.mu.Lock()
+			b.addLocked(ex)
+			b.mu.Unlock()
+			heap := float64(heapInUse()-before) / window
+			counted := float64(b.footprint()) / window
+			runtime.KeepAlive(ex)
+			t.Logf("%s, %.1f legal actions of %d an example: %.0f bytes an example counted from the slices, %.0f measured (live heap)",
+				c.name, float64(legal)/window, g.NumActions(), counted, heap)
+			runtime.KeepAlive(b)
+		})
+	}
+}
+
+// BenchmarkSample draws batches of 256 from a full window of 3,000
+// examples of each game. cpu-ns/op is the thread's CPU time a batch, the
+// figure to compare on a shared machine.
+func BenchmarkSample(bm *testing.B) {
+	for _, c := range memCases {
+		bm.Run(c.name, func(bm *testing.B) {
+			b, _ := c.fill(bm, 3000)
+			batch := b.NewBatch(256)
+			rng := rand.New(rand.NewPCG(1, 2))
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
+			cpu := cputime.Thread()
+			for bm.Loop() {
+				if err := b.Sample(rng, batch); err != nil {
+					bm.Fatal(err)
+				}
+			}
+			if cputime.ThreadMeasured() {
+				bm.ReportMetric(float64(cputime.Thread()-cpu)/float64(bm.N), "cpu-ns/op")
+			}
+		})
+	}
 }
