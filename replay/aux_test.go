@@ -22,6 +22,9 @@ func auxExamples(t testing.TB, g games.Game, n int) []Example {
 	var out []Example
 	s := g.NewInitialState()
 	for len(out) < n {
+		if s.IsTerminal() {
+			s = g.NewInitialState()
+		}
 		legal := s.LegalActions(nil)
 		e := Example{Obs: make([]float32, p*h*w), Policy: make([]float32, g.NumActions()), Legal: make([]bool, g.NumActions())}
 		s.Observation(e.Obs)

@@ -445,3 +445,10 @@ func TestFloatObservations(t *testing.T) {
 	}
 	check(open(t, dir, Config{Window: 100}, "r"))
 }
+
+func boolTo32(v bool) float32 {
+	if v {
+		return 1
+	}
+	return 0
+}
