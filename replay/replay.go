@@ -299,43 +299,67 @@ func (b *Buffer) Refresh() (int, error) {
 	}
 	b.mu.Unlock()
 	sort.Strings(names) // names start with a timestamp: oldest first
-	type chunk struct {
-		name     string
-		examples []Example
-	}
-	var chunks []chunk
+	// Newest first, read each chunk's header until the window is full;
+	// older ones are only marked as seen. Then decode the chosen ones and
+	// add them, oldest first, one chunk at a time: never more than one
+	// chunk's examples are held decoded beside the window.
+	var chosen []string
 	total := 0
-	// Read newest first until the window is full; older ones are only
-	// marked as seen.
 	for i := len(names) - 1; i >= 0; i-- {
 		if total >= b.cfg.Window {
 			b.markLoaded(names[i])
 			continue
 		}
 		path := filepath.Join(b.dir, names[i])
-		ex, err := b.readChunk(path)
+		data, err := os.ReadFile(path)
 		if err != nil {
-			if !errors.Is(err, errCorrupt) {
+			return 0, fmt.Errorf("replay: %w", err)
+		}
+		h, err := peekHeader(data)
+		if err == nil {
+			err = b.checkHeader(h)
+		}
+		if err != nil {
+			if err := b.moveAside(path, err); err != nil {
 				return 0, err
-			}
-			b.log.Error("replay chunk failed its checks; moved aside, the run goes on without it", "file", path, "err", err)
-			if rerr := os.Rename(path, path+CorruptSuffix); rerr != nil {
-				return 0, fmt.Errorf("replay: moving aside %s: %w", path, rerr)
 			}
 			continue
 		}
-		chunks = append(chunks, chunk{names[i], ex})
-		total += len(ex)
+		chosen = append(chosen, names[i])
+		total += h.count
 	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	for i := len(chunks) - 1; i >= 0; i-- {
-		b.loaded[chunks[i].name] = true
-		b.addLocked(chunks[i].examples)
-		b.ends[chunks[i].name] = b.added
-		b.counts[chunks[i].name] = len(chunks[i].examples)
+	added := 0
+	for i := len(chosen) - 1; i >= 0; i-- {
+		path := filepath.Join(b.dir, chosen[i])
+		ex, err := b.readChunk(path)
+		if err != nil {
+			if !errors.Is(err, errCorrupt) {
+				return added, err
+			}
+			if err := b.moveAside(path, err); err != nil {
+				return added, err
+			}
+			continue
+		}
+		b.mu.Lock()
+		b.loaded[chosen[i]] = true
+		b.addLocked(ex)
+		b.ends[chosen[i]] = b.added
+		b.counts[chosen[i]] = len(ex)
+		b.mu.Unlock()
+		added += len(ex)
 	}
-	return total, nil
+	return added, nil
+}
+
+// moveAside renames a chunk that failed its checks (err) with
+// CorruptSuffix and logs it.
+func (b *Buffer) moveAside(path string, err error) error {
+	b.log.Error("replay chunk failed its checks; moved aside, the run goes on without it", "file", path, "err", err)
+	if rerr := os.Rename(path, path+CorruptSuffix); rerr != nil {
+		return fmt.Errorf("replay: moving aside %s: %w", path, rerr)
+	}
+	return nil
 }
 
 func (b *Buffer) markLoaded(name string) {
@@ -411,14 +435,22 @@ func (b *Buffer) readChunk(path string) ([]Example, error) {
 		return nil, fmt.Errorf("replay: %w", err)
 	}
 	h, ex, err := decodeChunk(data)
+	if err == nil {
+		err = b.checkHeader(h)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	if h.game != b.game.Name() || h.obsLen != b.obsLen || h.actions != b.na || (h.aux && h.points != b.points) {
-		return nil, fmt.Errorf("%s: %w: written for game %q (obs %d, actions %d), this run plays %q (obs %d, actions %d)",
-			path, errCorrupt, h.game, h.obsLen, h.actions, b.game.Name(), b.obsLen, b.na)
-	}
 	return ex, nil
+}
+
+// checkHeader fails unless a chunk's header is of this buffer's game.
+func (b *Buffer) checkHeader(h chunkHeader) error {
+	if h.game != b.game.Name() || h.obsLen != b.obsLen || h.actions != b.na || (h.aux && h.points != b.points) {
+		return fmt.Errorf("%w: written for game %q (obs %d, actions %d), this run plays %q (obs %d, actions %d)",
+			errCorrupt, h.game, h.obsLen, h.actions, b.game.Name(), b.obsLen, b.na)
+	}
+	return nil
 }
 
 // Encode serialises the examples of g as the bytes of one chunk file
