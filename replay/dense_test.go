@@ -166,7 +166,8 @@ var sameBatchCases = append(memCases[:len(memCases):len(memCases)],
 // TestSampleMatchesDenseLayout feeds the same examples, in chunks of random
 // sizes, to a window of 61 and to the dense reference, wrapping around the
 // window about 25 times, and after every chunk draws a batch from both on
-// the same seed: they must be identical bit for bit.
+// the same seed: they must be identical bit for bit, and the whole window
+// through every symmetry too. Sampling must not allocate.
 func TestSampleMatchesDenseLayout(t *testing.T) {
 	const window, n = 61, 1500
 	for _, c := range sameBatchCases {
@@ -196,6 +197,10 @@ func TestSampleMatchesDenseLayout(t *testing.T) {
 				ref.sample(rand.New(rand.NewPCG(seed, 7)), want)
 				sameBits(t, fmt.Sprintf("round %d (%d examples added)", round, i), got, want)
 				sameWindow(t, fmt.Sprintf("round %d (%d examples added)", round, i), b, ref)
+			}
+			rng := rand.New(rand.NewPCG(1, 1))
+			if allocs := testing.AllocsPerRun(20, func() { b.Sample(rng, got) }); allocs != 0 {
+				t.Errorf("Sample allocates %v times a call", allocs)
 			}
 			// The records take about what the live ones need, however
 			// often the ring wrapped.
