@@ -15,13 +15,16 @@ import (
 // auxExamples returns n Go 5x5 examples; the odd ones carry auxiliary
 // targets whose score encodes the example's index and whose ownership is a
 // pattern that no symmetry maps onto itself.
-func auxExamples(t *testing.T, g games.Game, n int) []Example {
+func auxExamples(t testing.TB, g games.Game, n int) []Example {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(5, 5))
 	p, h, w := g.ObservationShape()
 	var out []Example
 	s := g.NewInitialState()
 	for len(out) < n {
+		if s.IsTerminal() {
+			s = g.NewInitialState()
+		}
 		legal := s.LegalActions(nil)
 		e := Example{Obs: make([]float32, p*h*w), Policy: make([]float32, g.NumActions()), Legal: make([]bool, g.NumActions())}
 		s.Observation(e.Obs)

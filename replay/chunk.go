@@ -267,33 +267,24 @@ func encodeChunk(game string, obsLen, actions, points int, examples []Example) (
 // errCorrupt is wrapped by every decoding error.
 var errCorrupt = errors.New("corrupt replay chunk")
 
-// decodeChunk parses and verifies a whole chunk file.
-func decodeChunk(data []byte) (chunkHeader, []Example, error) {
+// maxHeaderLen bounds the bytes of a chunk's header (readHeader).
+const maxHeaderLen = 4 + 4 + 2 + maxNameLen + 12 + 8
+
+// readHeader parses the header at the start of the bytes of an inner chunk
+// (versions 1-3; body may be cut short after the header) and returns it
+// with its length. It checks the header's fields, not the checksum.
+func readHeader(body []byte) (chunkHeader, int, error) {
 	var h chunkHeader
-	fail := func(format string, args ...any) (chunkHeader, []Example, error) {
-		return h, nil, fmt.Errorf("%w: %s", errCorrupt, fmt.Sprintf(format, args...))
-	}
-	if len(data) < 4+4+2+12+4 {
-		return fail("%d bytes is shorter than any chunk", len(data))
-	}
-	if string(data[:4]) != chunkMagic {
-		return fail("bad magic %q, want %q", data[:4], chunkMagic)
+	fail := func(format string, args ...any) (chunkHeader, int, error) {
+		return h, 0, fmt.Errorf("%w: %s", errCorrupt, fmt.Sprintf(format, args...))
 	}
 	le := binary.LittleEndian
-	v := le.Uint32(data[4:])
-	if v == chunkZstd {
-		inner, err := inflateChunk(data)
-		if err != nil {
-			return h, nil, err
-		}
-		return decodeChunk(inner)
+	if len(body) < 8 || string(body[:4]) != chunkMagic {
+		return fail("no chunk header")
 	}
-	body, sum := data[:len(data)-4], le.Uint32(data[len(data)-4:])
+	v := le.Uint32(body[4:])
 	if v != chunkVersion && v != chunkFloats && v != chunkFlagged {
 		return fail("format version %d, this program reads versions %d to %d", v, chunkVersion, chunkZstd)
-	}
-	if got := crc32.Checksum(body, castagnoli); got != sum {
-		return fail("checksum %08x does not match the stored %08x (truncated or damaged file)", got, sum)
 	}
 	r := bytes.NewReader(body[8:])
 	var nameLen uint16
@@ -324,10 +315,78 @@ func decodeChunk(data []byte) (chunkHeader, []Example, error) {
 			return fail("ownership map of %d points, want 1..%d (the observation's length)", h.points, h.obsLen)
 		}
 	}
-	if r.Len() != h.count*h.recordLen() {
-		return fail("%d bytes of records, want %d for %d examples", r.Len(), h.count*h.recordLen(), h.count)
+	return h, len(body) - r.Len(), nil
+}
+
+// peekHeader verifies a chunk file's checksum (the outer one of a
+// compressed chunk) and returns its header, decompressing only the first
+// bytes of a compressed chunk: what a reader needs to know how many
+// examples the file holds before it decodes them.
+func peekHeader(data []byte) (chunkHeader, error) {
+	le := binary.LittleEndian
+	if len(data) < 4+4+2+12+4 || string(data[:4]) != chunkMagic {
+		return chunkHeader{}, fmt.Errorf("%w: %d bytes without a chunk header", errCorrupt, len(data))
 	}
-	recs := body[len(body)-r.Len():]
+	body, sum := data[:len(data)-4], le.Uint32(data[len(data)-4:])
+	if got := crc32.Checksum(body, castagnoli); got != sum {
+		return chunkHeader{}, fmt.Errorf("%w: checksum %08x does not match the stored %08x (truncated or damaged file)", errCorrupt, got, sum)
+	}
+	if le.Uint32(data[4:]) != chunkZstd {
+		h, _, err := readHeader(body)
+		return h, err
+	}
+	if len(data) < 16 {
+		return chunkHeader{}, fmt.Errorf("%w: compressed chunk of %d bytes is shorter than its header", errCorrupt, len(data))
+	}
+	dec, err := zstd.NewReader(bytes.NewReader(body[12:]), zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(maxInflated))
+	if err != nil {
+		return chunkHeader{}, fmt.Errorf("%w: decompressing: %v", errCorrupt, err)
+	}
+	defer dec.Close()
+	head := make([]byte, min(maxHeaderLen, int(le.Uint32(body[8:]))))
+	if _, err := io.ReadFull(dec, head); err != nil {
+		return chunkHeader{}, fmt.Errorf("%w: decompressing the header: %v", errCorrupt, err)
+	}
+	h, _, err := readHeader(head)
+	return h, err
+}
+
+// decodeChunk parses and verifies a whole chunk file.
+func decodeChunk(data []byte) (chunkHeader, []Example, error) {
+	var h chunkHeader
+	fail := func(format string, args ...any) (chunkHeader, []Example, error) {
+		return h, nil, fmt.Errorf("%w: %s", errCorrupt, fmt.Sprintf(format, args...))
+	}
+	if len(data) < 4+4+2+12+4 {
+		return fail("%d bytes is shorter than any chunk", len(data))
+	}
+	if string(data[:4]) != chunkMagic {
+		return fail("bad magic %q, want %q", data[:4], chunkMagic)
+	}
+	le := binary.LittleEndian
+	v := le.Uint32(data[4:])
+	if v == chunkZstd {
+		inner, err := inflateChunk(data)
+		if err != nil {
+			return h, nil, err
+		}
+		return decodeChunk(inner)
+	}
+	body, sum := data[:len(data)-4], le.Uint32(data[len(data)-4:])
+	if v != chunkVersion && v != chunkFloats && v != chunkFlagged {
+		return fail("format version %d, this program reads versions %d to %d", v, chunkVersion, chunkZstd)
+	}
+	if got := crc32.Checksum(body, castagnoli); got != sum {
+		return fail("checksum %08x does not match the stored %08x (truncated or damaged file)", got, sum)
+	}
+	h, n, err := readHeader(body)
+	if err != nil {
+		return h, nil, err
+	}
+	if len(body)-n != h.count*h.recordLen() {
+		return fail("%d bytes of records, want %d for %d examples", len(body)-n, h.count*h.recordLen(), h.count)
+	}
+	recs := body[n:]
 	examples := make([]Example, h.count)
 	for i := range examples {
 		rec := recs[i*h.recordLen():]

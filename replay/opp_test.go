@@ -12,7 +12,7 @@ import (
 // opponent-policy target: 0.7 on one action and 0.3 on another, both
 // depending on the example's index, so that the sampled target tells the
 // symmetry it went through.
-func oppExamples(t *testing.T, g games.Game, n int) []Example {
+func oppExamples(t testing.TB, g games.Game, n int) []Example {
 	ex := auxExamples(t, g, n)
 	for i := range ex {
 		if i%3 != 0 {

@@ -9,6 +9,7 @@
 package replay
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -21,6 +22,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"tabula/games"
 	"tabula/internal/atomicfile"
@@ -176,26 +178,28 @@ type Buffer struct {
 	// counts maps each chunk file in loaded to its number of examples, 0
 	// for a chunk never read.
 	counts  map[string]int
-	next    int       // ring position of the next example
-	size    int       // examples in the window
-	added   int64     // examples ever added (this process's view of the run)
-	sampled int64     // samples drawn
-	obs     []uint8   // Window x obsLen, 0/1, while every observation is binary
-	obsF    []float32 // Window x obsLen, in place of obs once one is not
-	policy  []float32 // Window x na
-	legal   []bool    // Window x na
+	next    int   // ring position of the next example
+	size    int   // examples in the window
+	added   int64 // examples ever added (this process's view of the run)
+	sampled int64 // samples drawn
+	// The observations: Window x obsLen codes of pal while the game's
+	// observations hold at most 256 distinct values (every game's do:
+	// binary planes, backgammon's counts and fractions), else obsF.
+	obs     []uint8
+	pal     *obsPalette
+	obsF    []float32 // Window x obsLen, in place of obs
 	value   []float32 // Window
 	scratch []float32 // one observation, for augmentation
+	// The policy, legal moves and opponent policy of every example, a
+	// sparse record each (store.go), and the scratch a record is built in.
+	recs   sparseRing
+	recBuf []byte
 	// Auxiliary targets, allocated when the first example with them
 	// arrives: whether each example has them, its ownership map (x127)
 	// and score.
 	hasAux []bool
 	own    []int8
 	score  []float32
-	// The opponent-policy targets, allocated with the first example that
-	// has one: whether each example has one, and the distribution.
-	hasOpp []bool
-	opp    []float32 // Window x na
 }
 
 // Open opens (creating if needed) the replay folder dir for game g, removes
@@ -221,10 +225,10 @@ func Open(dir string, g games.Game, cfg Config, writerID string, log *slog.Logge
 	b := &Buffer{
 		dir: dir, game: g, cfg: cfg, log: log, obsLen: p * h * w, na: g.NumActions(), points: h * w, writer: writerID,
 		loaded: map[string]bool{}, ends: map[string]int64{}, counts: map[string]int{},
-		obs:    make([]uint8, cfg.Window*p*h*w),
-		policy: make([]float32, cfg.Window*g.NumActions()),
-		legal:  make([]bool, cfg.Window*g.NumActions()),
-		value:  make([]float32, cfg.Window),
+		obs:   make([]uint8, cfg.Window*p*h*w),
+		pal:   newObsPalette(),
+		value: make([]float32, cfg.Window),
+		recs:  sparseRing{off: make([]int, cfg.Window)},
 	}
 	if s, ok := g.(games.Symmetric); ok && cfg.Augment {
 		b.sym = s
@@ -295,43 +299,67 @@ func (b *Buffer) Refresh() (int, error) {
 	}
 	b.mu.Unlock()
 	sort.Strings(names) // names start with a timestamp: oldest first
-	type chunk struct {
-		name     string
-		examples []Example
-	}
-	var chunks []chunk
+	// Newest first, read each chunk's header until the window is full;
+	// older ones are only marked as seen. Then decode the chosen ones and
+	// add them, oldest first, one chunk at a time: never more than one
+	// chunk's examples are held decoded beside the window.
+	var chosen []string
 	total := 0
-	// Read newest first until the window is full; older ones are only
-	// marked as seen.
 	for i := len(names) - 1; i >= 0; i-- {
 		if total >= b.cfg.Window {
 			b.markLoaded(names[i])
 			continue
 		}
 		path := filepath.Join(b.dir, names[i])
-		ex, err := b.readChunk(path)
+		data, err := os.ReadFile(path)
 		if err != nil {
-			if !errors.Is(err, errCorrupt) {
+			return 0, fmt.Errorf("replay: %w", err)
+		}
+		h, err := peekHeader(data)
+		if err == nil {
+			err = b.checkHeader(h)
+		}
+		if err != nil {
+			if err := b.moveAside(path, err); err != nil {
 				return 0, err
-			}
-			b.log.Error("replay chunk failed its checks; moved aside, the run goes on without it", "file", path, "err", err)
-			if rerr := os.Rename(path, path+CorruptSuffix); rerr != nil {
-				return 0, fmt.Errorf("replay: moving aside %s: %w", path, rerr)
 			}
 			continue
 		}
-		chunks = append(chunks, chunk{names[i], ex})
-		total += len(ex)
+		chosen = append(chosen, names[i])
+		total += h.count
 	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	for i := len(chunks) - 1; i >= 0; i-- {
-		b.loaded[chunks[i].name] = true
-		b.addLocked(chunks[i].examples)
-		b.ends[chunks[i].name] = b.added
-		b.counts[chunks[i].name] = len(chunks[i].examples)
+	added := 0
+	for i := len(chosen) - 1; i >= 0; i-- {
+		path := filepath.Join(b.dir, chosen[i])
+		ex, err := b.readChunk(path)
+		if err != nil {
+			if !errors.Is(err, errCorrupt) {
+				return added, err
+			}
+			if err := b.moveAside(path, err); err != nil {
+				return added, err
+			}
+			continue
+		}
+		b.mu.Lock()
+		b.loaded[chosen[i]] = true
+		b.addLocked(ex)
+		b.ends[chosen[i]] = b.added
+		b.counts[chosen[i]] = len(ex)
+		b.mu.Unlock()
+		added += len(ex)
 	}
-	return total, nil
+	return added, nil
+}
+
+// moveAside renames a chunk that failed its checks (err) with
+// CorruptSuffix and logs it.
+func (b *Buffer) moveAside(path string, err error) error {
+	b.log.Error("replay chunk failed its checks; moved aside, the run goes on without it", "file", path, "err", err)
+	if rerr := os.Rename(path, path+CorruptSuffix); rerr != nil {
+		return fmt.Errorf("replay: moving aside %s: %w", path, rerr)
+	}
+	return nil
 }
 
 func (b *Buffer) markLoaded(name string) {
@@ -407,14 +435,22 @@ func (b *Buffer) readChunk(path string) ([]Example, error) {
 		return nil, fmt.Errorf("replay: %w", err)
 	}
 	h, ex, err := decodeChunk(data)
+	if err == nil {
+		err = b.checkHeader(h)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	if h.game != b.game.Name() || h.obsLen != b.obsLen || h.actions != b.na || (h.aux && h.points != b.points) {
-		return nil, fmt.Errorf("%s: %w: written for game %q (obs %d, actions %d), this run plays %q (obs %d, actions %d)",
-			path, errCorrupt, h.game, h.obsLen, h.actions, b.game.Name(), b.obsLen, b.na)
-	}
 	return ex, nil
+}
+
+// checkHeader fails unless a chunk's header is of this buffer's game.
+func (b *Buffer) checkHeader(h chunkHeader) error {
+	if h.game != b.game.Name() || h.obsLen != b.obsLen || h.actions != b.na || (h.aux && h.points != b.points) {
+		return fmt.Errorf("%w: written for game %q (obs %d, actions %d), this run plays %q (obs %d, actions %d)",
+			errCorrupt, h.game, h.obsLen, h.actions, b.game.Name(), b.obsLen, b.na)
+	}
+	return nil
 }
 
 // Encode serialises the examples of g as the bytes of one chunk file
@@ -458,27 +494,27 @@ func ReadChunkFile(path string) (game string, examples []Example, err error) {
 
 // addLocked copies examples into the ring, evicting the oldest.
 func (b *Buffer) addLocked(examples []Example) {
-	if b.obsF == nil && !binaryObs(examples) {
-		// The game's planes are not binary (backgammon): keep float32
-		// observations from now on, the ones stored so far included.
-		b.obsF = make([]float32, len(b.obs))
-		for j, x := range b.obs {
-			b.obsF[j] = float32(x)
-		}
-		b.obs = nil
-	}
+	w := b.cfg.Window
 	for _, e := range examples {
 		i := b.next
+		if b.obsF == nil && !b.pal.encode(b.obs[i*b.obsLen:(i+1)*b.obsLen], e.Obs) {
+			// A 257th distinct value: keep float32 observations from now
+			// on, the ones stored so far included.
+			b.obsF = make([]float32, len(b.obs))
+			for j, c := range b.obs {
+				b.obsF[j] = b.pal.vals[c]
+			}
+			b.obs, b.pal = nil, nil
+		}
 		if b.obsF != nil {
 			copy(b.obsF[i*b.obsLen:(i+1)*b.obsLen], e.Obs)
-		} else {
-			o := b.obs[i*b.obsLen : (i+1)*b.obsLen]
-			for j, x := range e.Obs {
-				o[j] = uint8(x)
-			}
 		}
-		copy(b.policy[i*b.na:(i+1)*b.na], e.Policy)
-		copy(b.legal[i*b.na:(i+1)*b.na], e.Legal)
+		first, live := (i-b.size+w)%w, b.size // the oldest stored example, and how many
+		if b.size == w {
+			first, live = (i+1)%w, w-1 // slot i's example leaves the window
+		}
+		b.recBuf = appendRecord(b.recBuf[:0], e.Policy, e.Legal, e.OppPolicy)
+		b.recs.put(i, b.recBuf, first, live, b.size == w, b.na)
 		b.value[i] = e.Value
 		if e.Ownership != nil && b.hasAux == nil {
 			b.hasAux = make([]bool, b.cfg.Window)
@@ -494,17 +530,7 @@ func (b *Buffer) addLocked(examples []Example) {
 			}
 			b.score[i] = e.Score
 		}
-		if e.OppPolicy != nil && b.hasOpp == nil {
-			b.hasOpp = make([]bool, b.cfg.Window)
-			b.opp = make([]float32, b.cfg.Window*b.na)
-		}
-		if b.hasOpp != nil {
-			b.hasOpp[i] = e.OppPolicy != nil
-			o := b.opp[i*b.na : (i+1)*b.na]
-			clear(o)
-			copy(o, e.OppPolicy)
-		}
-		b.next = (b.next + 1) % b.cfg.Window
+		b.next = (b.next + 1) % w
 		if b.size < b.cfg.Window {
 			b.size++
 		}
@@ -590,36 +616,45 @@ func (b *Buffer) Sample(rng *rand.Rand, batch *Batch) error {
 	b.sampled += int64(n)
 	for k := 0; k < n; k++ {
 		i := rng.IntN(b.size)
-		obs := batch.Obs[k*b.obsLen : (k+1)*b.obsLen]
-		pol := batch.Policy[k*b.na : (k+1)*b.na]
-		leg := batch.Legal[k*b.na : (k+1)*b.na]
 		sym := 0
 		if b.sym != nil {
 			sym = rng.IntN(b.sym.NumSymmetries())
 		}
-		if sym == 0 {
-			b.obsAt(i, obs)
-			copy(pol, b.policy[i*b.na:(i+1)*b.na])
-			for a, l := range b.legal[i*b.na : (i+1)*b.na] {
-				leg[a] = boolTo32(l)
-			}
-		} else {
-			b.symObs(sym, obs, i)
-			for a := 0; a < b.na; a++ {
-				t := b.sym.TransformAction(sym, a)
-				pol[t] = b.policy[i*b.na+a]
-				leg[t] = boolTo32(b.legal[i*b.na+a])
-			}
-		}
-		batch.Value[k] = b.value[i]
-		if batch.AuxWeight != nil {
-			b.auxAt(i, sym, batch.Ownership[k*b.points:(k+1)*b.points], &batch.Score[k], &batch.AuxWeight[k])
-		}
-		if batch.OppPolicy != nil {
-			b.oppAt(i, sym, batch.OppPolicy[k*b.na:(k+1)*b.na])
-		}
+		b.fill(batch, k, i, sym)
 	}
 	return nil
+}
+
+// fill writes example i of the window, mapped through symmetry sym, as
+// example k of batch.
+func (b *Buffer) fill(batch *Batch, k, i, sym int) {
+	obs := batch.Obs[k*b.obsLen : (k+1)*b.obsLen]
+	pol := batch.Policy[k*b.na : (k+1)*b.na]
+	leg := batch.Legal[k*b.na : (k+1)*b.na]
+	var move games.Symmetric // nil for the identity
+	if sym == 0 {
+		b.obsAt(i, obs)
+	} else {
+		b.symObs(sym, obs, i)
+		move = b.sym
+	}
+	rec := b.recs.buf[b.recs.off[i]:]
+	clear(pol)
+	clear(leg)
+	p := scatter(rec, recHeader, int(binary.LittleEndian.Uint32(rec[1:])), b.na, rec[0]&recSetMask != 0, pol, leg, move, sym)
+	batch.Value[k] = b.value[i]
+	if batch.AuxWeight != nil {
+		b.auxAt(i, sym, batch.Ownership[k*b.points:(k+1)*b.points], &batch.Score[k], &batch.AuxWeight[k])
+	}
+	if batch.OppPolicy != nil {
+		// The reply is a move of the position after the example's, which
+		// the same symmetry maps alike.
+		opp := batch.OppPolicy[k*b.na : (k+1)*b.na]
+		clear(opp)
+		if rec[0]&recOpp != 0 {
+			scatter(rec, p, int(binary.LittleEndian.Uint32(rec[5:])), b.na, rec[0]&recOppMask != 0, opp, nil, move, sym)
+		}
+	}
 }
 
 // auxAt writes the auxiliary targets of example i, mapped through symmetry
@@ -641,24 +676,6 @@ func (b *Buffer) auxAt(i, sym int, own []float32, score, weight *float32) {
 		}
 	}
 	*score, *weight = b.score[i], 1
-}
-
-// oppAt writes the opponent-policy target of example i, mapped through
-// symmetry sym (the reply is a move of the position after the example's,
-// which the same symmetry maps alike), or zeros when it has none.
-func (b *Buffer) oppAt(i, sym int, dst []float32) {
-	if b.hasOpp == nil || !b.hasOpp[i] {
-		clear(dst)
-		return
-	}
-	src := b.opp[i*b.na : (i+1)*b.na]
-	if sym == 0 {
-		copy(dst, src)
-		return
-	}
-	for a, p := range src {
-		dst[b.sym.TransformAction(sym, a)] = p
-	}
 }
 
 // pointPerms returns, for every symmetry k of g, the point each point of a
@@ -687,8 +704,9 @@ func (b *Buffer) obsAt(i int, dst []float32) {
 		copy(dst, b.obsF[i*b.obsLen:(i+1)*b.obsLen])
 		return
 	}
-	for j, x := range b.obs[i*b.obsLen : (i+1)*b.obsLen] {
-		dst[j] = float32(x)
+	pal := &b.pal.vals
+	for j, c := range b.obs[i*b.obsLen : (i+1)*b.obsLen] {
+		dst[j] = pal[c]
 	}
 }
 
@@ -704,9 +722,13 @@ func (b *Buffer) symObs(sym int, dst []float32, i int) {
 	b.sym.TransformObservation(sym, dst, tmp)
 }
 
-func boolTo32(v bool) float32 {
-	if v {
-		return 1
+// footprint is the bytes of the window's storage: every slice the buffer
+// keeps examples in, by capacity.
+func (b *Buffer) footprint() int64 {
+	n := cap(b.obs) + 4*cap(b.obsF) + 4*cap(b.value) + cap(b.hasAux) + cap(b.own) + 4*cap(b.score) +
+		cap(b.recs.buf) + 8*cap(b.recs.off) + cap(b.recBuf)
+	if b.pal != nil {
+		n += int(unsafe.Sizeof(*b.pal)) + 16*len(b.pal.codes)
 	}
-	return 0
+	return int64(n)
 }

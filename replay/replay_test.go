@@ -3,6 +3,8 @@ package replay
 import (
 	"encoding/binary"
 	"errors"
+	"fmt"
+	"hash/crc32"
 	"io"
 	"log/slog"
 	"math"
@@ -220,6 +222,73 @@ func TestCorruptChunksAreMovedAsideAndTempsRemoved(t *testing.T) {
 	}
 	if _, err := os.Stat(p2); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestChunkFailingOnlyItsExamplesIsMovedAside writes a chunk whose
+// checksums and header are sound but one of whose examples is not (a value
+// of 5): the header passes, decoding fails, and the chunk is moved aside
+// while the others load.
+func TestChunkFailingOnlyItsExamplesIsMovedAside(t *testing.T) {
+	dir := t.TempDir()
+	b := open(t, dir, Config{Window: 100}, "w")
+	if _, err := b.Write(examples(b.game, 5, 8)); err != nil {
+		t.Fatal(err)
+	}
+	p, h, w := b.game.ObservationShape()
+	inner, err := encodeChunk(b.game.Name(), p*h*w, b.game.NumActions(), h*w, examples(b.game, 6, 9))
+	if err != nil {
+		t.Fatal(err)
+	}
+	hdr, n, err := readHeader(inner)
+	if err != nil {
+		t.Fatal(err)
+	}
+	binary.LittleEndian.PutUint32(inner[n+hdr.recordLen()-4:], math.Float32bits(5)) // example 0's value
+	body := inner[:len(inner)-4]
+	binary.LittleEndian.PutUint32(inner[len(inner)-4:], crc32.Checksum(body, castagnoli))
+	bad := filepath.Join(dir, fmt.Sprintf("chunk-%020d-x-000001%s", time.Now().UnixNano(), ChunkSuffix))
+	if err := os.WriteFile(bad, compressChunk(inner), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := peekHeader(compressChunk(inner)); err != nil {
+		t.Fatalf("the header does not read: %v", err)
+	}
+	if _, err := b.Write(examples(b.game, 7, 10)); err != nil {
+		t.Fatal(err)
+	}
+	b2 := open(t, dir, Config{Window: 100}, "w2")
+	if b2.Len() != 12 {
+		t.Fatalf("Len = %d, want the 12 examples of the good chunks", b2.Len())
+	}
+	if _, err := os.Stat(bad + CorruptSuffix); err != nil {
+		t.Fatalf("corrupt chunk not moved aside: %v", err)
+	}
+}
+
+// TestPeekHeader reads the header of raw and compressed chunks without
+// decoding them, as decoding reads it, and fails on a damaged file.
+func TestPeekHeader(t *testing.T) {
+	g := connect4(t)
+	p, h, w := g.ObservationShape()
+	inner, err := encodeChunk(g.Name(), p*h*w, g.NumActions(), h*w, examples(g, 9, 3))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _, err := decodeChunk(inner)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, data := range [][]byte{inner, compressChunk(inner)} {
+		got, err := peekHeader(data)
+		if err != nil || got != want || got.count != 9 {
+			t.Fatalf("peekHeader = %+v, %v; want %+v", got, err, want)
+		}
+		bad := slices.Clone(data)
+		bad[len(bad)/2] ^= 1
+		if _, err := peekHeader(bad); !errors.Is(err, errCorrupt) {
+			t.Fatalf("peekHeader of a damaged chunk: %v, want a corrupt-chunk error", err)
+		}
 	}
 }
 
@@ -444,4 +513,11 @@ func TestFloatObservations(t *testing.T) {
 		t.Fatalf("window holds %d examples, want 40", b.Len())
 	}
 	check(open(t, dir, Config{Window: 100}, "r"))
+}
+
+func boolTo32(v bool) float32 {
+	if v {
+		return 1
+	}
+	return 0
 }
