@@ -839,8 +839,13 @@ func cacheEntryBytes(numActions int) int {
 }
 
 func newEvalCache(size, numActions int) *evalCache {
+	return newEvalCacheLayout(size, numActions, cacheSparse(numActions))
+}
+
+// newEvalCacheLayout is newEvalCache with the layout chosen by the caller.
+func newEvalCacheLayout(size, numActions int, sparse bool) *evalCache {
 	shards := min(size, cacheShards)
-	c := &evalCache{shards: make([]cacheShard, shards), numActions: numActions, stride: numActions, sparse: cacheSparse(numActions)}
+	c := &evalCache{shards: make([]cacheShard, shards), numActions: numActions, stride: numActions, sparse: sparse}
 	if c.sparse {
 		c.stride = sparseCap
 	}
