@@ -3,11 +3,13 @@ package nn
 import (
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"testing"
 	"unsafe"
 
 	"tabula/games"
 	_ "tabula/games/backgammon"
+	"tabula/internal/cputime"
 	_ "tabula/games/connect4"
 	_ "tabula/games/gogame"
 )
@@ -293,12 +295,14 @@ func BenchmarkCache(b *testing.B) {
 		dst := make([]float32, g.NumActions())
 		var v float32
 		b.Run("get/"+name, func(b *testing.B) {
+			defer threadCPU(b, 1)()
 			for k := 0; b.Loop(); k++ {
 				i := k % len(states)
 				c.get(states[i].Hash(), uint64(i), 1, legal[i], dst, &v)
 			}
 		})
 		b.Run("put/"+name, func(b *testing.B) {
+			defer threadCPU(b, 1)()
 			for k := 0; b.Loop(); k++ {
 				i := k % len(states)
 				c.put(states[i].Hash(), uint64(i), 1, legal[i], rows[i], 0.5)
@@ -341,15 +345,31 @@ func BenchmarkEvaluateCached(b *testing.B) {
 		b.Run(name, func(b *testing.B) {
 			b.ReportAllocs()
 			before := e.Stats().Evaluated
+			stop := threadCPU(b, len(states))
 			for b.Loop() {
 				if err := e.Evaluate(states, pol, val); err != nil {
 					b.Fatal(err)
 				}
 			}
+			stop()
 			if e.Stats().Evaluated != before {
 				b.Fatal("positions missed the cache")
 			}
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(states)), "ns/position")
 		})
+	}
+}
+
+// threadCPU locks the benchmark to its thread and returns a function that
+// reports the thread's CPU time an item (per items items an op), which a
+// shared machine's other processes do not inflate as they do ns/op.
+func threadCPU(b *testing.B, items int) func() {
+	runtime.LockOSThread()
+	t0 := cputime.Thread()
+	return func() {
+		d := cputime.Thread() - t0
+		runtime.UnlockOSThread()
+		if cputime.ThreadMeasured() {
+			b.ReportMetric(float64(d.Nanoseconds())/float64(b.N*items), "cpu-ns/item")
+		}
 	}
 }
