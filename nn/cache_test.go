@@ -9,9 +9,9 @@ import (
 
 	"tabula/games"
 	_ "tabula/games/backgammon"
-	"tabula/internal/cputime"
 	_ "tabula/games/connect4"
 	_ "tabula/games/gogame"
+	"tabula/internal/cputime"
 )
 
 // playoutPositions returns n decision positions (no chance nodes, not
