@@ -20,9 +20,8 @@ import (
 // twice in one call is evaluated once); NetEvaluators made by Worker share it
 // and their counters.
 type NetEvaluator struct {
-	e      *Evaluator // never started: holds the shape, the cache and the counters
+	e      *Evaluator // never started: holds the shape, the model, the cache and the counters
 	net    *Net
-	prec   Precision // of the model
 	r      request
 	logits []float32
 	values []float32
@@ -58,7 +57,6 @@ func newNetEvaluator(e *Evaluator, m *Model) *NetEvaluator {
 	return &NetEvaluator{
 		e:      e,
 		net:    m.newNet(mb, defaultChunk(mb, m.hw)),
-		prec:   m.prec,
 		logits: make([]float32, mb*e.numActions),
 		values: make([]float32, mb),
 	}
@@ -66,14 +64,36 @@ func newNetEvaluator(e *Evaluator, m *Model) *NetEvaluator {
 
 // Worker returns a NetEvaluator for another goroutine: it shares n's model,
 // cache and counters, with its own network buffers.
-func (n *NetEvaluator) Worker() *NetEvaluator { return newNetEvaluator(n.e, n.net.m) }
+func (n *NetEvaluator) Worker() *NetEvaluator { return newNetEvaluator(n.e, n.e.snap.Load().model) }
 
 // Stats returns the counters so far, of n and every NetEvaluator sharing its
-// cache (see Worker).
+// cache (see Worker), and the precision of the current model.
 func (n *NetEvaluator) Stats() EvaluatorStats {
 	s := n.e.Stats()
-	s.Precision = n.prec.String()
+	s.Precision = n.e.snap.Load().model.Precision().String()
 	return s
+}
+
+// SetModel makes the next Evaluate of n, and of every NetEvaluator sharing
+// its cache (see Worker), run model m, a network of the same game, and
+// empties that cache: its results are of the previous network. It keeps
+// the cache's memory and, when m has the same architecture and precision
+// as the model before, each NetEvaluator's network buffers. It is safe to
+// call while they evaluate; a call in flight finishes with the model it
+// started with (and caches its results as the previous network's).
+func (n *NetEvaluator) SetModel(m *Model) error {
+	e := n.e
+	if m == nil {
+		return errors.New("nn: net evaluator: nil model")
+	}
+	if m.shape != e.shape {
+		mine, theirs := m.shape.Diff(e.shape)
+		return fmt.Errorf("nn: net evaluator: the network does not fit game %s: it has %s, the game needs %s", e.game.Name(), mine, theirs)
+	}
+	e.weights.Lock()
+	defer e.weights.Unlock()
+	e.snap.Store(&snapshot{model: m, gen: e.snap.Load().gen + 1})
+	return nil
 }
 
 // Evaluate implements mcts.Evaluator, with the same results as
@@ -88,12 +108,21 @@ func (n *NetEvaluator) Evaluate(states []games.State, policies [][]float32, valu
 		return nil
 	}
 	e.requests.Add(1)
+	snap := e.snap.Load()
+	if m := snap.model; n.net.m != m {
+		if n.net.m.cfg == m.cfg && n.net.m.shape == m.shape {
+			n.net.m = m // same sizes: keep the buffers
+		} else {
+			mb := e.cfg.MaxBatch
+			n.net = m.newNet(mb, defaultChunk(mb, m.hw))
+		}
+	}
+	gen := snap.gen
 	r := &n.r
 	defer func() { r.policies, r.values = nil, nil }()
-	if err := e.prepare(r, states, policies, values); err != nil {
+	if err := e.prepare(r, gen, states, policies, values); err != nil {
 		return err
 	}
-	gen := e.snap.Load().gen
 	per, na, mb := e.obsLen, e.numActions, e.cfg.MaxBatch
 	for start := 0; start < len(r.missing); start += mb {
 		idx := r.missing[start:min(start+mb, len(r.missing))]
@@ -108,10 +137,11 @@ func (n *NetEvaluator) Evaluate(states []games.State, policies [][]float32, valu
 		e.batches.Add(1)
 		e.evaluated.Add(int64(len(idx)))
 		for k, i := range idx {
-			maskedSoftmax(policies[i], n.logits[k*na:(k+1)*na], r.legal[r.legalOff[i]:r.legalOff[i+1]])
+			legal := r.legal[r.legalOff[i]:r.legalOff[i+1]]
+			maskedSoftmax(policies[i], n.logits[k*na:(k+1)*na], legal)
 			values[i] = n.values[k]
 			if e.cache != nil {
-				e.cache.put(r.hash[i], r.check[i], gen, policies[i], n.values[k])
+				e.cache.put(r.hash[i], r.check[i], gen, legal, policies[i], n.values[k])
 			}
 		}
 	}

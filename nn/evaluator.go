@@ -33,7 +33,9 @@ type EvaluatorConfig struct {
 	// batches; 0 means one per core (GOMAXPROCS when the workers start).
 	Workers int `yaml:"workers"`
 	// CacheSize is the number of cached results, 0 for no cache. An entry
-	// takes 4*NumActions+28 bytes.
+	// takes 32+4*NumActions bytes, or 32+4*64 = 288 for a game of at
+	// least 512 actions (backgammon, chess), whose entries hold only the
+	// legal actions' probabilities (evalCache).
 	CacheSize int `yaml:"cache_size"`
 	// Precision is the arithmetic of the network's residual tower:
 	// "fp32" (or empty), "bf16", "int8", or "auto", the fastest that has
@@ -446,7 +448,7 @@ func (e *Evaluator) Evaluate(states []games.State, policies [][]float32, values 
 	}
 	e.requests.Add(1)
 	r := e.pool.Get().(*request)
-	if err := e.prepare(r, states, policies, values); err != nil {
+	if err := e.prepare(r, e.snap.Load().gen, states, policies, values); err != nil {
 		e.release(r)
 		return err
 	}
@@ -496,17 +498,16 @@ func (e *Evaluator) release(r *request) {
 }
 
 // prepare fills r with the observations, legal actions and hashes of states,
-// answers what the cache holds and lists the rest in r.missing.
-func (e *Evaluator) prepare(r *request, states []games.State, policies [][]float32, values []float32) error {
+// answers what the cache holds of generation gen and lists the rest in
+// r.missing.
+func (e *Evaluator) prepare(r *request, gen uint64, states []games.State, policies [][]float32, values []float32) error {
 	n := len(states)
 	r.policies, r.values = policies, values
 	r.obs = grow(r.obs, n*e.obsLen)
 	r.hash, r.check = grow(r.hash, n), grow(r.check, n)
 	r.legalOff = grow(r.legalOff, n+1)
 	r.legal, r.missing, r.dups = r.legal[:0], r.missing[:0], r.dups[:0]
-	var gen uint64
 	if e.cache != nil {
-		gen = e.snap.Load().gen
 		size := 16
 		for size < 2*n {
 			size *= 2
@@ -560,7 +561,7 @@ func (e *Evaluator) prepare(r *request, states []games.State, policies [][]float
 		s.Observation(obs)
 		if e.cache != nil {
 			r.check[i] = checkHash(obs, legal) // r.hash[i] is the state's hash (above)
-			if e.cache.get(r.hash[i], r.check[i], gen, policies[i], &values[i]) {
+			if e.cache.get(r.hash[i], r.check[i], gen, legal, policies[i], &values[i]) {
 				continue
 			}
 			if j := r.firstSeen(i); j >= 0 {
@@ -731,7 +732,7 @@ func (w *worker) flush(e *Evaluator) {
 			maskedSoftmax(policy, w.logits[k*na:(k+1)*na], legal)
 			r.values[j.i] = w.values[k]
 			if e.cache != nil {
-				e.cache.put(r.hash[j.i], r.check[j.i], s.gen, policy, w.values[k])
+				e.cache.put(r.hash[j.i], r.check[j.i], s.gen, legal, policy, w.values[k])
 			}
 		}
 		if r.pending.Add(-1) == 0 {
@@ -775,10 +776,25 @@ func maskedSoftmax(dst, logits []float32, legal []int) {
 }
 
 // evalCache is a direct-mapped table of results split into independently
-// locked shards.
+// locked shards. A result's policy is stored in one of two layouts, chosen
+// per game by its number of actions:
+//
+//   - dense: the whole row of numActions probabilities, as Evaluate writes
+//     it (4*numActions bytes a slot);
+//   - sparse, for games with at least 8*sparseCap actions (backgammon's
+//     1352, chess's 4272): only the probabilities of the legal actions, in
+//     the order of the position's legal-action list, at most sparseCap of
+//     them (4*sparseCap bytes a slot). The list itself is not stored: the
+//     check hash covers it (checkHash), so a hit has the same list, and get
+//     scatters the probabilities back over it into a zeroed row, the very
+//     row maskedSoftmax wrote (zero off the legal actions). A position with
+//     more than sparseCap legal actions is not cached (random backgammon
+//     play: 0.15% of positions, at most 87; chess: 0.005%, at most 70).
 type evalCache struct {
 	shards     []cacheShard
 	numActions int
+	stride     int // float32s a slot holds: numActions (dense) or sparseCap
+	sparse     bool
 	hits       atomic.Int64
 	misses     atomic.Int64
 }
@@ -786,7 +802,7 @@ type evalCache struct {
 type cacheShard struct {
 	mu       sync.Mutex
 	entries  []cacheEntry
-	policy   []float32 // slots x numActions
+	policy   []float32 // slots x stride
 	numSlots uint64
 	_        [64]byte // keep shards' locks on separate cache lines
 }
@@ -797,19 +813,48 @@ type cacheShard struct {
 type cacheEntry struct {
 	key, check, gen uint64 // gen 0: empty
 	value           float32
+	n               uint16 // sparse: the number of legal actions stored
 }
 
-const cacheShards = 16
+const (
+	cacheShards = 16
+	// sparseCap is the most legal actions a sparse slot holds.
+	sparseCap = 64
+)
+
+// cacheSparse reports whether a game of numActions actions gets the sparse
+// layout: only when its action space dwarfs sparseCap, so that its
+// positions rarely have more legal actions than a slot holds (Go 19x19's
+// 362 points would overflow it for most of a game, and stays dense).
+func cacheSparse(numActions int) bool { return numActions >= 8*sparseCap }
+
+// cacheEntryBytes is the memory one cached result takes for a game of
+// numActions actions.
+func cacheEntryBytes(numActions int) int {
+	stride := numActions
+	if cacheSparse(numActions) {
+		stride = sparseCap
+	}
+	return int(unsafe.Sizeof(cacheEntry{})) + 4*stride
+}
 
 func newEvalCache(size, numActions int) *evalCache {
+	return newEvalCacheLayout(size, numActions, cacheSparse(numActions))
+}
+
+// newEvalCacheLayout is newEvalCache with the layout chosen by the caller.
+func newEvalCacheLayout(size, numActions int, sparse bool) *evalCache {
 	shards := min(size, cacheShards)
-	c := &evalCache{shards: make([]cacheShard, shards), numActions: numActions}
+	c := &evalCache{shards: make([]cacheShard, shards), numActions: numActions, stride: numActions, sparse: sparse}
+	if c.sparse {
+		c.stride = sparseCap
+	}
 	for i := range c.shards {
 		slots := size / shards
 		if i < size%shards {
 			slots++
 		}
-		c.shards[i] = cacheShard{entries: make([]cacheEntry, slots), policy: make([]float32, slots*numActions), numSlots: uint64(slots)}
+		c.shards[i] = cacheShard{entries: make([]cacheEntry, slots), policy: make([]float32, slots*c.stride), numSlots: uint64(slots)}
 	}
 	return c
 }
@@ -825,22 +870,39 @@ func (c *evalCache) slot(hash uint64) (*cacheShard, int) {
 }
 
 // prefetch asks the CPU for the slot of hash, its entry and its policy,
-// which get reads and put writes, without waiting for them.
+// which get reads and put writes, without waiting for them (of a sparse
+// slot, the first two cache lines: 32 legal actions).
 func (c *evalCache) prefetch(hash uint64) {
 	sh, i := c.slot(hash)
 	prefetch.Lines(unsafe.Pointer(&sh.entries[i]), unsafe.Sizeof(cacheEntry{}))
-	prefetch.Lines(unsafe.Pointer(&sh.policy[i*c.numActions]), uintptr(c.numActions)*4)
+	n := c.stride
+	if c.sparse {
+		n = 32
+	}
+	prefetch.Lines(unsafe.Pointer(&sh.policy[i*c.stride]), uintptr(n)*4)
 }
 
-// get copies the entry for (hash, check) of generation gen into policy and
-// value and reports whether there was one.
-func (c *evalCache) get(hash, check, gen uint64, policy []float32, value *float32) bool {
+// get copies the entry for (hash, check) of generation gen, a position
+// whose legal actions are legal, into policy (all numActions of them) and
+// value, and reports whether there was one.
+func (c *evalCache) get(hash, check, gen uint64, legal []int, policy []float32, value *float32) bool {
 	sh, i := c.slot(hash)
 	sh.mu.Lock()
 	e := &sh.entries[i]
 	ok := e.gen == gen && e.key == hash && e.check == check
+	if ok && c.sparse {
+		ok = int(e.n) == len(legal)
+		if ok {
+			clear(policy)
+			row := sh.policy[i*c.stride : i*c.stride+len(legal)]
+			for j, a := range legal {
+				policy[a] = row[j]
+			}
+		}
+	} else if ok {
+		copy(policy, sh.policy[i*c.stride:(i+1)*c.stride])
+	}
 	if ok {
-		copy(policy, sh.policy[i*c.numActions:(i+1)*c.numActions])
 		*value = e.value
 	}
 	sh.mu.Unlock()
@@ -852,11 +914,23 @@ func (c *evalCache) get(hash, check, gen uint64, policy []float32, value *float3
 	return ok
 }
 
-// put stores a result, replacing whatever held its slot.
-func (c *evalCache) put(hash, check, gen uint64, policy []float32, value float32) {
+// put stores the result of a position whose legal actions are legal,
+// replacing whatever held its slot; with the sparse layout, a position
+// with more than sparseCap legal actions is not stored.
+func (c *evalCache) put(hash, check, gen uint64, legal []int, policy []float32, value float32) {
+	if c.sparse && len(legal) > sparseCap {
+		return
+	}
 	sh, i := c.slot(hash)
 	sh.mu.Lock()
-	sh.entries[i] = cacheEntry{key: hash, check: check, gen: gen, value: value}
-	copy(sh.policy[i*c.numActions:(i+1)*c.numActions], policy)
+	sh.entries[i] = cacheEntry{key: hash, check: check, gen: gen, value: value, n: uint16(len(legal))}
+	if c.sparse {
+		row := sh.policy[i*c.stride : i*c.stride+len(legal)]
+		for j, a := range legal {
+			row[j] = policy[a]
+		}
+	} else {
+		copy(sh.policy[i*c.stride:(i+1)*c.stride], policy)
+	}
 	sh.mu.Unlock()
 }

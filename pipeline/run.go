@@ -18,7 +18,6 @@ import (
 	"tabula/bus"
 	"tabula/games"
 	"tabula/internal/progress"
-	"tabula/mcts"
 	"tabula/nn"
 	"tabula/nn/train"
 	"tabula/replay"
@@ -52,12 +51,12 @@ type Trainer struct {
 	precision   string    // of the latest self-play round's network (logged when it changes); under mu
 	spModel     *nn.Model // the self-play loop's network, built from the checkpoint spModelPath
 	spModelPath string
-	// spEval and spEvalStats are the self-play workers' evaluators over
-	// spModel, kept from round to round: their cache (2^18 results, tens
-	// of MiB) stays warm, and is not allocated and faulted in anew each
-	// round (Go 9x9: 2% of self-play's CPU went to those page faults).
-	spEval      func(worker int) (mcts.Evaluator, error)
-	spEvalStats func() nn.EvaluatorStats
+	// spEval are the self-play workers' evaluators over spModel, kept
+	// from round to round and from one best network to the next
+	// (setModel): their cache (2^18 results, tens of MiB) stays warm, and
+	// is not allocated and faulted in anew each round (Go 9x9: 2% of
+	// self-play's CPU went to those page faults).
+	spEval *selfPlayEvaluators
 	// bestUnpublished: the best network's publication to the bus failed
 	// (retryPublishBest tries again each iteration).
 	bestUnpublished bool

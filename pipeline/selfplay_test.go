@@ -129,3 +129,73 @@ func TestDirectEvaluatorsErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestSelfPlayEvaluatorsSetModel: the self-play evaluators, given a new
+// network, answer as evaluators made fresh for it (not from the cache of
+// the network before), with shared and per-worker caches.
+func TestSelfPlayEvaluatorsSetModel(t *testing.T) {
+	g, err := games.New("connect4")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, h, w := g.ObservationShape()
+	sh := nn.Shape{Planes: p, Height: h, Width: w, Actions: g.NumActions()}
+	model := func(seed uint64) *nn.Model {
+		wt, err := nn.NewWeights(nn.Config{Filters: 8, Blocks: 1, PolicyFilters: 2, ValueFilters: 1, ValueHidden: 8}, sh, rand.New(rand.NewPCG(seed, 1)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := nn.NewModel(wt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	m1, m2 := model(1), model(2)
+	var states []games.State
+	s := g.NewInitialState()
+	var buf []int
+	for !s.IsTerminal() && len(states) < 12 {
+		states = append(states, s.Clone())
+		buf = s.LegalActions(buf[:0])
+		s.ApplyAction(buf[len(states)%len(buf)])
+	}
+	answers := func(se *selfPlayEvaluators, worker int) ([][]float32, []float32) {
+		ev, err := se.newEval(worker)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pol, val := make([][]float32, len(states)), make([]float32, len(states))
+		for i := range pol {
+			pol[i] = make([]float32, g.NumActions())
+		}
+		if err := ev.Evaluate(states, pol, val); err != nil {
+			t.Fatal(err)
+		}
+		return pol, val
+	}
+	cfg := EvaluatorConfig{CacheSize: 1024}
+	for _, shared := range []bool{true, false} {
+		fresh, err := modelEvaluators(cfg, 16, 2, m2, g, shared)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantP, wantV := answers(fresh, 0)
+		se, err := modelEvaluators(cfg, 16, 2, m1, g, shared)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for worker := range 2 {
+			answers(se, worker) // fill the cache with m1's results
+		}
+		if err := se.setModel(m2); err != nil {
+			t.Fatal(err)
+		}
+		for worker := range 2 {
+			gotP, gotV := answers(se, worker)
+			if !reflect.DeepEqual(gotP, wantP) || !reflect.DeepEqual(gotV, wantV) {
+				t.Fatalf("shared cache %v, worker %d: after setModel the answers are not the new network's", shared, worker)
+			}
+		}
+	}
+}

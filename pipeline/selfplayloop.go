@@ -144,14 +144,22 @@ func (t *Trainer) selfPlayRound(ctx context.Context, bestPath string, gen int, s
 		if c := m.AutoCheck(); c != "" {
 			t.log.Info("precision check", "best", filepath.Base(bestPath), "chose", m.Precision().String(), "checks", c)
 		}
-		newEval, evalStats, err := modelEvaluators(t.cfg.Evaluator, t.cfg.SelfPlay.MCTS.BatchSize, t.workers, m, t.g, true)
-		if err != nil {
-			return err
+		if t.spEval != nil {
+			// The evaluators of the network before run the new one,
+			// in the same cache and buffers.
+			if err := t.spEval.setModel(m); err != nil {
+				return err
+			}
+		} else {
+			se, err := modelEvaluators(t.cfg.Evaluator, t.cfg.SelfPlay.MCTS.BatchSize, t.workers, m, t.g, true)
+			if err != nil {
+				return err
+			}
+			t.spEval = se
 		}
 		t.spModel, t.spModelPath = m, bestPath
-		t.spEval, t.spEvalStats = newEval, evalStats
 	}
-	newEval, evalStats := t.spEval, t.spEvalStats
+	newEval, evalStats := t.spEval.newEval, t.spEval.stats
 	t.meter.setGeneration(gen)
 	sink := &busSink{g: t.g, pub: busPublisher{t.bus}, worker: trainerName, generation: gen, best: t.currentGen,
 		maxStale: t.cfg.Bus.MaxStaleGenerations, timeout: 30 * time.Second, log: t.log}

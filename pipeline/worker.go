@@ -350,6 +350,7 @@ func RunRemoteWorker(ctx context.Context, opt RemoteOptions) error {
 
 	var (
 		loaded  bus.Best
+		evals   *selfPlayEvaluators
 		newEval func(int) (mcts.Evaluator, error)
 		played  int
 		dropped int64
@@ -376,10 +377,20 @@ func RunRemoteWorker(ctx context.Context, opt RemoteOptions) error {
 			if err := ck.CheckGame(g); err != nil {
 				return fmt.Errorf("best network %s from the bus: %w", cur.Name, err)
 			}
-			newEval, _, err = directEvaluators(cfg.Evaluator, cfg.SelfPlay.MCTS.BatchSize, workers, ck.Weights, g, true)
+			m, err := nn.NewModelFor(ck.Weights, g, cfg.Evaluator.Precision)
 			if err != nil {
 				return err
 			}
+			if evals != nil {
+				// The evaluators of the network before run the new
+				// one, in the same cache and buffers.
+				if err := evals.setModel(m); err != nil {
+					return err
+				}
+			} else if evals, err = modelEvaluators(cfg.Evaluator, cfg.SelfPlay.MCTS.BatchSize, workers, m, g, true); err != nil {
+				return err
+			}
+			newEval = evals.newEval
 			loaded = cur
 			meter.setGeneration(cur.Generation)
 			log.Info("playing with the best network", "name", cur.Name, "generation", cur.Generation)
