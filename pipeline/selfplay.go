@@ -366,6 +366,15 @@ func (se *selfPlayEvaluators) setModel(m *nn.Model) error {
 	return nil
 }
 
+// runModel returns evaluators running m: se itself switched to m
+// (setModel), or for se nil new ones (modelEvaluators, one shared cache).
+func runModel(se *selfPlayEvaluators, cfg EvaluatorConfig, batchSize, workers int, m *nn.Model, g games.Game) (*selfPlayEvaluators, error) {
+	if se != nil {
+		return se, se.setModel(m)
+	}
+	return modelEvaluators(cfg, batchSize, workers, m, g, true)
+}
+
 // modelEvaluators is directEvaluators over a model already built (at
 // cfg.Precision): a caller that plays many rounds with one network builds
 // it, and runs precision auto's check, once.

@@ -144,18 +144,10 @@ func (t *Trainer) selfPlayRound(ctx context.Context, bestPath string, gen int, s
 		if c := m.AutoCheck(); c != "" {
 			t.log.Info("precision check", "best", filepath.Base(bestPath), "chose", m.Precision().String(), "checks", c)
 		}
-		if t.spEval != nil {
-			// The evaluators of the network before run the new one,
-			// in the same cache and buffers.
-			if err := t.spEval.setModel(m); err != nil {
-				return err
-			}
-		} else {
-			se, err := modelEvaluators(t.cfg.Evaluator, t.cfg.SelfPlay.MCTS.BatchSize, t.workers, m, t.g, true)
-			if err != nil {
-				return err
-			}
-			t.spEval = se
+		// The evaluators of the network before, if any, run the new one
+		// in the same cache and buffers.
+		if t.spEval, err = runModel(t.spEval, t.cfg.Evaluator, t.cfg.SelfPlay.MCTS.BatchSize, t.workers, m, t.g); err != nil {
+			return err
 		}
 		t.spModel, t.spModelPath = m, bestPath
 	}

@@ -79,6 +79,13 @@ func RunWorker(ctx context.Context, runDir string, opt WorkerOptions) error {
 	defer stopBeats()
 	played := 0
 	fellBack := "" // the damaged best last reported, so that it is said once
+	// The evaluators of the network last played, and its path: a round
+	// with the same best reuses them (and their warm cache), a new best
+	// runs in them (runModel).
+	var (
+		evals    *selfPlayEvaluators
+		evalPath string
+	)
 	for round := uint64(1); opt.Games == 0 || played < opt.Games; round++ {
 		if ctx.Err() != nil {
 			return nil
@@ -87,10 +94,17 @@ func RunWorker(ctx context.Context, runDir string, opt WorkerOptions) error {
 		if err != nil {
 			return err
 		}
-		newEval, _, err := directEvaluators(cfg.Evaluator, cfg.SelfPlay.MCTS.BatchSize, workers, best.Weights, g, true)
-		if err != nil {
-			return err
+		if bestPath != evalPath {
+			m, err := nn.NewModelFor(best.Weights, g, cfg.Evaluator.Precision)
+			if err != nil {
+				return err
+			}
+			if evals, err = runModel(evals, cfg.Evaluator, cfg.SelfPlay.MCTS.BatchSize, workers, m, g); err != nil {
+				return err
+			}
+			evalPath = bestPath
 		}
+		newEval := evals.newEval
 		n := cfg.SelfPlay.ChunkGames * workers
 		if opt.Games > 0 {
 			n = min(n, opt.Games-played)
@@ -381,13 +395,9 @@ func RunRemoteWorker(ctx context.Context, opt RemoteOptions) error {
 			if err != nil {
 				return err
 			}
-			if evals != nil {
-				// The evaluators of the network before run the new
-				// one, in the same cache and buffers.
-				if err := evals.setModel(m); err != nil {
-					return err
-				}
-			} else if evals, err = modelEvaluators(cfg.Evaluator, cfg.SelfPlay.MCTS.BatchSize, workers, m, g, true); err != nil {
+			// The evaluators of the network before, if any, run the new
+			// one in the same cache and buffers.
+			if evals, err = runModel(evals, cfg.Evaluator, cfg.SelfPlay.MCTS.BatchSize, workers, m, g); err != nil {
 				return err
 			}
 			newEval = evals.newEval
