@@ -373,3 +373,60 @@ func threadCPU(b *testing.B, items int) func() {
 		}
 	}
 }
+
+// TestNetEvaluatorSetModelPrecision: SetModel across precisions of one
+// architecture (precision auto picks BF16 for one network and Int8 for the
+// next) answers as a fresh evaluator of each model; buffers sized for the
+// previous precision made the Int8 tower index an empty buffer.
+func TestNetEvaluatorSetModelPrecision(t *testing.T) {
+	states := tttPositions(30, 5)
+	fp, err := NewModel(tttWeights(t, 3))
+	if err != nil {
+		t.Fatal(err)
+	}
+	calib, legal, err := CalibrationPositions(ttt{}, 64, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	models := map[Precision]*Model{FP32: fp}
+	for _, p := range []Precision{BF16, Int8} {
+		if models[p], err = fp.WithPrecision(p, calib, len(legal)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	eval := func(ev *NetEvaluator) ([][]float32, []float32) {
+		pol, val := make([][]float32, len(states)), make([]float32, len(states))
+		for i := range pol {
+			pol[i] = make([]float32, 9)
+		}
+		if err := ev.Evaluate(states, pol, val); err != nil {
+			t.Fatal(err)
+		}
+		return pol, val
+	}
+	e, err := NewNetEvaluator(models[BF16], ttt{}, 64, 1024)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := e.Worker()
+	eval(e)
+	eval(w)
+	for _, p := range []Precision{Int8, BF16, FP32, Int8} {
+		if err := e.SetModel(models[p]); err != nil {
+			t.Fatal(err)
+		}
+		fresh, err := NewNetEvaluator(models[p], ttt{}, 64, 1024)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantP, wantV := eval(fresh)
+		for _, ev := range []*NetEvaluator{w, e} {
+			p0, v := eval(ev)
+			for i := range states {
+				if v[i] != wantV[i] || !equalRows(p0[i], wantP[i]) {
+					t.Fatalf("%s, position %d: value %v, want a fresh evaluator's %v", p, i, v[i], wantV[i])
+				}
+			}
+		}
+	}
+}

@@ -110,8 +110,8 @@ func (n *NetEvaluator) Evaluate(states []games.State, policies [][]float32, valu
 	e.requests.Add(1)
 	snap := e.snap.Load()
 	if m := snap.model; n.net.m != m {
-		if n.net.m.cfg == m.cfg && n.net.m.shape == m.shape {
-			n.net.m = m // same sizes: keep the buffers
+		if n.net.m.sameBuffers(m) {
+			n.net.m = m // same sizes and precision: keep the buffers
 		} else {
 			mb := e.cfg.MaxBatch
 			n.net = m.newNet(mb, defaultChunk(mb, m.hw))

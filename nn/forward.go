@@ -315,6 +315,13 @@ func (m *Model) newNet(maxBatch, chunk int) *Net {
 	return n
 }
 
+// sameBuffers reports whether a Net's work buffers for m fit o too: the
+// same architecture, board and tower precision (a BF16 tower needs other
+// buffers than an Int8 one, FP32 none of theirs).
+func (m *Model) sameBuffers(o *Model) bool {
+	return m.cfg == o.cfg && m.shape == o.shape && m.prec == o.prec
+}
+
 // NewWorker returns a Net sharing n's Model and max batch, with its own
 // buffers, for another goroutine.
 func (n *Net) NewWorker() *Net { return n.m.newNet(n.maxBatch, n.chunk) }
