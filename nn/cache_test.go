@@ -430,3 +430,40 @@ func TestNetEvaluatorSetModelPrecision(t *testing.T) {
 		}
 	}
 }
+
+// TestWorkerUseModelPrecision: the batching Evaluator's worker, switched
+// between precisions of one architecture (SetWeights under precision auto),
+// computes as a fresh Net of each model.
+func TestWorkerUseModelPrecision(t *testing.T) {
+	fp, err := NewModel(tttWeights(t, 4))
+	if err != nil {
+		t.Fatal(err)
+	}
+	calib, legal, err := CalibrationPositions(ttt{}, 64, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := len(legal)
+	models := map[Precision]*Model{FP32: fp}
+	for _, p := range []Precision{BF16, Int8} {
+		if models[p], err = fp.WithPrecision(p, calib, n); err != nil {
+			t.Fatal(err)
+		}
+	}
+	run := func(net *Net) ([]float32, []float32) {
+		l, v := make([]float32, n*9), make([]float32, n)
+		if err := net.Forward(calib, n, l, v); err != nil {
+			t.Fatal(err)
+		}
+		return l, v
+	}
+	var w worker
+	for _, p := range []Precision{BF16, Int8, FP32, BF16, Int8} {
+		w.useModel(models[p], n)
+		gotL, gotV := run(w.net)
+		wantL, wantV := run(models[p].newNet(n, defaultChunk(n, models[p].hw)))
+		if !equalRows(gotL, wantL) || !equalRows(gotV, wantV) {
+			t.Fatalf("%s: the reused worker's outputs differ from a fresh Net's", p)
+		}
+	}
+}

@@ -742,12 +742,12 @@ func (w *worker) flush(e *Evaluator) {
 	}
 }
 
-// useModel points the worker's Net at m, keeping its buffers when the network
-// size is unchanged.
+// useModel points the worker's Net at m, keeping its buffers when they fit m
+// (Model.sameBuffers).
 func (w *worker) useModel(m *Model, maxBatch int) {
 	switch {
 	case w.net != nil && w.net.m == m:
-	case w.net != nil && w.net.m.cfg == m.cfg && w.net.m.shape == m.shape:
+	case w.net != nil && w.net.m.sameBuffers(m):
 		w.net.m = m
 	default:
 		w.net = m.newNet(maxBatch, defaultChunk(maxBatch, m.hw))
