@@ -12,6 +12,7 @@ import (
 
 	"tabula/games"
 	"tabula/games/connect4"
+	"tabula/nn"
 	"tabula/players"
 	"tabula/search/book"
 	"tabula/search/c4solver"
@@ -205,9 +206,10 @@ func TestSolveBookResume(t *testing.T) {
 }
 
 // TestSolveBookPlayers writes a book 2 plies deep from c4Root and plays
-// every position of it with alphabeta (depth 1) and the solver, each with
-// book=: both play a move of the best exact score (the fastest win) with
-// no node searched. Outside the book they search.
+// every position of it with alphabeta (depth 1), the solver and an
+// untrained network, each with book=: all play a move of the best exact
+// score (the fastest win) with no node searched (the network: no search
+// policy). Outside the book they search.
 func TestSolveBookPlayers(t *testing.T) {
 	const plies = 2
 	dir := t.TempDir()
@@ -223,6 +225,7 @@ func TestSolveBookPlayers(t *testing.T) {
 	}
 	ab := buildPlayer(t, g, `alphabeta:depth=1,book="`+out+`"`)
 	solver := buildPlayer(t, g, `solver:tt=16,book="`+out+`"`)
+	net := buildPlayer(t, g, `net:sims=4,path="`+untrainedC4Net(t)+`",book="`+out+`"`)
 	type noder interface{ Nodes() uint64 }
 	ctx := context.Background()
 	var outside []*connect4.State
@@ -241,6 +244,13 @@ func TestSolveBookPlayers(t *testing.T) {
 		}
 		if n := solver.(noder).Nodes(); !best[a] || n != 0 {
 			t.Errorf("solver with the book at %v: column %d after %d nodes, want one of %v without a search", s, a, n, best)
+		}
+		a, err = net.ChooseAction(ctx, s.Clone())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if pol := net.(players.Analyzer).LastPolicy(); !best[a] || pol != nil {
+			t.Errorf("net with the book at %v: column %d (search policy %v), want one of %v without a search", s, a, pol, best)
 		}
 		if len(outside) == 0 {
 			for _, c := range s.LegalActions(nil) {
@@ -262,6 +272,26 @@ func TestSolveBookPlayers(t *testing.T) {
 	if _, err := solver.ChooseAction(ctx, outside[0]); err != nil || solver.(noder).Nodes() == 0 {
 		t.Errorf("solver outside the book: %v, %d nodes; want a search", err, solver.(noder).Nodes())
 	}
+	if _, err := net.ChooseAction(ctx, outside[0]); err != nil || net.(players.Analyzer).LastPolicy() == nil {
+		t.Errorf("net outside the book: %v, policy %v; want a search", err, net.(players.Analyzer).LastPolicy())
+	}
+}
+
+// untrainedC4Net writes a small untrained Connect Four network.
+func untrainedC4Net(t *testing.T) string {
+	t.Helper()
+	g := connect4.Game{}
+	p, h, w := g.ObservationShape()
+	wts, err := nn.NewWeights(nn.Config{Filters: 8, Blocks: 1, PolicyFilters: 2, ValueFilters: 1, ValueHidden: 8},
+		nn.Shape{Planes: p, Height: h, Width: w, Actions: g.NumActions()}, rand.New(rand.NewPCG(3, 4)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "untrained.tbn")
+	if err := nn.SaveCheckpoint(path, &nn.Checkpoint{Game: g.Name(), Weights: wts}); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }
 
 // b0 loads the book at path.
@@ -280,6 +310,7 @@ func buildPlayer(t *testing.T, g games.Game, spec string) players.Player {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { _ = f.Close() })
 	p, err := f.New(rand.New(rand.NewPCG(3, 4)))
 	if err != nil {
 		t.Fatal(err)
