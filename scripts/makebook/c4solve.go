@@ -290,7 +290,7 @@ func loadCheckpoint(path string, weak bool) (map[uint64]int8, error) {
 		return nil, fmt.Errorf("checkpoint %s: mode %d, want 0 or 1", path, mode)
 	} else if (mode == 1) != weak {
 		kinds := [2]string{"exact scores", "outcomes only (-weak)"}
-		return nil, fmt.Errorf("checkpoint %s holds %s, this build wants %s: use another -checkpoint", path, kinds[mode], kinds[map[bool]int{false: 0, true: 1}[weak]])
+		return nil, fmt.Errorf("checkpoint %s holds %s, this build wants %s: use another -checkpoint", path, kinds[mode], kinds[1-mode])
 	}
 	n := int(le.Uint32(body[len(checkpointMagic)+1:]))
 	p := body[head:]
