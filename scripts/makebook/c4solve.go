@@ -11,6 +11,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -399,8 +400,10 @@ func solveLeaves(ctx context.Context, opts solveOptions, t *solveTree, keys []ui
 		}
 		return nil
 	}
-	if len(keys) == 0 {
-		return save()
+	// Saved first too, so that a checkpoint that cannot be written is
+	// found before any solving.
+	if err := save(); err != nil || len(keys) == 0 {
+		return err
 	}
 	type result struct {
 		key   uint64
@@ -553,6 +556,11 @@ func runSolve(ctx context.Context, out string, opts solveOptions) error {
 	}
 	if opts.checkpoint == "" && out != "" {
 		opts.checkpoint = out + ".solved"
+	}
+	if out != "" {
+		if fi, err := os.Stat(filepath.Dir(out)); err != nil || !fi.IsDir() {
+			return fmt.Errorf("-out %s: its folder %s does not exist", out, filepath.Dir(out))
+		}
 	}
 	b, st, err := solveBook(ctx, opts)
 	if err != nil {

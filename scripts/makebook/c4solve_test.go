@@ -329,8 +329,8 @@ func buildFactory(g games.Game, spec string) (*players.Factory, error) {
 // TestSolveBookRefuses: a corrupted book, a book of another game and a
 // book for the Othello solver are refused by the players with errors
 // saying why; so are a corrupted checkpoint, a checkpoint of the other
-// mode, a file that is no checkpoint, bad roots and -solve for a game
-// without a solver.
+// mode, a file that is no checkpoint, bad roots, files in missing
+// folders (before any solving) and -solve for a game without a solver.
 func TestSolveBookRefuses(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "c4.book")
@@ -399,6 +399,14 @@ func TestSolveBookRefuses(t *testing.T) {
 		if _, _, err := solveBook(context.Background(), tc.opts); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%+v: %v, want an error saying %q", tc.opts, err, tc.want)
 		}
+	}
+	if err := runSolve(context.Background(), filepath.Join(dir, "no", "c4.book"), testSolveOptions(t, 0)); err == nil || !strings.Contains(err.Error(), "does not exist") {
+		t.Errorf("-out in a missing folder: %v, want an error naming it", err)
+	}
+	o := testSolveOptions(t, 0)
+	o.checkpoint = filepath.Join(dir, "no", "c4.solved")
+	if _, st, err := solveBook(context.Background(), o); err == nil || !strings.Contains(err.Error(), "checkpoint") || st.solvedNow != 0 {
+		t.Errorf("a checkpoint in a missing folder: %v after %d solved, want an error naming the checkpoint before solving", err, st.solvedNow)
 	}
 	if err := solveFlags("othello"); err == nil || !strings.Contains(err.Error(), "connect4") {
 		t.Errorf("-solve for othello: %v, want an error naming connect4", err)
