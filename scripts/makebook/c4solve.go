@@ -9,9 +9,11 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -320,6 +322,9 @@ type solveStats struct {
 	nodes      uint64
 	sampleCPU  time.Duration // with sample: the CPU time of the sampled leaves
 	sampleSize int
+	// leafCPU holds each leaf's CPU time, its solving thread's (Linux;
+	// none elsewhere), with sample.
+	leafCPU []time.Duration
 }
 
 // errStopped reports a build stopped before its end with its checkpoint
@@ -409,6 +414,7 @@ func solveLeaves(ctx context.Context, opts solveOptions, t *solveTree, keys []ui
 		key   uint64
 		score int
 		nodes uint64
+		cpu   time.Duration
 		err   error
 	}
 	results := make(chan result, len(keys))
@@ -422,6 +428,8 @@ func solveLeaves(ctx context.Context, opts solveOptions, t *solveTree, keys []ui
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			runtime.LockOSThread() // for cputime.Thread
+			defer runtime.UnlockOSThread()
 			sv, err := c4solver.New(opts.tableLog2)
 			if err != nil {
 				results <- result{err: err}
@@ -438,14 +446,14 @@ func solveLeaves(ctx context.Context, opts solveOptions, t *solveTree, keys []ui
 				default:
 				}
 				k := keys[i]
-				before := sv.Nodes()
+				before, cpu0 := sv.Nodes(), cputime.Thread()
 				var sc int
 				if opts.weak {
 					sc = sv.Outcome(t.leaves[k])
 				} else {
 					sc = sv.Solve(t.leaves[k])
 				}
-				results <- result{key: k, score: sc, nodes: sv.Nodes() - before}
+				results <- result{key: k, score: sc, nodes: sv.Nodes() - before, cpu: cputime.Thread() - cpu0}
 			}
 		}()
 	}
@@ -478,6 +486,9 @@ func solveLeaves(ctx context.Context, opts solveOptions, t *solveTree, keys []ui
 			}
 			solved[r.key] = int8(r.score)
 			st.nodes += r.nodes
+			if opts.sample > 0 && cputime.ThreadMeasured() {
+				st.leafCPU = append(st.leafCPU, r.cpu)
+			}
 			st.solvedNow++
 			done++
 		case <-tick.C:
@@ -575,9 +586,26 @@ func runSolve(ctx context.Context, out string, opts solveOptions) error {
 		if st.sampleSize > 0 {
 			per = st.sampleCPU.Seconds() / float64(st.sampleSize)
 		}
-		fmt.Printf("book positions by ply %v, %d leaf positions (%d already in the checkpoint); sample of %d leaves (%s, %d solvers): %.0f CPU-s, %.3f CPU-s a leaf, %d nodes a leaf; all %d unsolved leaves: about %.0f CPU-s\n",
+		rest := float64(st.leaves - st.fromCkpt)
+		fmt.Printf("book positions by ply %v, %d leaf positions (%d already in the checkpoint); sample of %d leaves (%s, %d solvers): %.1f CPU-s, %.3f CPU-s a leaf, %d nodes a leaf; all %d unsolved leaves: about %.0f CPU-s\n",
 			st.perPly, st.leaves, st.fromCkpt, st.sampleSize, mode, opts.parallel, st.sampleCPU.Seconds(), per,
-			st.nodes/uint64(max(1, st.sampleSize)), st.leaves-st.fromCkpt, per*float64(st.leaves-st.fromCkpt))
+			st.nodes/uint64(max(1, st.sampleSize)), st.leaves-st.fromCkpt, per*rest)
+		if n := len(st.leafCPU); n > 1 {
+			secs := make([]float64, n)
+			mean := 0.0
+			for i, d := range st.leafCPU {
+				secs[i] = d.Seconds()
+				mean += secs[i] / float64(n)
+			}
+			slices.Sort(secs)
+			ss := 0.0
+			for _, x := range secs {
+				ss += (x - mean) * (x - mean)
+			}
+			half := 1.96 * math.Sqrt(ss/float64(n-1)/float64(n))
+			fmt.Printf("a leaf's CPU-s (its thread's): median %.3f, max %.3f, mean %.3f [%.3f, %.3f] (95%%, normal approximation; a skewed distribution); all unsolved leaves: %.0f [%.0f, %.0f] CPU-s\n",
+				secs[n/2], secs[n-1], mean, max(0, mean-half), mean+half, mean*rest, max(0, mean-half)*rest, (mean+half)*rest)
+		}
 		return nil
 	}
 	if err := b.WriteFile(out); err != nil {
