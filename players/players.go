@@ -217,14 +217,23 @@ func Build(g games.Game, spec Spec) (*Factory, error) {
 		}
 	case "solver":
 		if og, ok := g.(*othello.Game); ok {
+			if spec.Has("book") || spec.Has("book_margin") {
+				return nil, fmt.Errorf("player %s: book= is for the Connect Four solver (an exact book of scripts/makebook -solve); the Othello solver plays endgames", name)
+			}
 			return buildOthelloSolver(og, spec)
 		}
 		if _, ok := g.(connect4.Game); !ok {
 			return nil, fmt.Errorf("player %s: the solver plays connect4 and othello only, not %s", name, g.Name())
 		}
+		gbook, margin, err := gameBookOf(g, spec)
+		if err != nil {
+			return nil, fmt.Errorf("player %s: %w", name, err)
+		}
 		bits := spec.Int("tt", 22)
 		pool := &pool[*c4solver.Solver]{make: func() (*c4solver.Solver, error) { return c4solver.New(bits) }}
-		f.New = func(rng *rand.Rand) (Player, error) { return &solverPlayer{name: name, pool: pool, rng: rng}, nil }
+		f.New = func(rng *rand.Rand) (Player, error) {
+			return &solverPlayer{name: name, pool: pool, rng: rng, game: g, book: gbook, bookMargin: margin}, nil
+		}
 	case "mcts":
 		if err := games.RequirePerfectInformation(g, "mcts"); err != nil {
 			return nil, fmt.Errorf("player %s: %w", name, err)
@@ -676,16 +685,31 @@ func (sp *pool[T]) put(s T) {
 
 // solverPlayer plays a move of the best game-theoretic outcome (win > draw >
 // loss, by the solver's weak solve), at random among equals. Its Value is
-// that outcome: 1, 0 or -1.
+// that outcome: 1, 0 or -1. With a book (an exact one, scripts/makebook
+// -solve), a position the book holds gets the book's move (GameBook.Choose
+// within bookMargin: with exact values, a move of the best outcome and
+// the fastest win) without a search.
 type solverPlayer struct {
 	name  string
 	pool  *pool[*c4solver.Solver]
 	rng   *rand.Rand
 	value float64
+	// nodes is the solver's node count of the last move (0 from the
+	// book).
+	nodes uint64
+
+	game       games.Game
+	book       *book.GameBook
+	bookMargin float64
 }
 
 func (p *solverPlayer) Name() string   { return p.name }
 func (p *solverPlayer) Value() float64 { return p.value }
+
+// Nodes returns the positions the solver searched for the last move: 0 for
+// a move from the book.
+func (p *solverPlayer) Nodes() uint64 { return p.nodes }
+
 func (p *solverPlayer) ChooseAction(_ context.Context, s games.State) (int, error) {
 	st, ok := s.(*connect4.State)
 	if !ok {
@@ -694,11 +718,25 @@ func (p *solverPlayer) ChooseAction(_ context.Context, s games.State) (int, erro
 	if st.IsTerminal() {
 		return 0, errGameOver
 	}
+	p.nodes = 0
+	if p.book != nil {
+		if a, v, ok := p.book.Choose(p.game, st, p.bookMargin, p.rng); ok {
+			p.value = 0
+			if v > 0 {
+				p.value = 1
+			} else if v < 0 {
+				p.value = -1
+			}
+			return a, nil
+		}
+	}
 	sv, err := p.pool.get()
 	if err != nil {
 		return 0, fmt.Errorf("player %s: %w", p.name, err)
 	}
+	before := sv.Nodes()
 	scores := sv.OutcomeMoves(st)
+	p.nodes = sv.Nodes() - before
 	p.pool.put(sv)
 	best, move, ties := c4solver.Invalid, -1, 0
 	for a, v := range scores {

@@ -63,7 +63,7 @@ var kinds = []kindDef{
 		{"futility", intParam, 0, 1, "futility and reverse futility pruning near the horizon (chess), 0..1"},
 		{"threads", intParam, 1, 256, "search goroutines sharing the transposition table (Lazy SMP), 1..256 (default 1); the main one's move is played"},
 		{"egtb", stringParam, 0, 0, "chess: a folder of endgame tables (*.rtb, built by scripts/egtb) whose exact values the search takes where they cover a position"},
-		{"book", stringParam, 0, 0, "an opening book: chess, Polyglot's .bin format (in a book position a book move is drawn with probability proportional to its weight); other games (othello), a game book built by scripts/makebook -game (the move of the best backed-up value is played, or one drawn among those within book_margin); in a book position the player plays the book's move instead of searching"},
+		{"book", stringParam, 0, 0, "an opening book: chess, Polyglot's .bin format (in a book position a book move is drawn with probability proportional to its weight); other games (othello, connect4), a game book built by scripts/makebook -game (connect4: the exact book of -solve N; the move of the best backed-up value is played, or one drawn among those within book_margin); in a book position the player plays the book's move instead of searching"},
 		{"book_margin", floatParam, 0, 2, "with a game book (not chess), draw uniformly among the book moves whose backed-up value is within this much of the best (values in [-1, 1]), 0..2 (default 0: the best, ties drawn)"},
 		{"probcut", intParam, 0, 1, "othello: Buro's ProbCut, 0..1 (default 0): at a non-PV node of the fit's depth a shallow search predicts a fail high or low through the fitted line v_deep = a*v_shallow + b and cuts when the prediction is beyond the window by t standard deviations"},
 		{"mpc", intParam, 0, 1, "othello: Multi-ProbCut, 0..1 (default 0): ProbCut with several depth pairs, each fitted per stage of empty squares"},
@@ -78,6 +78,8 @@ var kinds = []kindDef{
 	}, oneOf: []string{"depth", "nodes", "time", "cpu", "clock"}},
 	{name: "solver", doc: "perfect play: Connect Four, or Othello endgames (exact; practical to ~20 empties)", params: []paramDef{
 		{"tt", intParam, 10, 30, "log2 of the solver's table entries, 10..30 (default 22; othello 20, at most 28)"},
+		{"book", stringParam, 0, 0, "connect4: an exact book built by scripts/makebook -game connect4 -solve N; in a book position the player plays the book's best move (the best outcome, the fastest win) instead of solving"},
+		{"book_margin", floatParam, 0, 2, "with book, draw uniformly among the book moves within this much of the best value, 0..2 (default 0: the best, ties drawn; below 0.5 never a worse outcome)"},
 	}},
 	{name: "mcts", doc: "UCT with random rollouts", params: []paramDef{
 		{"rollouts", intParam, 1, 1e8, "rollouts per move, 1..1e8 (default 1000)"},
@@ -101,7 +103,7 @@ var kinds = []kindDef{
 		{"cache", intParam, 0, 1 << 26, "evaluation cache entries (keyed by position) shared by the player's games, 0 = none (default 65536)"},
 		{"search", stringParam, 0, 0, "puct (default) or gumbel: Gumbel AlphaZero's Sequential Halving at the root, no noise, the survivor played"},
 		{"gumbel_m", intParam, 1, 65536, "with search=gumbel, root moves considered, 1..65536 (default 16)"},
-		{"book", stringParam, 0, 0, "not chess: a game book built by scripts/makebook -game (othello); in a book position the player plays the move of the best backed-up value (or one drawn within book_margin) instead of searching"},
+		{"book", stringParam, 0, 0, "not chess: a game book built by scripts/makebook -game (othello; connect4's exact book, -solve N); in a book position the player plays the move of the best backed-up value (or one drawn within book_margin) instead of searching"},
 		{"book_margin", floatParam, 0, 2, "with book, draw uniformly among the book moves within this much of the best value (values in [-1, 1]), 0..2 (default 0: the best, ties drawn)"},
 	}},
 	{name: "gtp", doc: "an outside engine over the Go Text Protocol (go; othello in GRhino's dialect)", params: []paramDef{

@@ -83,6 +83,9 @@ func (opts gameOptions) exactOf(g games.Game) (book.Exact, error) {
 	og, ok := g.(*othello.Game)
 	if !ok {
 		if opts.exactSet {
+			if g.Name() == "connect4" {
+				return nil, fmt.Errorf("-exact: a book learnt from games takes exact leaves from Othello's endgame solver only; for an exact Connect Four book use -solve N (no games)")
+			}
 			return nil, fmt.Errorf("-exact: exact leaves need an endgame solver: Othello's; %s has none here (-exact 0)", g.Name())
 		}
 		return nil, nil

@@ -36,22 +36,40 @@
 // (the -eval player's values are kept in -out plus ".searches").
 //
 //	go run ./scripts/makebook -game othello -out loop.book -records loop.jsonl -iterate 10 -games 200 -player alphabeta:nodes=20000 -max-ply 24 -min-game 2 -eval alphabeta:depth=6
+//
+// With -game connect4 -solve PLIES it builds an exact book instead, from
+// no games: every position within PLIES plies of the empty board (or of
+// -root MOVES, or of each line of -roots FILE), mirror images merged,
+// every legal move valued exactly by the solver (search/c4solver; a
+// faster win valued higher, see c4solve.go), the positions one ply beyond
+// solved by -parallel solvers. Solved positions are kept in -checkpoint
+// (default: the book's path plus ".solved"), saved atomically every
+// -save-every and on an interrupt or -max-solve: the same command
+// continues a stopped build. -sample N solves N leaves drawn at random and
+// estimates the whole build's CPU time instead of writing a book.
+//
+//	go run ./scripts/makebook -game connect4 -solve 8 -parallel 16 -out connect4-8.book
 package main
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"log"
 	"os"
+	"os/signal"
 	"strings"
+	"syscall"
+	"time"
 
 	"tabula/games"
 	_ "tabula/games/all"
 	"tabula/games/chess"
 	"tabula/search/book"
+	"tabula/search/c4solver"
 )
 
 func main() {
@@ -75,10 +93,54 @@ func main() {
 	flag.StringVar(&lo.openings, "openings", "", "with -iterate, a file of openings (as arena's -openings): a mirrored pair of games a line, the rounds going on through the file")
 	flag.IntVar(&lo.randomPlies, "random-plies", 0, "with -iterate, random opening plies a game (before the book)")
 	flag.Uint64Var(&lo.seed, "seed", 1, "with -iterate, round r's match is seeded with seed+r")
-	flag.IntVar(&lo.parallel, "parallel", 1, "with -iterate, games played at once")
+	flag.IntVar(&lo.parallel, "parallel", 1, "with -iterate, games played at once; with -solve, solvers running at once")
+	so := solveOptions{progress: os.Stderr, progressEvery: 30 * time.Second}
+	flag.IntVar(&so.plies, "solve", 0, "with -game connect4, an exact book of every position within N plies of the root, every move valued by the solver (no game files)")
+	root := flag.String("root", "", "with -solve, the book's root: the columns played from the empty board, 1-7 (Pons' format; default the empty board)")
+	rootsFile := flag.String("roots", "", "with -solve, a file of roots, one a line in Pons' format (moves, an optional score ignored)")
+	flag.StringVar(&so.checkpoint, "checkpoint", "", "with -solve, the file of solved positions a stopped build continues from (default: -out plus .solved)")
+	flag.BoolVar(&so.weak, "weak", false, "with -solve, solve win/draw/loss only (faster; no preference for the fastest win)")
+	flag.IntVar(&so.tableLog2, "tt", c4solver.DefaultTableLog2, "with -solve, log2 of each solver's table entries (8 bytes each)")
+	flag.DurationVar(&so.saveEvery, "save-every", 5*time.Minute, "with -solve, save the checkpoint this often")
+	flag.IntVar(&so.maxSolve, "max-solve", 0, "with -solve, stop after solving N positions, the checkpoint saved (0: no limit)")
+	flag.IntVar(&so.sample, "sample", 0, "with -solve, solve N leaf positions drawn at random and estimate the whole build's CPU time instead of writing a book")
+	flag.Uint64Var(&so.seed, "sample-seed", 1, "with -sample, the draw's seed")
 	flag.Parse()
 	var err error
-	if strings.HasPrefix(*game, "chess") {
+	if flagSet("solve") {
+		so.parallel = lo.parallel
+		err = solveFlags(*game)
+		if err == nil && *root != "" && *rootsFile != "" {
+			err = errors.New("give -root or -roots, not both")
+		}
+		if err == nil && flagSet("root") {
+			so.roots = []string{*root}
+		}
+		if err == nil && *rootsFile != "" {
+			so.roots, err = readRoots(*rootsFile)
+		}
+		if err == nil && flag.NArg() > 0 {
+			err = fmt.Errorf("-solve reads no game files (%s): it solves every position", strings.Join(flag.Args(), " "))
+		}
+		if err == nil {
+			ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			err = runSolve(ctx, *out, so)
+			cancel()
+		}
+		if err != nil {
+			log.Fatal("makebook: ", err)
+		}
+		return
+	}
+	var solveOnly []string
+	flag.Visit(func(f *flag.Flag) {
+		if solveFlagNames[f.Name] && f.Name != "parallel" {
+			solveOnly = append(solveOnly, "-"+f.Name)
+		}
+	})
+	if len(solveOnly) > 0 {
+		err = fmt.Errorf("%s: for an exact Connect Four book, with -game connect4 -solve N", strings.Join(solveOnly, " "))
+	} else if strings.HasPrefix(*game, "chess") {
 		err = checkFlags(false)
 		if err == nil {
 			err = run(*out, cfg, flag.Args())
@@ -120,6 +182,29 @@ func checkFlags(gameBook bool) error {
 			err = fmt.Errorf("-%s is for chess books (a game book's moves are chosen by the player: book_margin)", f.Name)
 		case !gameBook && gameOnly:
 			err = fmt.Errorf("-%s is for game books (-game othello, ...)", f.Name)
+		}
+	})
+	return err
+}
+
+// solveFlagNames are the flags of an exact book (-solve); with -out,
+// -game and -parallel.
+var solveFlagNames = map[string]bool{"solve": true, "root": true, "roots": true, "checkpoint": true, "weak": true,
+	"tt": true, "save-every": true, "max-solve": true, "sample": true, "sample-seed": true, "parallel": true}
+
+// solveFlags checks the flags of -solve: game must be Connect Four (the
+// game with a solver), and no flag of the other kinds of book.
+func solveFlags(game string) error {
+	g, err := games.New(game)
+	if err != nil {
+		return err
+	}
+	if g.Name() != "connect4" {
+		return fmt.Errorf("-solve: an exact book needs a solver of the whole game: connect4 (search/c4solver), not %s", g.Name())
+	}
+	flag.Visit(func(f *flag.Flag) {
+		if err == nil && !solveFlagNames[f.Name] && f.Name != "out" && f.Name != "game" {
+			err = fmt.Errorf("-%s is not used with -solve (an exact book reads no games)", f.Name)
 		}
 	})
 	return err

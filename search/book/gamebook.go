@@ -31,7 +31,8 @@ import (
 //	entries count x 24 bytes, sorted by key then action:
 //	        key uint64, action uint32, count uint32, value float32,
 //	        flags uint32 (bit 0: a deviation, a move valued by a search
-//	        rather than played in the games)
+//	        rather than played in the games; bit 1: an exact value, from
+//	        a solver)
 //	crc     uint32, CRC-32C (Castagnoli) of every byte before it
 //
 // Files are written atomically (internal/atomicfile).
@@ -46,6 +47,11 @@ const gameEntrySize = 24
 // but found by a search: the best move outside the tree (Buro's
 // deviation).
 const FlagDeviation = 1
+
+// FlagExact marks a GameEntry whose value is the move's exact
+// game-theoretic value, from a solver (scripts/makebook -solve for Connect
+// Four), not an estimate backed up from games.
+const FlagExact = 2
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
@@ -143,6 +149,7 @@ type BookMove struct {
 	Value     float64
 	Count     int
 	Deviation bool
+	Exact     bool
 }
 
 // Moves returns the book's moves of s (a state of game g, the book's
@@ -159,7 +166,7 @@ func (b *GameBook) Moves(g games.Game, s games.State) []BookMove {
 		if a < 0 || a >= g.NumActions() || !s.IsLegal(a) {
 			continue
 		}
-		out = append(out, BookMove{Action: a, Value: float64(e.Value), Count: int(e.Count), Deviation: e.Flags&FlagDeviation != 0})
+		out = append(out, BookMove{Action: a, Value: float64(e.Value), Count: int(e.Count), Deviation: e.Flags&FlagDeviation != 0, Exact: e.Flags&FlagExact != 0})
 	}
 	return out
 }

@@ -287,6 +287,8 @@ func TestBadEngineRequestsAre4xx(t *testing.T) {
 		{"connect4", "alphabeta:depth=2,egtb=/tmp", "not offered over the web"},
 		{"connect4", "net:path=c4/checkpoints/ckpt-000001.tbn,egtb=/tmp", "not offered over the web"},
 		{"connect4", "alphabeta:depth=2,book=/etc/passwd", "not offered over the web"},
+		{"connect4", "solver:book=/etc/passwd", "not offered over the web"},
+		{"connect4", "solver:book_margin=0.1", "not offered over the web"},
 		{"othello:size=8", "alphabeta:depth=2,book=/etc/passwd", "not offered over the web"},
 		{"othello:size=8", "alphabeta:depth=2,book_margin=0.1", "not offered over the web"},
 		{"othello:size=6", "net:path=c4/checkpoints/ckpt-000001.tbn,book=/etc/passwd", "not offered over the web"},
