@@ -298,3 +298,70 @@ func TestOutcomesKeptWithTheTree(t *testing.T) {
 		t.Error("SetOutcomes accepted an evaluator without heads")
 	}
 }
+
+// TestSymmetrizedOutcomes: averaged over K images, the score is the mean of
+// the images' scores and the ownership the position's own image's; the
+// policies and values are Evaluate's. Over an evaluator without heads it
+// has none.
+func TestSymmetrizedOutcomes(t *testing.T) {
+	g, err := games.New("go:size=4,komi=0.5")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sym := g.(games.Symmetric)
+	st := g.NewInitialState()
+	st.ApplyAction(1)
+	st.ApplyAction(6)
+	states := []games.State{st, g.NewInitialState()}
+	const k = 3
+	e, err := NewSymmetrized(&fakeOutcomes{}, g, k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if own, score := e.OutcomeHeads(); !own || !score {
+		t.Fatalf("heads %v %v", own, score)
+	}
+	na := g.NumActions()
+	pol := [][]float32{make([]float32, na), make([]float32, na)}
+	pol2 := [][]float32{make([]float32, na), make([]float32, na)}
+	val, val2, sc := make([]float32, 2), make([]float32, 2), make([]float32, 2)
+	own := [][]float32{make([]float32, 16), nil}
+	if err := e.EvaluateOutcomes(states, pol, val, sc, own); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Evaluate(states, pol2, val2); err != nil {
+		t.Fatal(err)
+	}
+	for i, s := range states {
+		want := fakeScore(s)
+		for j := 1; j < k; j++ {
+			want += fakeScore(sym.TransformState(j, s))
+		}
+		want /= k
+		if math.Abs(float64(sc[i])-want) > 1e-5 {
+			t.Errorf("state %d: score %v, want the images' mean %v", i, sc[i], want)
+		}
+		if val[i] != val2[i] {
+			t.Errorf("state %d: value %v, Evaluate %v", i, val[i], val2[i])
+		}
+		for a := range pol[i] {
+			if pol[i][a] != pol2[i][a] {
+				t.Fatalf("state %d: policy %v, Evaluate %v", i, pol[i], pol2[i])
+			}
+		}
+	}
+	want := make([]float32, 16)
+	fakeOwnership(st, want)
+	for q := range want {
+		if own[0][q] != want[q] {
+			t.Fatalf("ownership %v, want the position's own %v", own[0], want)
+		}
+	}
+	plain, _ := NewSymmetrized(UniformEvaluator{}, g, k)
+	if o, s := plain.OutcomeHeads(); o || s {
+		t.Error("heads over an evaluator without them")
+	}
+	if err := plain.EvaluateOutcomes(states, pol, val, sc, nil); err == nil {
+		t.Error("outcomes over an evaluator without heads")
+	}
+}
