@@ -403,3 +403,42 @@ func TestKataOwnershipIsTheTreeMean(t *testing.T) {
 		}
 	}
 }
+
+// TestKataAnalyzeSymmetrized: a player averaging K orientations (sym=2)
+// still reports the averaged scoreLead and ownership.
+func TestKataAnalyzeSymmetrized(t *testing.T) {
+	g, err := games.New("go:size=5,komi=0.5")
+	if err != nil {
+		t.Fatal(err)
+	}
+	path, _ := outcomeNet(t, g, true)
+	f, err := players.Build(g, mustSpec(t, "net:path="+path+",sims=16,solver=0,sym=2"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	e, err := gtp.NewEngine(gtp.DefaultEngineConfig(), g, func(games.Game) (gtp.Chooser, error) {
+		return f.New(rand.New(rand.NewPCG(1, 2)))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := startSession(t, e)
+	s.send("kata-genmove_analyze b 1 ownership true")
+	if l := s.line(); l != "=" {
+		t.Fatalf("first line %q", l)
+	}
+	var last string
+	for l := s.line(); l != ""; l = s.line() {
+		if strings.HasPrefix(l, "info ") {
+			last = l
+		}
+	}
+	s.in.Close()
+	for range s.lines {
+	}
+	info, values := splitOwnership(t, last)
+	if len(values) != 25 || !strings.Contains(info, " scoreLead ") {
+		t.Errorf("sym=2: report without scoreLead or 25 ownership values: %q", last)
+	}
+}
