@@ -45,7 +45,8 @@ type outcomeTrack struct {
 // mean over the evaluations backed up through it, as KataGo's scoreLead is
 // the search's average over a move's subtree) and, with ownership,
 // accumulate the ownership head's output of every leaf evaluated below the
-// root (the root's tree-averaged ownership). The evaluator must be an
+// root (the root's tree-averaged ownership) and below each of its children
+// (RootChildOwnership). The evaluator must be an
 // OutcomeEvaluator with the heads asked for. Leaves are then evaluated
 // with EvaluateOutcomes; a finished game's leaf counts its own final score
 // and ownership (games.Outcomer). Turning it on, or asking for a head not
@@ -58,7 +59,7 @@ func (s *Search) SetOutcomes(score, ownership bool) error {
 	if !score && !ownership {
 		if sr.oc != nil {
 			sr.oc = nil
-			sr.t.ss, sr.t.sn, sr.t.own = nil, nil, nil
+			sr.t.ss, sr.t.sn, sr.t.own, sr.t.cown, sr.t.cownN = nil, nil, nil, nil, nil
 			sr.t.ownN = 0
 		}
 		return nil
@@ -172,19 +173,75 @@ func (t *tree) addScore(path []step, leaf int32, score0 float64) {
 	t.sn[leaf]++
 }
 
-// addOwnership adds own, an ownership for player 0 (sign = +1) or for
-// player 1 (sign = -1), to the root's sums.
-func (t *tree) addOwnership(own []float32, sign float64) {
+// addOwnership adds own, the ownership of the leaf reached through path,
+// for player 0 (sign = +1) or for player 1 (sign = -1), to the root's sums
+// and to those of the root's child the path went through.
+func (t *tree) addOwnership(path []step, own []float32, sign float64) {
 	if t.ownN == 0 {
 		if len(t.own) != len(own) {
 			t.own = make([]float64, len(own))
 		}
 		clear(t.own)
+		for j := range t.cown {
+			t.cownN[j] = 0
+		}
 	}
 	for i, v := range own {
 		t.own[i] += sign * float64(v)
 	}
 	t.ownN++
+	if len(path) == 0 {
+		return
+	}
+	r := &t.nodes[0]
+	if len(t.cown) != int(r.count) {
+		t.cown = make([][]float64, r.count)
+		t.cownN = make([]int32, r.count)
+	}
+	j := path[0].edge - r.first
+	if t.cownN[j] == 0 {
+		if len(t.cown[j]) != len(own) {
+			t.cown[j] = make([]float64, len(own))
+		}
+		clear(t.cown[j])
+	}
+	for i, v := range own {
+		t.cown[j][i] += sign * float64(v)
+	}
+	t.cownN[j]++
+}
+
+// RootChildOwnership writes into dst the ownership averaged over the leaves
+// evaluated below the root's child reached by action (KataGo's
+// movesOwnership), for the root's player to move, and reports whether there
+// is one: with SetOutcomes' ownership on, for an action visited since the
+// tree was started or last advanced.
+func (s *Search) RootChildOwnership(action int, dst []float32) bool {
+	t := &s.sr.t
+	if s.sr.oc == nil || !s.sr.oc.ownership || t.ownN == 0 || len(t.nodes) == 0 || t.nodes[0].status != nodeExpanded {
+		return false
+	}
+	r := t.nodes[0]
+	if len(t.cown) != int(r.count) {
+		return false
+	}
+	for j, e := range t.edges[r.first : r.first+r.count] {
+		if int(e.action) != action {
+			continue
+		}
+		if t.cownN[j] == 0 || len(dst) != len(t.cown[j]) {
+			return false
+		}
+		inv := 1 / float64(t.cownN[j])
+		if r.player == 1 {
+			inv = -inv
+		}
+		for i, v := range t.cown[j] {
+			dst[i] = float32(v * inv)
+		}
+		return true
+	}
+	return false
 }
 
 // meanScore is node i's mean score for player 0, if it has one.
@@ -207,7 +264,7 @@ func (sr *searcher) outcomeLeaf(path []step, leaf int32, i int) {
 		sr.t.addScore(path, leaf, sign*float64(oc.scores[i]))
 	}
 	if oc.ownership {
-		sr.t.addOwnership(oc.own[i], sign)
+		sr.t.addOwnership(path, oc.own[i], sign)
 	}
 }
 
@@ -223,7 +280,7 @@ func (sr *searcher) outcomeTerminal(path []step, leaf int32, st games.State) {
 	}
 	if sr.oc.ownership && len(sr.oc.ownBuf) == sr.oc.hw {
 		o.FinalOwnership(sr.oc.ownBuf)
-		sr.t.addOwnership(sr.oc.ownBuf, 1)
+		sr.t.addOwnership(path, sr.oc.ownBuf, 1)
 	}
 }
 

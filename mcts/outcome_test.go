@@ -94,8 +94,9 @@ func subtreeOutcome(t *testing.T, tr *tree, i int32, st games.State, own []float
 	return sum, cnt
 }
 
-// checkOutcomes compares every root child's Score and the root's ownership
-// with the walk of the tree; withOwnership false skips the ownership.
+// checkOutcomes compares every root child's Score and ownership and the
+// root's ownership with the walk of the tree; withOwnership false: there is
+// no ownership.
 func checkOutcomes(t *testing.T, s *Search, root games.State, withOwnership bool) {
 	t.Helper()
 	tr := &s.sr.t
@@ -128,7 +129,8 @@ func checkOutcomes(t *testing.T, s *Search, root games.State, withOwnership bool
 		}
 		st := root.Clone()
 		st.ApplyAction(c.Action)
-		sum, n := subtreeOutcome(t, tr, child, st, make([]float64, h*w))
+		childOwn := make([]float64, h*w)
+		sum, n := subtreeOutcome(t, tr, child, st, childOwn)
 		if n != c.Visits {
 			t.Fatalf("action %d: the walk counts %d, the action has %d visits", c.Action, n, c.Visits)
 		}
@@ -137,6 +139,15 @@ func checkOutcomes(t *testing.T, s *Search, root games.State, withOwnership bool
 			t.Errorf("action %d (%d visits): score %v (scored %v), want the subtree's mean %v for player %d", c.Action, c.Visits, c.Score, c.Scored, want, me)
 		}
 		scored++
+		got := make([]float32, h*w)
+		if ok := s.RootChildOwnership(c.Action, got); ok != withOwnership {
+			t.Fatalf("action %d: RootChildOwnership reports %v, want %v", c.Action, ok, withOwnership)
+		}
+		for q := range got {
+			if want := flip * childOwn[q] / float64(n); withOwnership && math.Abs(float64(got[q])-want) > 1e-5 {
+				t.Fatalf("action %d, point %d: ownership %v, want the mean over its leaves %v", c.Action, q, got[q], want)
+			}
+		}
 	}
 	if scored < 2 {
 		t.Fatalf("%d actions scored: the test checks too little", scored)

@@ -85,11 +85,14 @@ type tree struct {
 	// With Search.SetOutcomes only (nil otherwise): per node, the sum of
 	// the final margins (for player 0) backed up through it and their
 	// number (tree.addScore); the root's sum of its leaves' ownership for
-	// player 0 and their number (tree.addOwnership).
-	ss   []float64
-	sn   []int32
-	own  []float64
-	ownN int
+	// player 0 and their number, and the same per root edge
+	// (tree.addOwnership).
+	ss    []float64
+	sn    []int32
+	own   []float64
+	ownN  int
+	cown  [][]float64
+	cownN []int32
 }
 
 // tpEntry is what graph search knows of one position, summed over every
