@@ -36,8 +36,14 @@ package gtp
 //   - analyze and genmove_analyze, the names of lz-analyze and
 //     lz-genmove_analyze some front ends use.
 //
+// With "movesOwnership true", kata-analyze also writes, after each move's
+// pv, "movesOwnership" and the size*size ownership averaged over the leaves
+// below that move (KataGo's key of that name; pv-reading front ends that take
+// every word after "pv" do not ask for it).
+//
 // Their arguments are "[color] [interval] [key value ...]" with the keys
-// interval (centiseconds), minmoves, maxmoves and ownership. The analysis
+// interval (centiseconds), minmoves, maxmoves, ownership and
+// movesOwnership. The analysis
 // commands answer "=" at once and then stream one report every interval
 // until any new input line arrives, which ends the answer with its blank
 // line and is then handled as the next command; the genmove forms search
@@ -100,6 +106,10 @@ type AnalysisMove struct {
 	// move, averaged over the action's subtree (OutcomeAnalyzer).
 	Score  float64
 	Scored bool
+	// Ownership, with an OutcomeAnalyzer tracking it, is the ownership
+	// head averaged over the leaves evaluated below the action, as
+	// Analysis.Ownership; nil otherwise or before the action's first visit.
+	Ownership []float64
 }
 
 // OutcomeAnalyzer is implemented by Analyzers whose network has KataGo's
@@ -143,6 +153,9 @@ type analysisRequest struct {
 	minMoves  int
 	maxMoves  int
 	ownership bool
+	// movesOwnership: kata-analyze's per-move ownership, after each
+	// move's pv.
+	movesOwnership bool
 }
 
 // isStreaming reports whether a command streams its answer (Run answers it).
@@ -207,16 +220,22 @@ func (e *Engine) parseAnalysis(cmd Command) (analysisRequest, error) {
 			} else {
 				req.maxMoves = n
 			}
-		case "ownership":
+		case "ownership", "movesOwnership":
+			var on bool
 			switch v {
 			case "true":
-				req.ownership = true
+				on = true
 			case "false":
 			default:
-				err = fmt.Errorf("syntax error: ownership %q: want true or false", clip(v))
+				err = fmt.Errorf("syntax error: %s %q: want true or false", k, clip(v))
+			}
+			if k == "ownership" {
+				req.ownership = on
+			} else {
+				req.movesOwnership = on
 			}
 		default:
-			err = fmt.Errorf("syntax error: %s: unknown key %q (known: interval, minmoves, maxmoves, ownership)", cmd.Name, clip(k))
+			err = fmt.Errorf("syntax error: %s: unknown key %q (known: interval, minmoves, maxmoves, ownership, movesOwnership)", cmd.Name, clip(k))
 		}
 		if err != nil {
 			return req, err
@@ -266,6 +285,12 @@ func (e *Engine) formatAnalysis(req analysisRequest, an Analysis) string {
 		for _, a := range m.PV {
 			b.WriteString(" " + d.FormatMove(a))
 		}
+		if req.kata && req.movesOwnership && m.Ownership != nil {
+			b.WriteString(" movesOwnership")
+			for _, v := range m.Ownership {
+				b.WriteString(" " + strconv.FormatFloat(v, 'f', 6, 64))
+			}
+		}
 	}
 	if b.Len() > 0 && req.kata && req.ownership && an.Ownership != nil {
 		b.WriteString(" ownership")
@@ -287,7 +312,7 @@ func (e *Engine) trackOutcomes(req analysisRequest) {
 	if !score && !own {
 		return
 	}
-	if err := oa.TrackOutcomes(req.ownership && own); err != nil {
+	if err := oa.TrackOutcomes((req.ownership || req.movesOwnership) && own); err != nil {
 		e.log.Warn("gtp: ownership and score heads unavailable; reporting without them", "error", err.Error())
 	}
 }

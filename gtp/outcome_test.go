@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -306,8 +307,8 @@ func headsOf(t *testing.T, g games.Game, wts *nn.Weights) (score func(games.Stat
 // one, the ownership is the head's at the position itself (the stones,
 // +tanh(2) for the player to move's, in KataGo's order from the top-left
 // point); after two, the mean of the root's and the visited child's (the
-// child's turned to the root's side), and the visited move's scoreLead the
-// score head at the child.
+// child's turned to the root's side), and the visited move's scoreLead and
+// movesOwnership the heads at the child.
 func TestKataOwnershipIsTheTreeMean(t *testing.T) {
 	g, err := games.New("go:size=5,komi=0.5")
 	if err != nil {
@@ -344,7 +345,7 @@ func TestKataOwnershipIsTheTreeMean(t *testing.T) {
 			}
 		}
 		// minmoves: a report after one playout has no visited move.
-		s.send("kata-genmove_analyze w 1 minmoves 3 ownership true")
+		s.send("kata-genmove_analyze w 1 minmoves 3 ownership true movesOwnership true")
 		if l := s.line(); l != "=" {
 			t.Fatalf("first line %q", l)
 		}
@@ -371,8 +372,21 @@ func TestKataOwnershipIsTheTreeMean(t *testing.T) {
 			a, _ := gg.ParseAction(m.fields["move"])
 			c := state.Clone()
 			c.ApplyAction(a)
-			for q, v := range ownOf(c) {
+			childOwn := ownOf(c)
+			for q, v := range childOwn {
 				want[q] = (want[q] - v) / 2 // the child's mover is black
+			}
+			// Sabaki's reading puts every word after "pv" in the pv:
+			// movesOwnership follows it.
+			k := slices.Index(m.pv, "movesOwnership")
+			if k < 0 || len(m.pv)-k-1 != 25 {
+				t.Fatalf("move %s: pv %v without 25 movesOwnership values", m.fields["move"], m.pv)
+			}
+			for q, f := range m.pv[k+1:] {
+				v, err := strconv.ParseFloat(f, 64)
+				if err != nil || math.Abs(v+childOwn[q]) > 2e-6 {
+					t.Errorf("move %s: movesOwnership %d %q, want %v (the child's, for white)", m.fields["move"], q, f, -childOwn[q])
+				}
 			}
 			lead, err := strconv.ParseFloat(m.fields["scoreLead"], 64)
 			if err != nil || math.Abs(lead+score(c)) > 1e-4*max(1, math.Abs(score(c))) {

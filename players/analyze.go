@@ -36,7 +36,7 @@ func (p *netPlayer) SetMoveTime(d time.Duration) {
 // mcts.Search.Ponder) and reports its root: each action's visits, mean
 // value, prior and, for visited ones, principal variation; with
 // TrackOutcomes, each visited action's score averaged over its subtree
-// and the root's averaged ownership.
+// and the root's and each visited action's averaged ownership.
 func (p *netPlayer) Analyze(ctx context.Context, s games.State, sims int) (gtp.Analysis, error) {
 	sr := p.p.Search()
 	if err := sr.Ponder(ctx, s, sims); err != nil {
@@ -59,12 +59,22 @@ func (p *netPlayer) Analyze(ctx context.Context, s games.State, sims int) (gtp.A
 		p.own = make([]float32, h*w)
 	}
 	if sr.RootOwnership(p.own) {
-		out.Ownership = make([]float64, len(p.own))
-		for i, v := range p.own {
-			out.Ownership[i] = float64(v)
+		out.Ownership = float64s(p.own)
+		for i := range out.Moves {
+			if m := &out.Moves[i]; m.Visits > 0 && sr.RootChildOwnership(m.Action, p.own) {
+				m.Ownership = float64s(p.own)
+			}
 		}
 	}
 	return out, nil
+}
+
+func float64s(x []float32) []float64 {
+	out := make([]float64, len(x))
+	for i, v := range x {
+		out[i] = float64(v)
+	}
+	return out
 }
 
 // MoveSimulations is the playouts of one move's search.
