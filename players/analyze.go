@@ -92,5 +92,8 @@ func (p *netPlayer) OutcomeHeads() (ownership, score bool) {
 // ownership head at the root (mcts.Search.SetOutcomes), from now on.
 func (p *netPlayer) TrackOutcomes(ownership bool) error {
 	_, score := p.OutcomeHeads()
+	if !score && !ownership {
+		return nil // nothing asked: the tracking stays as it is
+	}
 	return p.p.Search().SetOutcomes(score, ownership)
 }
