@@ -156,7 +156,8 @@ type auxRunner struct {
 	scratch        []int // one position's legal actions
 }
 
-// auxBatch is the most positions EvaluateAux runs in one forward pass.
+// auxBatch is the most positions EvaluateAux and EvaluateOutcomes run in one
+// forward pass.
 const auxBatch = 32
 
 const (
