@@ -22,21 +22,28 @@ package gtp
 //     ownership heads (network.score, network.ownership; OutcomeAnalyzer)
 //     and are written only when the network has them; a network without
 //     a head answers without its field, which the format allows, and
-//     takes "ownership true" all the same. scoreLead (and scoreMean,
-//     KataGo's older name for it, which Lizzie reads) is the score head's
-//     estimate at the position after the move: the final margin in
-//     points, komi included, that self-play from there would end with,
-//     turned to the mover's side; it is the network's estimate at the
-//     child, not an average over the move's subtree as KataGo's is. The
-//     ownership is the ownership head's output at the analysed position
-//     itself (the root), not an average over the tree. Both are
-//     evaluated once a position and move (a forward pass per reported
-//     move), apart from the search's own evaluations;
+//     takes "ownership true" all the same. As KataGo's, they are
+//     averages over the search: scoreLead (and scoreMean, KataGo's older
+//     name for it, which Lizzie reads) is the mean, over the evaluations
+//     backed up through the move's subtree, of the score head's final
+//     margin in points, komi included, for the player to move (a
+//     finished game's leaf counts its own score), and is written for
+//     visited moves; the ownership is the mean of the ownership head over
+//     every leaf evaluated below the analysed position. The search
+//     evaluates the heads in the same forward pass as the policy and
+//     value once a kata command asked for them (OutcomeAnalyzer's
+//     TrackOutcomes);
 //   - analyze and genmove_analyze, the names of lz-analyze and
 //     lz-genmove_analyze some front ends use.
 //
+// With "movesOwnership true", kata-analyze also writes, after each move's
+// pv, "movesOwnership" and the size*size ownership averaged over the leaves
+// below that move (KataGo's key of that name; pv-reading front ends that take
+// every word after "pv" do not ask for it).
+//
 // Their arguments are "[color] [interval] [key value ...]" with the keys
-// interval (centiseconds), minmoves, maxmoves and ownership. The analysis
+// interval (centiseconds), minmoves, maxmoves, ownership and
+// movesOwnership. The analysis
 // commands answer "=" at once and then stream one report every interval
 // until any new input line arrives, which ends the answer with its blank
 // line and is then handled as the next command; the genmove forms search
@@ -81,6 +88,11 @@ type Analysis struct {
 	Value float64
 	// Moves are the root's actions, most visited first.
 	Moves []AnalysisMove
+	// Ownership, with an OutcomeAnalyzer tracking it, is the ownership
+	// head averaged over the leaves evaluated below the position, one
+	// value a board point in [-1, 1] (+1: the player to move owns it),
+	// row-major from the top-left point; nil otherwise.
+	Ownership []float64
 }
 
 // AnalysisMove is one action at the root.
@@ -90,6 +102,14 @@ type AnalysisMove struct {
 	Q      float64 // mean value in [-1, 1]
 	Prior  float64 // in [0, 1]
 	PV     []int   // principal variation, starting with Action
+	// Score, with Scored, is the final margin in points for the player to
+	// move, averaged over the action's subtree (OutcomeAnalyzer).
+	Score  float64
+	Scored bool
+	// Ownership, with an OutcomeAnalyzer tracking it, is the ownership
+	// head averaged over the leaves evaluated below the action, as
+	// Analysis.Ownership; nil otherwise or before the action's first visit.
+	Ownership []float64
 }
 
 // OutcomeAnalyzer is implemented by Analyzers whose network has KataGo's
@@ -99,14 +119,13 @@ type AnalysisMove struct {
 type OutcomeAnalyzer interface {
 	// OutcomeHeads reports which of the two heads the network has.
 	OutcomeHeads() (ownership, score bool)
-	// Outcome evaluates the heads for the analysis of s. When own is not
-	// nil (one value a board point, the points in action order: row-major
-	// from the top-left point), it writes the ownership head's prediction
-	// for s, in [-1, 1], +1 where s's player to move owns the point at the
-	// end. It returns, for each of actions (which needs the score head),
-	// the predicted final margin, in points, for s's player to move once
-	// the action is played.
-	Outcome(s games.State, actions []int, own []float64) ([]float64, error)
+	// TrackOutcomes makes the following Analyze calls back up the score
+	// head over the search tree and fill AnalysisMove.Score and, with
+	// ownership, accumulate the ownership head at the root and fill
+	// Analysis.Ownership. It stays on for the Analyzer's later searches
+	// (asking for less keeps it as it is); turning it on, or adding the
+	// ownership, restarts the analysis' tree.
+	TrackOutcomes(ownership bool) error
 }
 
 // AnalysisCommands are the commands Engine adds to Commands when its
@@ -134,6 +153,9 @@ type analysisRequest struct {
 	minMoves  int
 	maxMoves  int
 	ownership bool
+	// movesOwnership: kata-analyze's per-move ownership, after each
+	// move's pv.
+	movesOwnership bool
 }
 
 // isStreaming reports whether a command streams its answer (Run answers it).
@@ -198,16 +220,22 @@ func (e *Engine) parseAnalysis(cmd Command) (analysisRequest, error) {
 			} else {
 				req.maxMoves = n
 			}
-		case "ownership":
+		case "ownership", "movesOwnership":
+			var on bool
 			switch v {
 			case "true":
-				req.ownership = true
+				on = true
 			case "false":
 			default:
-				err = fmt.Errorf("syntax error: ownership %q: want true or false", clip(v))
+				err = fmt.Errorf("syntax error: %s %q: want true or false", k, clip(v))
+			}
+			if k == "ownership" {
+				req.ownership = on
+			} else {
+				req.movesOwnership = on
 			}
 		default:
-			err = fmt.Errorf("syntax error: %s: unknown key %q (known: interval, minmoves, maxmoves, ownership)", cmd.Name, clip(k))
+			err = fmt.Errorf("syntax error: %s: unknown key %q (known: interval, minmoves, maxmoves, ownership, movesOwnership)", cmd.Name, clip(k))
 		}
 		if err != nil {
 			return req, err
@@ -217,14 +245,12 @@ func (e *Engine) parseAnalysis(cmd Command) (analysisRequest, error) {
 }
 
 // formatAnalysis writes one report line: an "info" group per move, and,
-// for kata-analyze with ownership true and an ownership head, the
-// "ownership" section after the last group. oc, nil without an
-// OutcomeAnalyzer, holds what the heads said of this analysis' position.
-func (e *Engine) formatAnalysis(req analysisRequest, an Analysis, oc *outcomes) string {
+// for kata-analyze with ownership true and an ownership in an, the
+// "ownership" section after the last group.
+func (e *Engine) formatAnalysis(req analysisRequest, an Analysis) string {
 	d := e.pos.Dialect()
 	var b strings.Builder
 	n := 0
-	var shown []int
 	for i, m := range an.Moves {
 		if m.Visits == 0 && i >= req.minMoves {
 			break
@@ -233,10 +259,6 @@ func (e *Engine) formatAnalysis(req analysisRequest, an Analysis, oc *outcomes) 
 			break
 		}
 		n++
-		shown = append(shown, m.Action)
-	}
-	if req.kata && oc != nil {
-		oc.fill(shown, req.ownership)
 	}
 	for i, m := range an.Moves[:n] {
 		wr := (m.Q + 1) / 2
@@ -250,10 +272,10 @@ func (e *Engine) formatAnalysis(req analysisRequest, an Analysis, oc *outcomes) 
 		b.WriteString("info move " + d.FormatMove(m.Action) + " visits " + strconv.Itoa(m.Visits))
 		if req.kata {
 			fmt.Fprintf(&b, " utility %.6f winrate %.6f", m.Q, wr)
-			if sc, ok := oc.score(m.Action); ok {
+			if m.Scored {
 				// scoreMean is KataGo's older name of scoreLead,
 				// which Lizzie reads.
-				fmt.Fprintf(&b, " scoreMean %.6f scoreLead %.6f", sc, sc)
+				fmt.Fprintf(&b, " scoreMean %.6f scoreLead %.6f", m.Score, m.Score)
 			}
 			fmt.Fprintf(&b, " prior %.6f lcb %.6f", m.Prior, lcb)
 		} else {
@@ -263,89 +285,36 @@ func (e *Engine) formatAnalysis(req analysisRequest, an Analysis, oc *outcomes) 
 		for _, a := range m.PV {
 			b.WriteString(" " + d.FormatMove(a))
 		}
+		if req.kata && req.movesOwnership && m.Ownership != nil {
+			b.WriteString(" movesOwnership")
+			for _, v := range m.Ownership {
+				b.WriteString(" " + strconv.FormatFloat(v, 'f', 6, 64))
+			}
+		}
 	}
-	if b.Len() > 0 && req.kata && req.ownership && oc != nil && oc.own != nil {
+	if b.Len() > 0 && req.kata && req.ownership && an.Ownership != nil {
 		b.WriteString(" ownership")
-		for _, v := range oc.own {
+		for _, v := range an.Ownership {
 			b.WriteString(" " + strconv.FormatFloat(v, 'f', 6, 64))
 		}
 	}
 	return b.String()
 }
 
-// outcomes holds what an OutcomeAnalyzer's heads said of one analysis'
-// position: its ownership and the score after each move reported so far.
-type outcomes struct {
-	e        *Engine
-	an       OutcomeAnalyzer
-	s        games.State
-	hasOwn   bool
-	hasScore bool
-	own      []float64       // nil until asked for, or without the head
-	scores   map[int]float64 // by action
-	failed   bool            // the heads failed once: report without them
-	missing  []int           // scratch
-}
-
-// newOutcomes returns the cache of an analysis of s, or nil when the
-// chooser has neither head.
-func (e *Engine) newOutcomes(s games.State) *outcomes {
+// trackOutcomes asks an OutcomeAnalyzer chooser with the score head to back
+// the heads up for a kata command (the ownership when asked and there).
+func (e *Engine) trackOutcomes(req analysisRequest) {
 	oa, ok := e.chooser.(OutcomeAnalyzer)
-	if !ok {
-		return nil
+	if !ok || !req.kata {
+		return
 	}
 	own, score := oa.OutcomeHeads()
-	if !own && !score {
-		return nil
-	}
-	return &outcomes{e: e, an: oa, s: s.Clone(), hasOwn: own, hasScore: score, scores: map[int]float64{}}
-}
-
-// fill evaluates what a report of actions needs and the cache lacks: the
-// ownership (once, when asked for) and the scores of actions not yet
-// scored.
-func (o *outcomes) fill(actions []int, ownership bool) {
-	if o.failed {
+	if !score && !own {
 		return
 	}
-	o.missing = o.missing[:0]
-	if o.hasScore {
-		for _, a := range actions {
-			if _, ok := o.scores[a]; !ok {
-				o.missing = append(o.missing, a)
-			}
-		}
+	if err := oa.TrackOutcomes((req.ownership || req.movesOwnership) && own); err != nil {
+		e.log.Warn("gtp: ownership and score heads unavailable; reporting without them", "error", err.Error())
 	}
-	var own []float64
-	if ownership && o.hasOwn && o.own == nil {
-		n := o.e.pos.Dialect().Size()
-		own = make([]float64, n*n)
-	}
-	if own == nil && len(o.missing) == 0 {
-		return
-	}
-	sc, err := o.an.Outcome(o.s, o.missing, own)
-	if err != nil {
-		o.e.log.Warn("gtp: ownership and score heads failed; reporting without them", "error", err.Error())
-		o.failed, o.own = true, nil
-		clear(o.scores)
-		return
-	}
-	for i, a := range o.missing {
-		o.scores[a] = sc[i]
-	}
-	if own != nil {
-		o.own = own
-	}
-}
-
-// score returns the score after action a, when known.
-func (o *outcomes) score(a int) (float64, bool) {
-	if o == nil || o.failed {
-		return 0, false
-	}
-	v, ok := o.scores[a]
-	return v, ok
 }
 
 func per10k(x float64) int {
@@ -428,10 +397,7 @@ func (e *Engine) streamAnalysis(ctx context.Context, cmd Command, bw *bufio.Writ
 	last := start
 	var res Analysis
 	visits := 0
-	var oc *outcomes
-	if req.kata {
-		oc = e.newOutcomes(s)
-	}
+	e.trackOutcomes(req)
 	for visits < budget && (deadline.IsZero() || visits == 0 || time.Now().Before(deadline)) {
 		if !req.genmove {
 			if ln, more := next(false); ln != nil || !more {
@@ -452,7 +418,7 @@ func (e *Engine) streamAnalysis(ctx context.Context, cmd Command, bw *bufio.Writ
 		visits += step
 		if req.interval > 0 && time.Since(last) >= req.interval {
 			last = time.Now()
-			if out := e.formatAnalysis(req, res, oc); out != "" {
+			if out := e.formatAnalysis(req, res); out != "" {
 				if _, err := bw.WriteString(out + "\n"); err != nil {
 					return nil, err
 				}
@@ -468,7 +434,7 @@ func (e *Engine) streamAnalysis(ctx context.Context, cmd Command, bw *bufio.Writ
 		}
 		a := res.Moves[0].Action
 		if req.interval > 0 {
-			if out := e.formatAnalysis(req, res, oc); out != "" {
+			if out := e.formatAnalysis(req, res); out != "" {
 				bw.WriteString(out + "\n")
 			}
 		}

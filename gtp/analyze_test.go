@@ -401,6 +401,10 @@ func TestAnalysisSession(t *testing.T) {
 	if a := s.answer(); len(a) != 1 || !strings.HasPrefix(a[0], "?12 syntax error") {
 		t.Errorf("bad key: %q", a)
 	}
+	s.send("16 kata-analyze b movesOwnership maybe")
+	if a := s.answer(); len(a) != 1 || !strings.HasPrefix(a[0], `?16 syntax error: movesOwnership "maybe"`) {
+		t.Errorf("bad movesOwnership: %q", a)
+	}
 	s.send("13 gogui-analyze_commands")
 	if a := s.answer(); len(a) < 2 || !strings.Contains(strings.Join(a, "\n"), "dboard/") {
 		t.Errorf("gogui-analyze_commands: %q", a)

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -80,11 +81,12 @@ func splitOwnership(t *testing.T, line string) (string, []float64) {
 // TestKataAnalyzeOwnershipAndScore runs kata-analyze, kata-genmove_analyze
 // and lz-analyze on a 5x5 network with both heads through a GTP session:
 // the kata lines parse as Sabaki and Lizzie read them, carry scoreLead on
-// every move and, when asked, size^2 ownership values from the top-left
-// point, for the player to move; the ownership matches the stones the
-// network was built to see, and each scoreLead the score head's output
-// at the move's child, turned to the mover's side. lz-analyze shows
-// neither; a network without the heads answers kata-analyze without them.
+// every visited move and, when asked, size^2 ownership values in [-1, 1];
+// a move visited once has the score head's output at its child (the
+// subtree's one evaluation) turned to the mover's side, for either colour
+// to move (the averages over larger subtrees are checked against a walk of
+// the tree in package mcts). lz-analyze shows neither; a network without
+// the heads answers kata-analyze without them.
 func TestKataAnalyzeOwnershipAndScore(t *testing.T) {
 	g, err := games.New("go:size=5,komi=0.5")
 	if err != nil {
@@ -107,21 +109,7 @@ func TestKataAnalyzeOwnershipAndScore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	net, err := nn.NewNet(wts, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, h, w := g.ObservationShape()
-	// forward returns the score head's margin (points, for the mover) of s.
-	forward := func(s games.State) float64 {
-		obs := make([]float32, p*h*w)
-		s.Observation(obs)
-		sc := make([]float32, 1)
-		if err := net.ForwardAux(obs, 1, make([]float32, g.NumActions()), make([]float32, 1), nil, sc); err != nil {
-			t.Fatal(err)
-		}
-		return float64(sc[0])
-	}
+	forward, _ := headsOf(t, g, wts)
 	s := startSession(t, e)
 	state := g.NewInitialState()
 	for i, mv := range []string{"B4", "D2", "A1"} {
@@ -135,7 +123,7 @@ func TestKataAnalyzeOwnershipAndScore(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	own := math.Tanh(2 / math.Sqrt(1+nn.BatchNormEps))
+	once := 0 // moves visited once whose scoreLead was checked
 	// checkLine checks one kata line for the position at, whose player
 	// to move is the analysis' side.
 	checkLine := func(line string, at games.State, wantOwnership bool) {
@@ -143,6 +131,12 @@ func TestKataAnalyzeOwnershipAndScore(t *testing.T) {
 		info, values := splitOwnership(t, line)
 		checkInfo(t, info, true, at)
 		for _, m := range parseInfo(t, info) {
+			if m.fields["visits"] == "0" {
+				if _, ok := m.fields["scoreLead"]; ok {
+					t.Errorf("move %s: scoreLead without visits", m.fields["move"])
+				}
+				continue
+			}
 			lead, err := strconv.ParseFloat(m.fields["scoreLead"], 64)
 			if err != nil || math.IsNaN(lead) || math.IsInf(lead, 0) {
 				t.Fatalf("move %s: scoreLead %q", m.fields["move"], m.fields["scoreLead"])
@@ -150,6 +144,10 @@ func TestKataAnalyzeOwnershipAndScore(t *testing.T) {
 			if m.fields["scoreMean"] != m.fields["scoreLead"] {
 				t.Errorf("move %s: scoreMean %s, scoreLead %s", m.fields["move"], m.fields["scoreMean"], m.fields["scoreLead"])
 			}
+			if m.fields["visits"] != "1" {
+				continue
+			}
+			once++
 			a, _ := gg.ParseAction(m.fields["move"])
 			c := at.Clone()
 			c.ApplyAction(a)
@@ -161,7 +159,7 @@ func TestKataAnalyzeOwnershipAndScore(t *testing.T) {
 				}
 			}
 			if math.Abs(lead-want) > 1e-4*max(1, math.Abs(want)) {
-				t.Errorf("move %s: scoreLead %v, want %v (the score head at the child, for the mover)", m.fields["move"], lead, want)
+				t.Errorf("move %s (one visit): scoreLead %v, want %v (the score head at the child, for the mover)", m.fields["move"], lead, want)
 			}
 		}
 		if !wantOwnership {
@@ -173,29 +171,9 @@ func TestKataAnalyzeOwnershipAndScore(t *testing.T) {
 		if len(values) != 25 {
 			t.Fatalf("%d ownership values, want 25: %q", len(values), line)
 		}
-		mover := at.CurrentPlayer()
-		for i, v := range values {
+		for _, v := range values {
 			if v < -1 || v > 1 {
 				t.Errorf("ownership %v outside [-1, 1]", v)
-			}
-			// KataGo's order: row-major from the top-left point.
-			vertex := string("ABCDE"[i%5]) + strconv.Itoa(5-i/5)
-			a, err := gg.ParseAction(vertex)
-			if err != nil {
-				t.Fatal(err)
-			}
-			want := 0.0
-			switch st := at.(*gogame.State); st.At(a) {
-			case gogame.Black:
-				want = own
-			case gogame.White:
-				want = -own
-			}
-			if mover == 1 {
-				want = -want
-			}
-			if math.Abs(v-want) > 1e-5 {
-				t.Errorf("ownership value %d (%s): %v, want %v for %s to move", i, vertex, v, want, "BW"[mover:mover+1])
 			}
 		}
 	}
@@ -264,6 +242,9 @@ func TestKataAnalyzeOwnershipAndScore(t *testing.T) {
 	s.in.Close()
 	for range s.lines {
 	}
+	if once == 0 {
+		t.Error("no move was visited once: no scoreLead was checked against the network")
+	}
 
 	// A network without the heads: the same command, neither field.
 	plain, _ := outcomeNet(t, g, false)
@@ -290,5 +271,188 @@ func TestKataAnalyzeOwnershipAndScore(t *testing.T) {
 	}
 	s2.in.Close()
 	for range s2.lines {
+	}
+}
+
+// headsOf returns the score head's margin and the ownership head's
+// prediction of a position by a direct forward pass of wts, both for the
+// position's player to move.
+func headsOf(t *testing.T, g games.Game, wts *nn.Weights) (score func(games.State) float64, own func(games.State) []float64) {
+	t.Helper()
+	net, err := nn.NewNet(wts, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, h, w := g.ObservationShape()
+	run := func(s games.State) (float64, []float64) {
+		obs := make([]float32, p*h*w)
+		s.Observation(obs)
+		sc, ow := make([]float32, 1), make([]float32, h*w)
+		if err := net.ForwardAux(obs, 1, make([]float32, g.NumActions()), make([]float32, 1), ow, sc); err != nil {
+			t.Fatal(err)
+		}
+		out := make([]float64, h*w)
+		for i, v := range ow {
+			out[i] = float64(v)
+		}
+		return float64(sc[0]), out
+	}
+	score = func(s games.State) float64 { x, _ := run(s); return x }
+	own = func(s games.State) []float64 { _, o := run(s); return o }
+	return score, own
+}
+
+// TestKataOwnershipIsTheTreeMean searches one and then two playouts with
+// kata-genmove_analyze on the 5x5 network built to see the stones: after
+// one, the ownership is the head's at the position itself (the stones,
+// +tanh(2) for the player to move's, in KataGo's order from the top-left
+// point); after two, the mean of the root's and the visited child's (the
+// child's turned to the root's side), and the visited move's scoreLead and
+// movesOwnership the heads at the child.
+func TestKataOwnershipIsTheTreeMean(t *testing.T) {
+	g, err := games.New("go:size=5,komi=0.5")
+	if err != nil {
+		t.Fatal(err)
+	}
+	gg := g.(*gogame.Game)
+	path, wts := outcomeNet(t, g, true)
+	score, ownOf := headsOf(t, g, wts)
+	state := g.NewInitialState()
+	for _, mv := range []string{"B4", "D2", "A1"} {
+		a, _ := gg.ParseAction(mv)
+		if err := games.Play(state, a); err != nil {
+			t.Fatal(err)
+		}
+	}
+	stone := math.Tanh(2 / math.Sqrt(1+nn.BatchNormEps))
+	for _, sims := range []int{1, 2} {
+		f, err := players.Build(g, mustSpec(t, "net:path="+path+",sims="+strconv.Itoa(sims)+",solver=0"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		e, err := gtp.NewEngine(gtp.DefaultEngineConfig(), g, func(games.Game) (gtp.Chooser, error) {
+			return f.New(rand.New(rand.NewPCG(1, 2)))
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := startSession(t, e)
+		for i, mv := range []string{"B4", "D2", "A1"} {
+			s.send("play " + "bw"[i%2:i%2+1] + " " + mv)
+			if a := s.answer(); len(a) != 1 || a[0] != "= " {
+				t.Fatalf("play %s: %q", mv, a)
+			}
+		}
+		// minmoves: a report after one playout has no visited move.
+		s.send("kata-genmove_analyze w 1 minmoves 3 ownership true movesOwnership true")
+		if l := s.line(); l != "=" {
+			t.Fatalf("first line %q", l)
+		}
+		var last string
+		for l := s.line(); l != ""; l = s.line() {
+			if strings.HasPrefix(l, "info ") {
+				last = l
+			}
+		}
+		s.in.Close()
+		for range s.lines {
+		}
+		info, values := splitOwnership(t, last)
+		if len(values) != 25 {
+			t.Fatalf("sims=%d: %d ownership values, want 25: %q", sims, len(values), last)
+		}
+		want := ownOf(state)
+		visited := 0
+		for _, m := range parseInfo(t, info) {
+			if m.fields["visits"] == "0" {
+				continue
+			}
+			visited++
+			a, _ := gg.ParseAction(m.fields["move"])
+			c := state.Clone()
+			c.ApplyAction(a)
+			childOwn := ownOf(c)
+			for q, v := range childOwn {
+				want[q] = (want[q] - v) / 2 // the child's mover is black
+			}
+			// Sabaki's reading puts every word after "pv" in the pv:
+			// movesOwnership follows it.
+			k := slices.Index(m.pv, "movesOwnership")
+			if k < 0 || len(m.pv)-k-1 != 25 {
+				t.Fatalf("move %s: pv %v without 25 movesOwnership values", m.fields["move"], m.pv)
+			}
+			for q, f := range m.pv[k+1:] {
+				v, err := strconv.ParseFloat(f, 64)
+				if err != nil || math.Abs(v+childOwn[q]) > 2e-6 {
+					t.Errorf("move %s: movesOwnership %d %q, want %v (the child's, for white)", m.fields["move"], q, f, -childOwn[q])
+				}
+			}
+			lead, err := strconv.ParseFloat(m.fields["scoreLead"], 64)
+			if err != nil || math.Abs(lead+score(c)) > 1e-4*max(1, math.Abs(score(c))) {
+				t.Errorf("sims=2: move %s: scoreLead %q, want %v", m.fields["move"], m.fields["scoreLead"], -score(c))
+			}
+		}
+		if visited != sims-1 {
+			t.Fatalf("sims=%d: %d moves visited, want %d: %q", sims, visited, sims-1, last)
+		}
+		for i, v := range values {
+			if sims == 1 {
+				// The stones, for white to move.
+				a, _ := gg.ParseAction(string("ABCDE"[i%5]) + strconv.Itoa(5-i/5))
+				x := 0.0
+				switch state.(*gogame.State).At(a) {
+				case gogame.Black:
+					x = -stone
+				case gogame.White:
+					x = stone
+				}
+				if math.Abs(v-x) > 1e-5 {
+					t.Errorf("sims=1: ownership value %d: %v, want %v (white to move)", i, v, x)
+				}
+			}
+			if math.Abs(v-want[i]) > 2e-6 {
+				t.Errorf("sims=%d: ownership value %d: %v, want %v", sims, i, v, want[i])
+			}
+		}
+	}
+}
+
+// TestKataAnalyzeSymmetrized: a player averaging K orientations (sym=2)
+// still reports the averaged scoreLead and ownership.
+func TestKataAnalyzeSymmetrized(t *testing.T) {
+	g, err := games.New("go:size=5,komi=0.5")
+	if err != nil {
+		t.Fatal(err)
+	}
+	path, _ := outcomeNet(t, g, true)
+	f, err := players.Build(g, mustSpec(t, "net:path="+path+",sims=16,solver=0,sym=2"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	e, err := gtp.NewEngine(gtp.DefaultEngineConfig(), g, func(games.Game) (gtp.Chooser, error) {
+		return f.New(rand.New(rand.NewPCG(1, 2)))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := startSession(t, e)
+	s.send("kata-genmove_analyze b 1 ownership true")
+	if l := s.line(); l != "=" {
+		t.Fatalf("first line %q", l)
+	}
+	var last string
+	for l := s.line(); l != ""; l = s.line() {
+		if strings.HasPrefix(l, "info ") {
+			last = l
+		}
+	}
+	s.in.Close()
+	for range s.lines {
+	}
+	info, values := splitOwnership(t, last)
+	if len(values) != 25 || !strings.Contains(info, " scoreLead ") {
+		t.Errorf("sym=2: report without scoreLead or 25 ownership values: %q", last)
 	}
 }

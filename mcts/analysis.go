@@ -20,6 +20,12 @@ type ChildStat struct {
 	Q float32
 	// Prior is the evaluator's prior of the action (without root noise).
 	Prior float32
+	// Score, with Scored, is the final margin for the player to move at
+	// the root averaged over the evaluations backed up through the
+	// action's subtree (Search.SetOutcomes); Scored is false without
+	// the tracking or before the action's first visit.
+	Score  float32
+	Scored bool
 }
 
 // RootChildren appends what the last search knows of every action at the
@@ -37,6 +43,14 @@ func (s *Search) RootChildren(dst []ChildStat) []ChildStat {
 		c := ChildStat{Action: int(e.action), Visits: int(e.n), Prior: e.p}
 		if e.n > 0 {
 			c.Q = e.w / float32(e.n)
+		}
+		if s.sr.oc != nil && e.child >= 0 {
+			if m, ok := t.meanScore(e.child); ok {
+				if r.player == 1 {
+					m = -m
+				}
+				c.Score, c.Scored = float32(m), true
+			}
 		}
 		dst = append(dst, c)
 	}

@@ -154,6 +154,7 @@ func (s *Search) search(ctx context.Context, target int, full bool, start time.T
 		deadline = start.Add(s.cfg.MoveTime)
 	}
 	sr.startMove(target, full)
+	s.prepareOutcomes()
 	for sr.done < sr.target {
 		if err := ctx.Err(); err != nil {
 			return fmt.Errorf("mcts: search: %w", err)

@@ -17,6 +17,7 @@ type batch struct {
 	values   []float32
 	items    []batchItem
 	n        int
+	oc       *outcomeTrack // Search.SetOutcomes: evaluate the leaves' outcomes too
 }
 
 // batchItem is one leaf waiting for its evaluation.
@@ -50,7 +51,12 @@ func (b *batch) evaluate(eval Evaluator) error {
 	if b.n == 0 {
 		return nil
 	}
-	err := eval.Evaluate(b.states[:b.n], b.policies[:b.n], b.values[:b.n])
+	var err error
+	if b.oc != nil {
+		err = b.evaluateOutcomes()
+	} else {
+		err = eval.Evaluate(b.states[:b.n], b.policies[:b.n], b.values[:b.n])
+	}
 	if err == nil {
 		for i := 0; i < b.n; i++ {
 			if v := b.values[i]; math.IsNaN(float64(v)) {
@@ -71,6 +77,9 @@ func (b *batch) evaluate(eval Evaluator) error {
 		it := &b.items[i]
 		v := min(max(b.values[i], -1), 1)
 		it.s.complete(it, b.states[i], b.policies[i], v)
+		if b.oc != nil {
+			it.s.outcomeLeaf(it.path, it.leaf, i)
+		}
 	}
 	b.n = 0
 	return nil
@@ -114,6 +123,7 @@ type searcher struct {
 	pi        []float32
 	chanceP   []float32             // scratch priors of a chance node, by action
 	outs      []games.ChanceOutcome // scratch outcomes of a chance node
+	oc        *outcomeTrack         // Search.SetOutcomes; nil: values alone
 }
 
 // setRoot makes a copy of s the root of an empty tree.
@@ -215,6 +225,9 @@ func (sr *searcher) collect(b *batch, max int) {
 		nd := &sr.t.nodes[leaf]
 		if nd.solved {
 			sr.t.solvedBackup(path, leaf)
+			if sr.oc != nil {
+				sr.outcomeSolved(path, leaf)
+			}
 			if sr.t.graph && sr.cfg.Solver {
 				// It may have been solved through its position's entry
 				// (another node of the position was proven): its
@@ -249,6 +262,9 @@ func (sr *searcher) collect(b *batch, max int) {
 		if st.IsTerminal() {
 			nd.setTerminal(float32(st.Returns()[0]))
 			sr.t.terminalBackup(path, leaf, 0)
+			if sr.oc != nil {
+				sr.outcomeTerminal(path, leaf, st)
+			}
 			if sr.cfg.Solver {
 				sr.t.propagate(path)
 			}
@@ -260,6 +276,9 @@ func (sr *searcher) collect(b *batch, max int) {
 			if sr.cfg.Solver && sr.t.syncSolved(leaf) {
 				nd.player = int8(st.CurrentPlayer())
 				sr.t.solvedBackup(path, leaf)
+				if sr.oc != nil {
+					sr.outcomeSolved(path, leaf)
+				}
 				sr.t.propagate(path)
 				sr.done++
 				continue
@@ -499,11 +518,17 @@ func (sr *searcher) proveDeferred(path []step, k int, st games.State) bool {
 	sr.t.nodes[i].deferred = false
 	if sr.proveChildren(i, st, true) {
 		sr.t.solvedBackup(path[:k], i)
+		if sr.oc != nil {
+			sr.outcomeSolved(path[:k], i)
+		}
 		sr.t.propagate(path[:k])
 		return true
 	}
 	if c := sr.t.edges[path[k].edge].child; c >= 0 && sr.t.nodes[c].solved {
 		sr.t.solvedBackup(path[:k+1], c)
+		if sr.oc != nil {
+			sr.outcomeSolved(path[:k+1], c)
+		}
 		sr.t.propagate(path[:k+1])
 		return true
 	}

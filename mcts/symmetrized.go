@@ -29,6 +29,15 @@ type symScratch struct {
 	states   []games.State
 	policies [][]float32
 	values   []float32
+	scores   []float32   // EvaluateOutcomes: per image
+	own      [][]float32 // EvaluateOutcomes: per image, nil but the identity's
+}
+
+func grow32(s []float32, n int) []float32 {
+	if cap(s) < n {
+		return make([]float32, n)
+	}
+	return s[:n]
 }
 
 // NewSymmetrized returns inner averaged over the first k symmetries of g
@@ -53,7 +62,38 @@ func (e *Symmetrized) Symmetries() int { return e.k }
 
 // Evaluate implements Evaluator.
 func (e *Symmetrized) Evaluate(states []games.State, policies [][]float32, values []float32) error {
+	return e.evaluate(states, policies, values, nil, nil)
+}
+
+// OutcomeHeads implements OutcomeEvaluator: the inner evaluator's heads,
+// none when it is not an OutcomeEvaluator.
+func (e *Symmetrized) OutcomeHeads() (ownership, score bool) {
+	if oe, ok := e.inner.(OutcomeEvaluator); ok {
+		return oe.OutcomeHeads()
+	}
+	return false, false
+}
+
+// EvaluateOutcomes implements OutcomeEvaluator with the inner evaluator's:
+// the policies and values averaged as Evaluate averages them, the score
+// (the same for every image of a position) averaged over the K images, and
+// the ownership of each position's own image (the identity).
+func (e *Symmetrized) EvaluateOutcomes(states []games.State, policies [][]float32, values []float32, scores []float32, ownership [][]float32) error {
+	if _, ok := e.inner.(OutcomeEvaluator); !ok {
+		return errors.New("mcts: symmetrized evaluator: the inner evaluator has no score or ownership head")
+	}
+	if scores == nil {
+		return errors.New("mcts: symmetrized evaluator: outcomes without scores")
+	}
+	return e.evaluate(states, policies, values, scores, ownership)
+}
+
+// evaluate is Evaluate, and EvaluateOutcomes with scores not nil.
+func (e *Symmetrized) evaluate(states []games.State, policies [][]float32, values []float32, scores []float32, ownership [][]float32) error {
 	if e.k == 1 {
+		if scores != nil {
+			return e.inner.(OutcomeEvaluator).EvaluateOutcomes(states, policies, values, scores, ownership)
+		}
 		return e.inner.Evaluate(states, policies, values)
 	}
 	sc, _ := e.scratch.Get().(*symScratch)
@@ -76,7 +116,27 @@ func (e *Symmetrized) Evaluate(states []games.State, policies [][]float32, value
 		sc.values = make([]float32, m)
 	}
 	sc.values = sc.values[:m]
-	err := e.inner.Evaluate(sc.states, sc.policies[:m], sc.values)
+	var err error
+	if scores != nil {
+		sc.scores = grow32(sc.scores, m)
+		var own [][]float32
+		if ownership != nil {
+			// The identity image of position i, image i*K, alone.
+			if cap(sc.own) < m {
+				sc.own = make([][]float32, m)
+			}
+			sc.own = sc.own[:m]
+			clear(sc.own)
+			for i := range states {
+				sc.own[i*e.k] = ownership[i]
+			}
+			own = sc.own
+		}
+		err = e.inner.(OutcomeEvaluator).EvaluateOutcomes(sc.states, sc.policies[:m], sc.values, sc.scores, own)
+		clear(sc.own)
+	} else {
+		err = e.inner.Evaluate(sc.states, sc.policies[:m], sc.values)
+	}
 	clear(sc.states) // drop the images
 	if err != nil {
 		return err
@@ -100,6 +160,13 @@ func (e *Symmetrized) Evaluate(states []games.State, policies [][]float32, value
 			p[a] *= inv
 		}
 		values[i] = v * inv
+		if scores != nil {
+			var x float32
+			for k := range e.k {
+				x += sc.scores[base+k]
+			}
+			scores[i] = x * inv
+		}
 	}
 	return nil
 }

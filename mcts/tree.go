@@ -81,6 +81,18 @@ type tree struct {
 	spare    tree2            // second arena for compaction
 	queue    []int32
 	legalBuf []int
+
+	// With Search.SetOutcomes only (nil otherwise): per node, the sum of
+	// the final margins (for player 0) backed up through it and their
+	// number (tree.addScore); the root's sum of its leaves' ownership for
+	// player 0 and their number, and the same per root edge
+	// (tree.addOwnership).
+	ss    []float64
+	sn    []int32
+	own   []float64
+	ownN  int
+	cown  [][]float64
+	cownN []int32
 }
 
 // tpEntry is what graph search knows of one position, summed over every
@@ -151,6 +163,7 @@ func (t *tree) reset() {
 	t.edges = t.edges[:0]
 	clear(t.tt)
 	t.tps = t.tps[:0]
+	t.ss, t.sn, t.ownN = t.ss[:0], t.sn[:0], 0
 }
 
 // newNode appends an unexpanded node and returns its index.
@@ -380,5 +393,6 @@ func (t *tree) keep(action int) bool {
 	}
 	t.nodes, dst.nodes = dst.nodes, t.nodes
 	t.edges, dst.edges = dst.edges, t.edges
+	t.keepOutcomes()
 	return true
 }

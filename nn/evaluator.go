@@ -142,16 +142,22 @@ type Evaluator struct {
 	aux auxRunner // EvaluateAux's network and buffers
 }
 
-// auxRunner is EvaluateAux's own Net, apart from the workers' batches.
+// auxRunner is EvaluateAux's and EvaluateOutcomes' own Net, apart from the
+// workers' batches.
 type auxRunner struct {
 	mu             sync.Mutex
 	net            *Net
 	obs, own       []float32
 	logits, values []float32
 	scores         []float32
+	at             []int // EvaluateOutcomes: the call's index of each position in the pass
+	legal          []int // their legal actions, concatenated
+	legalOff       []int // position k's are legal[legalOff[k]:legalOff[k+1]]
+	scratch        []int // one position's legal actions
 }
 
-// auxBatch is the most positions EvaluateAux runs in one forward pass.
+// auxBatch is the most positions EvaluateAux and EvaluateOutcomes run in one
+// forward pass.
 const auxBatch = 32
 
 const (
@@ -302,11 +308,7 @@ func (e *Evaluator) EvaluateAux(states []games.State, ownership [][]float32, sco
 	a := &e.aux
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if a.net == nil || a.net.m != m {
-		a.net = m.newNet(auxBatch, defaultChunk(auxBatch, m.hw))
-		a.obs = grow(a.obs, auxBatch*e.obsLen)
-		a.logits, a.values = grow(a.logits, auxBatch*e.numActions), grow(a.values, auxBatch)
-	}
+	a.ready(e, m)
 	var own, sc []float32
 	if ownership != nil {
 		a.own = grow(a.own, auxBatch*hw)
@@ -334,6 +336,135 @@ func (e *Evaluator) EvaluateAux(states []games.State, ownership [][]float32, sco
 		}
 	}
 	return nil
+}
+
+// OutcomeHeads reports whether the current network has the ownership and
+// the score head (mcts.OutcomeEvaluator).
+func (e *Evaluator) OutcomeHeads() (ownership, score bool) {
+	m := e.snap.Load().model
+	return m.HasOwnership(), m.HasScore()
+}
+
+// EvaluateOutcomes implements mcts.OutcomeEvaluator, for a search that
+// backs up the auxiliary heads (analysis): for each state it writes what
+// Evaluate writes (the softmax of the logits over the legal actions, the
+// value) and, from the same forward pass (Net.ForwardAux), with scores not
+// nil the score head's final margin for the player to move into scores[i],
+// and the ownership head's prediction into each ownership[i] that is not
+// nil (as EvaluateAux). A state without legal actions gets a zero policy,
+// value, score and ownership. It runs in the calling goroutine on
+// EvaluateAux's Net, one call at a time, by forward passes of up to
+// auxBatch positions, without the workers; it neither reads nor fills the
+// cache, whose entries hold no heads (a hit would lack the score). The
+// counters count its positions and passes as Evaluate's. Asking for a
+// head the network lacks is an error.
+func (e *Evaluator) EvaluateOutcomes(states []games.State, policies [][]float32, values []float32, scores []float32, ownership [][]float32) error {
+	n := len(states)
+	switch {
+	case len(policies) != n || len(values) != n:
+		return fmt.Errorf("nn: evaluate outcomes: %d states, %d policies, %d values", n, len(policies), len(values))
+	case scores != nil && len(scores) != n:
+		return fmt.Errorf("nn: evaluate outcomes: %d states, %d scores", n, len(scores))
+	case ownership != nil && len(ownership) != n:
+		return fmt.Errorf("nn: evaluate outcomes: %d states, %d ownership planes", n, len(ownership))
+	}
+	if n == 0 {
+		return nil
+	}
+	m := e.snap.Load().model
+	hw := e.shape.Height * e.shape.Width
+	for i, s := range states {
+		if s == nil {
+			return fmt.Errorf("nn: evaluate outcomes: states[%d] is nil", i)
+		}
+		if p, h, w := s.Game().ObservationShape(); p*h*w != e.obsLen || s.Game().NumActions() != e.numActions {
+			return fmt.Errorf("nn: evaluate outcomes: states[%d] is a position of %s, want %s", i, s.Game().Name(), e.game.Name())
+		}
+		if len(policies[i]) != e.numActions {
+			return fmt.Errorf("nn: evaluate outcomes: policies[%d] has length %d, want %d actions", i, len(policies[i]), e.numActions)
+		}
+		if ownership != nil && ownership[i] != nil && len(ownership[i]) != hw {
+			return fmt.Errorf("nn: evaluate outcomes: ownership[%d] has %d values, want %d points", i, len(ownership[i]), hw)
+		}
+	}
+	a := &e.aux
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.ready(e, m)
+	var own, sc []float32
+	if ownership != nil {
+		a.own = grow(a.own, auxBatch*hw)
+		own = a.own
+	}
+	if scores != nil {
+		a.scores = grow(a.scores, auxBatch)
+		sc = a.scores
+	}
+	e.requests.Add(1)
+	for start := 0; start < n; start += auxBatch {
+		// The positions with legal actions go to the network, packed.
+		a.at = a.at[:0]
+		a.legalOff = append(a.legalOff[:0], 0)
+		a.legal = a.legal[:0]
+		for i := start; i < min(start+auxBatch, n); i++ {
+			a.scratch = states[i].LegalActions(a.scratch[:0])
+			if len(a.scratch) == 0 {
+				clear(policies[i])
+				values[i] = 0
+				if scores != nil {
+					scores[i] = 0
+				}
+				if ownership != nil && ownership[i] != nil {
+					clear(ownership[i])
+				}
+				continue
+			}
+			for _, x := range a.scratch {
+				if x < 0 || x >= e.numActions {
+					return fmt.Errorf("nn: evaluate outcomes: states[%d] has legal action %d, want 0..%d", i, x, e.numActions-1)
+				}
+			}
+			a.legal = append(a.legal, a.scratch...)
+			a.legalOff = append(a.legalOff, len(a.legal))
+			k := len(a.at)
+			states[i].Observation(a.obs[k*e.obsLen : (k+1)*e.obsLen])
+			a.at = append(a.at, i)
+		}
+		nb := len(a.at)
+		if nb == 0 {
+			continue
+		}
+		t0 := time.Now()
+		err := a.net.ForwardAux(a.obs, nb, a.logits, a.values, own, sc)
+		e.forward.Add(int64(time.Since(t0)))
+		if err != nil {
+			return fmt.Errorf("nn: evaluate outcomes: %w", err)
+		}
+		e.batches.Add(1)
+		e.positions.Add(int64(nb))
+		e.evaluated.Add(int64(nb))
+		na := e.numActions
+		for k, i := range a.at {
+			maskedSoftmax(policies[i], a.logits[k*na:(k+1)*na], a.legal[a.legalOff[k]:a.legalOff[k+1]])
+			values[i] = a.values[k]
+			if scores != nil {
+				scores[i] = sc[k]
+			}
+			if ownership != nil && ownership[i] != nil {
+				copy(ownership[i], own[k*hw:(k+1)*hw])
+			}
+		}
+	}
+	return nil
+}
+
+// ready points the runner's Net at m, with buffers for auxBatch positions.
+func (a *auxRunner) ready(e *Evaluator, m *Model) {
+	if a.net == nil || a.net.m != m {
+		a.net = m.newNet(auxBatch, defaultChunk(auxBatch, m.hw))
+		a.obs = grow(a.obs, auxBatch*e.obsLen)
+		a.logits, a.values = grow(a.logits, auxBatch*e.numActions), grow(a.values, auxBatch)
+	}
 }
 
 // Config returns the configuration the Evaluator was made with.

@@ -83,18 +83,19 @@ func (f *Factory) Close() error {
 // noise, temperature 0) searching with cfg and evaluator eval, which the
 // caller owns. The training pipeline uses it to gate a candidate network.
 func PUCTFactory(name string, cfg mcts.Config, eval mcts.Evaluator) *Factory {
-	return puctFactory(name, cfg, eval, nil)
+	return puctFactory(name, cfg, eval)
 }
 
-// puctFactory is PUCTFactory whose players analyse with the auxiliary
-// heads of aux's network (nil: none).
-func puctFactory(name string, cfg mcts.Config, eval mcts.Evaluator, aux *nn.Evaluator) *Factory {
+// puctFactory is PUCTFactory. Its players analyse with the auxiliary heads
+// when eval is an mcts.OutcomeEvaluator (a network's evaluator, alone or
+// symmetrized).
+func puctFactory(name string, cfg mcts.Config, eval mcts.Evaluator) *Factory {
 	return &Factory{Name: name, New: func(rng *rand.Rand) (Player, error) {
 		p, err := mcts.NewPlayer(cfg, eval, rng)
 		if err != nil {
 			return nil, fmt.Errorf("player %s: %w", name, err)
 		}
-		return &netPlayer{name: name, p: p, ownTime: cfg.MoveTime, aux: aux}, nil
+		return &netPlayer{name: name, p: p, ownTime: cfg.MoveTime}, nil
 	}}
 }
 
@@ -318,7 +319,7 @@ func buildNet(g games.Game, spec Spec) (*Factory, error) {
 		_ = eval.Close()
 		return nil, fmt.Errorf("player %s: %w", name, err)
 	}
-	f := puctFactory(name, cfg, ev, eval)
+	f := puctFactory(name, cfg, ev)
 	if gbook != nil {
 		inner := f.New
 		f.New = func(rng *rand.Rand) (Player, error) {
@@ -435,9 +436,8 @@ type netPlayer struct {
 	p       *mcts.Player
 	kids    []mcts.ChildStat // scratch of Analyze
 	ownTime time.Duration    // the search's own time limit (time=), 0 for none
-	// aux runs the network's ownership and score heads for analysis
-	// (Outcome); nil for a player not built from a network.
-	aux *nn.Evaluator
+	// own is Analyze's scratch of the root's ownership.
+	own []float32
 	// book, when set, is a game book of game: a position it holds gets
 	// its move (GameBook.Choose within bookMargin, drawn with rng)
 	// without a search; inBook says the last move came from it, with
