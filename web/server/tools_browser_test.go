@@ -245,7 +245,7 @@ func TestPageBackgammon(t *testing.T) {
 	// The position the page shows, as the server describes it (the moves
 	// end with the person's roll, so nothing is rolled again).
 	var p web.Position
-	if code, body := do(t, s, "POST", "/api/state", fmt.Sprintf(`{"game":"backgammon","moves":[%s]}`, st.Moves), &p); code != 200 {
+	if code, body := do(t, s, "POST", "/api/state", fmt.Sprintf(`{"game":"backgammon","moves":[%s],"deal":%q}`, st.Moves, st.Deal), &p); code != 200 {
 		t.Fatalf("state of the page's moves %q: %d %s", st.Moves, code, body)
 	}
 	var dice, coords string
