@@ -155,6 +155,15 @@ func TestBackgammonDiceSealed(t *testing.T) {
 	if len(rolls) < 3 {
 		t.Fatalf("moves %v hold %d rolls, want 3 or more", moves, len(rolls))
 	}
+	// A resignation takes the token as any request does.
+	var over web.Position
+	zero := 0
+	if code, body := do(t, s, "POST", "/api/state", bgReq(t, web.Request{Moves: moves, Deal: deal, Resigned: &zero}), &over); code != 200 || !over.Over || over.Returns[0] != -1 {
+		t.Errorf("resignation: %d %s", code, body)
+	}
+	if code, body := do(t, s, "POST", "/api/state", bgReq(t, web.Request{Moves: moves, Resigned: &zero}), nil); code != 400 || !strings.Contains(body, "dice token") {
+		t.Errorf("resignation without the dice token: %d %s", code, body)
+	}
 	// A changed roll: every other roll in its place, at the opening, the
 	// engine's roll and the person's last roll, is refused.
 	for _, at := range []int{rolls[0], rolls[1], rolls[len(rolls)-1]} {

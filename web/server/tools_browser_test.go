@@ -300,6 +300,26 @@ func TestPageBackgammon(t *testing.T) {
 	if err := chromedp.Run(ctx, chromedp.Evaluate(`document.getElementById("undo").disabled`, &undoOff)); err != nil || !undoOff {
 		t.Errorf("Undo enabled in backgammon (it would roll again): %v", err)
 	}
+	// The record and the resignation go with the game's dice token.
+	name, text, err := downloadRecord(ctx, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if name != "tabula-backgammon.txt" || !strings.Contains(text, p.LegalText[0]) || !strings.Contains(text, engineMove) {
+		t.Errorf("downloaded %s %q: want tabula-backgammon.txt with both turns", name, text)
+	}
+	var resigned bool
+	if err := chromedp.Run(ctx,
+		chromedp.Click("#resign", chromedp.ByID),
+		chromedp.Poll(`document.getElementById("board").dataset.over === "1"`, nil, chromedp.WithPollingTimeout(10*time.Second)),
+		chromedp.Evaluate(`document.getElementById("board").dataset.resigned === "0"`, &resigned),
+	); err != nil {
+		msg, _ := webtest.Text(ctx, "error")
+		t.Fatalf("resign: %v (error %q)", err, msg)
+	}
+	if result, _ := webtest.Text(ctx, "result"); !resigned || !strings.Contains(result, "White resigned: Black wins") {
+		t.Errorf("after Resign: resigned %v, result %q", resigned, result)
+	}
 }
 
 // clickPoint clicks, with the mouse, backgammon point k (25 the bar, 0 the
