@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"tabula/elo"
+	"tabula/games"
 	"tabula/internal/metrics"
 	"tabula/match"
 	"tabula/players"
@@ -39,7 +40,9 @@ func (t *Trainer) finalLadder(ctx context.Context, start time.Time) error {
 }
 
 // ladder rates the best network against the fixed players: one match per
-// opponent, one Elo fit with the first fixed player as the anchor at 0.
+// opponent, one Elo fit on the games won with the first fixed player as the
+// anchor at 0. Its scores are shares of the games, or of the points in a
+// game whose results carry points (ladderScores).
 func (t *Trainer) ladder(ctx context.Context) (*metrics.Ladder, error) {
 	lc := t.cfg.Ladder
 	bestF, err := netFactory(t.g, t.bestPath, lc.Simulations)
@@ -54,6 +57,11 @@ func (t *Trainer) ladder(ctx context.Context) (*metrics.Ladder, error) {
 	}
 	names := []string{"best"}
 	scores := map[string]metrics.Float{}
+	points := scoresPoints(t.g)
+	var gameScores map[string]metrics.Float
+	if points {
+		gameScores = map[string]metrics.Float{}
+	}
 	bar := t.bar(lc.Games*len(lc.Players), fmt.Sprintf("iter %d ladder", t.iter))
 	defer bar.Finish()
 	for i, specText := range lc.Players {
@@ -87,12 +95,19 @@ func (t *Trainer) ladder(ctx context.Context) (*metrics.Ladder, error) {
 			return nil, err
 		}
 		names = append(names, specText)
-		scores[specText] = metrics.Float(r.Score())
+		score, gameShare := ladderScores(res, points)
+		scores[specText] = metrics.Float(score)
+		if points {
+			gameScores[specText] = metrics.Float(gameShare)
+		}
 	}
 	cfg := elo.DefaultConfig()
 	cfg.Anchor = 1
 	ratings, err := elo.Fit(table, cfg)
-	out := &metrics.Ladder{Scores: scores, Players: names}
+	out := &metrics.Ladder{Scores: scores, Players: names, GameScores: gameScores}
+	if points {
+		out.ScoreUnit = "points"
+	}
 	if err != nil {
 		out.Error = err.Error()
 		t.log.Warn("ladder: Elo fit failed", "err", err)
@@ -102,8 +117,36 @@ func (t *Trainer) ladder(ctx context.Context) (*metrics.Ladder, error) {
 	out.Low = floats(ratings.Low)
 	out.High = floats(ratings.High)
 	out.Extreme = ratings.Extreme
-	t.log.Info("ladder", "best", filepath.Base(t.bestPath), "best_elo", fmt.Sprintf("%.0f", ratings.Elo[0]), "scores", scoreList(lc.Players, scores))
+	t.log.Info("ladder", "best", filepath.Base(t.bestPath), "best_elo", fmt.Sprintf("%.0f", ratings.Elo[0]), "scores", scoreList(lc.Players, scores), "unit", out.ScoreLabel())
 	return out, nil
+}
+
+// scoresPoints reports whether g's results carry points (a win worth 1, 2
+// or 3: backgammon on money scoring), so that the ladder scores the share
+// of the points rather than of the games.
+func scoresPoints(g games.Game) bool {
+	m, ok := g.(interface{ Money() bool })
+	return ok && m.Money()
+}
+
+// ladderScores returns the best network's (player 0's) score against
+// player 1 in res and its share of the games (wins and half the draws). The
+// score is the games share, or with points its share of the points won in
+// the games whose points are known (res.WinPoints: resigned and forfeited
+// games left out), 0.5 when no points were won.
+func ladderScores(res *match.MatchResult, points bool) (score, gameShare float64) {
+	gameShare = res.WDL[0][1].Score()
+	if !points {
+		return gameShare, gameShare
+	}
+	var won, lost int
+	if res.WinPoints != nil {
+		won, lost = res.WinPoints[0][1].Points(), res.WinPoints[1][0].Points()
+	}
+	if won+lost == 0 {
+		return 0.5, gameShare
+	}
+	return float64(won) / float64(won+lost), gameShare
 }
 
 // scoreList writes scores as "name score, name score, ..." in the order of

@@ -78,7 +78,11 @@ func lastLadder(path string) string {
 	if len(l.Elo) > 0 {
 		s += fmt.Sprintf(": Elo %s [%s, %s] (%s = 0)", num(l.Elo), num(l.Low), num(l.High), l.Players[min(1, len(l.Players)-1)])
 	}
-	return s + "; scores " + scoreList(l.Players[1:], l.Scores)
+	s += "; scores " + scoreList(l.Players[1:], l.Scores)
+	if l.ScoreLabel() == "points" {
+		s += " (shares of the points; of the games: " + scoreList(l.Players[1:], l.GameScores) + ")"
+	}
+	return s
 }
 
 // specValue quotes a player-spec value that holds spaces, commas, '=' or

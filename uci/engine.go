@@ -13,6 +13,7 @@ import (
 
 	"tabula/games/chess"
 	"tabula/internal/engineproc"
+	"tabula/internal/version"
 )
 
 // Searcher chooses a move in a position under the go command's limits. The
@@ -41,9 +42,11 @@ type Builder func(o Options) (Searcher, error)
 
 // EngineConfig configures an Engine.
 type EngineConfig struct {
-	// Name and Author answer uci ("id name", "id author").
-	Name   string
-	Author string
+	// Name and Author answer uci ("id name", "id author"); Version, when
+	// set, follows the name in "id name".
+	Name    string
+	Version string
+	Author  string
 	// HashMB is the Hash option's default; HashMax its maximum.
 	HashMB  int
 	HashMax int
@@ -54,9 +57,11 @@ type EngineConfig struct {
 	Log *slog.Logger
 }
 
-// DefaultEngineConfig names the engine tabula, with 16 MB of hash.
+// DefaultEngineConfig names the engine tabula, its version the build's VCS
+// revision (version.Revision, the revision -version prints, as GTP's
+// version answers), with 16 MB of hash.
 func DefaultEngineConfig() EngineConfig {
-	return EngineConfig{Name: "tabula", Author: "the tabula authors", HashMB: 16, HashMax: 4096, ThreadsMax: 1}
+	return EngineConfig{Name: "tabula", Version: version.Revision(), Author: "the tabula authors", HashMB: 16, HashMax: 4096, ThreadsMax: 1}
 }
 
 // Validate checks the names (one line each) and the option ranges.
@@ -64,6 +69,8 @@ func (c EngineConfig) Validate() error {
 	switch {
 	case c.Name == "" || strings.ContainsAny(c.Name, "\r\n"):
 		return fmt.Errorf("uci: engine name %q: want one non-empty line", c.Name)
+	case strings.ContainsAny(c.Version, "\r\n"):
+		return fmt.Errorf("uci: engine version %q: want one line", c.Version)
 	case strings.ContainsAny(c.Author, "\r\n"):
 		return fmt.Errorf("uci: engine author %q: want one line", c.Author)
 	case c.HashMax < 1 || c.HashMB < 1 || c.HashMB > c.HashMax:
@@ -266,7 +273,7 @@ func (e *Engine) handle(name string, args []string) error {
 	switch name {
 	case "uci":
 		lines := []string{
-			"id name " + e.cfg.Name,
+			"id name " + strings.TrimSpace(e.cfg.Name+" "+e.cfg.Version),
 			"id author " + e.cfg.Author,
 			fmt.Sprintf("option name Hash type spin default %d min 1 max %d", e.cfg.HashMB, e.cfg.HashMax),
 			fmt.Sprintf("option name Threads type spin default 1 min 1 max %d", e.cfg.ThreadsMax),

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"tabula/games/chess"
+	"tabula/internal/version"
 )
 
 // firstMover plays the first legal move. With block it waits for the
@@ -344,5 +345,41 @@ func TestEngineEndOfInputFinishesSearch(t *testing.T) {
 	}
 	if lines := runScript(t, build, "go depth 3\nquit\n"); len(lines) != 2 || !strings.HasPrefix(lines[0], "info string error: the search failed") {
 		t.Errorf("after quit: %q, want the search stopped", lines)
+	}
+}
+
+// TestEngineIDName: "id name" is the engine's name and the build's revision
+// (version.Revision, what -version prints and GTP's version answers); a
+// configured version follows the name, none leaves the name alone, and a
+// version of two lines is refused.
+func TestEngineIDName(t *testing.T) {
+	build := func(o Options) (Searcher, error) { return &firstMover{opts: o}, nil }
+	lines := runScript(t, build, "uci\nquit\n")
+	if want := "id name tabula " + version.Revision(); lines[0] != want {
+		t.Errorf("uci answers %q, want %q", lines[0], want)
+	}
+	for _, c := range []struct{ name, version, want string }{
+		{"tester", "", "id name tester"},
+		{"tester", "3f2a1c0 (2026-12-01T23:10:00Z)", "id name tester 3f2a1c0 (2026-12-01T23:10:00Z)"},
+	} {
+		cfg := DefaultEngineConfig()
+		cfg.Name, cfg.Version = c.name, c.version
+		e, err := NewEngine(cfg, build)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out strings.Builder
+		if err := e.Run(context.Background(), strings.NewReader("uci\nquit\n"), &out); err != nil {
+			t.Fatal(err)
+		}
+		e.Close()
+		if got, _, _ := strings.Cut(out.String(), "\n"); got != c.want {
+			t.Errorf("name %q, version %q: uci answers %q, want %q", c.name, c.version, got, c.want)
+		}
+	}
+	cfg := DefaultEngineConfig()
+	cfg.Version = "1\nuciok"
+	if _, err := NewEngine(cfg, build); err == nil || !strings.Contains(err.Error(), "version") {
+		t.Errorf("a version of two lines: %v, want refused", err)
 	}
 }

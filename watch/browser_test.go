@@ -70,7 +70,7 @@ func TestPageInChromium(t *testing.T) {
 	if lastBoard != gating[1].Frames[len(gating[1].Frames)-1].Board || !strings.Contains(result, "dark: best, light: candidate") {
 		t.Errorf("gating game: board %q, result line %q", lastBoard, result)
 	}
-	want := []string{"elo=1", "loss=8", "entropy=2", "mistakes=2", "selfplay=2"}
+	want := []string{"elo=1", "loss=8", "entropy=2", "mistakes=2", "selfplay=2", "scores=1"}
 	if strings.Join(points, " ") != strings.Join(want, " ") {
 		t.Errorf("points drawn per plot %v, want %v", points, want)
 	}

@@ -243,5 +243,61 @@ func Plots(recs []metrics.Record) []Plot {
 			return v, !math.IsNaN(v)
 		}),
 	}})
+	add(scorePlot(recs, series))
 	return plots
+}
+
+// scorePlot is the best network's score against each ladder player, in
+// percent: of the games, or of the points where the ladder scored points
+// (metrics.Ladder.ScoreUnit; its share of the games is then a second line
+// for each player). The labels say which.
+func scorePlot(recs []metrics.Record, series func(string, func(metrics.Record) (float64, bool)) Line) Plot {
+	opponents, units := map[string]bool{}, map[string]bool{}
+	for _, r := range recs {
+		if r.Ladder != nil {
+			for k := range r.Ladder.Scores {
+				opponents[k] = true
+			}
+			units[r.Ladder.ScoreLabel()] = true
+		}
+	}
+	// Each player's share of the points (where the ladder scored points)
+	// and of the games (Scores, or GameScores where Scores are points).
+	points := func(o string) func(metrics.Record) (float64, bool) {
+		return func(r metrics.Record) (float64, bool) {
+			if r.Ladder == nil || r.Ladder.ScoreLabel() != "points" {
+				return 0, false
+			}
+			return percent(r.Ladder.Scores, o)
+		}
+	}
+	games := func(o string) func(metrics.Record) (float64, bool) {
+		return func(r metrics.Record) (float64, bool) {
+			switch {
+			case r.Ladder == nil:
+				return 0, false
+			case r.Ladder.ScoreLabel() == "points":
+				return percent(r.Ladder.GameScores, o)
+			}
+			return percent(r.Ladder.Scores, o)
+		}
+	}
+	var lines []Line
+	for _, o := range slices.Sorted(maps.Keys(opponents)) {
+		if units["points"] {
+			lines = append(lines, series(o+" (points)", points(o)))
+		}
+		lines = append(lines, series(o+" (games)", games(o)))
+	}
+	ylabel := "% of games"
+	if units["points"] {
+		ylabel = "% of points (and of games)"
+	}
+	return Plot{Name: "scores", Title: "Score of the best network against each ladder player", YLabel: ylabel, Lines: lines}
+}
+
+// percent returns m[key] in percent, and whether it is there and a number.
+func percent(m map[string]metrics.Float, key string) (float64, bool) {
+	v, ok := m[key]
+	return 100 * float64(v), ok && !math.IsNaN(float64(v))
 }

@@ -246,7 +246,7 @@ func TestHandlers(t *testing.T) {
 	for _, p := range plots.Plots {
 		names = append(names, p.Name)
 	}
-	if want := []string{"elo", "loss", "entropy", "mistakes", "selfplay"}; !slices.Equal(names, want) {
+	if want := []string{"elo", "loss", "entropy", "mistakes", "selfplay", "scores"}; !slices.Equal(names, want) {
 		t.Errorf("plots %v, want %v", names, want)
 	}
 	if e := plots.Plots[0].Lines[0]; len(e.X) != 1 || *e.X[0] != 3 || *e.Low[0] != 60 || *e.High[0] != 180 {

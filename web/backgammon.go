@@ -40,15 +40,7 @@ func Roll(s games.State, moves []int, rng *rand.Rand) []int {
 	var buf []games.ChanceOutcome
 	for !s.IsTerminal() && cs.IsChanceNode() {
 		buf = cs.ChanceOutcomes(buf)
-		x := rng.Float64()
-		a := buf[len(buf)-1].Action
-		for _, o := range buf {
-			if x < o.Prob {
-				a = o.Action
-				break
-			}
-			x -= o.Prob
-		}
+		a := drawOutcome(buf, rng)
 		s.ApplyAction(a)
 		moves = append(moves, a)
 	}

@@ -6,6 +6,7 @@ import (
 	"crypto/cipher"
 	"crypto/rand"
 	"encoding/base64"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	mrand "math/rand/v2"
@@ -42,7 +43,8 @@ func IsCardGame(g games.Game) bool {
 // of the deal and the moves so far. The page holds the token and sends it
 // back with the person's next card or bet; it learns of the deal only what
 // the person's seat sees (Position.View). A page that keeps an old token
-// can play on from it again, as an undo would.
+// can play on from it again, as an undo would. The dice of backgammon are
+// sealed the same way (Dice).
 type Dealer struct {
 	aead cipher.AEAD
 }
@@ -75,31 +77,55 @@ type dealToken struct {
 // maxTokenLen bounds a token a request may carry.
 const maxTokenLen = 4096
 
-func (d *Dealer) seal(t dealToken) string {
-	plain, _ := json.Marshal(t) // plain data: cannot fail
-	nonce := make([]byte, d.aead.NonceSize())
-	_, _ = rand.Read(nonce)
-	return base64.RawURLEncoding.EncodeToString(d.aead.Seal(nonce, nonce, plain, []byte("tabula deal")))
-}
+func (d *Dealer) seal(t dealToken) string { return d.sealAs(t, dealAD) }
 
 func (d *Dealer) open(tok string) (dealToken, error) {
 	var t dealToken
+	err := d.openAs(tok, dealAD, "deal token", &t)
+	return t, err
+}
+
+// The additional data of the two kinds of token, so that a token of one
+// kind does not open as the other.
+const (
+	dealAD = "tabula deal"
+	diceAD = "tabula dice"
+)
+
+// sealAs seals v's JSON under ad.
+func (d *Dealer) sealAs(v any, ad string) string {
+	plain, _ := json.Marshal(v) // plain data: cannot fail
+	nonce := make([]byte, d.aead.NonceSize())
+	_, _ = rand.Read(nonce)
+	return base64.RawURLEncoding.EncodeToString(d.aead.Seal(nonce, nonce, plain, []byte(ad)))
+}
+
+// openAs opens a token sealed under ad into v; what names the token in
+// errors, which are BadRequestErrors.
+func (d *Dealer) openAs(tok, ad, what string, v any) error {
 	if len(tok) > maxTokenLen {
-		return t, badRequest("deal token is %d bytes long, more than %d", len(tok), maxTokenLen)
+		return badRequest("%s is %d bytes long, more than %d", what, len(tok), maxTokenLen)
 	}
 	raw, err := base64.RawURLEncoding.DecodeString(tok)
 	n := d.aead.NonceSize()
 	if err != nil || len(raw) < n {
-		return t, badRequest("malformed deal token")
+		return badRequest("malformed %s", what)
 	}
-	plain, err := d.aead.Open(nil, raw[:n], raw[n:], []byte("tabula deal"))
+	plain, err := d.aead.Open(nil, raw[:n], raw[n:], []byte(ad))
 	if err != nil {
-		return t, badRequest("deal token not issued by this server (or the server restarted): start a new game")
+		return badRequest("%s not issued by this server (or the server restarted): start a new game", what)
 	}
-	if err := json.Unmarshal(plain, &t); err != nil {
-		return t, badRequest("malformed deal token")
+	if err := json.Unmarshal(plain, v); err != nil {
+		return badRequest("malformed %s", what)
 	}
-	return t, nil
+	return nil
+}
+
+// newSeed returns a random seed from the system's generator.
+func newSeed() uint64 {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return binary.LittleEndian.Uint64(b[:])
 }
 
 // replay plays t's moves from the start, the chance events drawn from t's
@@ -151,9 +177,7 @@ func (d *Dealer) State(r Request) (Position, error) {
 		if r.Play != nil || len(r.Moves) > 0 {
 			return Position{}, badRequest("a new deal takes no moves")
 		}
-		var seed [8]byte
-		_, _ = rand.Read(seed[:])
-		t := dealToken{Game: g.Name(), Human: r.Human, Seed: uint64(seed[0]) | uint64(seed[1])<<8 | uint64(seed[2])<<16 | uint64(seed[3])<<24 | uint64(seed[4])<<32 | uint64(seed[5])<<40 | uint64(seed[6])<<48 | uint64(seed[7])<<56}
+		t := dealToken{Game: g.Name(), Human: r.Human, Seed: newSeed()}
 		s, err := replayDeal(g, t)
 		if err != nil {
 			return Position{}, err

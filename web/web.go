@@ -104,7 +104,9 @@ type Request struct {
 	Moves  []int  `json:"moves"`
 	// In a card game (see Dealer) the moves are the deal's: Deal is its
 	// token, Play the person's next card or bet, and Human the person's
-	// seat in a new deal (0 first, 1 second).
+	// seat in a new deal (0 first, 1 second). In a game of dice on the
+	// served page (Dealer.Dice) Deal is the game's dice token, sent with
+	// the moves.
 	Deal  string `json:"deal,omitempty"`
 	Play  *int   `json:"play,omitempty"`
 	Human int    `json:"human,omitempty"`
@@ -220,7 +222,8 @@ type Position struct {
 	Score string `json:"score,omitempty"`
 	// In a card game: View is what the person's seat Human sees (its
 	// cards, the public cards, the play so far; the whole deal at the end)
-	// and Deal the token to send back.
+	// and Deal the token to send back. In a game of dice on the served
+	// page Deal is the dice token to send back with the moves.
 	View  string `json:"view,omitempty"`
 	Human int    `json:"human,omitempty"`
 	Deal  string `json:"deal,omitempty"`

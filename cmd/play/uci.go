@@ -37,7 +37,7 @@ func runUCI(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	fs := verbFlags("play uci", "play uci -player SPEC [-seed S] [-name N] [-v]", players.SpecHelp(), stderr)
 	playerSpec := fs.String("player", "", "player spec (required); see arena help")
 	seed := fs.Uint64("seed", 1, "seed of the player's random source")
-	name := fs.String("name", "tabula", "the engine's name (id name)")
+	name := fs.String("name", "tabula", "the engine's name (id name, which adds the build's revision)")
 	verbose := fs.Bool("v", false, "log every command to stderr, not only errors")
 	if err := cliflag.Parse(fs, args); err != nil {
 		return err

@@ -14,6 +14,7 @@ import (
 
 	"tabula/games/chess"
 	"tabula/internal/refdata/refdatatest"
+	"tabula/internal/version"
 	"tabula/match"
 	"tabula/players"
 	"tabula/search"
@@ -28,6 +29,9 @@ func TestUCIVerb(t *testing.T) {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+	if idName := "id name tester " + version.Revision(); lines[0] != idName {
+		t.Errorf("uci answers %q, want %q (-name, then the build's revision)", lines[0], idName)
+	}
 	want := []string{"id name tester", "id author tabula (random)", "option name Hash", "option name Threads", "uciok", "readyok",
 		"info time", "bestmove ", "info string error: position: move 3 e1e3 is not legal", "info string error: unknown command \"foo\"", "info time", "bestmove "}
 	if len(lines) != len(want) {

@@ -4,6 +4,7 @@
 // of Pons move strings for Connect Four.
 //
 //	go run ./cmd/records -run runs/connect4 -out DIR [-kind selfplay|gating|ladder]
+//	go run ./cmd/records -version
 //
 // Every record is replayed and checked (legal moves, a value a move, a
 // finished game's result equal to the recorded one) before it is written.
@@ -23,6 +24,7 @@ import (
 	_ "tabula/games/all"
 	"tabula/games/records"
 	"tabula/internal/atomicfile"
+	"tabula/internal/version"
 	"tabula/replay"
 )
 
@@ -42,8 +44,12 @@ func run(args []string, stdout, stderr io.Writer) error {
 	runDir := fs.String("run", "", "the run folder (its records/ folder holds the records)")
 	out := fs.String("out", "", "the folder to write the games to (made): KIND-NNNNNN.sgf or .mat files, or records.txt of Pons lines for Connect Four")
 	kind := fs.String("kind", "", "convert only the records of this kind: selfplay, gating or ladder (default: all)")
+	showVersion := version.Flag(fs, stdout)
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if showVersion() {
+		return nil
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected arguments %q", fs.Args())

@@ -107,13 +107,28 @@ func (g *Gate) UnmarshalJSON(data []byte) error {
 // players, the first of which is the anchor at 0. When the fit failed it
 // has Error, Players and Scores only.
 type Ladder struct {
-	Elo     []Float          `json:"elo,omitempty"`
-	High    []Float          `json:"elo_high,omitempty"`
-	Low     []Float          `json:"elo_low,omitempty"`
-	Error   string           `json:"error,omitempty"`
-	Extreme []bool           `json:"extreme,omitempty"` // rated by the prior alone (all or no points)
-	Players []string         `json:"players"`           // "best", then the ladder's player specs
-	Scores  map[string]Float `json:"scores"`            // the best network's score against each player
+	Elo     []Float `json:"elo,omitempty"`
+	High    []Float `json:"elo_high,omitempty"`
+	Low     []Float `json:"elo_low,omitempty"`
+	Error   string  `json:"error,omitempty"`
+	Extreme []bool  `json:"extreme,omitempty"` // rated by the prior alone (all or no points)
+	// GameScores is the best network's share of the games against each
+	// player when Scores are shares of the points (ScoreUnit).
+	GameScores map[string]Float `json:"game_scores,omitempty"`
+	Players    []string         `json:"players"` // "best", then the ladder's player specs
+	// ScoreUnit is "points" when Scores are the best network's share of
+	// the points won (a game whose results carry points: backgammon on
+	// money scoring); absent, they are shares of the games (draws a half).
+	ScoreUnit string           `json:"score_unit,omitempty"`
+	Scores    map[string]Float `json:"scores"` // the best network's score against each player, in ScoreUnit
+}
+
+// ScoreLabel names what Scores measure: "points" or "games".
+func (l *Ladder) ScoreLabel() string {
+	if l.ScoreUnit == "" {
+		return "games"
+	}
+	return l.ScoreUnit
 }
 
 // Bench is the best network's mistake rate on each Pons set, or why the

@@ -1,7 +1,9 @@
 // Command curve prints the learning curve of a training run as a Markdown
 // table: for every iteration with a ladder or benchmark result, the run's time
 // (summed over the processes that trained it), training steps, the best network's Elo (random = 0) with its 95% interval,
-// its score against each fixed player, and its mistake rate on each Pons set.
+// its score against each fixed player (its share of the games, and of the
+// points where the ladder scored points: backgammon on money scoring), and
+// its mistake rate on each Pons set.
 // With -png DIR it also draws the plots of the watch page (package watch:
 // Elo with its band, losses, policy entropy, mistake rates, self-play
 // throughput against the run's time) as DIR/NAME.png with gonum/plot.
@@ -62,6 +64,7 @@ func run(path string, w io.Writer) error {
 	var clock []runclock.Line // of every line
 	var at []int              // the index in clock of each of recs
 	opponents, sets := map[string]bool{}, map[string]bool{}
+	points := false // some ladder scored points (metrics.Ladder.ScoreUnit)
 	sc := bufio.NewScanner(f)
 	sc.Buffer(nil, 1<<22)
 	for line := 1; sc.Scan(); line++ {
@@ -83,6 +86,7 @@ func run(path string, w io.Writer) error {
 			for k := range r.Ladder.Scores {
 				opponents[k] = true
 			}
+			points = points || r.Ladder.ScoreLabel() == "points"
 		}
 		for k := range rates {
 			sets[k] = true
@@ -96,7 +100,10 @@ func run(path string, w io.Writer) error {
 	opp, set := keys(opponents), keys(sets)
 	head := []string{"iteration", "minutes", "steps", "best", "Elo (95%)"}
 	for _, o := range opp {
-		head = append(head, "vs "+o)
+		if points {
+			head = append(head, "vs "+o+" (points)")
+		}
+		head = append(head, "vs "+o+" (games)")
 	}
 	for _, s := range set {
 		head = append(head, s+" mistakes")
@@ -115,13 +122,18 @@ func run(path string, w io.Writer) error {
 			}
 		}
 		for _, o := range opp {
-			cell := ""
-			if r.Ladder != nil {
-				if v, ok := r.Ladder.Scores[o]; ok && number(v) {
-					cell = fmt.Sprintf("%.0f%%", 100*v)
+			pointCell, gameCell := "", ""
+			if l := r.Ladder; l != nil {
+				if l.ScoreLabel() == "points" {
+					pointCell, gameCell = percentCell(l.Scores, o), percentCell(l.GameScores, o)
+				} else {
+					gameCell = percentCell(l.Scores, o)
 				}
 			}
-			row = append(row, cell)
+			if points {
+				row = append(row, pointCell)
+			}
+			row = append(row, gameCell)
 		}
 		for _, s := range set {
 			cell := ""
@@ -135,6 +147,14 @@ func run(path string, w io.Writer) error {
 		fmt.Fprintf(w, "| %s |\n", strings.Join(row, " | "))
 	}
 	return nil
+}
+
+// percentCell writes m[key] as a whole percent, or "" when it is missing.
+func percentCell(m map[string]metrics.Float, key string) string {
+	if v, ok := m[key]; ok && number(v) {
+		return fmt.Sprintf("%.0f%%", 100*v)
+	}
+	return ""
 }
 
 func keys(m map[string]bool) []string { return slices.Sorted(maps.Keys(m)) }

@@ -54,3 +54,27 @@ func TestSkippedBenchAndNulls(t *testing.T) {
 		t.Fatalf("table:\n%s", out.String())
 	}
 }
+
+// The score columns say what they count: the games, and for a ladder
+// scored in points (backgammon on money scoring) the points as well.
+func TestScoreColumnsSayTheirUnit(t *testing.T) {
+	for _, tc := range []struct{ line, head, row string }{
+		{`{"iteration":1,"wall_seconds":60,"ladder":{"players":["best","random"],"elo":[10,0],"scores":{"random":0.75}}}`,
+			"| iteration | minutes | steps | best | Elo (95%) | vs random (games) |", "| 1 | 1.0 | 0 |  | 10 | 75% |"},
+		{`{"iteration":1,"wall_seconds":60,"ladder":{"players":["best","pubeval"],"elo":[10,0],"scores":{"pubeval":0.39},"score_unit":"points","game_scores":{"pubeval":0.42}}}`,
+			"| iteration | minutes | steps | best | Elo (95%) | vs pubeval (points) | vs pubeval (games) |", "| 1 | 1.0 | 0 |  | 10 | 39% | 42% |"},
+	} {
+		path := filepath.Join(t.TempDir(), "metrics.jsonl")
+		if err := os.WriteFile(path, []byte(tc.line+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var out strings.Builder
+		if err := run(path, &out); err != nil {
+			t.Fatal(err)
+		}
+		rows := strings.Split(strings.TrimSpace(out.String()), "\n")
+		if len(rows) != 3 || rows[0] != tc.head || rows[2] != tc.row {
+			t.Errorf("table:\n%s\nwant\n%s\n%s", out.String(), tc.head, tc.row)
+		}
+	}
+}

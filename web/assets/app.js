@@ -19,6 +19,9 @@
 // server's secret: state({game, human}) deals, the position carries a deal
 // token and the person's view as text, state({game, deal, play}) plays the
 // person's card or bet, and move({game, player, deal}) the engine's.
+// In backgammon on the served page the dice are the server's: a position
+// carries a dice token (deal) that every later request sends back with the
+// moves, and a new game starts from no moves.
 //
 // Errors reject with an Error whose message is shown to the person.
 
@@ -311,7 +314,7 @@ export async function start(engine) {
     if (!pos || busy || pos.over || isCards(pos)) return;
     const gen = generation;
     try {
-      const p = await engine.state({ game: pos.game, moves: pos.moves, resigned: human });
+      const p = await engine.state({ game: pos.game, moves: pos.moves, deal: pos.deal, resigned: human });
       if (gen !== generation) return;
       resigned = human;
       pos = p;
@@ -328,7 +331,7 @@ export async function start(engine) {
   async function download() {
     if (!pos || isCards(pos) || typeof engine.record !== "function") return;
     try {
-      const req = { game: pos.game, moves: pos.moves, human, player };
+      const req = { game: pos.game, moves: pos.moves, deal: pos.deal, human, player };
       if (resigned !== null) req.resigned = resigned;
       const rec = await engine.record(req);
       const link = ui.recordLink;
@@ -357,7 +360,7 @@ export async function start(engine) {
     try {
       const next = isCards(pos)
         ? await engine.state({ game: pos.game, moves: [], deal: pos.deal, play: action })
-        : await engine.state({ game: pos.game, moves: [...pos.moves, action] });
+        : await engine.state({ game: pos.game, moves: [...pos.moves, action], deal: pos.deal });
       if (gen !== generation) return;
       pos = next;
       draw(pos, null, action);

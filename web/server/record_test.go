@@ -58,9 +58,14 @@ func TestRecordAPI(t *testing.T) {
 	if code, body := do(t, s, "POST", "/api/state", `{"game":"backgammon","moves":[]}`, &p); code != 200 {
 		t.Fatalf("backgammon state: %d %s", code, body)
 	}
-	code, body = do(t, s, "POST", "/api/record", fmt.Sprintf(`{"game":"backgammon","moves":[%d,%d]}`, p.Moves[0], p.Legal[0]), &rec)
+	code, body = do(t, s, "POST", "/api/record", fmt.Sprintf(`{"game":"backgammon","moves":[%d,%d],"deal":%q}`, p.Moves[0], p.Legal[0], p.Deal), &rec)
 	if want := fmt.Sprintf("%d-%d: %s\n", p.Backgammon.Dice[0], p.Backgammon.Dice[1], p.LegalText[0]); code != 200 || rec.Text != want || rec.Filename != "tabula-backgammon.txt" {
 		t.Errorf("backgammon record: %d %s, text %q file %q, want %q", code, body, rec.Text, rec.Filename, want)
+	}
+	// Without its dice token the rolls are not the server's: refused.
+	code, body = do(t, s, "POST", "/api/record", fmt.Sprintf(`{"game":"backgammon","moves":[%d,%d]}`, p.Moves[0], p.Legal[0]), nil)
+	if code != 400 || !strings.Contains(body, "dice token") {
+		t.Errorf("backgammon record without its dice token: %d %s", code, body)
 	}
 
 	for _, c := range []struct{ body, want string }{

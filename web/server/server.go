@@ -121,7 +121,7 @@ type Server struct {
 	mux      *http.ServeMux
 	guard    *httpguard.Guard
 
-	dealer *web.Dealer // keeps the card games' deals secret
+	dealer *web.Dealer // keeps the card games' deals and backgammon's dice the server's
 
 	mu      sync.Mutex
 	engines map[string]*list.Element // of *engine, most recent at the front
@@ -443,16 +443,26 @@ func (s *Server) handleState(w http.ResponseWriter, r *http.Request) {
 		s.reply(w, r, pos, err)
 		return
 	}
-	g, l, st, err := req.Replay()
-	if err != nil {
-		s.reply(w, r, nil, err)
-		return
+	var pos web.Position
+	if g, err := games.New(req.Game); err == nil && web.IsDiceGame(g) {
+		dg, err := s.dealer.Dice(req)
+		if err != nil {
+			s.reply(w, r, nil, err)
+			return
+		}
+		if req.Resigned == nil {
+			// The dice of the player to move are rolled here.
+			dg.Roll()
+		}
+		pos = dg.Describe()
+	} else {
+		g, l, st, err := req.Replay()
+		if err != nil {
+			s.reply(w, r, nil, err)
+			return
+		}
+		pos = web.Describe(g, l, st, req.Moves)
 	}
-	if req.Resigned == nil {
-		// Backgammon: the dice of the player to move are rolled here.
-		req.Moves = web.Roll(st, req.Moves, diceRNG())
-	}
-	pos := web.Describe(g, l, st, req.Moves)
 	if err := req.Resign(&pos); err != nil {
 		s.reply(w, r, nil, err)
 		return
@@ -478,6 +488,13 @@ func (s *Server) handleRecord(w http.ResponseWriter, r *http.Request) {
 	if web.IsCardGame(g) {
 		s.reply(w, r, nil, fail(http.StatusBadRequest, "game %s: a deal's record is not offered (its cards are hidden)", g.Name()))
 		return
+	}
+	if web.IsDiceGame(g) {
+		// Its rolls must be the server's, as in play.
+		if _, err := s.dealer.Dice(req); err != nil {
+			s.reply(w, r, nil, err)
+			return
+		}
 	}
 	// The engine's spec goes into the record only when it is one the page
 	// may play against.
@@ -654,7 +671,12 @@ func (s *Server) CheckPlayer(ctx context.Context, req web.Request) (PlayerReply,
 	if err != nil {
 		return PlayerReply{}, err
 	}
-	if !web.IsCardGame(g) {
+	switch {
+	case web.IsDiceGame(g):
+		if _, err := s.dealer.Dice(req); err != nil {
+			return PlayerReply{}, err
+		}
+	case !web.IsCardGame(g):
 		if _, _, _, err := req.Replay(); err != nil {
 			return PlayerReply{}, err
 		}
@@ -686,6 +708,9 @@ func (s *Server) Move(ctx context.Context, req web.Request) (web.Reply, error) {
 	if req.Resigned != nil {
 		return web.Reply{}, fail(http.StatusBadRequest, "resigned: the game is over, there is no move to make")
 	}
+	if g, err := games.New(req.Game); err == nil && web.IsDiceGame(g) {
+		return s.diceMove(ctx, req)
+	}
 	g, l, st, err := req.Replay()
 	if err != nil {
 		return web.Reply{}, err
@@ -697,29 +722,53 @@ func (s *Server) Move(ctx context.Context, req web.Request) (web.Reply, error) {
 	if st.IsTerminal() {
 		return web.Reply{}, fail(http.StatusBadRequest, "game %s: the game is over, there is no move to make", g.Name())
 	}
-	req.Moves = web.Roll(st, req.Moves, diceRNG())
 	return s.search(ctx, g, spec, func(ctx context.Context, en *engine) (web.Reply, error) {
 		p, err := en.f.New(rand.New(rand.NewPCG(s.cfg.Seed, requestSeed(g, req))))
 		if err != nil {
 			return web.Reply{}, &web.BadRequestError{Err: err}
 		}
 		rep, err := web.Think(ctx, p, g, l, st, req.Moves)
-		var ee *web.EngineError
-		if errors.As(err, &ee) && ctx.Err() == nil {
-			// The player could not move in this position (a solver given
-			// too many empty squares): the request asked for what the
-			// player cannot do.
-			return web.Reply{}, fail(http.StatusBadRequest, "player %s cannot move here: %v", req.Player, ee.Err)
-		}
-		if err == nil {
-			err = web.RollAfter(g, l, &rep, diceRNG())
-		}
-		return rep, err
+		return rep, s.cannotMove(ctx, req, err)
 	})
 }
 
-// diceRNG returns a generator for the dice of one request, seeded at random.
-func diceRNG() *rand.Rand { return rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64())) }
+// cannotMove turns an engine's failure to choose a move, while time is left
+// (a solver given too many empty squares), into a 400: the request asked for
+// what the player cannot do. Other errors are returned as they are.
+func (s *Server) cannotMove(ctx context.Context, req web.Request, err error) error {
+	var ee *web.EngineError
+	if errors.As(err, &ee) && ctx.Err() == nil {
+		return fail(http.StatusBadRequest, "player %s cannot move here: %v", req.Player, ee.Err)
+	}
+	return err
+}
+
+// diceMove answers an engine-move request in a game of dice: the moves'
+// rolls are checked against the dice token's, and the rolls before and
+// after the engine's move are drawn from it.
+func (s *Server) diceMove(ctx context.Context, req web.Request) (web.Reply, error) {
+	dg, err := s.dealer.Dice(req)
+	if err != nil {
+		return web.Reply{}, err
+	}
+	spec, err := s.parseSpec(dg.Game, req.Player)
+	if err != nil {
+		return web.Reply{}, err
+	}
+	if dg.State.IsTerminal() {
+		return web.Reply{}, fail(http.StatusBadRequest, "game %s: the game is over, there is no move to make", dg.Game.Name())
+	}
+	dg.Roll()
+	req.Moves = dg.Moves
+	return s.search(ctx, dg.Game, spec, func(ctx context.Context, en *engine) (web.Reply, error) {
+		p, err := en.f.New(rand.New(rand.NewPCG(s.cfg.Seed, requestSeed(dg.Game, req))))
+		if err != nil {
+			return web.Reply{}, &web.BadRequestError{Err: err}
+		}
+		rep, err := dg.Think(ctx, p)
+		return rep, s.cannotMove(ctx, req, err)
+	})
+}
 
 // cardMove answers an engine-move request in a card game: the deal stays
 // the dealer's secret, and the reply shows the engine's card or bet only.
@@ -734,11 +783,7 @@ func (s *Server) cardMove(ctx context.Context, g games.Game, req web.Request) (w
 			return web.Reply{}, &web.BadRequestError{Err: err}
 		}
 		rep, err := s.dealer.Think(ctx, p, req)
-		var ee *web.EngineError
-		if errors.As(err, &ee) && ctx.Err() == nil {
-			return web.Reply{}, fail(http.StatusBadRequest, "player %s cannot move here: %v", req.Player, ee.Err)
-		}
-		return rep, err
+		return rep, s.cannotMove(ctx, req, err)
 	})
 }
 

@@ -245,7 +245,7 @@ func TestPageBackgammon(t *testing.T) {
 	// The position the page shows, as the server describes it (the moves
 	// end with the person's roll, so nothing is rolled again).
 	var p web.Position
-	if code, body := do(t, s, "POST", "/api/state", fmt.Sprintf(`{"game":"backgammon","moves":[%s]}`, st.Moves), &p); code != 200 {
+	if code, body := do(t, s, "POST", "/api/state", fmt.Sprintf(`{"game":"backgammon","moves":[%s],"deal":%q}`, st.Moves, st.Deal), &p); code != 200 {
 		t.Fatalf("state of the page's moves %q: %d %s", st.Moves, code, body)
 	}
 	var dice, coords string
@@ -299,6 +299,26 @@ func TestPageBackgammon(t *testing.T) {
 	var undoOff bool
 	if err := chromedp.Run(ctx, chromedp.Evaluate(`document.getElementById("undo").disabled`, &undoOff)); err != nil || !undoOff {
 		t.Errorf("Undo enabled in backgammon (it would roll again): %v", err)
+	}
+	// The record and the resignation go with the game's dice token.
+	name, text, err := downloadRecord(ctx, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if name != "tabula-backgammon.txt" || !strings.Contains(text, p.LegalText[0]) || !strings.Contains(text, engineMove) {
+		t.Errorf("downloaded %s %q: want tabula-backgammon.txt with both turns", name, text)
+	}
+	var resigned bool
+	if err := chromedp.Run(ctx,
+		chromedp.Click("#resign", chromedp.ByID),
+		chromedp.Poll(`document.getElementById("board").dataset.over === "1"`, nil, chromedp.WithPollingTimeout(10*time.Second)),
+		chromedp.Evaluate(`document.getElementById("board").dataset.resigned === "0"`, &resigned),
+	); err != nil {
+		msg, _ := webtest.Text(ctx, "error")
+		t.Fatalf("resign: %v (error %q)", err, msg)
+	}
+	if result, _ := webtest.Text(ctx, "result"); !resigned || !strings.Contains(result, "White resigned: Black wins") {
+		t.Errorf("after Resign: resigned %v, result %q", resigned, result)
 	}
 }
 

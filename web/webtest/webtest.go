@@ -16,6 +16,9 @@ import (
 // Board is what the page publishes on its canvas's data attributes.
 type Board struct {
 	Over, Busy, ToMove, Human, Moves, Legal string
+	// Deal is the position's token (a card deal's or backgammon's dice),
+	// empty in the other games.
+	Deal string
 }
 
 // MoveList returns Moves as actions.
@@ -35,7 +38,7 @@ func ints(list string) []int {
 }
 
 const readBoard = `(() => { const d = document.getElementById("board").dataset;
-  return {Over: d.over, Busy: d.busy, ToMove: d.toMove, Human: d.human, Moves: d.moves, Legal: d.legal}; })()`
+  return {Over: d.over, Busy: d.busy, ToMove: d.toMove, Human: d.human, Moves: d.moves, Legal: d.legal, Deal: d.deal}; })()`
 
 // Read returns the board's published state.
 func Read(ctx context.Context) (Board, error) {
