@@ -295,11 +295,8 @@ func (e *Evaluator) EvaluateAux(states []games.State, ownership [][]float32, sco
 	m := e.snap.Load().model
 	hw := e.shape.Height * e.shape.Width
 	for i, s := range states {
-		if s == nil {
-			return fmt.Errorf("nn: evaluate aux: states[%d] is nil", i)
-		}
-		if p, h, w := s.Game().ObservationShape(); p*h*w != e.obsLen || s.Game().NumActions() != e.numActions {
-			return fmt.Errorf("nn: evaluate aux: states[%d] is a position of %s, want %s", i, s.Game().Name(), e.game.Name())
+		if err := e.checkState("evaluate aux", i, s); err != nil {
+			return err
 		}
 		if ownership != nil && len(ownership[i]) != hw {
 			return fmt.Errorf("nn: evaluate aux: ownership[%d] has %d values, want %d points", i, len(ownership[i]), hw)
@@ -309,15 +306,7 @@ func (e *Evaluator) EvaluateAux(states []games.State, ownership [][]float32, sco
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.ready(e, m)
-	var own, sc []float32
-	if ownership != nil {
-		a.own = grow(a.own, auxBatch*hw)
-		own = a.own
-	}
-	if scores != nil {
-		a.scores = grow(a.scores, auxBatch)
-		sc = a.scores
-	}
+	own, sc := a.outputs(hw, ownership != nil, scores != nil)
 	for start := 0; start < n; start += auxBatch {
 		nb := min(auxBatch, n-start)
 		for k := range nb {
@@ -374,11 +363,8 @@ func (e *Evaluator) EvaluateOutcomes(states []games.State, policies [][]float32,
 	m := e.snap.Load().model
 	hw := e.shape.Height * e.shape.Width
 	for i, s := range states {
-		if s == nil {
-			return fmt.Errorf("nn: evaluate outcomes: states[%d] is nil", i)
-		}
-		if p, h, w := s.Game().ObservationShape(); p*h*w != e.obsLen || s.Game().NumActions() != e.numActions {
-			return fmt.Errorf("nn: evaluate outcomes: states[%d] is a position of %s, want %s", i, s.Game().Name(), e.game.Name())
+		if err := e.checkState("evaluate outcomes", i, s); err != nil {
+			return err
 		}
 		if len(policies[i]) != e.numActions {
 			return fmt.Errorf("nn: evaluate outcomes: policies[%d] has length %d, want %d actions", i, len(policies[i]), e.numActions)
@@ -391,15 +377,7 @@ func (e *Evaluator) EvaluateOutcomes(states []games.State, policies [][]float32,
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.ready(e, m)
-	var own, sc []float32
-	if ownership != nil {
-		a.own = grow(a.own, auxBatch*hw)
-		own = a.own
-	}
-	if scores != nil {
-		a.scores = grow(a.scores, auxBatch)
-		sc = a.scores
-	}
+	own, sc := a.outputs(hw, ownership != nil, scores != nil)
 	e.requests.Add(1)
 	for start := 0; start < n; start += auxBatch {
 		// The positions with legal actions go to the network, packed.
@@ -454,6 +432,32 @@ func (e *Evaluator) EvaluateOutcomes(states []games.State, policies [][]float32,
 				copy(ownership[i], own[k*hw:(k+1)*hw])
 			}
 		}
+	}
+	return nil
+}
+
+// outputs returns the runner's ownership and score buffers for auxBatch
+// positions of hw points, each nil unless asked for.
+func (a *auxRunner) outputs(hw int, ownership, scores bool) (own, sc []float32) {
+	if ownership {
+		a.own = grow(a.own, auxBatch*hw)
+		own = a.own
+	}
+	if scores {
+		a.scores = grow(a.scores, auxBatch)
+		sc = a.scores
+	}
+	return own, sc
+}
+
+// checkState reports states[i] = s that is nil or of another game, for
+// the call op.
+func (e *Evaluator) checkState(op string, i int, s games.State) error {
+	if s == nil {
+		return fmt.Errorf("nn: %s: states[%d] is nil", op, i)
+	}
+	if p, h, w := s.Game().ObservationShape(); p*h*w != e.obsLen || s.Game().NumActions() != e.numActions {
+		return fmt.Errorf("nn: %s: states[%d] is a position of %s, want %s", op, i, s.Game().Name(), e.game.Name())
 	}
 	return nil
 }
