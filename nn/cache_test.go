@@ -213,16 +213,7 @@ func TestNetEvaluatorSetModel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	eval := func(ev *NetEvaluator) ([][]float32, []float32) {
-		pol, val := make([][]float32, len(states)), make([]float32, len(states))
-		for i := range pol {
-			pol[i] = make([]float32, 9)
-		}
-		if err := ev.Evaluate(states, pol, val); err != nil {
-			t.Fatal(err)
-		}
-		return pol, val
-	}
+	eval := func(ev *NetEvaluator) ([][]float32, []float32) { return evalTTT(t, ev, states) }
 	eval(e)
 	eval(w)
 	cache := e.e.cache
@@ -394,16 +385,7 @@ func TestNetEvaluatorSetModelPrecision(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	eval := func(ev *NetEvaluator) ([][]float32, []float32) {
-		pol, val := make([][]float32, len(states)), make([]float32, len(states))
-		for i := range pol {
-			pol[i] = make([]float32, 9)
-		}
-		if err := ev.Evaluate(states, pol, val); err != nil {
-			t.Fatal(err)
-		}
-		return pol, val
-	}
+	eval := func(ev *NetEvaluator) ([][]float32, []float32) { return evalTTT(t, ev, states) }
 	e, err := NewNetEvaluator(models[BF16], ttt{}, 64, 1024)
 	if err != nil {
 		t.Fatal(err)
@@ -466,4 +448,18 @@ func TestWorkerUseModelPrecision(t *testing.T) {
 			t.Fatalf("%s: the reused worker's outputs differ from a fresh Net's", p)
 		}
 	}
+}
+
+// evalTTT evaluates tic-tac-toe states with ev and returns the policies
+// and values.
+func evalTTT(t *testing.T, ev *NetEvaluator, states []games.State) ([][]float32, []float32) {
+	t.Helper()
+	pol, val := make([][]float32, len(states)), make([]float32, len(states))
+	for i := range pol {
+		pol[i] = make([]float32, 9)
+	}
+	if err := ev.Evaluate(states, pol, val); err != nil {
+		t.Fatal(err)
+	}
+	return pol, val
 }
