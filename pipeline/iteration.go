@@ -194,6 +194,7 @@ func (t *Trainer) finishIteration(ctx context.Context, start time.Time) error {
 		LeavesPerPosition:   metrics.Float(float64(st.Leaves) / math.Max(1, float64(st.Moves))),
 		Precision:           precision, // of the network, the latest round's
 	}
+	rec.CPU = t.cpuMetrics(st.CPU)
 	rec.Replay = &metrics.Replay{Window: t.buf.Len(), Added: t.buf.Added()}
 	workers, workersLine := t.workerMetrics(ctx)
 	rec.Workers = workers
@@ -206,7 +207,7 @@ func (t *Trainer) finishIteration(ctx context.Context, start time.Time) error {
 	rec.RunSeconds = metrics.Num(t.runSeconds())
 	rec.Time = time.Now().UTC().Format(time.RFC3339)
 	t.log.Info("iteration", "n", n, "selfplay_games", st.Games, "positions/s", fmt.Sprintf("%.0f", float64(st.Moves)/secs),
-		"replay", t.buf.Len(), "best", filepath.Base(t.best()), "workers", workersLine)
+		"replay", t.buf.Len(), "best", filepath.Base(t.best()), "workers", workersLine, "cpu", cpuLine(rec.CPU))
 	if err := t.metrics.write(rec); err != nil {
 		return err
 	}

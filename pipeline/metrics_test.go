@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
 
+	"tabula/internal/cputime"
 	"tabula/internal/metrics"
 )
 
@@ -98,8 +100,56 @@ func TestMetricsLinesKeepTheirKeys(t *testing.T) {
 	}
 	for i := range lines {
 		g, w := keyPaths(t, lines[i]), keyPaths(t, golden[i])
+		// Keys added after the golden lines were written.
+		w = append(w, "cpu", "cpu.process_s", "cpu.selfplay_s", "cpu.train_s")
+		slices.Sort(w)
 		if !slices.Equal(g, w) {
 			t.Errorf("line %d keys:\n got %s\nwant %s", i+1, strings.Join(g, " "), strings.Join(w, " "))
 		}
 	}
+}
+
+// TestMetricsCPUSection runs the Connect Four smoke run: every iteration's
+// line has a cpu section whose self-play and training parts are positive,
+// and over the run they add up to no more than the process's CPU time (a
+// game's CPU is counted when it ends, so one line's parts may spill over
+// the line before; the sums cannot).
+func TestMetricsCPUSection(t *testing.T) {
+	if cputime.Process() == 0 || !cputime.ThreadMeasured() {
+		t.Skip("CPU clocks are not measured on this system")
+	}
+	dir := t.TempDir()
+	tr := runOnce(t, smoke(t, dir))
+	if sum := tr.Summary(); !regexp.MustCompile(`CPU: \d+ s in the trainer's process: self-play \d+%, training \d+%`).MatchString(sum) {
+		t.Errorf("the summary has no CPU shares:\n%s", sum)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, metricsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var proc, sp, train float64
+	lines := bytes.Split(bytes.TrimSuffix(data, []byte("\n")), []byte("\n"))
+	for i, line := range lines {
+		var rec metrics.Record
+		if err := json.Unmarshal(line, &rec); err != nil {
+			t.Fatal(err)
+		}
+		if rec.FinalLadder {
+			continue
+		}
+		c := rec.CPU
+		if c == nil || c.SelfPlayS == nil || c.TrainS == nil {
+			t.Fatalf("line %d: cpu section %+v, want process_s, selfplay_s and train_s", i+1, c)
+		}
+		if c.ProcessS <= 0 || *c.SelfPlayS <= 0 || *c.TrainS <= 0 {
+			t.Errorf("line %d: cpu %v s, self-play %v s, training %v s: want each > 0", i+1, c.ProcessS, *c.SelfPlayS, *c.TrainS)
+		}
+		proc += float64(c.ProcessS)
+		sp += float64(*c.SelfPlayS)
+		train += float64(*c.TrainS)
+	}
+	if sp+train > proc*1.01 {
+		t.Errorf("self-play %.3f s + training %.3f s > the process's %.3f s", sp, train, proc)
+	}
+	t.Logf("process %.2f s: self-play %.2f s, training %.2f s", proc, sp, train)
 }

@@ -17,6 +17,7 @@ import (
 
 	"tabula/bus"
 	"tabula/games"
+	"tabula/internal/cputime"
 	"tabula/internal/progress"
 	"tabula/nn"
 	"tabula/nn/train"
@@ -95,6 +96,11 @@ type Trainer struct {
 	bestGen  int           // its generation: promotions before it (bus.Best.Generation)
 	spStats  selfPlayStats // self-play since the last metrics line
 	spTime   time.Duration // self-play wall time in spStats
+
+	// CPU clocks for the metrics line's cpu section: the training steps'
+	// thread CPU since the last line, and the process clock at that line.
+	trainCPU time.Duration
+	procCPU  time.Duration
 }
 
 // stageHook, when set (by tests), is called as each stage of iteration n
@@ -258,6 +264,7 @@ func (t *Trainer) Run(ctx context.Context) error {
 	spDone := make(chan struct{})
 	seed := t.cfg.Seed ^ uint64(t.iter)<<40 ^ uint64(t.trainer.Steps())<<20 // a resumed run plays new games
 	t.meter.start = time.Now()
+	t.procCPU = cputime.Process()
 	go func() {
 		defer close(spDone)
 		if err := t.selfPlayLoop(spCtx, seed); err != nil {
@@ -273,7 +280,7 @@ func (t *Trainer) Run(ctx context.Context) error {
 			}
 			n := t.iter + 1
 			atStage(iterCtx, "training", n)
-			if err := t.trainIteration(iterCtx); err != nil {
+			if err := t.timedTrainIteration(iterCtx); err != nil {
 				if iterCtx.Err() == nil {
 					runErr = fmt.Errorf("iteration %d: %w", n, err)
 				}

@@ -5,9 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"sync"
+	"time"
 
 	"tabula/games"
+	"tabula/internal/cputime"
 	"tabula/mcts"
 	"tabula/nn"
 	"tabula/replay"
@@ -25,6 +28,10 @@ type selfPlayStats struct {
 	// evaluator for, NetEvals those run through the network (the rest
 	// were answered by the cache or merged with an identical position).
 	Leaves, NetEvals int64
+	// CPU is the thread CPU time the workers spent on the games (search,
+	// network and writing them out), 0 where thread clocks are not
+	// measured. A round's total also counts the games cut short.
+	CPU time.Duration
 }
 
 // recordExamples turns a finished game into replay examples: the state's
@@ -217,6 +224,9 @@ func generate(parent context.Context, g games.Game, cfg SelfPlayConfig, workers,
 	if err := endgame.Configure(&mc, g); err != nil {
 		return stats, err
 	}
+	// Each worker runs on an OS thread of its own so that its thread clock
+	// measures its games: cpuMark[w] is the clock at its previous game.
+	cpuMark := make([]time.Duration, workers)
 	emit := func(ctx context.Context, rec mcts.GameRecord, worker int) error {
 		if err := rw.selfPlay(rec, worker); err != nil {
 			return err
@@ -230,6 +240,9 @@ func generate(parent context.Context, g games.Game, cfg SelfPlayConfig, workers,
 			return err
 		}
 		one := selfPlayStats{Games: 1, Moves: moves, Examples: len(ex)}
+		if now := cputime.Thread(); now > 0 {
+			one.CPU, cpuMark[worker] = now-cpuMark[worker], now
+		}
 		switch {
 		case rec.Returns[0] > 0:
 			one.Wins[0] = 1
@@ -270,6 +283,17 @@ func generate(parent context.Context, g games.Game, cfg SelfPlayConfig, workers,
 		wg.Add(1)
 		go func(w, share int) {
 			defer wg.Done()
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
+			cpuMark[w] = cputime.Thread()
+			defer func() {
+				// The games cut short: the round's total counts them.
+				if now := cputime.Thread(); now > 0 {
+					mu.Lock()
+					stats.CPU += now - cpuMark[w]
+					mu.Unlock()
+				}
+			}()
 			defer func() {
 				if errs[w] != nil {
 					stop()

@@ -160,7 +160,9 @@ func (t *Trainer) selfPlayRound(ctx context.Context, bestPath string, gen int, s
 	// outlast an iteration.
 	last := evalStats() // the evaluators' counters run on from the rounds before
 	mark := time.Now()
+	var cpuSeen time.Duration // the games' thread CPU accounted so far
 	account := func(one selfPlayStats) {
+		cpuSeen += one.CPU
 		es, now := evalStats(), time.Now()
 		one.Leaves, one.NetEvals = es.Positions-last.Positions, es.Evaluated-last.Evaluated
 		t.mu.Lock()
@@ -177,7 +179,7 @@ func (t *Trainer) selfPlayRound(ctx context.Context, bestPath string, gen int, s
 	st, err := generate(ctx, t.g, t.cfg.SelfPlay, t.workers, t.cfg.SelfPlay.GamesPerRound, seed, newEval, sink,
 		newRecordWriter(t.cfg, t.dir.root, "selfplay", trainerName, t.g, gen, "", seed), account)
 	t.meter.add(st.Games, st.Moves)
-	account(selfPlayStats{}) // the games cut short: their time and network calls
+	account(selfPlayStats{CPU: st.CPU - cpuSeen}) // the games cut short: their time, CPU and network calls
 	if errors.Is(err, errStale) {
 		// A new best came in the middle of the round: play with it.
 		t.log.Debug("self-play round cut short: a newer best", "err", err)
@@ -204,4 +206,5 @@ func (s *selfPlayStats) add(o selfPlayStats) {
 	s.Moves += o.Moves
 	s.Leaves += o.Leaves
 	s.NetEvals += o.NetEvals
+	s.CPU += o.CPU
 }

@@ -1,6 +1,8 @@
 package pipeline
 
 import (
+	"bufio"
+	"encoding/json"
 	"fmt"
 	"math"
 	"os"
@@ -29,6 +31,9 @@ func (t *Trainer) Summary() string {
 	}
 	if l := lastLadder(t.dir.path(metricsFile)); l != "" {
 		fmt.Fprintf(&b, "last ladder: %s\n", l)
+	}
+	if c := cpuShares(t.dir.path(metricsFile)); c != "" {
+		fmt.Fprintf(&b, "CPU: %s\n", c)
 	}
 	game := shellQuote(t.g.Name())
 	player := "net:path=" + specValue(weights)
@@ -81,6 +86,43 @@ func lastLadder(path string) string {
 	s += "; scores " + scoreList(l.Players[1:], l.Scores)
 	if l.ScoreLabel() == "points" {
 		s += " (shares of the points; of the games: " + scoreList(l.Players[1:], l.GameScores) + ")"
+	}
+	return s
+}
+
+// cpuShares sums the cpu sections of metrics.jsonl (every process of the
+// run) and describes the shares of self-play, training and the rest, or ""
+// when no line has the section.
+func cpuShares(path string) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	var proc, sp, train float64
+	threads := true
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 16<<20)
+	for sc.Scan() {
+		var rec metrics.Record
+		if json.Unmarshal(sc.Bytes(), &rec) != nil || rec.CPU == nil {
+			continue
+		}
+		proc += float64(rec.CPU.ProcessS)
+		if rec.CPU.SelfPlayS == nil || rec.CPU.TrainS == nil {
+			threads = false
+			continue
+		}
+		sp += float64(*rec.CPU.SelfPlayS)
+		train += float64(*rec.CPU.TrainS)
+	}
+	if proc <= 0 {
+		return ""
+	}
+	s := fmt.Sprintf("%.0f s in the trainer's process", proc)
+	if threads {
+		s += fmt.Sprintf(": self-play %.0f%%, training %.0f%%, the rest (gating, ladder, bench, ingest, runtime) %.0f%%",
+			100*sp/proc, 100*train/proc, 100*math.Max(0, proc-sp-train)/proc)
 	}
 	return s
 }

@@ -25,6 +25,7 @@ type Record struct {
 	// Best is the best checkpoint's file name after the iteration.
 	Best string `json:"best"`
 	Bus  *Bus   `json:"bus,omitempty"`
+	CPU  *CPU   `json:"cpu,omitempty"`
 	// FinalLadder marks the ladder played once more at the end of a run.
 	FinalLadder bool    `json:"final_ladder,omitempty"`
 	Gate        *Gate   `json:"gate,omitempty"`
@@ -46,6 +47,20 @@ type Record struct {
 	// Workers describes each self-play process (the trainer's own is
 	// "trainer") since the previous line.
 	Workers map[string]Worker `json:"workers,omitzero"`
+}
+
+// CPU holds the CPU time this process spent since the previous line, and
+// how much of it went to the trainer's own self-play and to training steps;
+// the rest (Process - SelfPlay - Train) went to gating, the ladder, the
+// benchmark, ingesting games and the runtime's own threads (the garbage
+// collector's workers). Outside programs (GNU Go in a ladder, say) run in
+// processes of their own and are not counted. SelfPlay and Train are
+// absent where thread clocks are not measured (internal/cputime); the
+// section is absent where the process clock is not.
+type CPU struct {
+	ProcessS  Float  `json:"process_s"`
+	SelfPlayS *Float `json:"selfplay_s,omitempty"`
+	TrainS    *Float `json:"train_s,omitempty"`
 }
 
 // Train holds the training phase's figures: the means over the
