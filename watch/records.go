@@ -38,7 +38,8 @@ const maxRecordFileBytes = 64 << 20
 // cut short or fails its checksum, and a game whose moves do not replay in
 // its game, are skipped with a warning on log: skipped counts them among
 // the files read. A missing folder has no games. cache, if not nil, keeps
-// the games of each file (a records file is written once, atomically).
+// the games of the files read until the next call (a records file is
+// written once, atomically).
 func RecordGames(dir string, n int, cache *RecordCache, log *slog.Logger) (gs []Game, skipped int, err error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
@@ -73,27 +74,38 @@ func RecordGames(dir string, n int, cache *RecordCache, log *slog.Logger) (gs []
 		}
 		return files[i].name > files[j].name
 	})
+	rr := recordReplayer{byName: map[string]*gameFrames{}}
+	visited := map[string]bool{}
 	for _, f := range files {
 		if len(gs) >= n {
 			break
 		}
-		fgs, err := cache.games(filepath.Join(dir, f.name), f.info, log)
+		path := filepath.Join(dir, f.name)
+		visited[path] = true
+		cr, err := cache.records(path, f.info, rr, log)
 		if err != nil {
 			skipped++
 			continue
 		}
-		skipped += fgs.skipped
+		skipped += cr.skipped
 		// A file holds its games in the order they finished.
-		for i := len(fgs.games) - 1; i >= 0 && len(gs) < n; i-- {
-			gs = append(gs, fgs.games[i])
+		for i := len(cr.recs) - 1; i >= 0 && len(gs) < n; i-- {
+			gm, err := rr.game(&cr.recs[i], f.name, cr.index[i])
+			if err != nil { // checked when the file was read
+				return nil, 0, fmt.Errorf("records %s game %d: %w", path, cr.index[i], err)
+			}
+			gs = append(gs, gm)
 		}
 	}
+	cache.keepOnly(visited)
 	return gs, skipped, nil
 }
 
 // RecordCache remembers the games read from records files, keyed by path
-// and checked against the file's size and modification time. It is not safe
-// for concurrent use; the server guards it.
+// and checked against the file's size and modification time: the records
+// that replay legally, not their positions, and only those of the files
+// the last call read. It is not safe for concurrent use; the server guards
+// it.
 type RecordCache struct {
 	m map[string]cachedRecords
 }
@@ -101,16 +113,15 @@ type RecordCache struct {
 type cachedRecords struct {
 	size    int64
 	modTime time.Time
-	games   []Game
-	skipped int // games of the file that do not replay
+	recs    []replay.GameRecord // the games that replay legally
+	index   []int               // their numbers in the file
+	skipped int                 // games of the file that do not replay
 	err     error
 }
 
-const maxCachedRecordFiles = 256
-
-// games returns the games of the records file at path, whose lstat is info,
-// logging what it skips the first time it reads the file.
-func (c *RecordCache) games(path string, info fs.FileInfo, log *slog.Logger) (cachedRecords, error) {
+// records returns the legal games of the records file at path, whose lstat
+// is info, logging what it skips when it reads the file.
+func (c *RecordCache) records(path string, info fs.FileInfo, rr recordReplayer, log *slog.Logger) (cachedRecords, error) {
 	if c != nil {
 		if cr, ok := c.m[path]; ok && cr.size == info.Size() && cr.modTime.Equal(info.ModTime()) {
 			return cr, cr.err
@@ -125,27 +136,38 @@ func (c *RecordCache) games(path string, info fs.FileInfo, log *slog.Logger) (ca
 	default:
 		var recs []replay.GameRecord
 		recs, cr.err = replay.ReadRecords(path)
-		rg := recordReplayer{byName: map[string]*gameFrames{}}
 		for i := range recs {
-			g, err := rg.game(&recs[i], filepath.Base(path), i)
-			if err != nil {
+			if _, err := rr.game(&recs[i], filepath.Base(path), i); err != nil {
 				log.Warn("watch: game record skipped", "file", path, "game", i, "err", err)
 				cr.skipped++
 				continue
 			}
-			cr.games = append(cr.games, g)
+			cr.recs = append(cr.recs, recs[i])
+			cr.index = append(cr.index, i)
 		}
 	}
 	if cr.err != nil {
 		log.Warn("watch: records file skipped", "err", cr.err)
 	}
 	if c != nil {
-		if c.m == nil || len(c.m) >= maxCachedRecordFiles {
+		if c.m == nil {
 			c.m = map[string]cachedRecords{}
 		}
 		c.m[path] = cr
 	}
 	return cr, cr.err
+}
+
+// keepOnly forgets the files not in keep.
+func (c *RecordCache) keepOnly(keep map[string]bool) {
+	if c == nil {
+		return
+	}
+	for path := range c.m {
+		if !keep[path] {
+			delete(c.m, path)
+		}
+	}
 }
 
 // gameFrames is a game and the renderer of its positions.

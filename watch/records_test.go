@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"log/slog"
 	"math/rand/v2"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -309,7 +311,47 @@ func TestRecordGamesReadsNewestFilesOnly(t *testing.T) {
 	}
 	// All of them: the garbage is reached and skipped.
 	gs, skipped, err = RecordGames(filepath.Join(dir, "records"), 64, &cache, nil)
-	if err != nil || len(gs) != 18 || skipped != 1 {
-		t.Errorf("all games: %d, %d skipped, err %v; want 18, 1", len(gs), skipped, err)
+	if err != nil || len(gs) != 18 || skipped != 1 || len(cache.m) != 10 {
+		t.Errorf("all games: %d, %d skipped, %d files read, err %v; want 18, 1, 10", len(gs), skipped, len(cache.m), err)
+	}
+	// The cache keeps only the files the last call read.
+	gs, _, err = RecordGames(filepath.Join(dir, "records"), 1, &cache, nil)
+	if err != nil || len(gs) != 1 || len(cache.m) != 1 {
+		t.Errorf("one game: %d games, %d files cached, err %v; want 1, 1", len(gs), len(cache.m), err)
+	}
+	checkRecordGame(t, g, gs[0], recs[19])
+}
+
+// TestRecordGamesConcurrentRequests: requests served at once share the
+// records cache safely (run with -race) and get the same games.
+func TestRecordGamesConcurrentRequests(t *testing.T) {
+	dir := t.TempDir()
+	g, _ := games.New("connect4")
+	writeRecordFiles(t, dir, randomRecords(t, g, 6, 17), 2)
+	cfg := DefaultConfig()
+	cfg.Run = dir
+	s, err := New(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := s.Handler()
+	bodies := make([]string, 8)
+	var wg sync.WaitGroup
+	for i := range bodies {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			req := httptest.NewRequest("GET", []string{"/api/games?n=3", "/api/games?n=5"}[i%2], nil)
+			req.Host = "localhost:8081"
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, req)
+			bodies[i] = rec.Body.String()
+		}()
+	}
+	wg.Wait()
+	for i, b := range bodies {
+		if b != bodies[i%2] || !strings.Contains(b, `"source":"records"`) {
+			t.Errorf("request %d: %.120s, want as request %d", i, b, i%2)
+		}
 	}
 }
