@@ -211,8 +211,9 @@ func newGapSearch(g games.Game) *gapSearch {
 	return sr
 }
 
-// frame renders state s; the first two observation planes of every game
-// here are the stones of the player to move and of the opponent.
+// frame renders state s; the first two observation planes of the board
+// games here are the stones of the player to move and of the opponent (a
+// game of one plane shows its first only).
 func (sr *gapSearch) frame(s games.State, move string) Frame {
 	s.Observation(sr.cells)
 	me, them := byte('x'), byte('o')
@@ -224,7 +225,7 @@ func (sr *gapSearch) frame(s games.State, move string) Frame {
 		switch {
 		case sr.cells[i] == 1:
 			b[i] = me
-		case sr.cells[i+sr.hw] == 1:
+		case len(sr.cells) >= 2*sr.hw && sr.cells[i+sr.hw] == 1:
 			b[i] = them
 		default:
 			b[i] = '.'

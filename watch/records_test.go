@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"tabula/games"
+	_ "tabula/games/poker"
 	"tabula/replay"
 )
 
@@ -353,5 +354,31 @@ func TestRecordGamesConcurrentRequests(t *testing.T) {
 		if b != bodies[i%2] || !strings.Contains(b, `"source":"records"`) {
 			t.Errorf("request %d: %.120s, want as request %d", i, b, i%2)
 		}
+	}
+}
+
+// TestRecordGamesOfCardGames: records of a game of one observation plane
+// with chance (Kuhn poker) are served move for move, not a failed request.
+func TestRecordGamesOfCardGames(t *testing.T) {
+	dir := t.TempDir()
+	g, err := games.New("kuhn")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Deal jack, queen; check, bet, call.
+	r := replay.GameRecord{Kind: "selfplay", Game: "kuhn", Players: [2]string{"gen-1", "gen-1"},
+		Actions: []int{0, 1, 1, 2, 1}, Values: []float32{0, 0, -0.3, 0.2, -0.5}}
+	s, err := games.Replay(g, r.Actions)
+	if err != nil || !s.IsTerminal() {
+		t.Fatalf("the hand: %v, terminal %v", err, s != nil && s.IsTerminal())
+	}
+	r.Returns = s.Returns()
+	writeRecordFiles(t, dir, []replay.GameRecord{r}, 1)
+	gs, skipped, err := RecordGames(filepath.Join(dir, "records"), 8, nil, nil)
+	if err != nil || skipped != 0 || len(gs) != 1 {
+		t.Fatalf("%d games, %d skipped, err %v; want 1, 0", len(gs), skipped, err)
+	}
+	if len(gs[0].Moves) != 5 || len(gs[0].Frames) != 6 || *gs[0].Frames[3].Value != 0.2 || gs[0].Result != "second player wins" {
+		t.Errorf("kuhn game: %+v", gs[0])
 	}
 }
