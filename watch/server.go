@@ -24,7 +24,8 @@ var assets embed.FS
 
 // Config sets up a watch server.
 type Config struct {
-	// Run is the run folder (holding metrics.jsonl and replay/).
+	// Run is the run folder (holding metrics.jsonl, replay/ and, with
+	// selfplay.records, records/).
 	Run string
 	// Addr is the address to listen on; loopback unless told otherwise.
 	Addr string
