@@ -2,20 +2,27 @@ package pipeline
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
+	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"tabula/games"
 	"tabula/mcts"
 	"tabula/replay"
+	"tabula/watch"
 )
 
 // TestSmokeRunRecords runs the smoke config with selfplay.records on: the
 // run folder's records hold self-play, gating and ladder games whose moves
 // replay legally to the recorded results, with a value for every move and
 // the search's values present for self-play; so does a self-play worker's
-// (cmd/selfplay -run) beside it.
+// (cmd/selfplay -run) beside it. The run's watch page serves the self-play
+// records as its recent games.
 func TestSmokeRunRecords(t *testing.T) {
 	dir := t.TempDir()
 	cfg := smoke(t, dir, "selfplay.records=true")
@@ -74,6 +81,90 @@ func TestSmokeRunRecords(t *testing.T) {
 	// ladder.games against each of its 2 players once.
 	if kinds["selfplay"] < 3 || kinds["worker"] != 2 || kinds["gating"] != 2*cfg.Gate.Games || kinds["ladder"] != 2*cfg.Ladder.Games {
 		t.Errorf("records per kind %v", kinds)
+	}
+	checkWatchServesRecords(t, dir, g)
+}
+
+// checkWatchServesRecords: the watch page of the run folder dir serves its
+// self-play games from the records, each as recorded move for move with
+// the search's value before every move, newest file first.
+func checkWatchServesRecords(t *testing.T, dir string, g games.Game) {
+	t.Helper()
+	wcfg := watch.DefaultConfig()
+	wcfg.Run = dir
+	ws, err := watch.New(wcfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := httptest.NewRequest("GET", "/api/games?n=64", nil)
+	req.Host = "localhost:8081"
+	resp := httptest.NewRecorder()
+	ws.Handler().ServeHTTP(resp, req)
+	var reply struct {
+		Games   []watch.Game `json:"games"`
+		Source  string       `json:"source"`
+		Skipped int          `json:"skipped"`
+	}
+	if err := json.Unmarshal(resp.Body.Bytes(), &reply); resp.Code != 200 || err != nil {
+		t.Fatalf("watch /api/games: %d %v", resp.Code, err)
+	}
+	files, err := replay.RecordFiles(filepath.Join(dir, recordsDir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	recorded := map[string]replay.GameRecord{}
+	modTime := map[string]time.Time{}
+	for _, f := range files {
+		if !strings.HasPrefix(filepath.Base(f), "selfplay-") {
+			continue
+		}
+		recs, err := replay.ReadRecords(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fi, err := os.Stat(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		modTime[filepath.Base(f)] = fi.ModTime()
+		for i, r := range recs {
+			recorded[fmt.Sprintf("%s#%d", filepath.Base(f), i)] = r
+		}
+	}
+	if want := min(64, len(recorded)); reply.Source != "records" || reply.Skipped != 0 || len(reply.Games) != want {
+		t.Fatalf("watch: source %q, %d skipped, %d games; want records, 0, %d of the %d self-play games", reply.Source, reply.Skipped, len(reply.Games), want, len(recorded))
+	}
+	seen := map[string]bool{}
+	for k, gm := range reply.Games {
+		key := fmt.Sprintf("%s#%d", gm.Chunk, gm.Index)
+		r, ok := recorded[key]
+		if !ok || seen[key] {
+			t.Fatalf("watch game %d (%s) is not a self-play record, or served twice", k, key)
+		}
+		seen[key] = true
+		if k > 0 && modTime[gm.Chunk].After(modTime[reply.Games[k-1].Chunk]) {
+			t.Errorf("watch game %d (%s) is newer than the game before it", k, key)
+		}
+		if len(gm.Moves) != len(r.Actions) || len(gm.Frames) != len(r.Actions)+1 {
+			t.Fatalf("watch game %s: %d moves, %d frames, recorded %d moves", key, len(gm.Moves), len(gm.Frames), len(r.Actions))
+		}
+		for i, a := range r.Actions {
+			if gm.Moves[i] != g.(games.Notation).FormatAction(a) {
+				t.Fatalf("watch game %s move %d: %q, recorded %d", key, i+1, gm.Moves[i], a)
+			}
+			if v := gm.Frames[i].Value; v == nil || *v != r.Values[i] {
+				t.Fatalf("watch game %s: value before move %d %v, recorded %v", key, i+1, v, r.Values[i])
+			}
+		}
+		want := "draw"
+		if r.Returns[0] > 0 {
+			want = "first player wins"
+		} else if r.Returns[0] < 0 {
+			want = "second player wins"
+		}
+		if gm.Result != want || gm.Resigned != r.Resigned {
+			t.Errorf("watch game %s: %q (resigned %v), recorded returns %v (resigned %v)", key, gm.Result, gm.Resigned, r.Returns, r.Resigned)
+		}
 	}
 }
 

@@ -43,29 +43,31 @@ const (
 	maxTopMoves = 3
 )
 
-// Game is one game to replay: a self-play game rebuilt from a replay chunk,
-// or a gating game.
+// Game is one game to replay: a self-play game from the run's game records
+// or rebuilt from a replay chunk, or a gating game.
 type Game struct {
-	Kind    string    `json:"kind"`              // "self-play" or "gating"
-	Chunk   string    `json:"chunk"`             // file name of the chunk or of the gating games
-	Index   int       `json:"index"`             // game number within the file
-	Players [2]string `json:"players,omitempty"` // gating: "candidate" and "best", first mover first
-	Spec    string    `json:"game"`              // game spec
-	Height  int       `json:"height"`            // board size
-	Width   int       `json:"width"`
-	Moves   []string  `json:"moves"`  // the moves, in the game's notation
-	Frames  []Frame   `json:"frames"` // the initial position, then the position after each move
-	Result  string    `json:"result"` // "first player wins", "second player wins" or "draw"
+	Kind     string    `json:"kind"`              // "self-play" or "gating"
+	Chunk    string    `json:"chunk"`             // file name of the records, the chunk or the gating games
+	Index    int       `json:"index"`             // game number within the file
+	Players  [2]string `json:"players,omitempty"` // gating: "candidate" and "best"; records: the network ("gen-3"); first mover first
+	Spec     string    `json:"game"`              // game spec
+	Height   int       `json:"height"`            // board size
+	Width    int       `json:"width"`
+	Moves    []string  `json:"moves"`              // the moves, in the game's notation
+	Frames   []Frame   `json:"frames"`             // the initial position, then the position after each move
+	Result   string    `json:"result"`             // "first player wins", "second player wins" or "draw"
+	Resigned bool      `json:"resigned,omitempty"` // records: the loser resigned after the last move
 }
 
 // Frame is one position of a replayed game.
 type Frame struct {
-	Board    string     `json:"board"`          // Height*Width cells, row by row: '.' empty, 'x' first player, 'o' second
-	ToMove   int        `json:"to_move"`        // 0 or 1
-	Move     string     `json:"move,omitempty"` // the move that led here
-	Searched bool       `json:"searched"`       // a stored training position (full search)
-	Z        *float32   `json:"z,omitempty"`    // the game's result for the player to move, where stored
-	Top      []MoveProb `json:"top,omitempty"`  // the search's most visited moves, where stored
+	Board    string     `json:"board"`           // Height*Width cells, row by row: '.' empty, 'x' first player, 'o' second
+	ToMove   int        `json:"to_move"`         // 0 or 1
+	Move     string     `json:"move,omitempty"`  // the move that led here
+	Searched bool       `json:"searched"`        // a stored training position (full search)
+	Z        *float32   `json:"z,omitempty"`     // the game's result for the player to move, where stored
+	Top      []MoveProb `json:"top,omitempty"`   // the search's most visited moves, where stored
+	Value    *float32   `json:"value,omitempty"` // records: the search's value for the player to move, before the next move
 }
 
 // MoveProb is a move and its share of the search's visits.
@@ -209,8 +211,9 @@ func newGapSearch(g games.Game) *gapSearch {
 	return sr
 }
 
-// frame renders state s; the first two observation planes of every game
-// here are the stones of the player to move and of the opponent.
+// frame renders state s; the first two observation planes of the board
+// games here are the stones of the player to move and of the opponent (a
+// game of one plane shows its first only).
 func (sr *gapSearch) frame(s games.State, move string) Frame {
 	s.Observation(sr.cells)
 	me, them := byte('x'), byte('o')
@@ -222,7 +225,7 @@ func (sr *gapSearch) frame(s games.State, move string) Frame {
 		switch {
 		case sr.cells[i] == 1:
 			b[i] = me
-		case sr.cells[i+sr.hw] == 1:
+		case len(sr.cells) >= 2*sr.hw && sr.cells[i+sr.hw] == 1:
 			b[i] = them
 		default:
 			b[i] = '.'

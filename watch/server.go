@@ -24,7 +24,8 @@ var assets embed.FS
 
 // Config sets up a watch server.
 type Config struct {
-	// Run is the run folder (holding metrics.jsonl and replay/).
+	// Run is the run folder (holding metrics.jsonl, replay/ and, with
+	// selfplay.records, records/).
 	Run string
 	// Addr is the address to listen on; loopback unless told otherwise.
 	Addr string
@@ -70,8 +71,9 @@ type Server struct {
 	log   *slog.Logger
 	guard *httpguard.Guard
 
-	mu    sync.Mutex // guards cache
-	cache ChunkCache
+	mu       sync.Mutex // guards cache and recCache
+	cache    ChunkCache
+	recCache RecordCache
 }
 
 // New checks cfg and that the run folder exists.
@@ -99,15 +101,17 @@ func New(cfg Config, log *slog.Logger) (*Server, error) {
 // Handler returns the page, its assets and the JSON endpoints, for requests
 // that name this server in Host and come from no other origin (package
 // httpguard; 403 otherwise); it serves only GET and HEAD, and reads nothing
-// but the run folder's metrics.jsonl, replay/ and gating/ (no path comes from
-// the request):
+// but the run folder's metrics.jsonl, records/, replay/ and gating/ (no path
+// comes from the request):
 //
 //	GET /                 the page
 //	GET /assets/...       its script and style
 //	GET /api/plots        {"run", "iterations", "updated", "refresh_ms", "plots": [Plot...], "last": metrics.Record,
 //	                       "run_seconds" (the run's time at the last line)}
-//	GET /api/games?n=N    {"games": [Game...] (self-play), "unlinked": positions not linked to a game,
-//	                       "gating": [Game...] (the newest iteration's gating games)}
+//	GET /api/games?n=N    {"games": [Game...] (self-play, newest first), "source": "records" (from records/, as
+//	                       played) or "rebuilt" (from replay/ chunks, for runs without records), "skipped":
+//	                       damaged records files and games passed over, "unlinked": positions not linked to a
+//	                       rebuilt game, "gating": [Game...] (the newest iteration's gating games)}
 func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
 	static, err := fs.Sub(assets, "assets")
@@ -185,14 +189,23 @@ func (s *Server) games(w http.ResponseWriter, r *http.Request) {
 		}
 		n = v
 	}
+	// The run's game records when it keeps them; otherwise games rebuilt
+	// from its replay chunks.
+	s.mu.Lock()
+	gs, skipped, err := RecordGames(filepath.Join(s.cfg.Run, "records"), n, &s.recCache, s.log)
+	s.mu.Unlock()
+	if err != nil {
+		s.log.Warn("watch: records", "err", err)
+	}
+	source, unlinked := "records", 0
 	dir := filepath.Join(s.cfg.Run, "replay")
-	var gs []Game
-	unlinked := 0
-	var err error
-	if _, serr := os.Stat(dir); serr == nil {
-		s.mu.Lock()
-		gs, unlinked, err = RecentGames(dir, n, &s.cache)
-		s.mu.Unlock()
+	if len(gs) == 0 {
+		source, err = "rebuilt", nil
+		if _, serr := os.Stat(dir); serr == nil {
+			s.mu.Lock()
+			gs, unlinked, err = RecentGames(dir, n, &s.cache)
+			s.mu.Unlock()
+		}
 	}
 	if err != nil {
 		s.log.Warn("watch: games", "err", err)
@@ -211,7 +224,7 @@ func (s *Server) games(w http.ResponseWriter, r *http.Request) {
 	if gating == nil {
 		gating = []Game{}
 	}
-	writeJSON(w, map[string]any{"games": gs[:min(n, len(gs))], "unlinked": unlinked, "gating": gating})
+	writeJSON(w, map[string]any{"games": gs[:min(n, len(gs))], "source": source, "skipped": skipped, "unlinked": unlinked, "gating": gating})
 }
 
 // httpServer is the http.Server of Run: bounded headers, and timeouts on

@@ -161,7 +161,7 @@ function showFrame(i) {
     (f.move ? ' (' + f.move + ')' : ' (start)') + ', ' + who + ' to move';
   $('frame-search').textContent = f.searched
     ? 'stored position: result for the mover ' + f.z + '; search: ' + (f.top || []).map((t) => t.move + ' ' + (100 * t.p).toFixed(0) + '%').join(', ')
-    : '';
+    : f.value !== undefined ? 'search value for the mover: ' + f.value.toFixed(3) : '';
   document.querySelectorAll('#moves li').forEach((li, k) => li.classList.toggle('current', k + 1 === state.frame));
 }
 
@@ -171,7 +171,7 @@ function selectGame(k) {
   const ol = $('moves'); ol.textContent = '';
   if (!g) return;
   const who = g.kind === 'gating' ? ', dark: ' + g.players[0] + ', light: ' + g.players[1] : '';
-  $('game-result').textContent = g.game + ': ' + g.result + who + ' (' + g.chunk + ' #' + g.index + ')';
+  $('game-result').textContent = g.game + ': ' + g.result + (g.resigned ? ' (resigned)' : '') + who + ' (' + g.chunk + ' #' + g.index + ')';
   g.moves.forEach((mv, i) => {
     const li = document.createElement('li'); li.textContent = mv;
     if (g.frames[i + 1].searched) li.classList.add('searched');
@@ -190,6 +190,8 @@ function gameLabel(g, k) {
 }
 
 function renderGames(data) {
+  $('games-source').textContent = data.source === 'records' ? 'self-play from records'
+    : data.source === 'rebuilt' && data.games.length ? 'self-play rebuilt from replay' : '';
   const all = data.games.concat(data.gating || []);
   const key = all.map(gameKey).join(',');
   if (key === state.gamesKey) return;
