@@ -148,3 +148,29 @@ func TestIsSingular(t *testing.T) {
 		t.Error("the only legal move is not singular")
 	}
 }
+
+// TestSingularExtensionsLazySMP checks the helpers make singular extensions
+// too and the result counts theirs (run under -race, that the verification
+// searches share the table safely).
+func TestSingularExtensionsLazySMP(t *testing.T) {
+	cfg := AllFeatures()
+	cfg.Depth, cfg.TableBits, cfg.Threads, cfg.SingularExtensions = singularMinDepth+1, 16, 2, true
+	sr, err := New(chess.Game{}, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := sr.Search(context.Background(), chessState(t, singularPosition))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sr.singExt
+	for i, h := range sr.helpers {
+		if !h.singular {
+			t.Errorf("helper %d: singular extensions off", i+1)
+		}
+		sum += h.singExt
+	}
+	if res.SingularExtensions == 0 || res.SingularExtensions != sum {
+		t.Errorf("%d singular extensions in the result, %d counted by the searchers", res.SingularExtensions, sum)
+	}
+}
