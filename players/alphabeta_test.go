@@ -119,3 +119,32 @@ func TestAlphaBetaCPU(t *testing.T) {
 		s.ApplyAction(a)
 	}
 }
+
+// TestAlphaBetaSingex checks the singex key: off by default, on with
+// singex=1, where a depth-9 search of WAC.006 makes singular extensions.
+func TestAlphaBetaSingex(t *testing.T) {
+	g := chess.Game{}
+	s, err := g.NewState("7k/p7/1R5K/6r1/6p1/6P1/8/8 w - - 0 1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		spec string
+		on   bool
+	}{{"alphabeta:depth=9", false}, {"alphabeta:depth=9,singex=0", false}, {"alphabeta:depth=9,singex=1", true}} {
+		p := mustNewPlayer(t, g, tc.spec, 1)
+		if _, err := p.ChooseAction(context.Background(), s); err != nil {
+			t.Fatal(err)
+		}
+		if n := p.(*alphaBetaPlayer).last.SingularExtensions; (n > 0) != tc.on {
+			t.Errorf("%s: %d singular extensions", tc.spec, n)
+		}
+	}
+	sp, err := ParseSpec("alphabeta:singex=2")
+	if err == nil {
+		_, err = Build(g, sp)
+	}
+	if err == nil {
+		t.Error("alphabeta:singex=2 accepted")
+	}
+}

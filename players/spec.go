@@ -58,6 +58,7 @@ var kinds = []kindDef{
 		{"qs", intParam, 0, 1, "quiescence search of captures and promotions at the horizon (chess), 0..1"},
 		{"see", intParam, 0, 1, "static exchange evaluation: losing captures ordered last and skipped in quiescence (chess), 0..1"},
 		{"ext", intParam, 0, 1, "check extensions (chess), 0..1"},
+		{"singex", intParam, 0, 1, "singular extensions (chess), 0..1 (default 0, off until a measurement shows they pay; see docs/methods.md): at depth 8 or more, the table's move is searched a ply deeper when a half-depth search of every other move fails low against its table value minus 2 centipawns a ply"},
 		{"null", intParam, 0, 1, "null-move pruning, not in check or with only king and pawns (chess), 0..1"},
 		{"lmr", intParam, 0, 1, "late-move reductions, 0..1"},
 		{"futility", intParam, 0, 1, "futility and reverse futility pruning near the horizon (chess), 0..1"},

@@ -25,8 +25,9 @@ var benchPositions = []string{
 
 // BenchmarkChessTimeToDepth searches each benchmark position to a fixed
 // depth from an empty table, with every feature on and then with each
-// switch off in turn, and reports the time and nodes per position and the
-// nodes per second. Times are the searching thread's CPU time, so that
+// switch off in turn, and (from depth 9, where they act) with singular
+// extensions on, and reports the time and nodes per position and the nodes
+// per second. Times are the searching thread's CPU time, so that
 // other load on a shared machine does not count. Depth 7 by default,
 // without the slow no-ordering variant; TABULA_LONG=1 adds it and depth 9.
 //
@@ -45,13 +46,20 @@ func BenchmarkChessTimeToDepth(b *testing.B) {
 		name string
 		off  func(*Config)
 	}{{"all", func(*Config) {}}}, switches...)
+	variants = append(variants, struct {
+		name string
+		off  func(*Config)
+	}{"with-singex", func(c *Config) { c.SingularExtensions = true }})
 	for _, depth := range depths {
 		for _, v := range variants {
 			if v.name == "ordering" && !longTests() {
 				continue
 			}
+			if v.name == "with-singex" && depth <= singularMinDepth {
+				continue // singular extensions act from depth singularMinDepth+1
+			}
 			name := v.name
-			if name != "all" {
+			if name != "all" && name != "with-singex" {
 				name = "no-" + name
 			}
 			b.Run(name+"/depth="+strconv.Itoa(depth), func(b *testing.B) {

@@ -158,6 +158,8 @@ var switches = []struct {
 
 // TestSwitchesChangeSearch turns each switch off in turn on middlegame
 // positions searched to a fixed depth: each one changes the node count.
+// Singular extensions, off in AllFeatures, are turned on instead, at a
+// depth where they act (the root's children at singularMinDepth).
 func TestSwitchesChangeSearch(t *testing.T) {
 	g := chess.Game{}
 	run := func(cfg Config) (nodes [2]int64) {
@@ -178,6 +180,16 @@ func TestSwitchesChangeSearch(t *testing.T) {
 		if n == full {
 			t.Errorf("%s off: %d nodes, the same as with it on", sw.name, n)
 		}
+	}
+	cfg := AllFeatures()
+	cfg.Depth, cfg.TableBits = singularMinDepth+1, 16
+	qgd := chessState(t, switchPositions[1])
+	off := searchOnce(t, g, cfg, qgd)
+	cfg.SingularExtensions = true
+	on := searchOnce(t, g, cfg, qgd)
+	t.Logf("depth %d: %d nodes, with singular extensions %d", cfg.Depth, off.Nodes, on.Nodes)
+	if on.Nodes == off.Nodes {
+		t.Errorf("singular extensions on at depth %d: %d nodes, the same as off", cfg.Depth, on.Nodes)
 	}
 }
 
@@ -221,18 +233,40 @@ func TestNullMoveZugzwangGuard(t *testing.T) {
 }
 
 // TestChessSearchAllocations checks the chess node loop allocates nothing:
-// a whole search allocates only its result's principal variation.
+// a whole search allocates only its result's principal variation. The
+// second search has singular extensions on, at a depth where they act.
 func TestChessSearchAllocations(t *testing.T) {
 	g := chess.Game{}
-	s := chessState(t, "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1")
-	cfg := AllFeatures()
-	cfg.Depth, cfg.TableBits = 4, 14
-	sr, _ := New(g, cfg)
-	if _, err := sr.Search(context.Background(), s); err != nil {
-		t.Fatal(err)
-	}
-	allocs := testing.AllocsPerRun(3, func() { _, _ = sr.Search(context.Background(), s) })
-	if allocs > 2 {
-		t.Errorf("%.0f allocations per search, want <= 2", allocs)
+	for _, tc := range []struct {
+		fen      string
+		depth    int
+		singular bool
+	}{
+		{"r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1", 4, false},
+		{singularPosition, singularMinDepth + 1, true},
+	} {
+		s := chessState(t, tc.fen)
+		cfg := AllFeatures()
+		cfg.Depth, cfg.TableBits, cfg.SingularExtensions = tc.depth, 14, tc.singular
+		sr, _ := New(g, cfg)
+		res, err := sr.Search(context.Background(), s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tc.singular && res.SingularExtensions == 0 {
+			t.Errorf("%s: no singular extension at depth %d", tc.fen, tc.depth)
+		}
+		// Each measured search starts from an empty table (Reset does not
+		// allocate), so that it searches the whole tree again.
+		allocs := testing.AllocsPerRun(3, func() {
+			sr.Reset()
+			res, _ = sr.Search(context.Background(), s)
+		})
+		if tc.singular && res.SingularExtensions == 0 {
+			t.Errorf("%s: no singular extension in the measured searches", tc.fen)
+		}
+		if allocs > 2 {
+			t.Errorf("%s depth %d (singular extensions %v): %.0f allocations per search, want <= 2", tc.fen, tc.depth, tc.singular, allocs)
+		}
 	}
 }

@@ -16,6 +16,30 @@ const (
 	futility2CP       = 350 // move futility at depth 2
 )
 
+// Singular extensions (Tactical games only). A node's table move is
+// singular when every other move is clearly worse: Anantharaman, Campbell
+// and Nowatzyk, "Singular Extensions: Adding Selectivity to Brute-Force
+// Searching" (ICCA Journal 11(4), 1988; Artificial Intelligence 43(1),
+// 1990), extended such moves in Deep Thought. The form here is the one
+// built on the transposition table, as in Stockfish: where the table holds
+// a lower bound or exact value v for the node's move m from a search nearly
+// as deep, a null-window search of all moves but m at half the depth
+// against v minus a margin tells whether all of them fail low; if they do,
+// m is searched one ply deeper.
+const (
+	// singularMinDepth is the least remaining depth at which a node checks
+	// its table move: the check costs a search of half the depth, which
+	// only a deep subtree repays (Stockfish's bound in this form is 8 plies
+	// too).
+	singularMinDepth = 8
+	// singularSlack is how many plies shallower than the node the table
+	// entry may have been searched.
+	singularSlack = 3
+	// singularMarginCP is the margin per ply of depth, in centipawns, by
+	// which every other move must fall short of the table move's value.
+	singularMarginCP = 2
+)
+
 // lmrTable[d][i] is the late-move reduction at depth d of the i-th move
 // (counted from 0): 0.75 + ln(d) ln(i) / 2.25, rounded down.
 var lmrTable [64][64]int8
@@ -31,9 +55,13 @@ func init() {
 // negamax searches the non-terminal state at ply to depth plies and
 // returns its fail-soft value for the player to move. The steps run in a
 // fixed order, each guarded by its switch: the oracle's exact value,
-// horizon (quiescence), table probe, ProbCut, reverse futility, null move, then beam selection and the
-// move loop with futility, check extension, late-move reduction and PVS. allowNull is false right
-// after a null move.
+// horizon (quiescence), table probe, ProbCut, reverse futility, null move,
+// the singular-extension check, then beam selection and the move loop with
+// futility, singular and check extensions, late-move reduction and PVS.
+// allowNull is false right after a null move. When s.excluded[ply] is a
+// move, the node is a singular-extension check: that move is left out,
+// ProbCut, null move and the check itself are skipped, and the table holds
+// the result under a key of its own (excludedKey).
 func (s *Searcher) negamax(ply, depth int, alpha, beta float64, allowNull bool) float64 {
 	s.nodes++
 	s.pvLen[ply] = 0
@@ -56,10 +84,16 @@ func (s *Searcher) negamax(ply, depth int, alpha, beta float64, allowNull bool) 
 		return s.h.Evaluate(st)
 	}
 	pvNode := beta-alpha > 2*nullWindow
+	excluded := s.excluded[ply]
 	key := st.Hash()
+	if excluded >= 0 {
+		key ^= excludedKey(excluded)
+	}
 	hashMove := -1
+	var tte entry
 	if s.tt != nil {
 		if e, ok := s.tt.probe(key); ok {
+			tte = e
 			if s.cfg.Ordering {
 				hashMove = int(e.move)
 			}
@@ -81,7 +115,7 @@ func (s *Searcher) negamax(ply, depth int, alpha, beta float64, allowNull bool) 
 
 	// ProbCut: a shallow search predicts that the deep one fails high
 	// or low (Buro 1995; see probcut.go).
-	if s.pc != nil && !pvNode && ply > 0 {
+	if s.pc != nil && !pvNode && ply > 0 && excluded < 0 {
 		if v, cut := s.probCut(ply, depth, alpha, beta); cut {
 			return v
 		}
@@ -109,7 +143,7 @@ func (s *Searcher) negamax(ply, depth int, alpha, beta float64, allowNull bool) 
 
 	// Null move: if passing still fails high with a reduced search, a real
 	// move will too (not in check, not with only king and pawns).
-	if s.nullMove && allowNull && !pvNode && !inCheck && depth >= 3 && ply > 0 &&
+	if s.nullMove && allowNull && !pvNode && !inCheck && depth >= 3 && ply > 0 && excluded < 0 &&
 		!math.IsInf(beta, 1) && !IsProven(beta) && staticEval >= beta && tac.HasNonPawnMaterial() {
 		r := 2 + depth/4
 		s.refresh(ply+1, st)
@@ -129,6 +163,21 @@ func (s *Searcher) negamax(ply, depth int, alpha, beta float64, allowNull bool) 
 				return beta
 			}
 			return v
+		}
+	}
+
+	// Singular extension: is the table move the only good one? The check
+	// searches this same node (ply) before its moves are generated.
+	singularMove := -1
+	if s.singular && ply > 0 && excluded < 0 && depth >= singularMinDepth && ply < 2*s.rootDepth &&
+		tte.flags != 0 && int(tte.depth) >= depth-singularSlack && !IsProven(tte.value) {
+		if kind := tte.flags &^ flagHorizon; kind == boundLower || kind == boundExact {
+			if s.isSingular(ply, depth, int(tte.move), tte.value) {
+				singularMove = int(tte.move)
+			}
+			if s.abort {
+				return 0
+			}
 		}
 	}
 
@@ -160,6 +209,9 @@ func (s *Searcher) negamax(ply, depth int, alpha, beta float64, allowNull bool) 
 	best, bestMove := math.Inf(-1), moves[0]
 	k := s.killers[ply]
 	for i, a := range moves {
+		if a == excluded {
+			continue
+		}
 		quiet := true
 		if tac != nil {
 			quiet = !tac.IsNoisy(a)
@@ -182,11 +234,15 @@ func (s *Searcher) negamax(ply, depth int, alpha, beta float64, allowNull bool) 
 		} else {
 			givesCheck := tac != nil && s.tacs[ply+1].InCheck()
 			newDepth := depth - 1
-			if s.extensions && givesCheck && ply < 2*s.rootDepth {
+			switch {
+			case a == singularMove:
+				newDepth++
+				s.singExt++
+			case s.extensions && givesCheck && ply < 2*s.rootDepth:
 				newDepth++
 			}
 			reduce := 0
-			if s.cfg.LMR && i >= 3 && depth >= 3 && quiet && !inCheck && !givesCheck && a != k[0] && a != k[1] {
+			if s.cfg.LMR && i >= 3 && depth >= 3 && quiet && !inCheck && !givesCheck && a != k[0] && a != k[1] && a != singularMove {
 				reduce = int(lmrTable[min(depth, 63)][min(i, 63)])
 				reduce = max(min(reduce, newDepth-1), 0)
 			}
@@ -231,6 +287,9 @@ func (s *Searcher) negamax(ply, depth int, alpha, beta float64, allowNull bool) 
 			break
 		}
 	}
+	if excluded >= 0 && math.IsInf(best, -1) {
+		return alphaOrig // no move but the excluded one: every other move fails low
+	}
 	if s.tt != nil {
 		flags := boundExact
 		switch {
@@ -245,6 +304,32 @@ func (s *Searcher) negamax(ply, depth int, alpha, beta float64, allowNull bool) 
 		s.tt.store(key, best, bestMove, depth, flags)
 	}
 	return best
+}
+
+// isSingular reports whether move m of the node at ply, whose table value
+// v is a lower bound (or exact) from a search of about depth plies, is
+// singular: a null-window search of depth/2 of every other move, with m
+// excluded, fails low against v minus singularMarginCP per ply of depth.
+// It searches the node at ply itself, so it overwrites that ply's move
+// list, principal variation and killers.
+func (s *Searcher) isSingular(ply, depth, m int, v float64) bool {
+	sBeta := v - float64(singularMarginCP*depth)*s.cp
+	s.excluded[ply] = m
+	w := s.negamax(ply, depth/2, sBeta-nullWindow, sBeta, false)
+	s.excluded[ply] = -1
+	s.pvLen[ply] = 0
+	return !s.abort && w < sBeta
+}
+
+// excludedKey is mixed into a position's hash for the search of a
+// singular-extension check that leaves move m out, so that its result is
+// kept apart from the position's own entry (a splitmix64 finaliser of m,
+// never 0).
+func excludedKey(m int) uint64 {
+	x := uint64(m+1) * 0x9e3779b97f4a7c15
+	x = (x ^ x>>30) * 0xbf58476d1ce4e5b9
+	x = (x ^ x>>27) * 0x94d049bb133111eb
+	return x ^ x>>31 | 1
 }
 
 // child searches the state at ply+1, reached by a move of player me, to

@@ -17,11 +17,12 @@ import (
 // Config sets a Searcher's budget and features. The search stops at the first
 // budget reached; with none, it deepens until the result is proven.
 //
-// The selective features (Aspiration, Quiescence, Extensions, NullMove, LMR,
-// Futility) change the value a fixed-depth search returns; with all of them
-// off the value equals plain alpha-beta's. Quiescence, SEE, Extensions and
-// Futility need the Tactical capability, NullMove also NullMover: games
-// without them ignore those switches.
+// The selective features (Aspiration, Quiescence, Extensions,
+// SingularExtensions, NullMove, LMR, Futility) change the value a fixed-depth
+// search returns; with all of them off the value equals plain alpha-beta's.
+// Quiescence, SEE, Extensions, SingularExtensions and Futility need the
+// Tactical capability, NullMove also NullMover: games without them ignore
+// those switches.
 type Config struct {
 	// Depth is the deepest iteration in plies; 0 means no depth limit.
 	Depth int `yaml:"depth"`
@@ -64,6 +65,13 @@ type Config struct {
 	SEE bool `yaml:"see"`
 	// Extensions searches a move that gives check one ply deeper.
 	Extensions bool `yaml:"extensions"`
+	// SingularExtensions searches the table's move one ply deeper at a
+	// node of depth 8 or more (singularMinDepth) when a reduced search of
+	// every other move, with that move excluded, fails low against the
+	// move's table value minus a margin (see isSingular in negamax.go).
+	// Without a transposition table it is ignored; AllFeatures leaves it
+	// off.
+	SingularExtensions bool `yaml:"singular_extensions"`
 	// NullMove lets the opponent move twice at non-PV nodes of depth 3 or
 	// more and cuts when a reduced search still fails high. It is skipped
 	// in check and when the player to move has only king and pawns
@@ -102,8 +110,9 @@ func DefaultConfig() Config {
 	return c
 }
 
-// AllFeatures returns a Config with every feature switch on and no budget
-// or table.
+// AllFeatures returns a Config with every feature switch on except
+// SingularExtensions (off by default until a measurement shows it pays; see
+// docs/methods.md), and no budget or table.
 func AllFeatures() Config {
 	return Config{Ordering: true, Killers: true, History: true, PVS: true, Aspiration: true,
 		Quiescence: true, SEE: true, Extensions: true, NullMove: true, LMR: true, Futility: true}
@@ -148,7 +157,7 @@ func (c Config) Validate() error {
 // selective reports whether c has a feature that makes a fixed-depth value
 // differ from plain alpha-beta's.
 func (c Config) selective() bool {
-	return c.Aspiration || c.Quiescence || c.Extensions || c.NullMove || c.LMR || c.Futility || c.Beam > 0
+	return c.Aspiration || c.Quiescence || c.Extensions || c.SingularExtensions || c.NullMove || c.LMR || c.Futility || c.Beam > 0
 }
 
 // Limits bound one call of SearchLimits. A zero field sets no limit of its
@@ -218,6 +227,10 @@ type Result struct {
 	Nodes  int64   // nodes visited, every iteration included (quiescence nodes too)
 	PV     []int   // principal variation from the root, Move first (may be cut short)
 	Proven bool    // the value is exact: no leaf of the last iteration was heuristic, or it is a proven win or loss
+	// SingularExtensions counts the moves searched one ply deeper by a
+	// singular extension (Config.SingularExtensions), every iteration and
+	// Lazy SMP helper included.
+	SingularExtensions int64
 	// Elapsed is the time the call took.
 	Elapsed time.Duration
 }
@@ -263,6 +276,7 @@ type Searcher struct {
 	quiescence bool
 	see        bool
 	extensions bool
+	singular   bool
 	nullMove   bool
 	futility   bool
 
@@ -275,8 +289,11 @@ type Searcher struct {
 	killers [][2]int
 	pv      [][]int
 	pvLen   []int
-	history []int64 // [player*NumActions + action]
-	rootPV  []int   // principal variation of the last completed iteration
+	// excluded[ply] is the move a singular-extension check leaves out at
+	// ply, or -1.
+	excluded []int
+	history  []int64 // [player*NumActions + action]
+	rootPV   []int   // principal variation of the last completed iteration
 
 	// helpers are the Lazy SMP searchers (Threads-1 of them) sharing tt,
 	// with the goroutines running them while a search runs; stop, set in
@@ -288,6 +305,7 @@ type Searcher struct {
 	nodes     int64
 	nodeLimit int64
 	horizons  int64 // heuristic leaves, pruned moves and cutoffs on unproven entries
+	singExt   int64 // singular extensions made in this call
 	rootDepth int
 	abort     bool
 	canAbort  bool
@@ -330,6 +348,7 @@ func New(g games.Game, cfg Config) (*Searcher, error) {
 	s.quiescence = cfg.Quiescence && s.tactical
 	s.see = cfg.SEE && s.tactical
 	s.extensions = cfg.Extensions && s.tactical
+	s.singular = cfg.SingularExtensions && s.tactical && s.tt != nil
 	s.nullMove = cfg.NullMove && s.nullMover
 	s.futility = cfg.Futility && s.tactical
 	for i := 1; i < cfg.Threads; i++ {
@@ -340,6 +359,7 @@ func New(g games.Game, cfg Config) (*Searcher, error) {
 			return nil, err
 		}
 		h.tt = s.tt
+		h.singular = s.singular
 		h.stop = new(atomic.Bool)
 		s.helpers = append(s.helpers, h)
 	}
@@ -446,6 +466,7 @@ func (s *Searcher) ensurePlies(n int) {
 		s.killers = append(s.killers, [2]int{-1, -1})
 		s.pv = append(s.pv, make([]int, n+2))
 		s.pvLen = append(s.pvLen, 0)
+		s.excluded = append(s.excluded, -1)
 	}
 	for i := range s.pv {
 		if len(s.pv[i]) < n+2 {
@@ -521,7 +542,7 @@ func (s *Searcher) SearchLimits(ctx context.Context, root games.State, l Limits)
 	if s.tt != nil {
 		s.tt.gen++
 	}
-	s.nodes, s.nodeLimit, s.abort = 0, l.Nodes, false
+	s.nodes, s.nodeLimit, s.abort, s.singExt = 0, l.Nodes, false, 0
 	s.refresh(0, root)
 	s.startHelpers(ctx, root, maxDepth)
 	var res Result
@@ -552,6 +573,10 @@ func (s *Searcher) SearchLimits(ctx context.Context, root games.State, l Limits)
 		}
 	}
 	res.Nodes = s.nodes + s.stopHelpers()
+	res.SingularExtensions = s.singExt
+	for _, h := range s.helpers {
+		res.SingularExtensions += h.singExt
+	}
 	res.PV = append([]int(nil), s.rootPV...)
 	res.Elapsed = time.Since(start)
 	if err := ctx.Err(); err != nil && res.Depth == 0 {
@@ -603,7 +628,7 @@ func (s *Searcher) startHelpers(ctx context.Context, root games.State, maxDepth 
 		h.ctx, h.dl, h.hasDL = ctx, s.dl, s.hasDL
 		h.ensurePlies(len(s.states))
 		h.stop.Store(false)
-		h.nodes, h.nodeLimit, h.abort = 0, 0, false
+		h.nodes, h.nodeLimit, h.abort, h.singExt = 0, 0, false, 0
 		h.refresh(0, root)
 		s.running.Add(1)
 		go func(h *Searcher, first int) {
