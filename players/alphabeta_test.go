@@ -148,3 +148,36 @@ func TestAlphaBetaSingex(t *testing.T) {
 		t.Error("alphabeta:singex=2 accepted")
 	}
 }
+
+// TestAlphaBetaThreads plays three chess moves from a middlegame with Lazy
+// SMP on a wall-clock budget (threads=2,time=50ms): every move is legal,
+// comes back well within a sanity bound (not a timing measurement: the
+// bound only catches helpers that do not stop), and came from a search in
+// which the helper searched too.
+func TestAlphaBetaThreads(t *testing.T) {
+	g := chess.Game{}
+	// Kiwipete (Peter McKenzie's perft position), a middlegame full of
+	// captures, checks and castling rights.
+	s, err := g.NewState("r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := mustNewPlayer(t, g, "alphabeta:threads=2,time=50ms", 3)
+	for i := 0; i < 3 && !s.IsTerminal(); i++ {
+		start := time.Now()
+		a, err := p.ChooseAction(context.Background(), s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if took := time.Since(start); took > 2*time.Second {
+			t.Errorf("move %d: %v on a 50ms budget with 2 threads, want under 2s", i, took)
+		}
+		if !s.IsLegal(a) {
+			t.Fatalf("move %d: illegal action %d", i, a)
+		}
+		if r := p.(*alphaBetaPlayer).last; r.Depth < 1 || r.HelperNodes == 0 || r.HelperNodes >= r.Nodes {
+			t.Errorf("move %d: depth %d, %d nodes of which %d the helper's, want depth >= 1 and nodes from both threads", i, r.Depth, r.Nodes, r.HelperNodes)
+		}
+		s.ApplyAction(a)
+	}
+}

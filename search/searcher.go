@@ -231,6 +231,9 @@ type Result struct {
 	// singular extension (Config.SingularExtensions), every iteration and
 	// Lazy SMP helper included.
 	SingularExtensions int64
+	// HelperNodes are the nodes of Nodes that the Lazy SMP helpers
+	// (Config.Threads > 1) visited.
+	HelperNodes int64
 	// Elapsed is the time the call took.
 	Elapsed time.Duration
 }
@@ -572,7 +575,8 @@ func (s *Searcher) SearchLimits(ctx context.Context, root games.State, l Limits)
 			break
 		}
 	}
-	res.Nodes = s.nodes + s.stopHelpers()
+	res.HelperNodes = s.stopHelpers()
+	res.Nodes = s.nodes + res.HelperNodes
 	res.SingularExtensions = s.singExt
 	for _, h := range s.helpers {
 		res.SingularExtensions += h.singExt
