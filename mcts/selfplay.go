@@ -25,6 +25,11 @@ type GameRecord struct {
 	// RootValues holds, per move, the root value for the player to move
 	// (0 at a chance outcome).
 	RootValues []float32
+	// RootVisits holds, per move, the root's visits when the move was
+	// chosen, reused ones included (Result.Visits of the same search): under
+	// a playout cap a fast search shows fewer. 0 at a chance outcome and a
+	// random opening move (no search).
+	RootVisits []int
 	// ChanceOutcomes is how many of Actions are chance outcomes: the
 	// searched moves are the others.
 	ChanceOutcomes int
@@ -255,6 +260,7 @@ func (p *SelfPlay) randomOpening(sl *slot) error {
 		sl.rec.Actions = append(sl.rec.Actions, a)
 		sl.rec.Policies = append(sl.rec.Policies, nil)
 		sl.rec.RootValues = append(sl.rec.RootValues, 0)
+		sl.rec.RootVisits = append(sl.rec.RootVisits, 0)
 		if err := sl.sr.advance(a); err != nil {
 			return fmt.Errorf("self-play: %w", err)
 		}
@@ -277,6 +283,7 @@ func (p *SelfPlay) rollChance(sl *slot) error {
 		sl.rec.Actions = append(sl.rec.Actions, a)
 		sl.rec.Policies = append(sl.rec.Policies, nil)
 		sl.rec.RootValues = append(sl.rec.RootValues, 0)
+		sl.rec.RootVisits = append(sl.rec.RootVisits, 0)
 		sl.rec.ChanceOutcomes++
 		if err := sl.sr.advance(a); err != nil {
 			return fmt.Errorf("self-play: %w", err)
@@ -336,6 +343,7 @@ func (p *SelfPlay) finishMove(sl *slot, emit func(GameRecord) error) error {
 	sl.rec.Actions = append(sl.rec.Actions, a)
 	sl.rec.Policies = append(sl.rec.Policies, target)
 	sl.rec.RootValues = append(sl.rec.RootValues, v)
+	sl.rec.RootVisits = append(sl.rec.RootVisits, int(sl.sr.t.nodes[0].n))
 	if err := sl.sr.advance(a); err != nil {
 		return fmt.Errorf("self-play: %w", err)
 	}

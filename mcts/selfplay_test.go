@@ -281,3 +281,57 @@ func TestFalseResignScale(t *testing.T) {
 		t.Error("FalseResign with no would-be resignation")
 	}
 }
+
+// TestSelfPlayRootVisits checks the records' root visits under a playout
+// cap without tree reuse: every searched move has the visits a fresh search
+// of its budget reports (Result.Visits), the full searches' budget where
+// the move has a policy target and the fast one where not; the random
+// opening moves have none.
+func TestSelfPlayRootVisits(t *testing.T) {
+	cfg := selfPlayConfig()
+	cfg.Simulations, cfg.FastSimulations = 8, 3
+	cfg.PlayoutCap, cfg.FullSearchFraction = true, 0.5
+	cfg.TreeReuse, cfg.Solver = false, false
+	cfg.RandomOpeningPlies = 2
+	reported := map[bool]int{}
+	for _, full := range []bool{true, false} {
+		c := cfg
+		if !full {
+			c.Simulations = cfg.FastSimulations
+		}
+		s, err := NewSearch(c, UniformEvaluator{}, newRNG(1))
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := s.Run(context.Background(), connect4Game(t).NewInitialState())
+		if err != nil {
+			t.Fatal(err)
+		}
+		reported[full] = res.Visits
+	}
+	if reported[true] == reported[false] {
+		t.Fatalf("full and fast searches both report %d visits", reported[true])
+	}
+	recs := playGames(t, cfg, UniformEvaluator{}, 3, 6)
+	counts := map[bool]int{}
+	for k, r := range recs {
+		if len(r.RootVisits) != len(r.Actions) {
+			t.Fatalf("game %d: %d visit counts for %d actions", k, len(r.RootVisits), len(r.Actions))
+		}
+		for i, n := range r.RootVisits {
+			switch {
+			case n == 0: // a random opening move
+				if r.Policies[i] != nil {
+					t.Errorf("game %d move %d: a policy target without visits", k, i)
+				}
+			case n != reported[r.Policies[i] != nil]:
+				t.Errorf("game %d move %d: %d root visits (full search %v), the search reports %v", k, i, n, r.Policies[i] != nil, reported)
+			default:
+				counts[r.Policies[i] != nil]++
+			}
+		}
+	}
+	if counts[true] == 0 || counts[false] == 0 {
+		t.Errorf("searched moves by kind (full: true) %v, want both kinds", counts)
+	}
+}

@@ -58,7 +58,7 @@ func (rw *recordWriter) selfPlay(rec mcts.GameRecord, worker int) error {
 		name = fmt.Sprintf("gen-%d", rw.generation)
 	}
 	r := replay.GameRecord{Kind: rw.kind, Game: rec.Game, Players: [2]string{name, name}, Generation: rw.generation,
-		Seed: rw.seed, Worker: worker, Actions: rec.Actions, Values: rec.RootValues, Returns: rec.Returns, Resigned: rec.Resigned}
+		Seed: rw.seed, Worker: worker, Actions: rec.Actions, Values: rec.RootValues, Visits: rec.RootVisits, Returns: rec.Returns, Resigned: rec.Resigned}
 	if r.Game == "" {
 		r.Game = rw.g.Name()
 	}

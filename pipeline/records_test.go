@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -21,11 +22,15 @@ import (
 // run folder's records hold self-play, gating and ladder games whose moves
 // replay legally to the recorded results, with a value for every move and
 // the search's values present for self-play; so does a self-play worker's
-// (cmd/selfplay -run) beside it. The run's watch page serves the self-play
-// records as its recent games.
+// (cmd/selfplay -run) beside it. Self-play runs under a playout cap
+// without tree reuse or solver here, so that each move's root visits in the
+// records are exactly what a fresh search of its budget reports
+// (mcts.Result.Visits), the full or the fast one. The run's watch page
+// serves the self-play records as its recent games, visits included.
 func TestSmokeRunRecords(t *testing.T) {
 	dir := t.TempDir()
-	cfg := smoke(t, dir, "selfplay.records=true")
+	cfg := smoke(t, dir, "selfplay.records=true", "selfplay.search.tree_reuse=false", "selfplay.search.solver=false",
+		"selfplay.play.playout_cap=true", "selfplay.play.fast_simulations=4", "selfplay.play.full_search_fraction=0.5")
 	runOnce(t, cfg)
 	// A worker beside the run (same folder) keeps its games too.
 	if err := RunWorker(context.Background(), dir, WorkerOptions{ID: "extra", Games: 2, Seed: 9}); err != nil {
@@ -36,6 +41,24 @@ func TestSmokeRunRecords(t *testing.T) {
 		t.Fatal(err)
 	}
 	g, _ := games.New("connect4")
+	reported := map[int]bool{} // root visits a fresh search reports, full and fast
+	for _, sims := range []int{cfg.SelfPlay.MCTS.Simulations, cfg.SelfPlay.MCTS.FastSimulations} {
+		mc := cfg.SelfPlay.MCTS
+		mc.Simulations = sims
+		sr, err := mcts.NewSearch(mc, mcts.UniformEvaluator{}, rand.New(rand.NewPCG(1, 2)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := sr.Run(context.Background(), g.NewInitialState())
+		if err != nil {
+			t.Fatal(err)
+		}
+		reported[res.Visits] = true
+	}
+	if len(reported) != 2 {
+		t.Fatalf("full and fast searches report the same root visits %v", reported)
+	}
+	visitsSeen := map[int]int{}
 	kinds := map[string]int{}
 	for _, f := range files {
 		recs, err := replay.ReadRecords(f)
@@ -72,6 +95,19 @@ func TestSmokeRunRecords(t *testing.T) {
 			if r.Kind == "selfplay" && (nonzero == 0 || r.Players[0] != r.Players[1] || !strings.HasPrefix(r.Players[0], "gen-") && !strings.HasPrefix(r.Players[0], "ckpt-")) {
 				t.Errorf("%s game %d: players %v, %d nonzero values of %d", f, i, r.Players, nonzero, len(r.Values))
 			}
+			if r.Kind == "selfplay" {
+				if len(r.Visits) != len(r.Actions) {
+					t.Fatalf("%s game %d: %d visit counts for %d moves", f, i, len(r.Visits), len(r.Actions))
+				}
+				for k, n := range r.Visits {
+					if !reported[n] {
+						t.Errorf("%s game %d move %d: %d root visits, the search reports %v", f, i, k+1, n, reported)
+					}
+					visitsSeen[n]++
+				}
+			} else if r.Visits != nil {
+				t.Errorf("%s game %d (%s): visits %v, want none", f, i, r.Kind, r.Visits)
+			}
 			if r.Kind == "gating" && (r.Players != [2]string{"candidate", "best"} && r.Players != [2]string{"best", "candidate"} || nonzero == 0) {
 				t.Errorf("%s game %d: gating players %v, %d nonzero values", f, i, r.Players, nonzero)
 			}
@@ -81,6 +117,9 @@ func TestSmokeRunRecords(t *testing.T) {
 	// ladder.games against each of its 2 players once.
 	if kinds["selfplay"] < 3 || kinds["worker"] != 2 || kinds["gating"] != 2*cfg.Gate.Games || kinds["ladder"] != 2*cfg.Ladder.Games {
 		t.Errorf("records per kind %v", kinds)
+	}
+	if len(visitsSeen) != 2 {
+		t.Errorf("moves by root visits %v, want full and fast searches", visitsSeen)
 	}
 	checkWatchServesRecords(t, dir, g)
 }
@@ -154,6 +193,9 @@ func checkWatchServesRecords(t *testing.T, dir string, g games.Game) {
 			}
 			if v := gm.Frames[i].Value; v == nil || *v != r.Values[i] {
 				t.Fatalf("watch game %s: value before move %d %v, recorded %v", key, i+1, v, r.Values[i])
+			}
+			if n := gm.Frames[i].Visits; n == nil || *n != r.Visits[i] {
+				t.Fatalf("watch game %s: root visits before move %d %v, recorded %v", key, i+1, n, r.Visits[i])
 			}
 		}
 		want := "draw"

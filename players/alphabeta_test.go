@@ -91,10 +91,11 @@ func TestAlphaBetaEGTB(t *testing.T) {
 // TestAlphaBetaCPU plays chess moves with cpu=5ms: each search spends its
 // thread's CPU time, and the searches after the first (which also pays for
 // touching the fresh transposition table) reach depth 3. A
-// CPU budget with helper threads, or with another limit, is refused.
+// CPU budget with another limit is refused. With threads=2 the budget is
+// the two threads' sum (search's TestCPUBudgetThreads checks the sum).
 func TestAlphaBetaCPU(t *testing.T) {
 	g := chess.Game{}
-	for _, bad := range []string{"alphabeta:cpu=5ms,threads=2", "alphabeta:cpu=5ms,time=1s", "alphabeta:cpu=0s"} {
+	for _, bad := range []string{"alphabeta:cpu=5ms,time=1s", "alphabeta:cpu=0s"} {
 		sp, err := ParseSpec(bad)
 		if err == nil {
 			_, err = Build(g, sp)
@@ -115,6 +116,21 @@ func TestAlphaBetaCPU(t *testing.T) {
 		}
 		if d := p.(*alphaBetaPlayer).last.Depth; i > 0 && d < 3 {
 			t.Errorf("move %d: depth %d in 5ms of CPU time, want at least 3", i, d)
+		}
+		s.ApplyAction(a)
+	}
+	p = mustNewPlayer(t, g, "alphabeta:cpu=20ms,threads=2", 2)
+	s = g.NewInitialState()
+	for i := 0; i < 2; i++ {
+		a, err := p.ChooseAction(context.Background(), s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !s.IsLegal(a) {
+			t.Fatalf("threads=2, move %d: illegal action %d", i, a)
+		}
+		if r := p.(*alphaBetaPlayer).last; r.HelperNodes == 0 || r.CPU == 0 || r.CPU > 60*time.Millisecond {
+			t.Errorf("threads=2, move %d: %d helper nodes, %v of CPU for a 20ms budget", i, r.HelperNodes, r.CPU)
 		}
 		s.ApplyAction(a)
 	}
@@ -146,5 +162,38 @@ func TestAlphaBetaSingex(t *testing.T) {
 	}
 	if err == nil {
 		t.Error("alphabeta:singex=2 accepted")
+	}
+}
+
+// TestAlphaBetaThreads plays three chess moves from a middlegame with Lazy
+// SMP on a wall-clock budget (threads=2,time=50ms): every move is legal,
+// comes back well within a sanity bound (not a timing measurement: the
+// bound only catches helpers that do not stop), and came from a search in
+// which the helper searched too.
+func TestAlphaBetaThreads(t *testing.T) {
+	g := chess.Game{}
+	// Kiwipete (Peter McKenzie's perft position), a middlegame full of
+	// captures, checks and castling rights.
+	s, err := g.NewState("r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := mustNewPlayer(t, g, "alphabeta:threads=2,time=50ms", 3)
+	for i := 0; i < 3 && !s.IsTerminal(); i++ {
+		start := time.Now()
+		a, err := p.ChooseAction(context.Background(), s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if took := time.Since(start); took > 2*time.Second {
+			t.Errorf("move %d: %v on a 50ms budget with 2 threads, want under 2s", i, took)
+		}
+		if !s.IsLegal(a) {
+			t.Fatalf("move %d: illegal action %d", i, a)
+		}
+		if r := p.(*alphaBetaPlayer).last; r.Depth < 1 || r.HelperNodes == 0 || r.HelperNodes >= r.Nodes {
+			t.Errorf("move %d: depth %d, %d nodes of which %d the helper's, want depth >= 1 and nodes from both threads", i, r.Depth, r.Nodes, r.HelperNodes)
+		}
+		s.ApplyAction(a)
 	}
 }

@@ -46,7 +46,7 @@ var kinds = []kindDef{
 		{"depth", intParam, 1, 64, "depth in plies, 1..64"},
 		{"nodes", intParam, 1, 1e12, "node budget per move, 1..1e12"},
 		{"time", durationParam, 0, 0, "time per move, e.g. 100ms"},
-		{"cpu", durationParam, 0, 0, "CPU time per move of the searching thread, e.g. 20ms: unlike time, fair when other processes share the machine (Linux; threads=1 only)"},
+		{"cpu", durationParam, 0, 0, "CPU time per move of the search threads, e.g. 20ms: unlike time, fair when other processes share the machine (Linux); with threads=N the budget is the sum over the N threads, so threads=2,cpu=T and threads=1,cpu=T search with equal CPU"},
 		{"clock", durationParam, 0, 0, "time per game, e.g. 10s: the player keeps its own clock and spends about clock/30 plus 3/4 of inc a move"},
 		{"inc", durationParam, 0, 0, "with clock, the time added to the clock after each move, e.g. 100ms"},
 		{"tt", intParam, 0, 26, "log2 of transposition-table buckets, 0..26 (default 16; 0: none)"},

@@ -47,6 +47,12 @@ type GameRecord struct {
 	// value of its choice as it reported it), 0 at chance outcomes and
 	// where no value was reported.
 	Values []float32 `json:"values"`
+	// Visits holds, per action, the root visits of the search that chose
+	// it (self-play: reused ones included, so a fast search under a playout
+	// cap shows fewer than a full one), 0 at chance outcomes and unsearched
+	// moves. Optional: records written before it, and match games, have
+	// none (nil); when present it has one entry per action.
+	Visits []int `json:"visits,omitempty"`
 	// Returns is the result for the first and second mover.
 	Returns [2]float64 `json:"returns"`
 	// Resigned says the game ended by resignation (the player with return
@@ -57,10 +63,19 @@ type GameRecord struct {
 
 // Replay plays the record's actions in g from the initial state, checking
 // that each is legal and that there is a value for each, and returns the
-// state reached.
+// state reached. Visits, when present, must have one count (>= 0) per
+// action.
 func (r *GameRecord) Replay(g games.Game) (games.State, error) {
 	if len(r.Values) != len(r.Actions) {
 		return nil, fmt.Errorf("record: %d values for %d actions", len(r.Values), len(r.Actions))
+	}
+	if r.Visits != nil && len(r.Visits) != len(r.Actions) {
+		return nil, fmt.Errorf("record: %d visit counts for %d actions", len(r.Visits), len(r.Actions))
+	}
+	for i, n := range r.Visits {
+		if n < 0 {
+			return nil, fmt.Errorf("record: action %d: %d visits, want >= 0", i, n)
+		}
 	}
 	s := g.NewInitialState()
 	for i, a := range r.Actions {

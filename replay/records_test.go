@@ -59,3 +59,46 @@ func TestRecordsRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// TestRecordsVisits: root visits round-trip; a file written before records
+// had them (testdata/records-v1.rec, written by that version's
+// WriteRecords) still reads and replays, with no visits; a record whose
+// visits do not match its moves is refused by Replay.
+func TestRecordsVisits(t *testing.T) {
+	g, _ := games.New("connect4")
+	old, err := ReadRecords(filepath.Join("testdata", "records-v1.rec"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(old) != 1 || old[0].Visits != nil || len(old[0].Values) != 4 || old[0].Values[2] != 0.125 {
+		t.Fatalf("old records: %+v", old)
+	}
+	if _, err := old[0].Replay(g); err != nil {
+		t.Fatal(err)
+	}
+
+	rec := old[0]
+	rec.Visits = []int{17, 5, 0, 17}
+	path := filepath.Join(t.TempDir(), "v.rec")
+	if err := WriteRecords(path, []GameRecord{rec, old[0]}); err != nil {
+		t.Fatal(err)
+	}
+	back, err := ReadRecords(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(back[0].Visits, rec.Visits) || back[1].Visits != nil {
+		t.Errorf("visits read back %v and %v, wrote %v and none", back[0].Visits, back[1].Visits, rec.Visits)
+	}
+	data, _ := os.ReadFile(path)
+	if n := strings.Count(string(data), `"visits"`); n != 1 {
+		t.Errorf("%d records with a visits key, want 1 (none where there are no visits):\n%s", n, data)
+	}
+	for _, v := range [][]int{{17, 5, 0}, {17, 5, -1, 17}} {
+		bad := rec
+		bad.Visits = v
+		if _, err := bad.Replay(g); err == nil || !strings.Contains(err.Error(), "visit") {
+			t.Errorf("visits %v for 4 moves: %v, want an error about visits", v, err)
+		}
+	}
+}

@@ -32,10 +32,11 @@ type Config struct {
 	// Time is a time budget per move; 0 means none (the context still
 	// applies). See Limits for how it is spent.
 	Time time.Duration `yaml:"time"`
-	// CPU is a budget per move in the searching thread's own CPU time; 0
-	// means none. Unlike Time it does not shrink when other processes take
-	// the processor, so matches on a loaded machine stay fair. It needs
-	// Threads <= 1 and a thread CPU clock (Linux). See Limits.CPU.
+	// CPU is a budget per move in the search threads' own CPU time (with
+	// Threads > 1, the sum over the main search and its helpers); 0 means
+	// none. Unlike Time it does not shrink when other processes take the
+	// processor, so matches on a loaded machine stay fair. It needs a
+	// thread CPU clock (Linux). See Limits.CPU.
 	CPU time.Duration `yaml:"cpu"`
 	// TableBits is log2 of the number of transposition-table buckets (two
 	// 32-byte slots each); 0 disables the table.
@@ -138,8 +139,6 @@ func (c Config) Validate() error {
 		return fmt.Errorf("search: time = %v, want >= 0 (0: no limit)", c.Time)
 	case c.CPU < 0:
 		return fmt.Errorf("search: cpu = %v, want >= 0 (0: no limit)", c.CPU)
-	case c.CPU > 0 && c.Threads > 1:
-		return fmt.Errorf("search: cpu = %v with threads = %d: a CPU budget measures one thread's CPU time, so it needs threads = 1", c.CPU, c.Threads)
 	case c.CPU > 0 && !cputime.ThreadMeasured():
 		return fmt.Errorf("search: cpu = %v: this system has no per-thread CPU clock (Linux has); use time instead", c.CPU)
 	case c.TableBits < 0 || c.TableBits > MaxTableBits:
@@ -182,11 +181,15 @@ type Limits struct {
 	// sudden death).
 	Clock, Increment time.Duration
 	MovesToGo        int
-	// CPU is a budget in the searching thread's own CPU time, spent like
-	// MoveTime (soft and hard budgets both CPU) but counted on the thread's
-	// CPU clock: the search locks its goroutine to its OS thread for the
-	// call and reads CLOCK_THREAD_CPUTIME_ID every 1024 nodes. It needs a
-	// Searcher with Threads <= 1 and a system with that clock (Linux).
+	// CPU is a budget in the search threads' own CPU time, spent like
+	// MoveTime (soft and hard budgets both CPU) but counted on the threads'
+	// CPU clocks: the search locks its goroutine to its OS thread for the
+	// call and reads CLOCK_THREAD_CPUTIME_ID every 1024 nodes. With Lazy
+	// SMP helpers the budget is their sum: each helper runs locked to its
+	// own OS thread and publishes its thread's CPU time every 1024 of its
+	// nodes, and the main search stops (and with it the helpers) when its
+	// own time plus the helpers' last published times reach the budget.
+	// It needs a system with that clock (Linux).
 	CPU time.Duration
 	// Info, when set, is called after each completed iteration with its
 	// result (PV and Nodes included).
@@ -231,6 +234,13 @@ type Result struct {
 	// singular extension (Config.SingularExtensions), every iteration and
 	// Lazy SMP helper included.
 	SingularExtensions int64
+	// HelperNodes are the nodes of Nodes that the Lazy SMP helpers
+	// (Config.Threads > 1) visited.
+	HelperNodes int64
+	// CPU is the search threads' CPU time in the call (the main search's
+	// and its helpers', to their end), measured only under a CPU budget
+	// (Limits.CPU); 0 otherwise.
+	CPU time.Duration
 	// Elapsed is the time the call took.
 	Elapsed time.Duration
 }
@@ -261,10 +271,13 @@ type Searcher struct {
 	ctx   context.Context
 	dl    time.Time
 	hasDL bool
-	// cpuEnd is the thread CPU time at which a CPU-budgeted search stops
-	// (hasCPU).
-	cpuEnd time.Duration
-	hasCPU bool
+	// Under a CPU budget (hasCPU, in the main search) the search stops when
+	// its thread's CPU time since cpuStart plus its helpers' cpuUsed reach
+	// cpuBudget. A helper of such a search has shareCPU set and publishes
+	// its own thread's CPU time since its cpuStart in cpuUsed.
+	cpuStart, cpuBudget time.Duration
+	hasCPU, shareCPU    bool
+	cpuUsed             atomic.Int64
 
 	// What applies to this game: the Tactical and NullMover capabilities,
 	// and the features that need them.
@@ -506,18 +519,13 @@ func (s *Searcher) SearchLimits(ctx context.Context, root games.State, l Limits)
 		return Result{}, fmt.Errorf("search: negative limit in %+v", l)
 	}
 	s.hasCPU = false
-	var cpuStart time.Duration
 	if l.CPU > 0 {
-		if len(s.helpers) > 0 {
-			return Result{}, fmt.Errorf("search: a CPU budget (%v) measures one thread's CPU time, so it needs threads = 1, not %d", l.CPU, len(s.helpers)+1)
-		}
 		if !cputime.ThreadMeasured() {
 			return Result{}, fmt.Errorf("search: a CPU budget (%v) needs a per-thread CPU clock, which this system lacks (Linux has one)", l.CPU)
 		}
 		runtime.LockOSThread()
 		defer runtime.UnlockOSThread()
-		cpuStart = cputime.Thread()
-		s.cpuEnd, s.hasCPU = cpuStart+l.CPU, true
+		s.cpuStart, s.cpuBudget, s.hasCPU = cputime.Thread(), l.CPU, true
 	}
 	s.ctx = ctx
 	s.dl, s.hasDL = ctx.Deadline()
@@ -551,7 +559,7 @@ func (s *Searcher) SearchLimits(ctx context.Context, root games.State, l Limits)
 	for d := 1; d <= maxDepth; d++ {
 		s.canAbort = d > 1
 		if s.canAbort && (s.outOfTime() || timed && time.Since(start) >= soft/2 ||
-			s.hasCPU && cputime.Thread()-cpuStart >= l.CPU/2) {
+			s.hasCPU && s.cpuSpent() >= l.CPU/2) {
 			break
 		}
 		s.horizons = 0
@@ -572,7 +580,11 @@ func (s *Searcher) SearchLimits(ctx context.Context, root games.State, l Limits)
 			break
 		}
 	}
-	res.Nodes = s.nodes + s.stopHelpers()
+	res.HelperNodes = s.stopHelpers()
+	res.Nodes = s.nodes + res.HelperNodes
+	if s.hasCPU {
+		res.CPU = s.cpuSpent()
+	}
 	res.SingularExtensions = s.singExt
 	for _, h := range s.helpers {
 		res.SingularExtensions += h.singExt
@@ -629,10 +641,18 @@ func (s *Searcher) startHelpers(ctx context.Context, root games.State, maxDepth 
 		h.ensurePlies(len(s.states))
 		h.stop.Store(false)
 		h.nodes, h.nodeLimit, h.abort, h.singExt = 0, 0, false, 0
+		h.shareCPU = s.hasCPU
+		h.cpuUsed.Store(0)
 		h.refresh(0, root)
 		s.running.Add(1)
 		go func(h *Searcher, first int) {
 			defer s.running.Done()
+			if h.shareCPU {
+				runtime.LockOSThread()
+				defer runtime.UnlockOSThread()
+				h.cpuStart = cputime.Thread()
+				defer h.publishCPU()
+			}
 			h.helperSearch(first, min(maxDepth+1, unlimitedDepth))
 		}(h, 1+(i+1)%2)
 	}
@@ -675,6 +695,22 @@ func (s *Searcher) stopHelpers() int64 {
 	return n
 }
 
+// publishCPU stores a helper's thread CPU time since its start in cpuUsed,
+// for the main search to add to its own.
+func (s *Searcher) publishCPU() {
+	s.cpuUsed.Store(int64(cputime.Thread() - s.cpuStart))
+}
+
+// cpuSpent returns the CPU time of a CPU-budgeted search so far: the main
+// search's thread's and what its helpers last published.
+func (s *Searcher) cpuSpent() time.Duration {
+	t := cputime.Thread() - s.cpuStart
+	for _, h := range s.helpers {
+		t += time.Duration(h.cpuUsed.Load())
+	}
+	return t
+}
+
 // checkBudget sets s.abort when a budget is spent or, in a helper, when
 // the main search has ended. The clock and the context are looked at every
 // 1024 nodes.
@@ -690,8 +726,13 @@ func (s *Searcher) checkBudget() {
 		s.abort = true
 		return
 	}
-	if s.nodes&1023 == 0 && s.outOfTime() {
-		s.abort = true
+	if s.nodes&1023 == 0 {
+		if s.shareCPU {
+			s.publishCPU()
+		}
+		if s.outOfTime() {
+			s.abort = true
+		}
 	}
 }
 
@@ -701,7 +742,7 @@ func (s *Searcher) outOfTime() bool {
 	if s.hasDL && !time.Now().Before(s.dl) {
 		return true
 	}
-	if s.hasCPU && cputime.Thread() >= s.cpuEnd {
+	if s.hasCPU && s.cpuSpent() >= s.cpuBudget {
 		return true
 	}
 	select {

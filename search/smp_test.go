@@ -39,8 +39,8 @@ func TestLazySMP(t *testing.T) {
 			}
 			helperNodes += h.nodes
 		}
-		if res.Nodes <= helperNodes {
-			t.Errorf("%s: %d nodes in all, %d of them the helpers'", fen, res.Nodes, helperNodes)
+		if res.Nodes <= helperNodes || res.HelperNodes != helperNodes {
+			t.Errorf("%s: %d nodes in all, %d of them the helpers' (result: %d)", fen, res.Nodes, helperNodes, res.HelperNodes)
 		}
 	}
 

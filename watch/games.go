@@ -68,6 +68,9 @@ type Frame struct {
 	Z        *float32   `json:"z,omitempty"`     // the game's result for the player to move, where stored
 	Top      []MoveProb `json:"top,omitempty"`   // the search's most visited moves, where stored
 	Value    *float32   `json:"value,omitempty"` // records: the search's value for the player to move, before the next move
+	// Visits (records that have them): the root visits of the search that
+	// chose the next move.
+	Visits *int `json:"visits,omitempty"`
 }
 
 // MoveProb is a move and its share of the search's visits.

@@ -183,8 +183,9 @@ type recordReplayer struct {
 }
 
 // game replays record r, game index of file, through the checked path: the
-// moves and values as recorded, a frame per position, the value before
-// each move on the frame it was searched in.
+// moves and values as recorded, a frame per position, the value (and, in
+// records that have them, the root visits) before each move on the frame it
+// was searched in.
 func (rr recordReplayer) game(r *replay.GameRecord, file string, index int) (Game, error) {
 	if r.Kind != "selfplay" {
 		return Game{}, fmt.Errorf("kind %q, want selfplay", r.Kind)
@@ -201,6 +202,9 @@ func (rr recordReplayer) game(r *replay.GameRecord, file string, index int) (Gam
 	if len(r.Values) != len(r.Actions) {
 		return Game{}, fmt.Errorf("%d values for %d moves", len(r.Values), len(r.Actions))
 	}
+	if r.Visits != nil && len(r.Visits) != len(r.Actions) {
+		return Game{}, fmt.Errorf("%d visit counts for %d moves", len(r.Visits), len(r.Actions))
+	}
 	g := gf.g
 	_, h, w := g.ObservationShape()
 	gm := Game{Kind: "self-play", Chunk: file, Index: index, Players: r.Players, Spec: g.Name(), Height: h, Width: w,
@@ -211,6 +215,10 @@ func (rr recordReplayer) game(r *replay.GameRecord, file string, index int) (Gam
 	for i, a := range r.Actions {
 		v := r.Values[i]
 		gm.Frames[i].Value = &v
+		if r.Visits != nil {
+			n := r.Visits[i]
+			gm.Frames[i].Visits = &n
+		}
 		if err := games.Play(s, a); err != nil {
 			return Game{}, fmt.Errorf("move %d: %w", i+1, err)
 		}

@@ -20,13 +20,15 @@ import (
 )
 
 // randomRecords plays n random games of g to their end and returns them as
-// self-play records with a value drawn at random for every move.
+// self-play records with a value drawn at random for every move, and root
+// visits drawn at random in every other game (the others are as records
+// written before records had visits).
 func randomRecords(t *testing.T, g games.Game, n int, seed uint64) []replay.GameRecord {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(seed, 3))
 	nt := g.(games.Notation)
 	var out []replay.GameRecord
-	for range n {
+	for k := range n {
 		s := g.NewInitialState()
 		r := replay.GameRecord{Kind: "selfplay", Game: g.Name(), Players: [2]string{"gen-2", "gen-2"}, Generation: 2, Seed: seed}
 		var legal []int
@@ -35,6 +37,9 @@ func randomRecords(t *testing.T, g games.Game, n int, seed uint64) []replay.Game
 			a := legal[rng.IntN(len(legal))]
 			r.Actions = append(r.Actions, a)
 			r.Values = append(r.Values, float32(rng.IntN(2001)-1000)/1000)
+			if k%2 == 1 {
+				r.Visits = append(r.Visits, rng.IntN(800))
+			}
 			s.ApplyAction(a)
 		}
 		r.Moves = nt.FormatActions(r.Actions)
@@ -93,8 +98,8 @@ func getGames(t *testing.T, s *Server, url string) gamesReply {
 }
 
 // checkRecordGame checks that gm shows record r move for move: the moves,
-// a frame per position as the rules give it, the recorded value before
-// each move, the result.
+// a frame per position as the rules give it, the recorded value (and root
+// visits, where recorded) before each move, the result.
 func checkRecordGame(t *testing.T, g games.Game, gm Game, r replay.GameRecord) {
 	t.Helper()
 	nt := g.(games.Notation)
@@ -110,6 +115,9 @@ func checkRecordGame(t *testing.T, g games.Game, gm Game, r replay.GameRecord) {
 		if f.Value == nil || *f.Value != r.Values[i] {
 			t.Fatalf("%s #%d: value before move %d is %v, recorded %v", gm.Chunk, gm.Index, i+1, f.Value, r.Values[i])
 		}
+		if r.Visits == nil && f.Visits != nil || r.Visits != nil && (f.Visits == nil || *f.Visits != r.Visits[i]) {
+			t.Fatalf("%s #%d: root visits before move %d are %v, recorded %v", gm.Chunk, gm.Index, i+1, f.Visits, r.Visits)
+		}
 		if f.Board != boardOf(g, s) || f.ToMove != s.CurrentPlayer() {
 			t.Fatalf("%s #%d: position before move %d is %q, want %q", gm.Chunk, gm.Index, i+1, f.Board, boardOf(g, s))
 		}
@@ -118,7 +126,7 @@ func checkRecordGame(t *testing.T, g games.Game, gm Game, r replay.GameRecord) {
 		}
 		s.ApplyAction(a)
 	}
-	if last := gm.Frames[len(gm.Frames)-1]; last.Board != boardOf(g, s) || last.Value != nil {
+	if last := gm.Frames[len(gm.Frames)-1]; last.Board != boardOf(g, s) || last.Value != nil || last.Visits != nil {
 		t.Errorf("%s #%d: last position %q (value %v), want %q", gm.Chunk, gm.Index, last.Board, last.Value, boardOf(g, s))
 	}
 	if want := result(0, float32(r.Returns[0])); gm.Result != want {
@@ -180,6 +188,48 @@ func TestGamesFromRecords(t *testing.T) {
 	}
 }
 
+// TestGamesFromOldRecords: a records file written before records had root
+// visits (replay/testdata/records-v1.rec) is served with its values and no
+// visits.
+func TestGamesFromOldRecords(t *testing.T) {
+	dir := t.TempDir()
+	data, err := os.ReadFile(filepath.Join("..", "replay", "testdata", "records-v1.rec"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "records"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "records", "selfplay-trainer-g000002-0000000000000007-0000.rec"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	recs, err := replay.ReadRecords(filepath.Join(dir, "records", "selfplay-trainer-g000002-0000000000000007-0000.rec"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	gs, skipped, err := RecordGames(filepath.Join(dir, "records"), 8, nil, nil)
+	if err != nil || skipped != 0 || len(gs) != 1 || len(recs) != 1 || recs[0].Visits != nil {
+		t.Fatalf("%d games, %d skipped, %v (records %+v)", len(gs), skipped, err, recs)
+	}
+	g, _ := games.New("connect4")
+	checkRecordGame(t, g, gs[0], recs[0])
+}
+
+// TestRecordWithBadVisitsSkipped: a game whose root visits do not give one
+// count a move is skipped, not served with visits on the wrong moves.
+func TestRecordWithBadVisitsSkipped(t *testing.T) {
+	dir := t.TempDir()
+	g, _ := games.New("connect4")
+	recs := randomRecords(t, g, 2, 13)
+	recs[1].Visits = recs[1].Visits[1:]
+	writeRecordFiles(t, dir, recs, 2)
+	gs, skipped, err := RecordGames(filepath.Join(dir, "records"), 8, nil, nil)
+	if err != nil || skipped != 1 || len(gs) != 1 {
+		t.Fatalf("%d games, %d skipped, %v; want 1 game, 1 skipped", len(gs), skipped, err)
+	}
+	checkRecordGame(t, g, gs[0], recs[0])
+}
+
 // TestGamesWithoutSelfPlayRecords: records of gating and ladder games alone
 // (or an empty records folder) leave the self-play games rebuilt.
 func TestGamesWithoutSelfPlayRecords(t *testing.T) {
@@ -217,6 +267,7 @@ func TestDamagedRecordsSkipped(t *testing.T) {
 	// The oldest file's second game plays a move into a full column.
 	recs[1].Actions = append([]int{0, 0, 0, 0, 0, 0, 0}, recs[1].Actions...)
 	recs[1].Values = append(make([]float32, 7), recs[1].Values...)
+	recs[1].Visits = append(make([]int, 7), recs[1].Visits...)
 	files := writeRecordFiles(t, dir, recs, 2) // four files of two games
 	// Cut the second file short; flip a byte inside the third.
 	data, err := os.ReadFile(files[1])

@@ -161,7 +161,8 @@ function showFrame(i) {
     (f.move ? ' (' + f.move + ')' : ' (start)') + ', ' + who + ' to move';
   $('frame-search').textContent = f.searched
     ? 'stored position: result for the mover ' + f.z + '; search: ' + (f.top || []).map((t) => t.move + ' ' + (100 * t.p).toFixed(0) + '%').join(', ')
-    : f.value !== undefined ? 'search value for the mover: ' + f.value.toFixed(3) : '';
+    : f.value !== undefined ? 'search value for the mover: ' + f.value.toFixed(3) +
+      (f.visits !== undefined ? ', ' + f.visits + ' root visits' : '') : '';
   document.querySelectorAll('#moves li').forEach((li, k) => li.classList.toggle('current', k + 1 === state.frame));
 }
 
