@@ -143,12 +143,7 @@ func TestGamesFromRecords(t *testing.T) {
 	g, _ := games.New("connect4")
 	recs := randomRecords(t, g, 7, 5)
 	files := writeRecordFiles(t, dir, recs, 3) // 3 + 3 + 1 games, the last file newest
-	cfg := DefaultConfig()
-	cfg.Run = dir
-	s, err := New(cfg, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := serveRun(t, dir, nil)
 	r := getGames(t, s, "/api/games?n=5")
 	if r.Source != "records" || r.Skipped != 0 || r.Unlinked != 0 || len(r.Games) != 5 {
 		t.Fatalf("source %q, skipped %d, unlinked %d, %d games; want records, 0, 0, 5", r.Source, r.Skipped, r.Unlinked, len(r.Games))
@@ -245,12 +240,7 @@ func TestGamesWithoutSelfPlayRecords(t *testing.T) {
 	if err := replay.WriteRecords(filepath.Join(dir, "records", "gating-trainer-g000001-0000000000000007-0000.rec"), recs); err != nil {
 		t.Fatal(err)
 	}
-	cfg := DefaultConfig()
-	cfg.Run = dir
-	s, err := New(cfg, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := serveRun(t, dir, nil)
 	r := getGames(t, s, "/api/games")
 	if r.Source != "rebuilt" || len(r.Games) != len(played) {
 		t.Errorf("source %q, %d games; want rebuilt, %d", r.Source, len(r.Games), len(played))
@@ -304,12 +294,7 @@ func TestDamagedRecordsSkipped(t *testing.T) {
 	}
 
 	var logged bytes.Buffer
-	cfg := DefaultConfig()
-	cfg.Run = dir
-	s, err := New(cfg, slog.New(slog.NewTextHandler(&logged, nil)))
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := serveRun(t, dir, slog.New(slog.NewTextHandler(&logged, nil)))
 	r := getGames(t, s, "/api/games")
 	// Served: the newest file's two games, then the oldest file's first.
 	if r.Source != "records" || r.Skipped != 4 || len(r.Games) != 3 {
@@ -380,12 +365,7 @@ func TestRecordGamesConcurrentRequests(t *testing.T) {
 	dir := t.TempDir()
 	g, _ := games.New("connect4")
 	writeRecordFiles(t, dir, randomRecords(t, g, 6, 17), 2)
-	cfg := DefaultConfig()
-	cfg.Run = dir
-	s, err := New(cfg, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := serveRun(t, dir, nil)
 	h := s.Handler()
 	bodies := make([]string, 8)
 	var wg sync.WaitGroup

@@ -26,12 +26,7 @@ func TestResumedRunPlotsAgainstRunTime(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "metrics.jsonl"), []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cfg := DefaultConfig()
-	cfg.Run = dir
-	s, err := New(cfg, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := serveRun(t, dir, nil)
 	code, body, _ := get(t, s.Handler(), "GET", "/api/plots")
 	if code != 200 {
 		t.Fatalf("GET /api/plots: %d %s", code, body)

@@ -72,12 +72,7 @@ func TestWatchPathTraversal(t *testing.T) {
 	if err := os.Symlink(secret, filepath.Join(dir, "secret.txt")); err != nil {
 		t.Fatal(err)
 	}
-	cfg := DefaultConfig()
-	cfg.Run = dir
-	s, err := New(cfg, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := serveRun(t, dir, nil)
 	hs := httptest.NewServer(s.Handler())
 	defer hs.Close()
 	for _, p := range []string{
@@ -102,12 +97,7 @@ func TestWatchPathTraversal(t *testing.T) {
 // out slow requests and idle connections.
 func TestWatchHTTPServerLimits(t *testing.T) {
 	dir, _ := fakeRun(t)
-	cfg := DefaultConfig()
-	cfg.Run = dir
-	s, err := New(cfg, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := serveRun(t, dir, nil)
 	hs := s.httpServer()
 	if hs.ReadHeaderTimeout <= 0 || hs.ReadTimeout <= 0 || hs.WriteTimeout <= 0 || hs.IdleTimeout <= 0 || hs.MaxHeaderBytes <= 0 || hs.MaxHeaderBytes > 64<<10 {
 		t.Errorf("http.Server limits: read header %v, read %v, write %v, idle %v, max header bytes %d",

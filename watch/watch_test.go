@@ -203,12 +203,7 @@ func get(t *testing.T, h http.Handler, method, url string) (int, string, http.He
 
 func TestHandlers(t *testing.T) {
 	dir, played := fakeRun(t)
-	cfg := DefaultConfig()
-	cfg.Run = dir
-	s, err := New(cfg, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := serveRun(t, dir, nil)
 	h := s.Handler()
 
 	code, body, hdr := get(t, h, "GET", "/")
@@ -326,7 +321,7 @@ func TestHandlers(t *testing.T) {
 	if err := os.WriteFile(names2[0], []byte("TBRC garbage"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	s2, _ := New(cfg, nil)
+	s2 := serveRun(t, dir, nil)
 	if code, body, _ := get(t, s2.Handler(), "GET", "/api/games"); code != 500 || !strings.Contains(body, "corrupt") {
 		t.Errorf("damaged chunk: %d %q", code, body)
 	}
@@ -369,4 +364,16 @@ func FuzzParseMetrics(f *testing.F) {
 			t.Fatalf("plots of %q do not encode: %v", data, err)
 		}
 	})
+}
+
+// serveRun is a watch server of the run in dir with the default settings.
+func serveRun(t *testing.T, dir string, log *slog.Logger) *Server {
+	t.Helper()
+	cfg := DefaultConfig()
+	cfg.Run = dir
+	s, err := New(cfg, log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
 }
