@@ -174,12 +174,7 @@ func LoadOrSolveVerdicts(ctx context.Context, cache string, positions []Position
 		return nil, fmt.Errorf("verdicts file %s holds the verdicts of %d other positions (the first %q), not of these %d (the first %q); %w",
 			cache, len(v.Positions), firstOr(v.Positions), len(positions), positions[0].Moves, ErrOtherVerdicts)
 	}
-	ok = false
-	for _, k := range known {
-		if v, ok, _ = readVerdicts(k, positions); ok {
-			break
-		}
-	}
+	v, _, ok = KnownVerdicts(positions, known...)
 	if !ok {
 		start := 0
 		if have != nil {
@@ -206,6 +201,19 @@ func LoadOrSolveVerdicts(ctx context.Context, cache string, positions []Position
 		return nil, fmt.Errorf("verdicts file %s: %w", cache, err)
 	}
 	return v, nil
+}
+
+// KnownVerdicts returns the verdicts for positions from the first of the
+// read-only files known that begins with them (see LoadOrSolveVerdicts), and
+// the file it used. ok is false when none does; a missing or damaged file is
+// passed over.
+func KnownVerdicts(positions []Position, known ...string) (v *Verdicts, file string, ok bool) {
+	for _, k := range known {
+		if v, ok, _ := readVerdicts(k, positions); ok {
+			return v, k, true
+		}
+	}
+	return nil, "", false
 }
 
 func firstOr(moves []string) string {

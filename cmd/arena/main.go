@@ -700,7 +700,7 @@ func defineBench(fs *flag.FlagSet) func(context.Context, io.Reader, io.Writer, i
 	first := fs.Int("n", 0, "use only the first N positions of the file (0: all)")
 	cache := fs.String("verdicts", "", "JSON file caching the solver's verdicts for these positions: read if it holds them, extended if it holds the first of them, written if missing (its folder must exist); a file holding anything else is refused")
 	force := fs.Bool("force", false, "with -verdicts: replace a file that holds anything but verdicts of these positions")
-	known := fs.String("known-verdicts", "data/connect4/verdicts", "with -verdicts: folder of shipped verdicts, DIR/<positions file name>.json, used instead of solving when they cover these positions")
+	known := fs.String("known-verdicts", "data/connect4/verdicts", "folder of shipped verdicts, DIR/<positions file name>.json, used instead of solving when they cover these positions (\"\": never)")
 	quiet := fs.Bool("quiet", false, "no progress bar")
 	return func(ctx context.Context, _ io.Reader, stdout, stderr io.Writer) (err error) {
 		g, err := games.New(*gameSpec)
@@ -739,12 +739,17 @@ func defineBench(fs *flag.FlagSet) func(context.Context, io.Reader, io.Writer, i
 			positions = positions[:*first]
 		}
 		var verdicts *bench.Verdicts
-		if *cache != "" {
-			vbar := newBar(len(positions), "solving", stderr, *quiet)
-			var shipped []string
-			if *known != "" {
-				shipped = append(shipped, filepath.Join(*known, filepath.Base(*posPath)+".json"))
+		var shipped []string
+		if *known != "" {
+			shipped = append(shipped, filepath.Join(*known, filepath.Base(*posPath)+".json"))
+		}
+		if *cache == "" {
+			var ok bool
+			if verdicts, _, ok = bench.KnownVerdicts(positions, shipped...); !ok {
+				fmt.Fprintf(stderr, "arena bench: no -verdicts file and no shipped verdicts for %s: the solver decides each position as it comes (seconds each on early positions); -verdicts FILE keeps them for the next run\n", *posPath)
 			}
+		} else {
+			vbar := newBar(len(positions), "solving", stderr, *quiet)
 			verdicts, err = bench.LoadOrSolveVerdicts(ctx, *cache, positions, *ttBits, *force, func(done, total int) { _ = vbar.Set(done) }, shipped...)
 			_ = vbar.Finish()
 			if errors.Is(err, bench.ErrOtherVerdicts) {

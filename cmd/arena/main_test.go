@@ -15,9 +15,11 @@ import (
 	"testing"
 	"time"
 
+	"tabula/bench"
 	"tabula/games"
 	"tabula/internal/refdata/refdatatest"
 	"tabula/nn"
+	"tabula/search/c4solver"
 )
 
 func runCmd(t *testing.T, stdin string, args ...string) (stdout, stderr string, err error) {
@@ -210,6 +212,68 @@ func TestBenchCommand(t *testing.T) {
 	stdout, _, err = runCmd(t, "", "bench", "-player", "random", "-positions", pos, "-solver-tt", "18", "-quiet")
 	if err != nil || !strings.Contains(stdout, "random on") {
 		t.Errorf("bench random: %v\n%s", err, stdout)
+	}
+}
+
+// TestBenchShippedVerdicts: without -verdicts, bench judges by the shipped
+// verdicts of the positions file when they cover it, and says so on stderr
+// when none do. The shipped file here has every outcome negated, so the
+// solver's best moves count as mistakes: only a bench that read it finds any.
+func TestBenchShippedVerdicts(t *testing.T) {
+	src := refdatatest.Path(t, "connect4", "Test_L3_R1")
+	data, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	pos := filepath.Join(dir, "pos.txt")
+	if err := os.WriteFile(pos, []byte(strings.Join(strings.SplitN(string(data), "\n", 9)[:8], "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(pos)
+	if err != nil {
+		t.Fatal(err)
+	}
+	positions, err := bench.ReadPositions(f, pos)
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := bench.SolveVerdicts(context.Background(), positions, 18, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range v.Outcomes {
+		for c, o := range v.Outcomes[i] {
+			if o != c4solver.Invalid {
+				v.Outcomes[i][c] = -o
+			}
+		}
+	}
+	known := filepath.Join(dir, "verdicts")
+	if err := os.Mkdir(known, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	js, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(known, "pos.txt.json"), js, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stdout, stderr, err := runCmd(t, "", "bench", "-player", "solver:tt=16", "-positions", pos, "-known-verdicts", known, "-n", "6", "-quiet")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(stdout, " 0 mistakes") || strings.Contains(stderr, "no shipped verdicts") {
+		t.Errorf("bench did not judge by the shipped verdicts:\n%s%s", stdout, stderr)
+	}
+	stdout, stderr, err = runCmd(t, "", "bench", "-player", "solver:tt=16", "-positions", pos, "-known-verdicts", "", "-solver-tt", "18", "-quiet")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(stdout, "8 positions, 0 mistakes") || !strings.Contains(stderr, "no -verdicts file and no shipped verdicts for "+pos) {
+		t.Errorf("bench without verdicts:\n%s%s", stdout, stderr)
 	}
 }
 
