@@ -110,19 +110,27 @@ func TestKataAnalyzeOwnershipAndScore(t *testing.T) {
 		t.Fatal(err)
 	}
 	forward, _ := headsOf(t, g, wts)
-	s := startSession(t, e)
+	opening := []string{"B4", "D2", "A1"}
 	state := g.NewInitialState()
-	for i, mv := range []string{"B4", "D2", "A1"} {
-		color := "bw"[i%2 : i%2+1]
-		s.send("play " + color + " " + mv)
-		if a := s.answer(); len(a) != 1 || a[0] != "= " {
-			t.Fatalf("play %s: %q", mv, a)
-		}
+	for _, mv := range opening {
 		a, _ := gg.ParseAction(mv)
 		if err := games.Play(state, a); err != nil {
 			t.Fatal(err)
 		}
 	}
+	// playOpening plays the opening in session s.
+	playOpening := func(s *gtpSession) {
+		t.Helper()
+		for i, mv := range opening {
+			color := "bw"[i%2 : i%2+1]
+			s.send("play " + color + " " + mv)
+			if a := s.answer(); len(a) != 1 || a[0] != "= " {
+				t.Fatalf("play %s: %q", mv, a)
+			}
+		}
+	}
+	s := startSession(t, e)
+	playOpening(s)
 	once := 0 // moves visited once whose scoreLead was checked
 	// checkLine checks one kata line for the position at, whose player
 	// to move is the analysis' side.
@@ -220,30 +228,51 @@ func TestKataAnalyzeOwnershipAndScore(t *testing.T) {
 	for l := s.line(); l != ""; l = s.line() {
 	}
 	s.answer()
-	s.send("kata-genmove_analyze w 1 ownership true")
-	if l := s.line(); l != "=" {
-		t.Fatalf("kata-genmove_analyze: first line %q", l)
-	}
-	reports := 0
-	for {
-		l := s.line()
-		if l == "" {
-			break
+	// genmoveAnalyze runs kata-genmove_analyze in session s and checks
+	// its reports.
+	genmoveAnalyze := func(s *gtpSession) {
+		t.Helper()
+		s.send("kata-genmove_analyze w 1 ownership true")
+		if l := s.line(); l != "=" {
+			t.Fatalf("kata-genmove_analyze: first line %q", l)
 		}
-		if strings.HasPrefix(l, "play ") {
-			continue
+		reports := 0
+		for {
+			l := s.line()
+			if l == "" {
+				break
+			}
+			if strings.HasPrefix(l, "play ") {
+				continue
+			}
+			checkLine(l, state, true)
+			reports++
 		}
-		checkLine(l, state, true)
-		reports++
+		if reports == 0 {
+			t.Error("kata-genmove_analyze reported nothing")
+		}
+		s.in.Close()
+		for range s.lines {
+		}
 	}
-	if reports == 0 {
-		t.Error("kata-genmove_analyze reported nothing")
+	genmoveAnalyze(s)
+	// The streaming commands above report whenever their interval has
+	// passed, so how large the tree is by then depends on the machine's
+	// speed. A fresh engine's kata-genmove_analyze searches exactly its
+	// 24 simulations over the position's 23 moves (pass included), and its final
+	// report always shows moves visited once.
+	e3, err := gtp.NewEngine(ecfg, g, func(games.Game) (gtp.Chooser, error) {
+		return f.New(rand.New(rand.NewPCG(1, 2)))
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
-	s.in.Close()
-	for range s.lines {
-	}
-	if once == 0 {
-		t.Error("no move was visited once: no scoreLead was checked against the network")
+	s3 := startSession(t, e3)
+	playOpening(s3)
+	before := once
+	genmoveAnalyze(s3)
+	if once == before {
+		t.Error("no move was visited once in a 24-simulation search: no scoreLead was checked against the network")
 	}
 
 	// A network without the heads: the same command, neither field.
