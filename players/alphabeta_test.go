@@ -165,6 +165,35 @@ func TestAlphaBetaSingex(t *testing.T) {
 	}
 }
 
+// TestAlphaBetaLMP checks the lmp key: off by default, on with lmp=1,
+// where a depth-7 search of a middlegame skips moves.
+func TestAlphaBetaLMP(t *testing.T) {
+	g := chess.Game{}
+	s, err := g.NewState("r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N1PN2/PP3PPP/R2QKB1R w KQ - 0 8")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		spec string
+		on   bool
+	}{{"alphabeta:depth=7", false}, {"alphabeta:depth=7,lmp=0", false}, {"alphabeta:depth=7,lmp=1", true}} {
+		p := mustNewPlayer(t, g, tc.spec, 1)
+		if _, err := p.ChooseAction(context.Background(), s); err != nil {
+			t.Fatal(err)
+		}
+		if n := p.(*alphaBetaPlayer).last.LateMovePruned; (n > 0) != tc.on {
+			t.Errorf("%s: %d moves skipped by late-move pruning", tc.spec, n)
+		}
+	}
+	sp, err := ParseSpec("alphabeta:lmp=2")
+	if err == nil {
+		_, err = Build(g, sp)
+	}
+	if err == nil {
+		t.Error("alphabeta:lmp=2 accepted")
+	}
+}
+
 // TestAlphaBetaThreads plays three chess moves from a middlegame with Lazy
 // SMP on a wall-clock budget (threads=2,time=50ms): every move is legal,
 // comes back well within a sanity bound (not a timing measurement: the

@@ -62,6 +62,7 @@ var kinds = []kindDef{
 		{"null", intParam, 0, 1, "null-move pruning, not in check or with only king and pawns (chess), 0..1"},
 		{"lmr", intParam, 0, 1, "late-move reductions, 0..1"},
 		{"futility", intParam, 0, 1, "futility and reverse futility pruning near the horizon (chess), 0..1"},
+		{"lmp", intParam, 0, 1, "late-move pruning (chess), 0..1 (default 0): at non-PV nodes of depth 1 to 4 not in check, quiet non-checking moves after the first 3+depth^2 are not searched"},
 		{"threads", intParam, 1, 256, "search goroutines sharing the transposition table (Lazy SMP), 1..256 (default 1); the main one's move is played"},
 		{"egtb", stringParam, 0, 0, "chess: a folder of endgame tables (*.rtb, built by scripts/egtb) whose exact values the search takes where they cover a position"},
 		{"book", stringParam, 0, 0, "an opening book: chess, Polyglot's .bin format (in a book position a book move is drawn with probability proportional to its weight); other games (othello, connect4), a game book built by scripts/makebook -game (connect4: the exact book of -solve N; the move of the best backed-up value is played, or one drawn among those within book_margin); in a book position the player plays the book's move instead of searching"},

@@ -40,6 +40,14 @@ const (
 	singularMarginCP = 2
 )
 
+// lmpMaxDepth is the deepest remaining depth at which late-move pruning
+// skips moves; at depth d it keeps the first lmpCount(d) moves.
+const lmpMaxDepth = 4
+
+// lmpCount is how many moves late-move pruning searches at depth d before
+// it skips the quiet ones: 3 + d^2 (4, 7, 12, 19 at depths 1 to 4).
+func lmpCount(d int) int { return 3 + d*d }
+
 // lmrTable[d][i] is the late-move reduction at depth d of the i-th move
 // (counted from 0): 0.75 + ln(d) ln(i) / 2.25, rounded down.
 var lmrTable [64][64]int8
@@ -204,6 +212,13 @@ func (s *Searcher) negamax(ply, depth int, alpha, beta float64, allowNull bool) 
 		futile = futileValue <= alpha
 	}
 
+	// Late-move pruning: at shallow non-PV nodes out of check, quiet
+	// moves this late in the order are skipped once a move is in hand.
+	lmpFrom := math.MaxInt
+	if s.lmp && !pvNode && !inCheck && depth <= lmpMaxDepth {
+		lmpFrom = lmpCount(depth)
+	}
+
 	alphaOrig := alpha
 	horizonsBefore := s.horizons
 	best, bestMove := math.Inf(-1), moves[0]
@@ -221,6 +236,11 @@ func (s *Searcher) negamax(ply, depth int, alpha, beta float64, allowNull bool) 
 			if futileValue > best {
 				best = futileValue
 			}
+			continue
+		}
+		if i >= lmpFrom && quiet && best >= -1 && a != k[0] && a != k[1] && !tac.GivesCheck(a) {
+			s.horizons++
+			s.lmpPruned++
 			continue
 		}
 		s.refresh(ply+1, st)
