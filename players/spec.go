@@ -62,6 +62,8 @@ var kinds = []kindDef{
 		{"null", intParam, 0, 1, "null-move pruning, not in check or with only king and pawns (chess), 0..1"},
 		{"lmr", intParam, 0, 1, "late-move reductions, 0..1"},
 		{"futility", intParam, 0, 1, "futility and reverse futility pruning near the horizon (chess), 0..1"},
+		{"seeprune", intParam, 0, 1, "SEE pruning (chess), 0..1 (default 0): at non-PV nodes of depth 1 to 6 not in check, moves after the first that give no check and lose more than 60 (quiet) or 100 (captures) centipawns a ply of depth by static exchange are not searched"},
+		{"iir", intParam, 0, 1, "internal iterative reduction, 0..1 (default 0): a node of depth 4 or more that the transposition table knows nothing about is searched a ply shallower"},
 		{"lmp", intParam, 0, 1, "late-move pruning (chess), 0..1 (default 0): at non-PV nodes of depth 1 to 4 not in check, quiet non-checking moves after the first 3+depth^2 are not searched"},
 		{"threads", intParam, 1, 256, "search goroutines sharing the transposition table (Lazy SMP), 1..256 (default 1); the main one's move is played"},
 		{"egtb", stringParam, 0, 0, "chess: a folder of endgame tables (*.rtb, built by scripts/egtb) whose exact values the search takes where they cover a position"},

@@ -48,6 +48,20 @@ const lmpMaxDepth = 4
 // it skips the quiet ones: 3 + d^2 (4, 7, 12, 19 at depths 1 to 4).
 func lmpCount(d int) int { return 3 + d*d }
 
+// SEE pruning: at non-PV nodes of depth 1 to seePruneMaxDepth, a move
+// (not the first, giving no check) whose static exchange loses more than
+// seeQuietCP (quiet moves) or seeNoisyCP (captures, promotions)
+// centipawns per ply of depth is skipped.
+const (
+	seePruneMaxDepth = 6
+	seeQuietCP       = 60
+	seeNoisyCP       = 100
+)
+
+// iirMinDepth is the least depth at which internal iterative reduction
+// searches a node the table does not know one ply shallower.
+const iirMinDepth = 4
+
 // lmrTable[d][i] is the late-move reduction at depth d of the i-th move
 // (counted from 0): 0.75 + ln(d) ln(i) / 2.25, rounded down.
 var lmrTable [64][64]int8
@@ -119,6 +133,13 @@ func (s *Searcher) negamax(ply, depth int, alpha, beta float64, allowNull bool) 
 				}
 			}
 		}
+	}
+
+	// Internal iterative reduction: a node the table knows nothing about
+	// has no move to try first; search it a ply shallower.
+	if s.iir && depth >= iirMinDepth && tte.flags == 0 && excluded < 0 {
+		depth--
+		s.iirs++
 	}
 
 	// ProbCut: a shallow search predicts that the deep one fails high
@@ -218,6 +239,7 @@ func (s *Searcher) negamax(ply, depth int, alpha, beta float64, allowNull bool) 
 	if s.lmp && !pvNode && !inCheck && depth <= lmpMaxDepth {
 		lmpFrom = lmpCount(depth)
 	}
+	seePrune := s.seePrune && !pvNode && !inCheck && depth <= seePruneMaxDepth
 
 	alphaOrig := alpha
 	horizonsBefore := s.horizons
@@ -242,6 +264,17 @@ func (s *Searcher) negamax(ply, depth int, alpha, beta float64, allowNull bool) 
 			s.horizons++
 			s.lmpPruned++
 			continue
+		}
+		if seePrune && i > 0 && best >= -1 {
+			margin := seeNoisyCP
+			if quiet {
+				margin = seeQuietCP
+			}
+			if tac.SEE(a) < -margin*depth && !tac.GivesCheck(a) {
+				s.horizons++
+				s.seePruned++
+				continue
+			}
 		}
 		s.refresh(ply+1, st)
 		child := s.states[ply+1]
