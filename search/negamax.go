@@ -103,7 +103,7 @@ func (s *Searcher) negamax(ply, depth int, alpha, beta float64, allowNull bool) 
 			return s.quiesce(ply, alpha, beta)
 		}
 		s.horizons++
-		return s.h.Evaluate(st)
+		return s.evaluate(st)
 	}
 	pvNode := beta-alpha > 2*nullWindow
 	excluded := s.excluded[ply]
@@ -159,7 +159,7 @@ func (s *Searcher) negamax(ply, depth int, alpha, beta float64, allowNull bool) 
 	}
 	staticEval := math.Inf(-1)
 	if (s.futility || s.nullMove) && !pvNode && !inCheck {
-		staticEval = s.h.Evaluate(st)
+		staticEval = s.evaluate(st)
 	}
 
 	// Reverse futility: far enough above beta near the horizon, assume a
@@ -411,7 +411,7 @@ func (s *Searcher) quiesce(ply int, alpha, beta float64) float64 {
 	tac := s.tacs[ply]
 	if ply >= len(s.states)-2 {
 		s.horizons++
-		return s.h.Evaluate(st)
+		return s.evaluate(st)
 	}
 	inCheck := tac.InCheck()
 	best := math.Inf(-1)
@@ -420,7 +420,7 @@ func (s *Searcher) quiesce(ply int, alpha, beta float64) float64 {
 		moves = st.LegalActions(s.moves[ply][:0])
 	} else {
 		s.horizons++
-		best = s.h.Evaluate(st)
+		best = s.evaluate(st)
 		if best >= beta {
 			return best
 		}

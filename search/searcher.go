@@ -341,7 +341,10 @@ type Searcher struct {
 	// ply, or -1.
 	excluded []int
 	history  []int64 // [player*NumActions + action]
-	rootPV   []int   // principal variation of the last completed iteration
+	// evc caches static evaluations by state hash (Tactical games, whose
+	// evaluation is costly); nil elsewhere.
+	evc    []evalEntry
+	rootPV []int // principal variation of the last completed iteration
 
 	// helpers are the Lazy SMP searchers (Threads-1 of them) sharing tt,
 	// with the goroutines running them while a search runs; stop, set in
@@ -360,6 +363,34 @@ type Searcher struct {
 	rootDepth int
 	abort     bool
 	canAbort  bool
+}
+
+// evalCacheSize is the number of entries of a Searcher's evaluation cache
+// (16 bytes each: 1 MiB).
+const evalCacheSize = 1 << 16
+
+// evalEntry is one cached static evaluation: the state's hash and its
+// value.
+type evalEntry struct {
+	key   uint64
+	value float64
+}
+
+// evaluate returns the heuristic value of st for its player to move,
+// through the evaluation cache where there is one. A hash of 0 is never
+// cached (it is an empty slot's key).
+func (s *Searcher) evaluate(st games.State) float64 {
+	if s.evc == nil {
+		return s.h.Evaluate(st)
+	}
+	k := st.Hash()
+	e := &s.evc[k&(evalCacheSize-1)]
+	if e.key == k && k != 0 {
+		return e.value
+	}
+	v := s.h.Evaluate(st)
+	e.key, e.value = k, v
+	return v
 }
 
 type copyKind int
@@ -402,6 +433,9 @@ func New(g games.Game, cfg Config) (*Searcher, error) {
 	s.singular = cfg.SingularExtensions && s.tactical && s.tt != nil
 	s.nullMove = cfg.NullMove && s.nullMover
 	s.futility = cfg.Futility && s.tactical
+	if s.tactical {
+		s.evc = make([]evalEntry, evalCacheSize)
+	}
 	s.lmp = cfg.LateMovePruning && s.tactical
 	s.seePrune = cfg.SEEPruning && s.tactical
 	s.iir = cfg.IIR && s.tt != nil
