@@ -77,9 +77,10 @@ func init() {
 // negamax searches the non-terminal state at ply to depth plies and
 // returns its fail-soft value for the player to move. The steps run in a
 // fixed order, each guarded by its switch: the oracle's exact value,
-// horizon (quiescence), table probe, ProbCut, reverse futility, null move,
-// the singular-extension check, then beam selection and the move loop with
-// futility, singular and check extensions, late-move reduction and PVS.
+// horizon (quiescence), table probe, internal iterative reduction, ProbCut,
+// reverse futility, null move, the singular-extension check, then beam
+// selection and the move loop with futility, late-move and SEE pruning,
+// singular and check extensions, late-move reduction and PVS.
 // allowNull is false right after a null move. When s.excluded[ply] is a
 // move, the node is a singular-extension check: that move is left out,
 // ProbCut, null move and the check itself are skipped, and the table holds
