@@ -9,6 +9,7 @@ import (
 	"tabula/games"
 	"tabula/games/chess"
 	"tabula/games/connect4"
+	"tabula/search"
 	"tabula/search/retro"
 )
 
@@ -162,6 +163,45 @@ func TestAlphaBetaSingex(t *testing.T) {
 	}
 	if err == nil {
 		t.Error("alphabeta:singex=2 accepted")
+	}
+}
+
+// TestAlphaBetaOffSwitches checks the lmp, seeprune and iir keys: off by
+// default, on with 1, where a depth-9 search of a middlegame acts on some
+// nodes; 2 is refused.
+func TestAlphaBetaOffSwitches(t *testing.T) {
+	g := chess.Game{}
+	s, err := g.NewState("r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N1PN2/PP3PPP/R2QKB1R w KQ - 0 8")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sw := range []struct {
+		key   string
+		count func(search.Result) int64
+	}{
+		{"lmp", func(r search.Result) int64 { return r.LateMovePruned }},
+		{"seeprune", func(r search.Result) int64 { return r.SEEPruned }},
+		{"iir", func(r search.Result) int64 { return r.IIRs }},
+	} {
+		for _, tc := range []struct {
+			spec string
+			on   bool
+		}{{"alphabeta:depth=9", false}, {"alphabeta:depth=9," + sw.key + "=0", false}, {"alphabeta:depth=9," + sw.key + "=1", true}} {
+			p := mustNewPlayer(t, g, tc.spec, 1)
+			if _, err := p.ChooseAction(context.Background(), s); err != nil {
+				t.Fatal(err)
+			}
+			if n := sw.count(p.(*alphaBetaPlayer).last); (n > 0) != tc.on {
+				t.Errorf("%s: %s acted %d times", tc.spec, sw.key, n)
+			}
+		}
+		sp, err := ParseSpec("alphabeta:" + sw.key + "=2")
+		if err == nil {
+			_, err = Build(g, sp)
+		}
+		if err == nil {
+			t.Errorf("alphabeta:%s=2 accepted", sw.key)
+		}
 	}
 }
 

@@ -40,6 +40,28 @@ const (
 	singularMarginCP = 2
 )
 
+// lmpMaxDepth is the deepest remaining depth at which late-move pruning
+// skips moves; at depth d it keeps the first lmpCount(d) moves.
+const lmpMaxDepth = 4
+
+// lmpCount is how many moves late-move pruning searches at depth d before
+// it skips the quiet ones: 3 + d^2 (4, 7, 12, 19 at depths 1 to 4).
+func lmpCount(d int) int { return 3 + d*d }
+
+// SEE pruning: at non-PV nodes of depth 1 to seePruneMaxDepth, a move
+// (not the first, giving no check) whose static exchange loses more than
+// seeQuietCP (quiet moves) or seeNoisyCP (captures, promotions)
+// centipawns per ply of depth is skipped.
+const (
+	seePruneMaxDepth = 6
+	seeQuietCP       = 60
+	seeNoisyCP       = 100
+)
+
+// iirMinDepth is the least depth at which internal iterative reduction
+// searches a node the table does not know one ply shallower.
+const iirMinDepth = 4
+
 // lmrTable[d][i] is the late-move reduction at depth d of the i-th move
 // (counted from 0): 0.75 + ln(d) ln(i) / 2.25, rounded down.
 var lmrTable [64][64]int8
@@ -55,9 +77,10 @@ func init() {
 // negamax searches the non-terminal state at ply to depth plies and
 // returns its fail-soft value for the player to move. The steps run in a
 // fixed order, each guarded by its switch: the oracle's exact value,
-// horizon (quiescence), table probe, ProbCut, reverse futility, null move,
-// the singular-extension check, then beam selection and the move loop with
-// futility, singular and check extensions, late-move reduction and PVS.
+// horizon (quiescence), table probe, internal iterative reduction, ProbCut,
+// reverse futility, null move, the singular-extension check, then beam
+// selection and the move loop with futility, late-move and SEE pruning,
+// singular and check extensions, late-move reduction and PVS.
 // allowNull is false right after a null move. When s.excluded[ply] is a
 // move, the node is a singular-extension check: that move is left out,
 // ProbCut, null move and the check itself are skipped, and the table holds
@@ -81,7 +104,7 @@ func (s *Searcher) negamax(ply, depth int, alpha, beta float64, allowNull bool) 
 			return s.quiesce(ply, alpha, beta)
 		}
 		s.horizons++
-		return s.h.Evaluate(st)
+		return s.evaluate(st)
 	}
 	pvNode := beta-alpha > 2*nullWindow
 	excluded := s.excluded[ply]
@@ -113,6 +136,13 @@ func (s *Searcher) negamax(ply, depth int, alpha, beta float64, allowNull bool) 
 		}
 	}
 
+	// Internal iterative reduction: a node the table knows nothing about
+	// has no move to try first; search it a ply shallower.
+	if s.iir && depth >= iirMinDepth && tte.flags == 0 && excluded < 0 {
+		depth--
+		s.iirs++
+	}
+
 	// ProbCut: a shallow search predicts that the deep one fails high
 	// or low (Buro 1995; see probcut.go).
 	if s.pc != nil && !pvNode && ply > 0 && excluded < 0 {
@@ -130,7 +160,7 @@ func (s *Searcher) negamax(ply, depth int, alpha, beta float64, allowNull bool) 
 	}
 	staticEval := math.Inf(-1)
 	if (s.futility || s.nullMove) && !pvNode && !inCheck {
-		staticEval = s.h.Evaluate(st)
+		staticEval = s.evaluate(st)
 	}
 
 	// Reverse futility: far enough above beta near the horizon, assume a
@@ -204,6 +234,14 @@ func (s *Searcher) negamax(ply, depth int, alpha, beta float64, allowNull bool) 
 		futile = futileValue <= alpha
 	}
 
+	// Late-move pruning: at shallow non-PV nodes out of check, quiet
+	// moves this late in the order are skipped once a move is in hand.
+	lmpFrom := math.MaxInt
+	if s.lmp && !pvNode && !inCheck && depth <= lmpMaxDepth {
+		lmpFrom = lmpCount(depth)
+	}
+	seePrune := s.seePrune && !pvNode && !inCheck && depth <= seePruneMaxDepth
+
 	alphaOrig := alpha
 	horizonsBefore := s.horizons
 	best, bestMove := math.Inf(-1), moves[0]
@@ -222,6 +260,22 @@ func (s *Searcher) negamax(ply, depth int, alpha, beta float64, allowNull bool) 
 				best = futileValue
 			}
 			continue
+		}
+		if i >= lmpFrom && quiet && best >= -1 && a != k[0] && a != k[1] && !tac.GivesCheck(a) {
+			s.horizons++
+			s.lmpPruned++
+			continue
+		}
+		if seePrune && i > 0 && best >= -1 {
+			margin := seeNoisyCP
+			if quiet {
+				margin = seeQuietCP
+			}
+			if tac.SEE(a) < -margin*depth && !tac.GivesCheck(a) {
+				s.horizons++
+				s.seePruned++
+				continue
+			}
 		}
 		s.refresh(ply+1, st)
 		child := s.states[ply+1]
@@ -358,7 +412,7 @@ func (s *Searcher) quiesce(ply int, alpha, beta float64) float64 {
 	tac := s.tacs[ply]
 	if ply >= len(s.states)-2 {
 		s.horizons++
-		return s.h.Evaluate(st)
+		return s.evaluate(st)
 	}
 	inCheck := tac.InCheck()
 	best := math.Inf(-1)
@@ -367,7 +421,7 @@ func (s *Searcher) quiesce(ply int, alpha, beta float64) float64 {
 		moves = st.LegalActions(s.moves[ply][:0])
 	} else {
 		s.horizons++
-		best = s.h.Evaluate(st)
+		best = s.evaluate(st)
 		if best >= beta {
 			return best
 		}

@@ -18,9 +18,10 @@ import (
 // budget reached; with none, it deepens until the result is proven.
 //
 // The selective features (Aspiration, Quiescence, Extensions,
-// SingularExtensions, NullMove, LMR, Futility) change the value a fixed-depth
-// search returns; with all of them off the value equals plain alpha-beta's.
-// Quiescence, SEE, Extensions, SingularExtensions and Futility need the
+// SingularExtensions, NullMove, LMR, Futility, LateMovePruning, SEEPruning,
+// IIR) change the value a fixed-depth search returns; with all of them off
+// the value equals plain alpha-beta's. Quiescence, SEE, Extensions,
+// SingularExtensions, Futility, LateMovePruning and SEEPruning need the
 // Tactical capability, NullMove also NullMover: games without them ignore
 // those switches.
 type Config struct {
@@ -87,6 +88,25 @@ type Config struct {
 	// (reverse futility), and quiet non-checking moves are skipped at
 	// depth 1 and 2 when the evaluation plus a margin cannot reach alpha.
 	Futility bool `yaml:"futility"`
+	// LateMovePruning (move-count pruning) skips, at non-PV nodes of
+	// depth 1 to lmpMaxDepth not in check, the quiet non-checking moves
+	// that come after the first 3+depth^2 in the order (killers and the
+	// first move are always searched), once some move has a value that is
+	// not a proven loss. Tactical games only; AllFeatures leaves it off.
+	LateMovePruning bool `yaml:"late_move_pruning"`
+	// SEEPruning skips, at non-PV nodes of depth 1 to seePruneMaxDepth
+	// not in check, the moves after the first that give no check and whose
+	// static exchange loses more than a depth-scaled margin (quiet moves
+	// seeQuietCP, captures seeNoisyCP centipawns per ply), once some move
+	// has a value that is not a proven loss. Tactical games only;
+	// AllFeatures leaves it off.
+	SEEPruning bool `yaml:"see_pruning"`
+	// IIR (internal iterative reduction) searches a node of depth
+	// iirMinDepth or more that the transposition table knows nothing
+	// about one ply shallower: without a table move its ordering is poor,
+	// and the shallower search fills the table for the next iteration.
+	// Needs the table; AllFeatures leaves it off.
+	IIR bool `yaml:"iir"`
 	// Beam, when above 0, is a beam search: at every node only the Beam
 	// moves that a one-ply search ranks best (the heuristic, or the true
 	// result, after each move) are searched; the rest are discarded
@@ -112,8 +132,9 @@ func DefaultConfig() Config {
 }
 
 // AllFeatures returns a Config with every feature switch on except
-// SingularExtensions (off by default until a measurement shows it pays; see
-// docs/methods.md), and no budget or table.
+// SingularExtensions, LateMovePruning, SEEPruning and IIR (off by default
+// until a measurement shows they pay; see docs/methods.md), and no budget
+// or table.
 func AllFeatures() Config {
 	return Config{Ordering: true, Killers: true, History: true, PVS: true, Aspiration: true,
 		Quiescence: true, SEE: true, Extensions: true, NullMove: true, LMR: true, Futility: true}
@@ -156,7 +177,7 @@ func (c Config) Validate() error {
 // selective reports whether c has a feature that makes a fixed-depth value
 // differ from plain alpha-beta's.
 func (c Config) selective() bool {
-	return c.Aspiration || c.Quiescence || c.Extensions || c.SingularExtensions || c.NullMove || c.LMR || c.Futility || c.Beam > 0
+	return c.Aspiration || c.Quiescence || c.Extensions || c.SingularExtensions || c.NullMove || c.LMR || c.Futility || c.LateMovePruning || c.SEEPruning || c.IIR || c.Beam > 0
 }
 
 // Limits bound one call of SearchLimits. A zero field sets no limit of its
@@ -234,6 +255,17 @@ type Result struct {
 	// singular extension (Config.SingularExtensions), every iteration and
 	// Lazy SMP helper included.
 	SingularExtensions int64
+	// LateMovePruned counts the moves late-move pruning skipped
+	// (Config.LateMovePruning), every iteration and Lazy SMP helper
+	// included.
+	LateMovePruned int64
+	// SEEPruned counts the moves SEE pruning skipped (Config.SEEPruning),
+	// every iteration and Lazy SMP helper included.
+	SEEPruned int64
+	// IIRs counts the nodes searched a ply shallower by internal
+	// iterative reduction (Config.IIR), every iteration and Lazy SMP
+	// helper included.
+	IIRs int64
 	// HelperNodes are the nodes of Nodes that the Lazy SMP helpers
 	// (Config.Threads > 1) visited.
 	HelperNodes int64
@@ -292,6 +324,9 @@ type Searcher struct {
 	singular   bool
 	nullMove   bool
 	futility   bool
+	lmp        bool
+	seePrune   bool
+	iir        bool
 
 	// Per ply, allocated once and reused.
 	states  []games.State
@@ -306,7 +341,10 @@ type Searcher struct {
 	// ply, or -1.
 	excluded []int
 	history  []int64 // [player*NumActions + action]
-	rootPV   []int   // principal variation of the last completed iteration
+	// evc caches static evaluations by state hash (Tactical games, whose
+	// evaluation is costly); nil elsewhere.
+	evc    []evalEntry
+	rootPV []int // principal variation of the last completed iteration
 
 	// helpers are the Lazy SMP searchers (Threads-1 of them) sharing tt,
 	// with the goroutines running them while a search runs; stop, set in
@@ -318,10 +356,41 @@ type Searcher struct {
 	nodes     int64
 	nodeLimit int64
 	horizons  int64 // heuristic leaves, pruned moves and cutoffs on unproven entries
+	lmpPruned int64 // moves skipped by late-move pruning in this call
+	seePruned int64 // moves skipped by SEE pruning in this call
+	iirs      int64 // nodes reduced by internal iterative reduction in this call
 	singExt   int64 // singular extensions made in this call
 	rootDepth int
 	abort     bool
 	canAbort  bool
+}
+
+// evalCacheSize is the number of entries of a Searcher's evaluation cache
+// (16 bytes each: 1 MiB).
+const evalCacheSize = 1 << 16
+
+// evalEntry is one cached static evaluation: the state's hash and its
+// value.
+type evalEntry struct {
+	key   uint64
+	value float64
+}
+
+// evaluate returns the heuristic value of st for its player to move,
+// through the evaluation cache where there is one. A hash of 0 is never
+// cached (it is an empty slot's key).
+func (s *Searcher) evaluate(st games.State) float64 {
+	if s.evc == nil {
+		return s.h.Evaluate(st)
+	}
+	k := st.Hash()
+	e := &s.evc[k&(evalCacheSize-1)]
+	if e.key == k && k != 0 {
+		return e.value
+	}
+	v := s.h.Evaluate(st)
+	e.key, e.value = k, v
+	return v
 }
 
 type copyKind int
@@ -364,6 +433,12 @@ func New(g games.Game, cfg Config) (*Searcher, error) {
 	s.singular = cfg.SingularExtensions && s.tactical && s.tt != nil
 	s.nullMove = cfg.NullMove && s.nullMover
 	s.futility = cfg.Futility && s.tactical
+	if s.tactical {
+		s.evc = make([]evalEntry, evalCacheSize)
+	}
+	s.lmp = cfg.LateMovePruning && s.tactical
+	s.seePrune = cfg.SEEPruning && s.tactical
+	s.iir = cfg.IIR && s.tt != nil
 	for i := 1; i < cfg.Threads; i++ {
 		hc := cfg
 		hc.Threads, hc.TableBits = 1, 0
@@ -550,7 +625,7 @@ func (s *Searcher) SearchLimits(ctx context.Context, root games.State, l Limits)
 	if s.tt != nil {
 		s.tt.gen++
 	}
-	s.nodes, s.nodeLimit, s.abort, s.singExt = 0, l.Nodes, false, 0
+	s.nodes, s.nodeLimit, s.abort, s.singExt, s.lmpPruned, s.seePruned, s.iirs = 0, l.Nodes, false, 0, 0, 0, 0
 	s.refresh(0, root)
 	s.startHelpers(ctx, root, maxDepth)
 	var res Result
@@ -585,9 +660,12 @@ func (s *Searcher) SearchLimits(ctx context.Context, root games.State, l Limits)
 	if s.hasCPU {
 		res.CPU = s.cpuSpent()
 	}
-	res.SingularExtensions = s.singExt
+	res.SingularExtensions, res.LateMovePruned, res.SEEPruned, res.IIRs = s.singExt, s.lmpPruned, s.seePruned, s.iirs
 	for _, h := range s.helpers {
 		res.SingularExtensions += h.singExt
+		res.LateMovePruned += h.lmpPruned
+		res.SEEPruned += h.seePruned
+		res.IIRs += h.iirs
 	}
 	res.PV = append([]int(nil), s.rootPV...)
 	res.Elapsed = time.Since(start)
@@ -640,7 +718,7 @@ func (s *Searcher) startHelpers(ctx context.Context, root games.State, maxDepth 
 		h.ctx, h.dl, h.hasDL = ctx, s.dl, s.hasDL
 		h.ensurePlies(len(s.states))
 		h.stop.Store(false)
-		h.nodes, h.nodeLimit, h.abort, h.singExt = 0, 0, false, 0
+		h.nodes, h.nodeLimit, h.abort, h.singExt, h.lmpPruned, h.seePruned, h.iirs = 0, 0, false, 0, 0, 0, 0
 		h.shareCPU = s.hasCPU
 		h.cpuUsed.Store(0)
 		h.refresh(0, root)

@@ -299,12 +299,11 @@ func (s *State) update() {
 			s.rep++
 		}
 	}
-	var ml MoveList
-	s.pos.LegalMoves(&ml)
+	moves := s.pos.HasLegalMove()
 	switch {
-	case ml.N == 0 && s.pos.InCheck():
+	case !moves && s.pos.InCheck():
 		s.status = Checkmate
-	case ml.N == 0:
+	case !moves:
 		s.status = Stalemate
 	case s.pos.insufficientMaterial():
 		s.status = InsufficientMaterial

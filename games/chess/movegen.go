@@ -235,6 +235,88 @@ func (p *Position) LegalMoves(ml *MoveList) {
 	}
 }
 
+// HasLegalMove reports whether the side to move has a legal move: the
+// same answer as LegalMoves leaving a non-empty list, found without
+// generating the list. It returns at the first knight, slider or unpinned
+// pawn move found (by the same rules as LegalMoves), then tries the king's
+// steps, and generates the whole list only in a position where none of
+// those moves exists (pinned pawns and en passant are left to it).
+func (p *Position) HasLegalMove() bool {
+	us, them := p.side, p.side^1
+	own, enemy := p.byColor[us], p.byColor[them]
+	occ := own | enemy
+	ksq := p.kingSquare(us)
+	checkers := p.attackersTo(ksq, occ) & enemy
+	if checkers&(checkers-1) == 0 {
+		var pinned Bitboard
+		snipers := (rookRays[ksq]&(p.byType[Rook]|p.byType[Queen]) |
+			bishopRays[ksq]&(p.byType[Bishop]|p.byType[Queen])) & enemy
+		for snipers != 0 {
+			s := snipers.popFirst()
+			b := between[ksq][s] & occ
+			if b != 0 && b&(b-1) == 0 {
+				pinned |= b & own
+			}
+		}
+		target := ^own
+		if checkers != 0 {
+			c := checkers.first()
+			target = between[ksq][c] | checkers
+		}
+		for b := p.pieces(us, Knight) &^ pinned; b != 0; {
+			if knightAttacks[b.popFirst()]&target != 0 {
+				return true
+			}
+		}
+		for b := (p.byType[Bishop] | p.byType[Queen]) & own; b != 0; {
+			from := b.popFirst()
+			t := bishopAttacks(from, occ) & target
+			if pinned&bb(from) != 0 {
+				t &= lineThrough[ksq][from]
+			}
+			if t != 0 {
+				return true
+			}
+		}
+		for b := (p.byType[Rook] | p.byType[Queen]) & own; b != 0; {
+			from := b.popFirst()
+			t := rookAttacks(from, occ) & target
+			if pinned&bb(from) != 0 {
+				t &= lineThrough[ksq][from]
+			}
+			if t != 0 {
+				return true
+			}
+		}
+		free := p.pieces(us, Pawn) &^ pinned
+		empty := ^occ
+		var push1, push2, capL, capR Bitboard
+		if us == White {
+			push1 = free << 8 & empty
+			push2 = (push1 & rank3) << 8 & empty
+			capL = (free &^ fileA) << 7 & enemy
+			capR = (free &^ fileH) << 9 & enemy
+		} else {
+			push1 = free >> 8 & empty
+			push2 = (push1 & rank6) >> 8 & empty
+			capL = (free &^ fileA) >> 9 & enemy
+			capR = (free &^ fileH) >> 7 & enemy
+		}
+		if (push1|push2|capL|capR)&target != 0 {
+			return true
+		}
+	}
+	occNoKing := occ &^ bb(ksq)
+	for t := kingAttacks[ksq] &^ own; t != 0; {
+		if p.attackersTo(t.popFirst(), occNoKing)&enemy == 0 {
+			return true
+		}
+	}
+	var ml MoveList
+	p.LegalMoves(&ml)
+	return ml.N > 0
+}
+
 // addPawnFrom adds a single pawn move, as four promotions on the last rank.
 func (p *Position) addPawnFrom(ml *MoveList, from, to Square) {
 	if bb(to)&(rank1|rank8) != 0 {

@@ -52,3 +52,65 @@ func TestPerft(t *testing.T) {
 		})
 	}
 }
+
+// TestHasLegalMove checks HasLegalMove against LegalMoves at every node of
+// the perft trees of the standard positions to depth 3 (287,693 positions,
+// 89 of them mates or stalemates), and on positions whose only legal moves
+// are the ones it leaves to the full generation (a pinned pawn's, en
+// passant) or that have none.
+func TestHasLegalMove(t *testing.T) {
+	nodes, none := 0, 0
+	var walk func(p *Position, depth int)
+	walk = func(p *Position, depth int) {
+		var ml MoveList
+		p.LegalMoves(&ml)
+		nodes++
+		if ml.N == 0 {
+			none++
+		}
+		if got := p.HasLegalMove(); got != (ml.N > 0) {
+			t.Fatalf("%s: HasLegalMove %v, %d legal moves", p.FEN(), got, ml.N)
+		}
+		if depth == 0 {
+			return
+		}
+		for _, m := range ml.Moves[:ml.N] {
+			child := *p
+			child.Make(m)
+			walk(&child, depth-1)
+		}
+	}
+	for _, c := range perftCases {
+		p, err := ParseFEN(c.fen)
+		if err != nil {
+			t.Fatal(err)
+		}
+		walk(&p, 3)
+	}
+	t.Logf("%d positions, %d without a legal move", nodes, none)
+	if none == 0 {
+		t.Error("no position without a legal move: the walk does not test the false answer")
+	}
+	for _, c := range []struct {
+		fen, why string
+		moves    int
+	}{
+		{"3rrr1k/8/8/8/8/8/4P3/4K3 w - - 0 1", "only the pinned pawn moves (e3, e4)", 2},
+		{"k5r1/8/4p3/3pP3/8/8/r7/7K w - d6 0 1", "only en passant (exd6)", 1},
+		{"7k/5Q2/6K1/8/8/8/8/8 b - - 0 1", "stalemate", 0},
+		{"R6k/6pp/8/8/8/8/8/K7 b - - 0 1", "checkmate", 0},
+	} {
+		p, err := ParseFEN(c.fen)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ml MoveList
+		p.LegalMoves(&ml)
+		if ml.N != c.moves {
+			t.Fatalf("%s (%s): %d legal moves, want %d", c.fen, c.why, ml.N, c.moves)
+		}
+		if got := p.HasLegalMove(); got != (c.moves > 0) {
+			t.Errorf("%s (%s): HasLegalMove %v", c.fen, c.why, got)
+		}
+	}
+}
