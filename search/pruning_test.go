@@ -1,7 +1,6 @@
 package search
 
 import (
-	"os"
 	"testing"
 
 	"tabula/games/chess"
@@ -89,15 +88,7 @@ func TestOffSwitchesIgnored(t *testing.T) {
 // of the first 60 Win At Chess positions, the engine at depth 6 with each
 // one on solves at least as many as without, less two.
 func TestOffSwitchesWAC(t *testing.T) {
-	f, err := os.Open("../data/chess/wac.epd")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	recs, err := chess.ReadEPD(f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	recs := readWAC(t)
 	g := chess.Game{}
 	solve := func(on func(*Config)) int {
 		n := 0

@@ -53,15 +53,7 @@ func TestSingularExtensionsNeedTable(t *testing.T) {
 // still finds the known best move of Win At Chess positions at the depth
 // it finds it without, where they trigger.
 func TestSingularExtensionsWAC(t *testing.T) {
-	f, err := os.Open("../data/chess/wac.epd")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	recs, err := chess.ReadEPD(f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	recs := readWAC(t)
 	g := chess.Game{}
 	ids := []string{"WAC.003", "WAC.006", "WAC.008", "WAC.015", "WAC.018", "WAC.028"}
 	for _, e := range recs {
@@ -88,6 +80,21 @@ func TestSingularExtensionsWAC(t *testing.T) {
 	if len(ids) > 0 {
 		t.Errorf("positions %v not in wac.epd", ids)
 	}
+}
+
+// readWAC reads the Win At Chess suite of data/chess/wac.epd.
+func readWAC(t *testing.T) []chess.EPD {
+	t.Helper()
+	f, err := os.Open("../data/chess/wac.epd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	recs, err := chess.ReadEPD(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return recs
 }
 
 // TestIsSingular checks the verification search on its own: it leaves the

@@ -121,25 +121,7 @@ func (p *Position) LegalMoves(ml *MoveList) {
 		return // double check: only the king moves
 	}
 
-	// Pinned pieces: ours, alone between the king and an enemy slider.
-	var pinned Bitboard
-	snipers := (rookRays[ksq]&(p.byType[Rook]|p.byType[Queen]) |
-		bishopRays[ksq]&(p.byType[Bishop]|p.byType[Queen])) & enemy
-	for snipers != 0 {
-		s := snipers.popFirst()
-		b := between[ksq][s] & occ
-		if b != 0 && b&(b-1) == 0 {
-			pinned |= b & own
-		}
-	}
-
-	// The squares a non-king move must reach: anywhere but our own pieces,
-	// or, in check, the checker or a square between it and the king.
-	target := ^own
-	if checkers != 0 {
-		c := checkers.first()
-		target = between[ksq][c] | checkers
-	}
+	pinned, target := p.pinsAndTarget(ksq, own, enemy, checkers)
 
 	// Knights (a pinned knight never moves).
 	for b := p.pieces(us, Knight) &^ pinned; b != 0; {
@@ -235,6 +217,30 @@ func (p *Position) LegalMoves(ml *MoveList) {
 	}
 }
 
+// pinsAndTarget returns, for the side whose king is on ksq (its pieces own,
+// the enemy's enemy, the king's checkers at most one), the pinned pieces
+// (ours, alone between the king and an enemy slider) and the squares a
+// non-king move must reach: anywhere but our own pieces or, in check, the
+// checker or a square between it and the king.
+func (p *Position) pinsAndTarget(ksq Square, own, enemy, checkers Bitboard) (pinned, target Bitboard) {
+	occ := own | enemy
+	snipers := (rookRays[ksq]&(p.byType[Rook]|p.byType[Queen]) |
+		bishopRays[ksq]&(p.byType[Bishop]|p.byType[Queen])) & enemy
+	for snipers != 0 {
+		s := snipers.popFirst()
+		b := between[ksq][s] & occ
+		if b != 0 && b&(b-1) == 0 {
+			pinned |= b & own
+		}
+	}
+	target = ^own
+	if checkers != 0 {
+		c := checkers.first()
+		target = between[ksq][c] | checkers
+	}
+	return pinned, target
+}
+
 // HasLegalMove reports whether the side to move has a legal move: the
 // same answer as LegalMoves leaving a non-empty list, found without
 // generating the list. It returns at the first knight, slider or unpinned
@@ -248,21 +254,7 @@ func (p *Position) HasLegalMove() bool {
 	ksq := p.kingSquare(us)
 	checkers := p.attackersTo(ksq, occ) & enemy
 	if checkers&(checkers-1) == 0 {
-		var pinned Bitboard
-		snipers := (rookRays[ksq]&(p.byType[Rook]|p.byType[Queen]) |
-			bishopRays[ksq]&(p.byType[Bishop]|p.byType[Queen])) & enemy
-		for snipers != 0 {
-			s := snipers.popFirst()
-			b := between[ksq][s] & occ
-			if b != 0 && b&(b-1) == 0 {
-				pinned |= b & own
-			}
-		}
-		target := ^own
-		if checkers != 0 {
-			c := checkers.first()
-			target = between[ksq][c] | checkers
-		}
+		pinned, target := p.pinsAndTarget(ksq, own, enemy, checkers)
 		for b := p.pieces(us, Knight) &^ pinned; b != 0; {
 			if knightAttacks[b.popFirst()]&target != 0 {
 				return true
