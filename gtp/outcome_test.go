@@ -258,9 +258,9 @@ func TestKataAnalyzeOwnershipAndScore(t *testing.T) {
 	genmoveAnalyze(s)
 	// The streaming commands above report whenever their interval has
 	// passed, so how large the tree is by then depends on the machine's
-	// speed. A fresh engine's kata-genmove_analyze searches exactly its
-	// 24 simulations over the position's 23 moves (pass included), and its final
-	// report always shows moves visited once.
+	// speed. A fresh engine's kata-genmove_analyze searches exactly its 24
+	// simulations over the position's 23 moves (pass included), and its
+	// final report always shows moves visited once.
 	e3, err := gtp.NewEngine(ecfg, g, func(games.Game) (gtp.Chooser, error) {
 		return f.New(rand.New(rand.NewPCG(1, 2)))
 	})

@@ -138,9 +138,9 @@ func Build(g games.Game, spec Spec) (*Factory, error) {
 			Beam:       spec.Int("beam", 0),
 		}
 		cfg.SingularExtensions = spec.Int("singex", 0) == 1 // off by default (docs/methods.md)
-		cfg.LateMovePruning = spec.Int("lmp", 0) == 1       // off by default until measured
-		cfg.SEEPruning = spec.Int("seeprune", 0) == 1       // off by default until measured
-		cfg.IIR = spec.Int("iir", 0) == 1                   // off by default until measured
+		cfg.LateMovePruning = spec.Int("lmp", 0) == 1       // off by default: not separated from 0 in play (docs/methods.md)
+		cfg.SEEPruning = spec.Int("seeprune", 0) == 1       // off by default: not separated from 0 in play
+		cfg.IIR = spec.Int("iir", 0) == 1                   // off by default: not separated from 0 in play
 		clock, inc := spec.Duration("clock", 0), spec.Duration("inc", 0)
 		if spec.Has("inc") && !spec.Has("clock") {
 			return nil, fmt.Errorf("player %s: inc needs clock (a game clock to add it to)", name)

@@ -140,7 +140,7 @@ func (s *Searcher) negamax(ply, depth int, alpha, beta float64, allowNull bool) 
 	// has no move to try first; search it a ply shallower.
 	if s.iir && depth >= iirMinDepth && tte.flags == 0 && excluded < 0 {
 		depth--
-		s.iirs++
+		s.acts.iirs++
 	}
 
 	// ProbCut: a shallow search predicts that the deep one fails high
@@ -263,7 +263,7 @@ func (s *Searcher) negamax(ply, depth int, alpha, beta float64, allowNull bool) 
 		}
 		if i >= lmpFrom && quiet && best >= -1 && a != k[0] && a != k[1] && !tac.GivesCheck(a) {
 			s.horizons++
-			s.lmpPruned++
+			s.acts.lmpPruned++
 			continue
 		}
 		if seePrune && i > 0 && best >= -1 {
@@ -273,7 +273,7 @@ func (s *Searcher) negamax(ply, depth int, alpha, beta float64, allowNull bool) 
 			}
 			if tac.SEE(a) < -margin*depth && !tac.GivesCheck(a) {
 				s.horizons++
-				s.seePruned++
+				s.acts.seePruned++
 				continue
 			}
 		}
@@ -291,7 +291,7 @@ func (s *Searcher) negamax(ply, depth int, alpha, beta float64, allowNull bool) 
 			switch {
 			case a == singularMove:
 				newDepth++
-				s.singExt++
+				s.acts.singExt++
 			case s.extensions && givesCheck && ply < 2*s.rootDepth:
 				newDepth++
 			}

@@ -356,13 +356,26 @@ type Searcher struct {
 	nodes     int64
 	nodeLimit int64
 	horizons  int64 // heuristic leaves, pruned moves and cutoffs on unproven entries
-	lmpPruned int64 // moves skipped by late-move pruning in this call
-	seePruned int64 // moves skipped by SEE pruning in this call
-	iirs      int64 // nodes reduced by internal iterative reduction in this call
-	singExt   int64 // singular extensions made in this call
+	acts      acts  // what the selective switches did in this call
 	rootDepth int
 	abort     bool
 	canAbort  bool
+}
+
+// acts counts what the selective switches did in one search call.
+type acts struct {
+	singExt   int64 // singular extensions made
+	lmpPruned int64 // moves skipped by late-move pruning
+	seePruned int64 // moves skipped by SEE pruning
+	iirs      int64 // nodes reduced by internal iterative reduction
+}
+
+// add adds b's counts to a.
+func (a *acts) add(b acts) {
+	a.singExt += b.singExt
+	a.lmpPruned += b.lmpPruned
+	a.seePruned += b.seePruned
+	a.iirs += b.iirs
 }
 
 // evalCacheSize is the number of entries of a Searcher's evaluation cache
@@ -625,7 +638,7 @@ func (s *Searcher) SearchLimits(ctx context.Context, root games.State, l Limits)
 	if s.tt != nil {
 		s.tt.gen++
 	}
-	s.nodes, s.nodeLimit, s.abort, s.singExt, s.lmpPruned, s.seePruned, s.iirs = 0, l.Nodes, false, 0, 0, 0, 0
+	s.nodes, s.nodeLimit, s.abort, s.acts = 0, l.Nodes, false, acts{}
 	s.refresh(0, root)
 	s.startHelpers(ctx, root, maxDepth)
 	var res Result
@@ -660,13 +673,11 @@ func (s *Searcher) SearchLimits(ctx context.Context, root games.State, l Limits)
 	if s.hasCPU {
 		res.CPU = s.cpuSpent()
 	}
-	res.SingularExtensions, res.LateMovePruned, res.SEEPruned, res.IIRs = s.singExt, s.lmpPruned, s.seePruned, s.iirs
+	all := s.acts
 	for _, h := range s.helpers {
-		res.SingularExtensions += h.singExt
-		res.LateMovePruned += h.lmpPruned
-		res.SEEPruned += h.seePruned
-		res.IIRs += h.iirs
+		all.add(h.acts)
 	}
+	res.SingularExtensions, res.LateMovePruned, res.SEEPruned, res.IIRs = all.singExt, all.lmpPruned, all.seePruned, all.iirs
 	res.PV = append([]int(nil), s.rootPV...)
 	res.Elapsed = time.Since(start)
 	if err := ctx.Err(); err != nil && res.Depth == 0 {
@@ -718,7 +729,7 @@ func (s *Searcher) startHelpers(ctx context.Context, root games.State, maxDepth 
 		h.ctx, h.dl, h.hasDL = ctx, s.dl, s.hasDL
 		h.ensurePlies(len(s.states))
 		h.stop.Store(false)
-		h.nodes, h.nodeLimit, h.abort, h.singExt, h.lmpPruned, h.seePruned, h.iirs = 0, 0, false, 0, 0, 0, 0
+		h.nodes, h.nodeLimit, h.abort, h.acts = 0, 0, false, acts{}
 		h.shareCPU = s.hasCPU
 		h.cpuUsed.Store(0)
 		h.refresh(0, root)

@@ -170,12 +170,12 @@ func TestSingularExtensionsLazySMP(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sum := sr.singExt
+	sum := sr.acts.singExt
 	for i, h := range sr.helpers {
 		if !h.singular {
 			t.Errorf("helper %d: singular extensions off", i+1)
 		}
-		sum += h.singExt
+		sum += h.acts.singExt
 	}
 	if res.SingularExtensions == 0 || res.SingularExtensions != sum {
 		t.Errorf("%d singular extensions in the result, %d counted by the searchers", res.SingularExtensions, sum)
