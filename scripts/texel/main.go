@@ -17,6 +17,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -24,6 +25,7 @@ import (
 	"go/format"
 	"io"
 	"log"
+	"math"
 	"os"
 	"slices"
 	"strings"
@@ -43,10 +45,33 @@ func main() {
 	l2 := flag.Float64("l2", -1, "L2 penalty per squared unit of distance from the hand weights (default: the game's: chess 1e-5, connect4 1e-5, othello 1e-4)")
 	out := flag.String("out", "", "write the fitted weights as Go source to this file")
 	fix := flag.String("fix", "", "comma-separated prefixes of term names held at their hand values, e.g. mobility,tempo")
+	engine := flag.String("label-engine", "", "chess only: label each position with this UCI engine's score (e.g. stockfish) instead of its game's result")
+	depth := flag.Int("label-depth", 8, "search depth of each engine label")
+	scale := flag.Float64("label-scale", math.Ln10/400, "an engine score of x centipawns is the target sigmoid(scale*x)")
+	cache := flag.String("labels", "", "file keeping the engine's labels between runs (read if there, rewritten with new ones)")
+	parallel := flag.Int("parallel", 2, "engine processes labelling at once")
+	tables := flag.Bool("tables", false, "chess only: fit the piece-square tables too (768 more weights)")
 	flag.Parse()
-	if err := run(*gameName, *records, *skip, *lossName, *l2, *fix, *out, os.Stdout); err != nil {
+	o := options{game: *gameName, records: *records, skip: *skip, loss: *lossName, l2: *l2, fix: *fix, out: *out, tables: *tables}
+	if *engine != "" {
+		o.labels = &engineLabels{Program: *engine, Depth: *depth, Parallel: *parallel, Scale: *scale, Cache: *cache, Progress: os.Stderr}
+	}
+	if err := run(o, os.Stdout); err != nil {
 		log.Fatal("texel: ", err)
 	}
+}
+
+// options are the command's flags.
+type options struct {
+	game, records string
+	skip          int
+	loss          string
+	l2            float64
+	fix, out      string
+	// tables fits chess's piece-square tables too.
+	tables bool
+	// labels, if not nil, labels positions with an engine's scores.
+	labels *engineLabels
 }
 
 // tuner is what the script needs of a game's evaluation.
@@ -84,7 +109,8 @@ func tunerNames() []string {
 	return n
 }
 
-func run(gameName, records string, skip int, lossName string, l2 float64, fix, out string, stdout io.Writer) error {
+func run(o options, stdout io.Writer) error {
+	gameName, records, skip, lossName, l2, fix, out, lab := o.game, o.records, o.skip, o.loss, o.l2, o.fix, o.out, o.labels
 	mk, ok := tuners[gameName]
 	if !ok {
 		return fmt.Errorf("-game %q: want one of %s", gameName, strings.Join(tunerNames(), ", "))
@@ -100,20 +126,47 @@ func run(gameName, records string, skip int, lossName string, l2 float64, fix, o
 		return fmt.Errorf("-loss: %w", err)
 	}
 	t := mk()
+	if o.tables {
+		ct, ok := t.(chessTuner)
+		if !ok {
+			return fmt.Errorf("-tables: %s has no piece-square tables to fit (chess only)", gameName)
+		}
+		ct.tables = true
+		t = ct
+	}
 	if l2 == -1 {
 		l2 = t.l2()
 	}
 	if l2 < 0 {
 		return fmt.Errorf("-l2 %v: want >= 0", l2)
 	}
-	train, test, nGames, err := readSamples(t, records, skip)
+	if lab != nil && !(lab.Scale > 0) {
+		return fmt.Errorf("-label-scale %v: want > 0", lab.Scale)
+	}
+	train, test, nGames, err := readSamples(t, records, skip, lab != nil)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "%d games, %d positions for the fit, %d held out (every tenth game)\n", nGames, len(train), len(test))
+	fmt.Fprintf(stdout, "%d games, %d positions for the fit, %d held out (every tenth game)\n", nGames, len(train.rows), len(test.rows))
+	// byResult keeps the held-out positions labelled by their games' results,
+	// which every fit is also scored on.
+	byResult := slices.Clone(test.rows)
+	if lab != nil {
+		all := append(slices.Clone(train.fens), test.fens...)
+		labels, err := lab.label(context.Background(), all)
+		if err != nil {
+			return err
+		}
+		for _, set := range []*samples{&train, &test} {
+			for i, f := range set.fens {
+				set.rows[i].Y = lab.target(labels[f])
+			}
+		}
+		fmt.Fprintf(stdout, "labels: %s's score at depth %d, target sigmoid(%g * cp)\n", lab.Program, lab.Depth, lab.Scale)
+	}
 	hand, names := t.prior()
 	lo, hi := t.kRange()
-	k, err := fit.FitK(train, hand, loss, lo, hi)
+	k, err := fit.FitK(train.rows, hand, loss, lo, hi)
 	if err != nil {
 		return err
 	}
@@ -133,12 +186,24 @@ func run(gameName, records string, skip int, lossName string, l2 float64, fix, o
 			}
 		}
 	}
-	res, err := fit.Fit(train, hand, k, fit.Config{Loss: loss, L2: l2, Prior: hand, Fixed: fixed})
+	res, err := fit.Fit(train.rows, hand, k, fit.Config{Loss: loss, L2: l2, Prior: hand, Fixed: fixed})
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "K = %.6g per unit; %s: train hand %.5f fitted %.5f; held out hand %.5f fitted %.5f (%d Newton iterations)\n",
-		k, loss, fit.Mean(train, hand, k, loss), res.Loss, fit.Mean(test, hand, k, loss), fit.Mean(test, res.W, k, loss), res.Iters)
+		k, loss, fit.Mean(train.rows, hand, k, loss), res.Loss, fit.Mean(test.rows, hand, k, loss), fit.Mean(test.rows, res.W, k, loss), res.Iters)
+	var resultNote string
+	if lab != nil {
+		// How well each predicts the held-out games' results, at the scale
+		// that suits it best there.
+		kh, err1 := fit.FitK(byResult, hand, loss, lo, hi)
+		kf, err2 := fit.FitK(byResult, res.W, loss, lo, hi)
+		if err := errors.Join(err1, err2); err != nil {
+			return err
+		}
+		resultNote = fmt.Sprintf("held-out game results, %s at each one's best K: hand %.5f, fitted %.5f", loss, fit.Mean(byResult, hand, kh, loss), fit.Mean(byResult, res.W, kf, loss))
+		fmt.Fprintln(stdout, resultNote)
+	}
 	fmt.Fprintf(stdout, "%-24s %8s %8s\n", "term", "hand", "fitted")
 	for i, n := range names {
 		fmt.Fprintf(stdout, "%-24s %8.3g %8.3g\n", n, hand[i], res.W[i])
@@ -149,8 +214,15 @@ func run(gameName, records string, skip int, lossName string, l2 float64, fix, o
 	if fix != "" {
 		lossName += ", fixed: " + fix
 	}
-	note := fmt.Sprintf("Fitted by scripts/texel (%s, L2 %g, K %.6g) on %d positions of %d games\nfrom %s; held-out %s: hand %.5f, fitted %.5f.",
-		lossName, l2, k, len(train), nGames, records, loss, fit.Mean(test, hand, k, loss), fit.Mean(test, res.W, k, loss))
+	labelNote := "game results"
+	if lab != nil {
+		labelNote = fmt.Sprintf("%s's scores at depth %d (target sigmoid(%g * cp))", lab.Program, lab.Depth, lab.Scale)
+	}
+	note := fmt.Sprintf("Fitted by scripts/texel (%s, L2 %g, K %.6g) to %s\non %d positions of %d games from %s;\nheld-out %s: hand %.5f, fitted %.5f.",
+		lossName, l2, k, labelNote, len(train.rows), nGames, records, loss, fit.Mean(test.rows, hand, k, loss), fit.Mean(test.rows, res.W, k, loss))
+	if resultNote != "" {
+		note += "\n" + resultNote + "."
+	}
 	src, err := t.source(res.W, k, note)
 	if err != nil {
 		return err
@@ -161,15 +233,34 @@ func run(gameName, records string, skip int, lossName string, l2 float64, fix, o
 	return atomicfile.Write(out, src)
 }
 
+// samples are fit rows, with each one's FEN when engine labels are wanted.
+type samples struct {
+	rows []fit.Row
+	fens []string
+}
+
+func (s *samples) add(r fit.Row, fen string, withFEN bool) {
+	s.rows = append(s.rows, r)
+	if withFEN {
+		s.fens = append(s.fens, fen)
+	}
+}
+
 // readSamples replays every record and returns the samples of its quiet
-// positions after the first skip plies, every tenth game's in test.
-func readSamples(t tuner, path string, skip int) (train, test []fit.Row, nGames int, err error) {
+// positions after the first skip plies, every tenth game's in test, each
+// labelled with its game's result; withFEN keeps each one's FEN.
+func readSamples(t tuner, path string, skip int, withFEN bool) (train, test samples, nGames int, err error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, nil, 0, err
+		return train, test, 0, err
 	}
 	defer f.Close()
 	g := t.game()
+	if withFEN {
+		if _, ok := fenOf(g.NewInitialState()); !ok {
+			return train, test, 0, fmt.Errorf("engine labels: %s positions have no FEN for a UCI engine (chess only)", g.Name())
+		}
+	}
 	sc := bufio.NewScanner(f)
 	sc.Buffer(nil, 1<<24)
 	line := 0
@@ -180,17 +271,17 @@ func readSamples(t tuner, path string, skip int) (train, test []fit.Row, nGames 
 		}
 		var rec match.GameRecord
 		if err := json.Unmarshal(sc.Bytes(), &rec); err != nil {
-			return nil, nil, 0, fmt.Errorf("%s line %d: %w", path, line, err)
+			return train, test, 0, fmt.Errorf("%s line %d: %w", path, line, err)
 		}
 		if rec.Game != g.Name() {
-			return nil, nil, 0, fmt.Errorf("%s line %d: a game of %q, want %q", path, line, rec.Game, g.Name())
+			return train, test, 0, fmt.Errorf("%s line %d: a game of %q, want %q", path, line, rec.Game, g.Name())
 		}
 		if rec.Forfeit != nil {
 			continue
 		}
 		actions, err := g.(games.Notation).ParseActions(rec.Moves)
 		if err != nil {
-			return nil, nil, 0, fmt.Errorf("%s line %d: %w", path, line, err)
+			return train, test, 0, fmt.Errorf("%s line %d: %w", path, line, err)
 		}
 		// The first mover's score in [0, 1].
 		first := (rec.Result[0] - rec.Result[1] + 2) / 4
@@ -202,24 +293,28 @@ func readSamples(t tuner, path string, skip int) (train, test []fit.Row, nGames 
 					if s.CurrentPlayer() != 0 {
 						r.Y = 1 - first
 					}
+					var fen string
+					if withFEN {
+						fen, _ = fenOf(s)
+					}
 					if nGames%10 == 9 {
-						test = append(test, r)
+						test.add(r, fen, withFEN)
 					} else {
-						train = append(train, r)
+						train.add(r, fen, withFEN)
 					}
 				}
 			}
 			if err := games.Play(s, a); err != nil {
-				return nil, nil, 0, fmt.Errorf("%s line %d, ply %d: %w", path, line, ply+1, err)
+				return train, test, 0, fmt.Errorf("%s line %d, ply %d: %w", path, line, ply+1, err)
 			}
 		}
 		nGames++
 	}
 	if err := sc.Err(); err != nil {
-		return nil, nil, 0, fmt.Errorf("%s: %w", path, err)
+		return train, test, 0, fmt.Errorf("%s: %w", path, err)
 	}
-	if len(train) == 0 || len(test) == 0 {
-		return nil, nil, 0, fmt.Errorf("%s: %d games gave %d positions for the fit and %d held out; want some of each (ten games or more)", path, nGames, len(train), len(test))
+	if len(train.rows) == 0 || len(test.rows) == 0 {
+		return train, test, 0, fmt.Errorf("%s: %d games gave %d positions for the fit and %d held out; want some of each (ten games or more)", path, nGames, len(train.rows), len(test.rows))
 	}
 	return train, test, nGames, nil
 }
