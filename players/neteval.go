@@ -16,9 +16,11 @@ import (
 // (+-1) order beyond every network value.
 const netEdge = 1 - 1e-6
 
-// chessNetK is the logistic scale, per centipawn, of the Texel fit behind
-// chess.TunedWeights (games/chess/tuned.go: a game is scored
-// sigmoid(K*cp) with K = 0.00261584). A Tactical game's network value v,
+// chessNetK is the logistic scale, per centipawn, that best turns the hand
+// evaluation into game results: a game is scored sigmoid(K*cp) with
+// K = 0.00261584, fitted by scripts/texel on 83,932 positions of depth-3
+// alpha-beta self-play (docs/benchmarks.md, "Learned evaluation
+// weights"). A Tactical game's network value v,
 // an expected score 2P-1 = tanh(K*cp/2), is turned into centipawns by
 // cp = 2*atanh(v)/K, so that the searcher's margins in centipawns
 // (aspiration windows, futility, delta pruning) keep their meaning.

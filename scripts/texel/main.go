@@ -170,6 +170,17 @@ func run(o options, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
+	// kHand is the scale that suits the hand weights best; the fit holds
+	// K at it, so that the fitted weights keep the hand weights' units.
+	// With engine labels K is the labels' own scale instead, so that the
+	// fitted evaluation estimates the engine's centipawns: a scale fitted
+	// to the noisier hand evaluation is too small for a better one, and
+	// the weights would grow to make up for it.
+	kHand := k
+	if lab != nil {
+		k = lab.Scale
+		fmt.Fprintf(stdout, "K held at the labels' scale %.6g (the hand weights' best K: %.6g)\n", k, kHand)
+	}
 	var fixed []bool
 	if fix != "" {
 		fixed = make([]bool, len(names))
@@ -191,7 +202,7 @@ func run(o options, stdout io.Writer) error {
 		return err
 	}
 	fmt.Fprintf(stdout, "K = %.6g per unit; %s: train hand %.5f fitted %.5f; held out hand %.5f fitted %.5f (%d Newton iterations)\n",
-		k, loss, fit.Mean(train.rows, hand, k, loss), res.Loss, fit.Mean(test.rows, hand, k, loss), fit.Mean(test.rows, res.W, k, loss), res.Iters)
+		k, loss, fit.Mean(train.rows, hand, kHand, loss), res.Loss, fit.Mean(test.rows, hand, kHand, loss), fit.Mean(test.rows, res.W, k, loss), res.Iters)
 	var resultNote string
 	if lab != nil {
 		// How well each predicts the held-out games' results, at the scale
@@ -219,7 +230,7 @@ func run(o options, stdout io.Writer) error {
 		labelNote = fmt.Sprintf("%s's scores at depth %d (target sigmoid(%g * cp))", lab.Program, lab.Depth, lab.Scale)
 	}
 	note := fmt.Sprintf("Fitted by scripts/texel (%s, L2 %g, K %.6g) to %s\non %d positions of %d games from %s;\nheld-out %s: hand %.5f, fitted %.5f.",
-		lossName, l2, k, labelNote, len(train.rows), nGames, records, loss, fit.Mean(test.rows, hand, k, loss), fit.Mean(test.rows, res.W, k, loss))
+		lossName, l2, k, labelNote, len(train.rows), nGames, records, loss, fit.Mean(test.rows, hand, kHand, loss), fit.Mean(test.rows, res.W, k, loss))
 	if resultNote != "" {
 		note += "\n" + resultNote + "."
 	}

@@ -99,7 +99,7 @@ func TestEngineLabels(t *testing.T) {
 	if err := run(options{game: "chess", records: rec, skip: 4, loss: "cross-entropy", l2: -1, fix: "", out: "", labels: lab}, &stdout); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"20 games", "score at depth 3", "held-out game results"} {
+	for _, want := range []string{"20 games", "score at depth 3", "K held at the labels' scale 0.0058", "held-out game results"} {
 		if !strings.Contains(stdout.String(), want) {
 			t.Errorf("report lacks %q:\n%s", want, stdout.String())
 		}
