@@ -14,7 +14,13 @@ import (
 // material, mobility, pawn structure, king shield, bishop pair, tempo); with
 // tables it fits the piece-square tables too (middlegame and endgame, 768
 // entries after the scalar terms), else they stay as published.
-type chessTuner struct{ tables bool }
+//
+// With qleaf every position not in check is used: its features are those of
+// the end of its quiescence search's principal variation (captures and
+// promotions that do not lose material by static exchange, stand pat, hand
+// weights), seen from the position's side to move, as Texel's tuning method
+// samples; without it only quiet positions are used, as they are.
+type chessTuner struct{ tables, qleaf bool }
 
 func (chessTuner) game() games.Game { return chess.Game{} }
 
@@ -60,9 +66,21 @@ func (t chessTuner) sample(st games.State) (fit.Row, bool) {
 	if s.IsTerminal() || s.InCheck() {
 		return fit.Row{}, false
 	}
-	for _, a := range s.NoisyActions(nil) {
-		if s.SEE(a) > 0 || chess.MoveOf(a).Promotion() != 0 {
+	sign := 1.0
+	if t.qleaf {
+		_, leaf, plies := quiesce(s, -maxCP, maxCP, maxQuiescePlies)
+		if leaf.InCheck() {
 			return fit.Row{}, false
+		}
+		if plies%2 == 1 {
+			sign = -1
+		}
+		s = leaf
+	} else {
+		for _, a := range s.NoisyActions(nil) {
+			if s.SEE(a) > 0 || chess.MoveOf(a).Promotion() != 0 {
+				return fit.Row{}, false
+			}
 		}
 	}
 	n := chess.NumTerms
@@ -77,7 +95,53 @@ func (t chessTuner) sample(st games.State) (fit.Row, bool) {
 		off = 0
 		tableFeatures(s.Position(), f[tableTerm:])
 	}
+	if sign < 0 {
+		// The leaf's evaluation is for its own mover: negate it for the
+		// sampled position's.
+		for i := range f {
+			f[i] = -f[i]
+		}
+		off = -off
+	}
 	return sparse(f, off), true
+}
+
+// maxCP bounds quiesce's window; maxQuiescePlies its depth.
+const (
+	maxCP           = 1 << 20
+	maxQuiescePlies = 12
+)
+
+// quiesce is a fail-hard quiescence search of s under the hand weights, in
+// centipawns for s's mover: stand pat, then the captures and promotions that
+// SEE does not call losing. It returns the value, the position at the end
+// of its principal variation and how many plies on that position is.
+func quiesce(s *chess.State, alpha, beta, left int) (int, *chess.State, int) {
+	p := s.Position()
+	stand := p.Evaluate(&chess.DefaultWeights)
+	if stand >= beta || left == 0 {
+		return stand, s, 0
+	}
+	leaf, plies := s, 0
+	alpha = max(alpha, stand)
+	for _, a := range s.NoisyActions(nil) {
+		if s.SEE(a) < 0 {
+			continue
+		}
+		c := s.Clone().(*chess.State)
+		c.ApplyAction(a)
+		if c.IsTerminal() {
+			continue
+		}
+		v, l, n := quiesce(c, -beta, -alpha, left-1)
+		if v = -v; v > alpha {
+			alpha, leaf, plies = v, l, n+1
+			if alpha >= beta {
+				break
+			}
+		}
+	}
+	return alpha, leaf, plies
 }
 
 // tableFeatures writes, for each table entry, the number of pieces on it for

@@ -51,8 +51,9 @@ func main() {
 	cache := flag.String("labels", "", "file keeping the engine's labels between runs (read if there, rewritten with new ones)")
 	parallel := flag.Int("parallel", 2, "engine processes labelling at once")
 	tables := flag.Bool("tables", false, "chess only: fit the piece-square tables too (768 more weights)")
+	qleaf := flag.Bool("qleaf", false, "chess only: use every position not in check, with the features of its quiescence search's leaf")
 	flag.Parse()
-	o := options{game: *gameName, records: *records, skip: *skip, loss: *lossName, l2: *l2, fix: *fix, out: *out, tables: *tables}
+	o := options{game: *gameName, records: *records, skip: *skip, loss: *lossName, l2: *l2, fix: *fix, out: *out, tables: *tables, qleaf: *qleaf}
 	if *engine != "" {
 		o.labels = &engineLabels{Program: *engine, Depth: *depth, Parallel: *parallel, Scale: *scale, Cache: *cache, Progress: os.Stderr}
 	}
@@ -68,8 +69,9 @@ type options struct {
 	loss          string
 	l2            float64
 	fix, out      string
-	// tables fits chess's piece-square tables too.
-	tables bool
+	// tables fits chess's piece-square tables too; qleaf samples chess
+	// positions at their quiescence leaves.
+	tables, qleaf bool
 	// labels, if not nil, labels positions with an engine's scores.
 	labels *engineLabels
 }
@@ -126,12 +128,12 @@ func run(o options, stdout io.Writer) error {
 		return fmt.Errorf("-loss: %w", err)
 	}
 	t := mk()
-	if o.tables {
+	if o.tables || o.qleaf {
 		ct, ok := t.(chessTuner)
 		if !ok {
-			return fmt.Errorf("-tables: %s has no piece-square tables to fit (chess only)", gameName)
+			return fmt.Errorf("-tables and -qleaf: %s is not chess (chess only)", gameName)
 		}
-		ct.tables = true
+		ct.tables, ct.qleaf = o.tables, o.qleaf
 		t = ct
 	}
 	if l2 == -1 {

@@ -235,3 +235,53 @@ func TestChessTables(t *testing.T) {
 		t.Errorf("-tables for connect4: error %v", err)
 	}
 }
+
+// TestQuiescenceLeaf checks -qleaf's sampling: a position where the mover
+// wins a queen is scored from the leaf after the capture, for the mover,
+// equal to the quiescence value; a quiet position is its own leaf; every
+// position not in check of a game is used.
+func TestQuiescenceLeaf(t *testing.T) {
+	g := chess.Game{}
+	prior, _ := chessTuner{}.prior()
+	for _, c := range []struct {
+		fen   string
+		plies int
+	}{
+		{"4k3/8/8/3q4/4P3/8/8/4K3 w - - 0 1", 1},
+		{"4k3/8/8/3q4/8/8/4P3/4K3 w - - 0 1", 0},
+	} {
+		s, err := g.NewState(c.fen)
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, leaf, plies := quiesce(s, -maxCP, maxCP, maxQuiescePlies)
+		if plies != c.plies {
+			lp := leaf.Position()
+			t.Errorf("%s: leaf %d plies on (%s), want %d", c.fen, plies, lp.FEN(), c.plies)
+		}
+		r, ok := chessTuner{qleaf: true}.sample(s)
+		if !ok {
+			t.Fatalf("%s: not sampled", c.fen)
+		}
+		if got := r.Eval(prior); math.Abs(got-float64(v)) > 1 {
+			t.Errorf("%s: the row scores %v, quiescence %d", c.fen, got, v)
+		}
+		if c.plies == 1 && v <= 0 {
+			t.Errorf("%s: quiescence value %d, want > 0 (the queen taken; a queen down before)", c.fen, v)
+		}
+	}
+	dir := t.TempDir()
+	rec := filepath.Join(dir, "chess.jsonl")
+	writeChessRecords(t, rec, 20)
+	quiet, _, _, err := readSamples(chessTuner{}, rec, 4, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	all, _, _, err := readSamples(chessTuner{qleaf: true}, rec, 4, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(all.rows) <= len(quiet.rows) {
+		t.Errorf("-qleaf used %d positions, the quiet filter %d: want more", len(all.rows), len(quiet.rows))
+	}
+}
