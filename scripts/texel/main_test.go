@@ -52,17 +52,8 @@ func TestRunWritesWeights(t *testing.T) {
 	rec, out := filepath.Join(dir, "games.jsonl"), filepath.Join(dir, "tuned.go")
 	writeRecords(t, rec, 40)
 	var stdout bytes.Buffer
-	if err := run(options{game: "connect4", records: rec, skip: 2, loss: "cross-entropy", l2: -1, fix: "", out: out}, &stdout); err != nil {
-		t.Fatal(err)
-	}
-	src, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := parser.ParseFile(token.NewFileSet(), out, src, 0); err != nil {
-		t.Fatalf("generated source: %v\n%s", err, src)
-	}
-	if !strings.Contains(string(src), "var TunedWeights = [NumFeatures]float64{") {
+	src := fitSource(t, options{game: "connect4", records: rec, skip: 2, loss: "cross-entropy", l2: -1, out: out}, &stdout)
+	if !strings.Contains(src, "var TunedWeights = [NumFeatures]float64{") {
 		t.Errorf("generated source lacks TunedWeights:\n%s", src)
 	}
 	if !strings.Contains(stdout.String(), "40 games") {
@@ -216,17 +207,8 @@ func TestChessTables(t *testing.T) {
 		}
 	}
 	var stdout bytes.Buffer
-	if err := run(options{game: "chess", records: rec, skip: 4, loss: "ce", l2: 1e-4, out: out, tables: true}, &stdout); err != nil {
-		t.Fatal(err)
-	}
-	src, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := parser.ParseFile(token.NewFileSet(), out, src, 0); err != nil {
-		t.Fatalf("generated source: %v\n%s", err, src)
-	}
-	if !strings.Contains(string(src), "w.MGTable = [6][64]int{") || !strings.Contains(string(src), "w.EGTable = [6][64]int{") {
+	src := fitSource(t, options{game: "chess", records: rec, skip: 4, loss: "ce", l2: 1e-4, out: out, tables: true}, &stdout)
+	if !strings.Contains(src, "w.MGTable = [6][64]int{") || !strings.Contains(src, "w.EGTable = [6][64]int{") {
 		t.Errorf("generated source lacks the tables:\n%s", src)
 	}
 	c4 := filepath.Join(dir, "c4.jsonl")
@@ -284,4 +266,21 @@ func TestQuiescenceLeaf(t *testing.T) {
 	if len(all.rows) <= len(quiet.rows) {
 		t.Errorf("-qleaf used %d positions, the quiet filter %d: want more", len(all.rows), len(quiet.rows))
 	}
+}
+
+// fitSource runs the fit o, which writes o.out, and returns the Go source
+// written, failing the test unless it parses.
+func fitSource(t *testing.T, o options, stdout *bytes.Buffer) string {
+	t.Helper()
+	if err := run(o, stdout); err != nil {
+		t.Fatal(err)
+	}
+	src, err := os.ReadFile(o.out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := parser.ParseFile(token.NewFileSet(), o.out, src, 0); err != nil {
+		t.Fatalf("generated source: %v\n%s", err, src)
+	}
+	return string(src)
 }
