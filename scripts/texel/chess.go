@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"strings"
 
 	"tabula/games"
@@ -207,7 +208,7 @@ func (t chessTuner) source(w []float64, _ float64, note string) ([]byte, error) 
 				for rank := range 8 {
 					b.WriteString("\t\t\t")
 					for file := range 8 {
-						fmt.Fprintf(&b, "%d, ", round(w[tableTerm+ph*384+pt*64+rank*8+file]))
+						fmt.Fprintf(&b, "%d, ", int(math.Round(w[tableTerm+ph*384+pt*64+rank*8+file])))
 					}
 					b.WriteString("\n")
 				}
@@ -218,12 +219,4 @@ func (t chessTuner) source(w []float64, _ float64, note string) ([]byte, error) 
 	}
 	fmt.Fprintf(&b, "\treturn w\n}()\n")
 	return b.Bytes(), nil
-}
-
-// round rounds to the nearest whole centipawn.
-func round(x float64) int {
-	if x < 0 {
-		return int(x - 0.5)
-	}
-	return int(x + 0.5)
 }

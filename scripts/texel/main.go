@@ -151,9 +151,10 @@ func run(o options, stdout io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "%d games, %d positions for the fit, %d held out (every tenth game)\n", nGames, len(train.rows), len(test.rows))
 	// byResult keeps the held-out positions labelled by their games' results,
-	// which every fit is also scored on.
-	byResult := slices.Clone(test.rows)
+	// which an engine-labelled fit is also scored on.
+	var byResult []fit.Row
 	if lab != nil {
+		byResult = slices.Clone(test.rows)
 		all := append(slices.Clone(train.fens), test.fens...)
 		labels, err := lab.label(context.Background(), all)
 		if err != nil {
@@ -259,9 +260,9 @@ func (s *samples) add(r fit.Row, fen string, withFEN bool) {
 	}
 }
 
-// readSamples replays every record and returns the samples of its quiet
-// positions after the first skip plies, every tenth game's in test, each
-// labelled with its game's result; withFEN keeps each one's FEN.
+// readSamples replays every record and returns the samples the tuner takes
+// of its positions after the first skip plies, every tenth game's in test,
+// each labelled with its game's result; withFEN keeps each one's FEN.
 func readSamples(t tuner, path string, skip int, withFEN bool) (train, test samples, nGames int, err error) {
 	f, err := os.Open(path)
 	if err != nil {
