@@ -10,12 +10,18 @@ import (
 )
 
 // horizonEval returns the evaluation an alphabeta player's eval key names
-// for g: nil for hand (the game's own games.Heuristic), or the game's tuned
-// weights (fitted by scripts/texel).
+// for g: nil for hand (the game's own games.Heuristic), the game's tuned
+// weights (fitted by scripts/texel), or for chess basic (the hand weights
+// without rook-file and king-attack terms).
 func horizonEval(g games.Game, name string) (games.Heuristic, error) {
 	switch name {
 	case "hand":
 		return nil, nil
+	case "basic":
+		if _, ok := g.(chess.Game); !ok {
+			return nil, fmt.Errorf("eval=basic is for chess only, not %s", g.Name())
+		}
+		return chess.Evaluator{W: &chess.BasicWeights}, nil
 	case "tuned":
 		switch g := g.(type) {
 		case chess.Game:
@@ -30,5 +36,5 @@ func horizonEval(g games.Game, name string) (games.Heuristic, error) {
 		}
 		return nil, fmt.Errorf("eval=tuned: no tuned weights for %s (chess, connect4 and othello have them)", g.Name())
 	}
-	return nil, fmt.Errorf("eval=%q: want hand or tuned", name)
+	return nil, fmt.Errorf("eval=%q: want hand, tuned or basic (chess)", name)
 }

@@ -56,8 +56,9 @@ func TestAlphaBetaEvalRefused(t *testing.T) {
 		spec string
 		want string
 	}{
-		{chess.Game{}, "alphabeta:eval=magic", `eval="magic": want hand or tuned`},
+		{chess.Game{}, "alphabeta:eval=magic", `eval="magic": want hand, tuned or basic (chess)`},
 		{tictactoe.Game{}, "alphabeta:eval=tuned", "no tuned weights for tictactoe"},
+		{tictactoe.Game{}, "alphabeta:eval=basic", "eval=basic is for chess only, not tictactoe"},
 		{othello6(t), "alphabeta:eval=tuned", "fitted on the 8x8 board, not 6x6"},
 	} {
 		sp, err := ParseSpec(c.spec)

@@ -12,6 +12,7 @@ var (
 	_ Tactical  = (*chess.State)(nil)
 	_ NullMover = (*chess.State)(nil)
 	_ Copier    = (*chess.State)(nil)
+	_ Repeater  = (*chess.State)(nil)
 )
 
 // chessState returns the chess state of fen, failing t on a bad FEN.
@@ -154,6 +155,7 @@ var switches = []struct {
 	{"null move", func(c *Config) { c.NullMove = false }},
 	{"lmr", func(c *Config) { c.LMR = false }},
 	{"futility", func(c *Config) { c.Futility = false }},
+	{"history malus", func(c *Config) { c.HistoryMalus = false }},
 }
 
 // TestSwitchesChangeSearch turns each switch off in turn on middlegame
@@ -267,6 +269,77 @@ func TestChessSearchAllocations(t *testing.T) {
 		}
 		if allocs > 2 {
 			t.Errorf("%s depth %d (singular extensions %v): %.0f allocations per search, want <= 2", tc.fen, tc.depth, tc.singular, allocs)
+		}
+	}
+}
+
+// TestRepetitionDraws plays 1.Kh1 Qd3 2.Kg1 Qd2 from a position where
+// White, a queen down, is lost, back to the start: then 3.Kh1 repeats the
+// position after 1.Kh1. With RepetitionDraws the search scores that move
+// a draw and plays it; without, every move is lost by a queen or more.
+func TestRepetitionDraws(t *testing.T) {
+	g := chess.Game{}
+	s := chessState(t, "6k1/8/8/8/8/8/3q4/6K1 w - - 0 1")
+	for _, m := range []string{"g1h1", "d2d3", "h1g1", "d3d2"} {
+		a, err := s.ParseMove(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.ApplyAction(a)
+	}
+	if s.Repetitions() != 1 {
+		t.Fatalf("the root occurred %d times before, want 1", s.Repetitions())
+	}
+	kh1, err := s.ParseMove("g1h1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, rep := range []bool{true, false} {
+		cfg := AllFeatures()
+		cfg.Depth, cfg.TableBits, cfg.RepetitionDraws = 4, 16, rep
+		res := searchOnce(t, g, cfg, s)
+		t.Logf("repetition draws %v: move %s, value %.3f", rep, chess.MoveOf(res.Move), res.Value)
+		switch {
+		case rep && (res.Move != kh1 || res.Value != 0 || res.Proven):
+			t.Errorf("with repetition draws: move %s value %v proven %v, want g1h1, 0 (a draw by the search's rule, unproven)", chess.MoveOf(res.Move), res.Value, res.Proven)
+		case !rep && res.Value > -800*chess.Game{}.NewInitialState().(Tactical).Centipawn():
+			t.Errorf("without repetition draws: value %v, want a queen down or worse", res.Value)
+		}
+	}
+}
+
+// TestHistoryMalus searches a middlegame with and without the history
+// malus: with it, quiet moves searched before a cutoff's move end with
+// negative scores and gravity keeps every score within historyMax; without
+// it no score is negative.
+func TestHistoryMalus(t *testing.T) {
+	g := chess.Game{}
+	for _, malus := range []bool{true, false} {
+		cfg := AllFeatures()
+		cfg.Depth, cfg.TableBits, cfg.HistoryMalus = 7, 16, malus
+		sr, err := New(g, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := sr.Search(context.Background(), chessState(t, benchPositions[4])); err != nil {
+			t.Fatal(err)
+		}
+		neg, pos, most := 0, 0, int64(0)
+		for _, h := range sr.history {
+			switch {
+			case h < 0:
+				neg++
+			case h > 0:
+				pos++
+			}
+			most = max(most, h, -h)
+		}
+		t.Logf("malus %v: %d negative, %d positive scores, largest |h| %d", malus, neg, pos, most)
+		switch {
+		case malus && (neg == 0 || pos == 0 || most > historyMax):
+			t.Errorf("with the malus: %d negative and %d positive scores, largest |h| %d: want both signs, within %d", neg, pos, most, historyMax)
+		case !malus && (neg != 0 || pos == 0):
+			t.Errorf("without the malus: %d negative and %d positive scores: want positive ones only", neg, pos)
 		}
 	}
 }

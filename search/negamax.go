@@ -11,7 +11,7 @@ const nullWindow = 1e-9
 
 // Pruning margins, in centipawns (Tactical games only).
 const (
-	reverseFutilityCP = 120 // per ply of depth, up to depth 3
+	reverseFutilityCP = 120 // per ply of depth, up to Searcher.rfpDepth
 	futility1CP       = 150 // move futility at depth 1
 	futility2CP       = 350 // move futility at depth 2
 )
@@ -38,6 +38,19 @@ const (
 	// singularMarginCP is the margin per ply of depth, in centipawns, by
 	// which every other move must fall short of the table move's value.
 	singularMarginCP = 2
+)
+
+// defaultReverseFutilityDepth is the deepest remaining depth at which
+// reverse futility prunes unless Config.ReverseFutilityDepth says otherwise.
+const defaultReverseFutilityDepth = 3
+
+// History gravity (Config.HistoryMalus): a cutoff's bonus is depth^2 capped
+// at historyBonusMax, and every update pulls the score toward +-historyMax
+// in proportion to how far it already is, so scores stay within
+// historyMax and recent cutoffs outweigh old ones.
+const (
+	historyMax      = 1 << 16
+	historyBonusMax = 1 << 12
 )
 
 // lmpMaxDepth is the deepest remaining depth at which late-move pruning
@@ -165,7 +178,7 @@ func (s *Searcher) negamax(ply, depth int, alpha, beta float64, allowNull bool) 
 
 	// Reverse futility: far enough above beta near the horizon, assume a
 	// quiet move keeps the advantage.
-	if s.futility && !pvNode && !inCheck && depth <= 3 && ply > 0 && !IsProven(beta) &&
+	if s.futility && !pvNode && !inCheck && depth <= s.rfpDepth && ply > 0 && !IsProven(beta) &&
 		staticEval-float64(reverseFutilityCP*depth)*s.cp >= beta {
 		s.horizons++
 		return staticEval
@@ -246,6 +259,7 @@ func (s *Searcher) negamax(ply, depth int, alpha, beta float64, allowNull bool) 
 	horizonsBefore := s.horizons
 	best, bestMove := math.Inf(-1), moves[0]
 	k := s.killers[ply]
+	s.quiets[ply] = s.quiets[ply][:0]
 	for i, a := range moves {
 		if a == excluded {
 			continue
@@ -285,6 +299,11 @@ func (s *Searcher) negamax(ply, depth int, alpha, beta float64, allowNull bool) 
 			s.nodes++
 			s.pvLen[ply+1] = 0
 			v = terminalValue(child, me)
+		} else if s.repDraws && s.reps[ply+1].Repetitions() > 0 {
+			s.nodes++
+			s.pvLen[ply+1] = 0
+			s.horizons++ // a draw by the search's rule, not the game's
+			v = 0
 		} else {
 			givesCheck := tac != nil && s.tacs[ply+1].InCheck()
 			newDepth := depth - 1
@@ -339,6 +358,9 @@ func (s *Searcher) negamax(ply, depth int, alpha, beta float64, allowNull bool) 
 				s.cutoff(ply, me, a, depth)
 			}
 			break
+		}
+		if quiet && len(s.quiets[ply]) < cap(s.quiets[ply]) {
+			s.quiets[ply] = append(s.quiets[ply], a)
 		}
 	}
 	if excluded >= 0 && math.IsInf(best, -1) {
@@ -553,6 +575,15 @@ func (s *Searcher) cutoff(ply, me, a, depth int) {
 		}
 	}
 	if !s.cfg.History {
+		return
+	}
+	if s.cfg.HistoryMalus {
+		hist := s.history[me*s.game.NumActions():]
+		b := int64(min(depth*depth, historyBonusMax))
+		hist[a] += b - hist[a]*b/historyMax
+		for _, q := range s.quiets[ply] {
+			hist[q] += -b - hist[q]*b/historyMax
+		}
 		return
 	}
 	h := &s.history[me*s.game.NumActions()+a]

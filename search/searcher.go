@@ -101,6 +101,20 @@ type Config struct {
 	// has a value that is not a proven loss. Tactical games only;
 	// AllFeatures leaves it off.
 	SEEPruning bool `yaml:"see_pruning"`
+	// RepetitionDraws scores a position reached in the tree (not the root)
+	// that occurred before in the game as a draw: a player who can repeat
+	// can repeat again, so the first repetition stands for the rule's
+	// last. Games whose states are not Repeaters ignore it.
+	RepetitionDraws bool `yaml:"repetition_draws"`
+	// HistoryMalus, with History, also lowers the history score of the
+	// quiet moves searched before the one that caused a cutoff, and ages
+	// every update toward the score's bound (history gravity): h += b -
+	// h|b|/historyMax, with b = +-depth^2 capped at historyBonusMax.
+	HistoryMalus bool `yaml:"history_malus"`
+	// ReverseFutilityDepth is the deepest remaining depth at which
+	// Futility's reverse futility returns the static evaluation (0: the
+	// default, defaultReverseFutilityDepth).
+	ReverseFutilityDepth int `yaml:"reverse_futility_depth"`
 	// IIR (internal iterative reduction) searches a node of depth
 	// iirMinDepth or more that the transposition table knows nothing
 	// about one ply shallower: without a table move its ordering is poor,
@@ -137,7 +151,8 @@ func DefaultConfig() Config {
 // or table.
 func AllFeatures() Config {
 	return Config{Ordering: true, Killers: true, History: true, PVS: true, Aspiration: true,
-		Quiescence: true, SEE: true, Extensions: true, NullMove: true, LMR: true, Futility: true}
+		Quiescence: true, SEE: true, Extensions: true, NullMove: true, LMR: true, Futility: true,
+		RepetitionDraws: true, HistoryMalus: true}
 }
 
 // MaxTableBits bounds Config.TableBits (2^26 buckets is 4 GiB).
@@ -145,6 +160,9 @@ const MaxTableBits = 26
 
 // MaxBeam bounds Config.Beam.
 const MaxBeam = 256
+
+// MaxReverseFutilityDepth bounds Config.ReverseFutilityDepth.
+const MaxReverseFutilityDepth = 16
 
 // MaxThreads bounds Config.Threads.
 const MaxThreads = 256
@@ -168,6 +186,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("search: beam = %d, want 0..%d (0: off)", c.Beam, MaxBeam)
 	case c.Threads < 0 || c.Threads > MaxThreads:
 		return fmt.Errorf("search: threads = %d, want 0..%d", c.Threads, MaxThreads)
+	case c.ReverseFutilityDepth < 0 || c.ReverseFutilityDepth > MaxReverseFutilityDepth:
+		return fmt.Errorf("search: reverse_futility_depth = %d, want 0..%d (0: the default, %d)", c.ReverseFutilityDepth, MaxReverseFutilityDepth, defaultReverseFutilityDepth)
 	case c.Threads > 1 && c.TableBits == 0:
 		return fmt.Errorf("search: threads = %d needs a transposition table (table_bits > 0) to share", c.Threads)
 	}
@@ -177,7 +197,7 @@ func (c Config) Validate() error {
 // selective reports whether c has a feature that makes a fixed-depth value
 // differ from plain alpha-beta's.
 func (c Config) selective() bool {
-	return c.Aspiration || c.Quiescence || c.Extensions || c.SingularExtensions || c.NullMove || c.LMR || c.Futility || c.LateMovePruning || c.SEEPruning || c.IIR || c.Beam > 0
+	return c.RepetitionDraws || c.Aspiration || c.Quiescence || c.Extensions || c.SingularExtensions || c.NullMove || c.LMR || c.Futility || c.LateMovePruning || c.SEEPruning || c.IIR || c.Beam > 0
 }
 
 // Limits bound one call of SearchLimits. A zero field sets no limit of its
@@ -327,10 +347,13 @@ type Searcher struct {
 	lmp        bool
 	seePrune   bool
 	iir        bool
+	repDraws   bool // RepetitionDraws in a game of Repeaters
+	rfpDepth   int  // the deepest reverse futility depth
 
 	// Per ply, allocated once and reused.
 	states  []games.State
 	tacs    []Tactical // states[ply] as Tactical, in Tactical games
+	reps    []Repeater // states[ply] as Repeater, with repDraws
 	moves   [][]int
 	scores  [][]int64
 	beamVal [][]float64
@@ -341,6 +364,9 @@ type Searcher struct {
 	// ply, or -1.
 	excluded []int
 	history  []int64 // [player*NumActions + action]
+	// quiets[ply] lists the quiet moves searched so far at ply, for the
+	// history malus.
+	quiets [][]int
 	// evc caches static evaluations by state hash (Tactical games, whose
 	// evaluation is costly); nil elsewhere.
 	evc    []evalEntry
@@ -452,6 +478,12 @@ func New(g games.Game, cfg Config) (*Searcher, error) {
 	s.lmp = cfg.LateMovePruning && s.tactical
 	s.seePrune = cfg.SEEPruning && s.tactical
 	s.iir = cfg.IIR && s.tt != nil
+	_, isRep := st.(Repeater)
+	s.repDraws = cfg.RepetitionDraws && isRep
+	s.rfpDepth = cfg.ReverseFutilityDepth
+	if s.rfpDepth == 0 {
+		s.rfpDepth = defaultReverseFutilityDepth
+	}
 	for i := 1; i < cfg.Threads; i++ {
 		hc := cfg
 		hc.Threads, hc.TableBits = 1, 0
@@ -544,6 +576,9 @@ func (s *Searcher) refresh(ply int, src games.State) {
 		if s.tactical {
 			s.tacs[ply] = s.states[ply].(Tactical)
 		}
+		if s.repDraws {
+			s.reps[ply] = s.states[ply].(Repeater)
+		}
 	case s.kind == copyCopier:
 		s.states[ply].(Copier).CopyFrom(src)
 	default:
@@ -561,6 +596,8 @@ func (s *Searcher) ensurePlies(n int) {
 	for len(s.states) < n+2 {
 		s.states = append(s.states, nil)
 		s.tacs = append(s.tacs, nil)
+		s.reps = append(s.reps, nil)
+		s.quiets = append(s.quiets, make([]int, 0, 64))
 		s.moves = append(s.moves, make([]int, 0, c))
 		s.scores = append(s.scores, make([]int64, c))
 		s.beamVal = append(s.beamVal, make([]float64, c))

@@ -37,3 +37,13 @@ type Tactical interface {
 type NullMover interface {
 	ApplyNullMove()
 }
+
+// Repeater is an optional capability of a State in a game drawn by
+// repetition: Repetitions reports how many times the current position
+// occurred before in the game (chess counts since the last irreversible
+// move). With Config.RepetitionDraws the search scores a position reached
+// inside the tree that occurred before as a draw, without waiting for the
+// rule's last repetition.
+type Repeater interface {
+	Repetitions() int
+}

@@ -45,6 +45,36 @@ type Weights struct {
 	BishopPairMG, BishopPairEG int
 	// Tempo is the bonus of the side to move.
 	Tempo int
+	// Rooks on files: the bonus per rook on a file with no pawn (open)
+	// and on a file with enemy pawns only (half-open).
+	RookOpenMG, RookOpenEG         int
+	RookHalfOpenMG, RookHalfOpenEG int
+	// King attack, middlegame only: each enemy knight, bishop, rook and
+	// queen adds KingAttackUnits[piece] per square of the king's zone (the
+	// king's square and the squares next to it) that it attacks; with two
+	// attackers or more, the king's side loses KingDanger(units)
+	// centipawns (see kingDanger).
+	KingAttackUnits [4]int
+	// KingDangerMax caps the king-attack penalty.
+	KingDangerMax int
+}
+
+// kingDanger is the king-attack penalty for u attack units: u^2/5 up to 30
+// units, then 12 a unit, at most max. Its shape (quadratic, then linear) is
+// that of the king-safety table on the Chess Programming Wiki's "King
+// Safety" page; the numbers here are round ones, not tuned.
+func kingDanger(u, max int) int {
+	d := u * u / 5
+	if u > 30 {
+		d = 180 + 12*(u-30)
+	}
+	return min(d, max)
+}
+
+// kingZone returns the squares of c's king and the squares next to it.
+func (p *Position) kingZone(c Color) Bitboard {
+	k := p.kingSquare(c)
+	return kingAttacks[k] | bb(k)
 }
 
 // DefaultWeights are the evaluation's weights. Material, the piece-square
@@ -192,8 +222,22 @@ var DefaultWeights = Weights{
 	PassedEG: [8]int{0, 5, 10, 20, 35, 55, 80, 0},
 	Shield1:  12, Shield2: 6,
 	BishopPairMG: 25, BishopPairEG: 40,
-	Tempo: 10,
+	Tempo:      10,
+	RookOpenMG: 25, RookOpenEG: 10,
+	RookHalfOpenMG: 12, RookHalfOpenEG: 6,
+	KingAttackUnits: [4]int{2, 2, 3, 5},
+	KingDangerMax:   500,
 }
+
+// BasicWeights are DefaultWeights without the rook-file and king-attack
+// terms: the evaluation before those were added, kept for measuring what
+// they add (alphabeta's eval=basic).
+var BasicWeights = func() Weights {
+	w := DefaultWeights
+	w.RookOpenMG, w.RookOpenEG, w.RookHalfOpenMG, w.RookHalfOpenEG = 0, 0, 0, 0
+	w.KingAttackUnits = [4]int{}
+	return w
+}()
 
 // Pawn-structure masks, filled by initEvalMasks.
 var (
@@ -267,28 +311,64 @@ func (p *Position) Evaluate(w *Weights) int {
 			eg[c] += w.BishopPairEG
 		}
 
-		// Mobility, not counting squares enemy pawns guard.
+		// Mobility, not counting squares enemy pawns guard, and the
+		// attacks on the enemy king's zone.
 		safe := ^own &^ pawnAttackSet(p.pieces(c^1, Pawn), c^1)
+		zone := p.kingZone(c ^ 1)
+		units, attackers := 0, 0
 		for b := own & p.byType[Knight]; b != 0; {
-			n := (knightAttacks[b.popFirst()] & safe).count() - w.MobilityBase[0]
+			att := knightAttacks[b.popFirst()]
+			n := (att & safe).count() - w.MobilityBase[0]
 			mg[c] += n * w.MobilityMG[0]
 			eg[c] += n * w.MobilityEG[0]
+			if z := att & zone; z != 0 {
+				units += z.count() * w.KingAttackUnits[0]
+				attackers++
+			}
 		}
 		for b := own & p.byType[Bishop]; b != 0; {
-			n := (bishopAttacks(b.popFirst(), occ) & safe).count() - w.MobilityBase[1]
+			att := bishopAttacks(b.popFirst(), occ)
+			n := (att & safe).count() - w.MobilityBase[1]
 			mg[c] += n * w.MobilityMG[1]
 			eg[c] += n * w.MobilityEG[1]
+			if z := att & zone; z != 0 {
+				units += z.count() * w.KingAttackUnits[1]
+				attackers++
+			}
 		}
+		allPawns := p.byType[Pawn]
 		for b := own & p.byType[Rook]; b != 0; {
-			n := (rookAttacks(b.popFirst(), occ) & safe).count() - w.MobilityBase[2]
+			s := b.popFirst()
+			att := rookAttacks(s, occ)
+			n := (att & safe).count() - w.MobilityBase[2]
 			mg[c] += n * w.MobilityMG[2]
 			eg[c] += n * w.MobilityEG[2]
+			if z := att & zone; z != 0 {
+				units += z.count() * w.KingAttackUnits[2]
+				attackers++
+			}
+			switch file := fileMask[s.File()]; {
+			case allPawns&file == 0:
+				mg[c] += w.RookOpenMG
+				eg[c] += w.RookOpenEG
+			case own&allPawns&file == 0:
+				mg[c] += w.RookHalfOpenMG
+				eg[c] += w.RookHalfOpenEG
+			}
 		}
 		for b := own & p.byType[Queen]; b != 0; {
 			s := b.popFirst()
-			n := ((rookAttacks(s, occ) | bishopAttacks(s, occ)) & safe).count() - w.MobilityBase[3]
+			att := rookAttacks(s, occ) | bishopAttacks(s, occ)
+			n := (att & safe).count() - w.MobilityBase[3]
 			mg[c] += n * w.MobilityMG[3]
 			eg[c] += n * w.MobilityEG[3]
+			if z := att & zone; z != 0 {
+				units += z.count() * w.KingAttackUnits[3]
+				attackers++
+			}
+		}
+		if attackers >= 2 {
+			mg[c^1] -= kingDanger(units, w.KingDangerMax)
 		}
 
 		// Pawn structure.

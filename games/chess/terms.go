@@ -12,8 +12,8 @@ import (
 // taken for the side to move minus the opponent, scaled by the game phase.
 // Terms and Features expose that form for tuning: Terms lists the weights a
 // tuner fits (material, mobility, pawn structure, king shield, bishop pair
-// and tempo); the piece-square tables, phase weights and mobility bases stay
-// fixed and make up a per-position offset.
+// and tempo); the piece-square tables, phase weights, mobility bases, rook
+// file bonuses and king attack stay fixed and make up a per-position offset.
 
 // NumTerms is the number of tuned weights (Weights.Terms).
 const NumTerms = 5 + 5 + 4 + 4 + 2 + 2 + 6 + 6 + 2 + 2 + 1
@@ -188,6 +188,10 @@ func (p *Position) Features(w *Weights, f []float64) (offset float64) {
 		near, far := p.shieldPawns(c, pawns)
 		n[tShield] += near
 		n[tShield+1] += far
+		rmg, reg, danger := p.fixedTerms(w, c)
+		tabMG[c] += rmg
+		tabEG[c] += reg
+		tabMG[c^1] -= danger
 	}
 	us, them := p.side, p.side^1
 	phase = min(phase, w.MaxPhase)
@@ -212,6 +216,46 @@ func (p *Position) Features(w *Weights, f []float64) (offset float64) {
 	f[tBishopPair], f[tBishopPair+1] = diff(tBishopPair)*mgShare, diff(tBishopPair)*egShare
 	f[tTempo] = mgShare
 	return float64(tabMG[us]-tabMG[them])*mgShare + float64(tabEG[us]-tabEG[them])*egShare
+}
+
+// fixedTerms returns c's rook-file bonuses (middlegame, endgame) and the
+// king-attack penalty c's attacks inflict on the other side's king, as
+// Evaluate counts them.
+func (p *Position) fixedTerms(w *Weights, c Color) (mg, eg, danger int) {
+	occ := p.occupied()
+	own := p.byColor[c]
+	zone := p.kingZone(c ^ 1)
+	units, attackers := 0, 0
+	attack := func(att Bitboard, i int) {
+		if z := att & zone; z != 0 {
+			units += z.count() * w.KingAttackUnits[i]
+			attackers++
+		}
+	}
+	for b := own & p.byType[Knight]; b != 0; {
+		attack(knightAttacks[b.popFirst()], 0)
+	}
+	for b := own & p.byType[Bishop]; b != 0; {
+		attack(bishopAttacks(b.popFirst(), occ), 1)
+	}
+	for b := own & p.byType[Rook]; b != 0; {
+		s := b.popFirst()
+		attack(rookAttacks(s, occ), 2)
+		file := fileMask[s.File()]
+		if p.byType[Pawn]&file == 0 {
+			mg, eg = mg+w.RookOpenMG, eg+w.RookOpenEG
+		} else if own&p.byType[Pawn]&file == 0 {
+			mg, eg = mg+w.RookHalfOpenMG, eg+w.RookHalfOpenEG
+		}
+	}
+	for b := own & p.byType[Queen]; b != 0; {
+		s := b.popFirst()
+		attack(rookAttacks(s, occ)|bishopAttacks(s, occ), 3)
+	}
+	if attackers >= 2 {
+		danger = kingDanger(units, w.KingDangerMax)
+	}
+	return mg, eg, danger
 }
 
 // Features is Position.Features for a game state.

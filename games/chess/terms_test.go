@@ -61,3 +61,37 @@ func TestTermsRoundTrip(t *testing.T) {
 		t.Error("WithTerms of 3 terms: no error")
 	}
 }
+
+// TestRookFilesAndKingAttack checks the two fixed terms BasicWeights leave
+// out: a rook on an open or half-open file scores more, and a king whose
+// zone two enemy pieces attack scores less (one attacker costs nothing).
+func TestRookFilesAndKingAttack(t *testing.T) {
+	eval := func(fen string, w *Weights) int {
+		p, err := ParseFEN(fen)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p.Evaluate(w)
+	}
+	for _, c := range []struct {
+		name, fen string
+		sign      int // of Evaluate(DefaultWeights) - Evaluate(BasicWeights)
+	}{
+		{"rook on an open file", "4k3/pp6/8/8/8/8/PP6/3RK3 w - - 0 1", +1},
+		{"rook on a half-open file", "4k3/3p4/8/8/8/8/PP6/3RK3 w - - 0 1", +1},
+		{"one piece on the black king's zone", "6k1/5ppp/6Q1/8/8/8/5PPP/6RK b - - 0 1", 0},
+		{"queen and knight on the black king's zone", "6k1/5ppp/6Q1/5N2/8/8/5PPP/6RK b - - 0 1", -1},
+	} {
+		d := eval(c.fen, &DefaultWeights) - eval(c.fen, &BasicWeights)
+		t.Logf("%s: %+d centipawns", c.name, d)
+		if (d > 0) != (c.sign > 0) || (d < 0) != (c.sign < 0) {
+			t.Errorf("%s (%s): default minus basic weights = %d, want sign %d", c.name, c.fen, d, c.sign)
+		}
+	}
+	if got := kingDanger(10, 500); got != 20 {
+		t.Errorf("kingDanger(10) = %d, want 20", got)
+	}
+	if got := kingDanger(100, 500); got != 500 {
+		t.Errorf("kingDanger(100) = %d, want the cap 500", got)
+	}
+}
