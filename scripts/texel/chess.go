@@ -91,10 +91,20 @@ func (t chessTuner) sample(st games.State) (fit.Row, bool) {
 	f := make([]float64, n)
 	off := s.Features(&chess.DefaultWeights, f)
 	if t.tables {
-		// The offset is the tables' sum: replace it by their entries'
-		// features, each piece counting its phase share for its side.
-		off = 0
+		// The offset holds the tables' sum: replace that by their
+		// entries' features, each piece counting its phase share for its
+		// side; what remains of the offset is the evaluation's other fixed
+		// terms (rook files, king attack).
 		tableFeatures(s.Position(), f[tableTerm:])
+		k := tableTerm
+		for _, tab := range []*[6][64]int{&chess.DefaultWeights.MGTable, &chess.DefaultWeights.EGTable} {
+			for pt := range 6 {
+				for sq := range 64 {
+					off -= f[k] * float64(tab[pt][sq])
+					k++
+				}
+			}
+		}
 	}
 	if sign < 0 {
 		// The leaf's evaluation is for its own mover: negate it for the
