@@ -71,10 +71,46 @@ func kingDanger(u, max int) int {
 	return min(d, max)
 }
 
-// kingZone returns the squares of c's king and the squares next to it.
-func (p *Position) kingZone(c Color) Bitboard {
+// kingAttack sums the attacks of one side's pieces on the enemy king's
+// zone (the king's square and the squares next to it).
+type kingAttack struct {
+	zone             Bitboard
+	units, attackers int
+}
+
+// newKingAttack starts the sum for attacks on c's king.
+func (p *Position) newKingAttack(c Color) kingAttack {
 	k := p.kingSquare(c)
-	return kingAttacks[k] | bb(k)
+	return kingAttack{zone: kingAttacks[k] | bb(k)}
+}
+
+// add counts a piece of kind i (knight, bishop, rook, queen) attacking att.
+func (ka *kingAttack) add(w *Weights, att Bitboard, i int) {
+	if z := att & ka.zone; z != 0 {
+		ka.units += z.count() * w.KingAttackUnits[i]
+		ka.attackers++
+	}
+}
+
+// penalty is what the attacks cost the king's side in the middlegame.
+func (ka *kingAttack) penalty(w *Weights) int {
+	if ka.attackers < 2 {
+		return 0
+	}
+	return kingDanger(ka.units, w.KingDangerMax)
+}
+
+// rookFile returns the bonus (middlegame, endgame) of a rook of the side
+// owning own on square s: open file, half-open file, or none.
+func (p *Position) rookFile(w *Weights, s Square, own Bitboard) (mg, eg int) {
+	file := fileMask[s.File()] & p.byType[Pawn]
+	switch {
+	case file == 0:
+		return w.RookOpenMG, w.RookOpenEG
+	case file&own == 0:
+		return w.RookHalfOpenMG, w.RookHalfOpenEG
+	}
+	return 0, 0
 }
 
 // DefaultWeights are the evaluation's weights. Material, the piece-square
@@ -314,47 +350,29 @@ func (p *Position) Evaluate(w *Weights) int {
 		// Mobility, not counting squares enemy pawns guard, and the
 		// attacks on the enemy king's zone.
 		safe := ^own &^ pawnAttackSet(p.pieces(c^1, Pawn), c^1)
-		zone := p.kingZone(c ^ 1)
-		units, attackers := 0, 0
+		ka := p.newKingAttack(c ^ 1)
 		for b := own & p.byType[Knight]; b != 0; {
 			att := knightAttacks[b.popFirst()]
 			n := (att & safe).count() - w.MobilityBase[0]
 			mg[c] += n * w.MobilityMG[0]
 			eg[c] += n * w.MobilityEG[0]
-			if z := att & zone; z != 0 {
-				units += z.count() * w.KingAttackUnits[0]
-				attackers++
-			}
+			ka.add(w, att, 0)
 		}
 		for b := own & p.byType[Bishop]; b != 0; {
 			att := bishopAttacks(b.popFirst(), occ)
 			n := (att & safe).count() - w.MobilityBase[1]
 			mg[c] += n * w.MobilityMG[1]
 			eg[c] += n * w.MobilityEG[1]
-			if z := att & zone; z != 0 {
-				units += z.count() * w.KingAttackUnits[1]
-				attackers++
-			}
+			ka.add(w, att, 1)
 		}
-		allPawns := p.byType[Pawn]
 		for b := own & p.byType[Rook]; b != 0; {
 			s := b.popFirst()
 			att := rookAttacks(s, occ)
 			n := (att & safe).count() - w.MobilityBase[2]
-			mg[c] += n * w.MobilityMG[2]
-			eg[c] += n * w.MobilityEG[2]
-			if z := att & zone; z != 0 {
-				units += z.count() * w.KingAttackUnits[2]
-				attackers++
-			}
-			switch file := fileMask[s.File()]; {
-			case allPawns&file == 0:
-				mg[c] += w.RookOpenMG
-				eg[c] += w.RookOpenEG
-			case own&allPawns&file == 0:
-				mg[c] += w.RookHalfOpenMG
-				eg[c] += w.RookHalfOpenEG
-			}
+			rmg, reg := p.rookFile(w, s, own)
+			mg[c] += n*w.MobilityMG[2] + rmg
+			eg[c] += n*w.MobilityEG[2] + reg
+			ka.add(w, att, 2)
 		}
 		for b := own & p.byType[Queen]; b != 0; {
 			s := b.popFirst()
@@ -362,14 +380,9 @@ func (p *Position) Evaluate(w *Weights) int {
 			n := (att & safe).count() - w.MobilityBase[3]
 			mg[c] += n * w.MobilityMG[3]
 			eg[c] += n * w.MobilityEG[3]
-			if z := att & zone; z != 0 {
-				units += z.count() * w.KingAttackUnits[3]
-				attackers++
-			}
+			ka.add(w, att, 3)
 		}
-		if attackers >= 2 {
-			mg[c^1] -= kingDanger(units, w.KingDangerMax)
-		}
+		mg[c^1] -= ka.penalty(w)
 
 		// Pawn structure.
 		pawns := p.pieces(c, Pawn)

@@ -146,19 +146,33 @@ func (p *Position) Features(w *Weights, f []float64) (offset float64) {
 			n[tBishopPair]++
 		}
 		safe := ^own &^ pawnAttackSet(p.pieces(c^1, Pawn), c^1)
+		ka := p.newKingAttack(c ^ 1)
 		for b := own & p.byType[Knight]; b != 0; {
-			n[tMobilityMG+0] += (knightAttacks[b.popFirst()] & safe).count() - w.MobilityBase[0]
+			att := knightAttacks[b.popFirst()]
+			n[tMobilityMG+0] += (att & safe).count() - w.MobilityBase[0]
+			ka.add(w, att, 0)
 		}
 		for b := own & p.byType[Bishop]; b != 0; {
-			n[tMobilityMG+1] += (bishopAttacks(b.popFirst(), occ) & safe).count() - w.MobilityBase[1]
+			att := bishopAttacks(b.popFirst(), occ)
+			n[tMobilityMG+1] += (att & safe).count() - w.MobilityBase[1]
+			ka.add(w, att, 1)
 		}
 		for b := own & p.byType[Rook]; b != 0; {
-			n[tMobilityMG+2] += (rookAttacks(b.popFirst(), occ) & safe).count() - w.MobilityBase[2]
+			s := b.popFirst()
+			att := rookAttacks(s, occ)
+			n[tMobilityMG+2] += (att & safe).count() - w.MobilityBase[2]
+			ka.add(w, att, 2)
+			rmg, reg := p.rookFile(w, s, own)
+			tabMG[c] += rmg
+			tabEG[c] += reg
 		}
 		for b := own & p.byType[Queen]; b != 0; {
 			s := b.popFirst()
-			n[tMobilityMG+3] += ((rookAttacks(s, occ) | bishopAttacks(s, occ)) & safe).count() - w.MobilityBase[3]
+			att := rookAttacks(s, occ) | bishopAttacks(s, occ)
+			n[tMobilityMG+3] += (att & safe).count() - w.MobilityBase[3]
+			ka.add(w, att, 3)
 		}
+		tabMG[c^1] -= ka.penalty(w)
 		pawns := p.pieces(c, Pawn)
 		enemyPawns := p.pieces(c^1, Pawn)
 		for fl := 0; fl < 8; fl++ {
@@ -188,10 +202,6 @@ func (p *Position) Features(w *Weights, f []float64) (offset float64) {
 		near, far := p.shieldPawns(c, pawns)
 		n[tShield] += near
 		n[tShield+1] += far
-		rmg, reg, danger := p.fixedTerms(w, c)
-		tabMG[c] += rmg
-		tabEG[c] += reg
-		tabMG[c^1] -= danger
 	}
 	us, them := p.side, p.side^1
 	phase = min(phase, w.MaxPhase)
@@ -216,46 +226,6 @@ func (p *Position) Features(w *Weights, f []float64) (offset float64) {
 	f[tBishopPair], f[tBishopPair+1] = diff(tBishopPair)*mgShare, diff(tBishopPair)*egShare
 	f[tTempo] = mgShare
 	return float64(tabMG[us]-tabMG[them])*mgShare + float64(tabEG[us]-tabEG[them])*egShare
-}
-
-// fixedTerms returns c's rook-file bonuses (middlegame, endgame) and the
-// king-attack penalty c's attacks inflict on the other side's king, as
-// Evaluate counts them.
-func (p *Position) fixedTerms(w *Weights, c Color) (mg, eg, danger int) {
-	occ := p.occupied()
-	own := p.byColor[c]
-	zone := p.kingZone(c ^ 1)
-	units, attackers := 0, 0
-	attack := func(att Bitboard, i int) {
-		if z := att & zone; z != 0 {
-			units += z.count() * w.KingAttackUnits[i]
-			attackers++
-		}
-	}
-	for b := own & p.byType[Knight]; b != 0; {
-		attack(knightAttacks[b.popFirst()], 0)
-	}
-	for b := own & p.byType[Bishop]; b != 0; {
-		attack(bishopAttacks(b.popFirst(), occ), 1)
-	}
-	for b := own & p.byType[Rook]; b != 0; {
-		s := b.popFirst()
-		attack(rookAttacks(s, occ), 2)
-		file := fileMask[s.File()]
-		if p.byType[Pawn]&file == 0 {
-			mg, eg = mg+w.RookOpenMG, eg+w.RookOpenEG
-		} else if own&p.byType[Pawn]&file == 0 {
-			mg, eg = mg+w.RookHalfOpenMG, eg+w.RookHalfOpenEG
-		}
-	}
-	for b := own & p.byType[Queen]; b != 0; {
-		s := b.popFirst()
-		attack(rookAttacks(s, occ)|bishopAttacks(s, occ), 3)
-	}
-	if attackers >= 2 {
-		danger = kingDanger(units, w.KingDangerMax)
-	}
-	return mg, eg, danger
 }
 
 // Features is Position.Features for a game state.
