@@ -46,16 +46,31 @@ func (t chessTuner) prior() ([]float64, []string) {
 	if !t.tables {
 		return w, names
 	}
-	for ph, tab := range []*[6][64]int{&chess.DefaultWeights.MGTable, &chess.DefaultWeights.EGTable} {
+	w = append(w, defaultTables[:]...)
+	for ph := range 2 {
 		for pt := range 6 {
 			for sq := range 64 {
-				w = append(w, float64(tab[pt][sq]))
 				names = append(names, fmt.Sprintf("table.%s.%s.%s", []string{"mg", "eg"}[ph], tablePieceNames[pt], squareNames[sq]))
 			}
 		}
 	}
 	return w, names
 }
+
+// defaultTables are DefaultWeights' piece-square tables in the order of
+// the weight vector from tableTerm on.
+var defaultTables = func() (t [2 * 6 * 64]float64) {
+	k := 0
+	for _, tab := range []*[6][64]int{&chess.DefaultWeights.MGTable, &chess.DefaultWeights.EGTable} {
+		for pt := range 6 {
+			for sq := range 64 {
+				t[k] = float64(tab[pt][sq])
+				k++
+			}
+		}
+	}
+	return t
+}()
 
 // kRange: K per centipawn; Texel's typical K is about ln(10)/400 = 0.0058.
 func (chessTuner) kRange() (float64, float64) { return 1e-5, 0.1 }
@@ -96,14 +111,8 @@ func (t chessTuner) sample(st games.State) (fit.Row, bool) {
 		// side; what remains of the offset is the evaluation's other fixed
 		// terms (rook files, king attack).
 		tableFeatures(s.Position(), f[tableTerm:])
-		k := tableTerm
-		for _, tab := range []*[6][64]int{&chess.DefaultWeights.MGTable, &chess.DefaultWeights.EGTable} {
-			for pt := range 6 {
-				for sq := range 64 {
-					off -= f[k] * float64(tab[pt][sq])
-					k++
-				}
-			}
+		for i, x := range defaultTables {
+			off -= f[tableTerm+i] * x
 		}
 	}
 	if sign < 0 {
