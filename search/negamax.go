@@ -260,6 +260,7 @@ func (s *Searcher) negamax(ply, depth int, alpha, beta float64, allowNull bool) 
 	best, bestMove := math.Inf(-1), moves[0]
 	k := s.killers[ply]
 	s.quiets[ply] = s.quiets[ply][:0]
+	malus := s.cfg.History && s.cfg.HistoryMalus
 	for i, a := range moves {
 		if a == excluded {
 			continue
@@ -359,7 +360,7 @@ func (s *Searcher) negamax(ply, depth int, alpha, beta float64, allowNull bool) 
 			}
 			break
 		}
-		if quiet && len(s.quiets[ply]) < cap(s.quiets[ply]) {
+		if malus && quiet && len(s.quiets[ply]) < cap(s.quiets[ply]) {
 			s.quiets[ply] = append(s.quiets[ply], a)
 		}
 	}
