@@ -12,9 +12,11 @@
 # of Begin-Hard) where they cover the positions, else from the solver; they are cached in RUN/bench/.
 #
 # NET_OPTS adds settings to both network players (NET_OPTS=,graph=1: graph search); OUT puts the results
-# elsewhere than RUN/eval (the verdicts are still cached in RUN/bench/).
+# elsewhere than RUN/eval (the verdicts are still cached in RUN/bench/). SIMS sets the network players'
+# simulations a move (200, the figure docs/benchmarks.md reports; 400 and 800 for the search curve). NET
+# evaluates another network file than the run's best (e.g. scripts/avgnet's mean of the last checkpoints).
 #
-#   scripts/evaluate-connect4.sh [RUN_DIR]   (env: GAMES=200 N=200 N_HARD=30 N_LATE=N SOLVER0=1 NET_OPTS= OUT=RUN/eval REFDATA=../shared/refdata/connect4)
+#   scripts/evaluate-connect4.sh [RUN_DIR]   (env: GAMES=200 N=200 N_HARD=30 N_LATE=N SOLVER0=1 SIMS=200 NET= NET_OPTS= OUT=RUN/eval REFDATA=../shared/refdata/connect4)
 set -euo pipefail
 run=${1:-runs/connect4}
 games=${GAMES:-200}
@@ -24,22 +26,23 @@ nlate=${N_LATE:-$n}
 refdata=${REFDATA:-../shared/refdata/connect4}
 solver0=${SOLVER0:-1}
 opts=${NET_OPTS:-}
-best="$run/checkpoints/$(tr -d '[:space:]' < "$run/checkpoints/best")"
+sims=${SIMS:-200}
+best=${NET:-"$run/checkpoints/$(tr -d '[:space:]' < "$run/checkpoints/best")"}
 out=${OUT:-$run/eval}
 mkdir -p "$out" "$run/bench"
 arena="$out/arena"
 go build -o "$arena" ./cmd/arena
 
 echo "best network: $best"
-"$arena" match -game connect4 -players "net:path=$best,sims=200$opts mcts:rollouts=1000" -games "$games" -seed 1 \
+"$arena" match -game connect4 -players "net:path=$best,sims=$sims$opts mcts:rollouts=1000" -games "$games" -seed 1 \
   -out "$out/match.jsonl" -quiet | tee "$out/match.txt"
 
 for set in Test_L1_R1 Test_L1_R2 Test_L1_R3 Test_L2_R1 Test_L2_R2 Test_L3_R1; do
   k=$n
   [ "$set" = Test_L1_R3 ] && k=$nhard
   case $set in Test_L2_* | Test_L3_*) k=$nlate ;; esac
-  players=("net:path=$best,sims=200$opts" "alphabeta:depth=5")
-  [ "$solver0" = 1 ] && players+=("net:path=$best,sims=200,solver=0$opts")
+  players=("net:path=$best,sims=$sims$opts" "alphabeta:depth=5")
+  [ "$solver0" = 1 ] && players+=("net:path=$best,sims=$sims,solver=0$opts")
   for player in "${players[@]}"; do
     name=${player%%:*}
     case $player in *solver=0*) name=net-solver0 ;; esac
@@ -50,8 +53,8 @@ done | tee "$out/bench.txt"
 
 # The held-out set (data/connect4/heldout: 2,000 positions from varied play that no setting was chosen
 # on, labelled by the solver; data/connect4/README.md). Tune on Pons' sets, report on both.
-players=("net:path=$best,sims=200$opts" "alphabeta:depth=5")
-[ "$solver0" = 1 ] && players+=("net:path=$best,sims=200,solver=0$opts")
+players=("net:path=$best,sims=$sims$opts" "alphabeta:depth=5")
+[ "$solver0" = 1 ] && players+=("net:path=$best,sims=$sims,solver=0$opts")
 for player in "${players[@]}"; do
   name=${player%%:*}
   case $player in *solver=0*) name=net-solver0 ;; esac

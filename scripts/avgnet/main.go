@@ -7,8 +7,10 @@
 //	go run ./scripts/avgnet -out avg.tbn -run runs/connect4 -last 10
 //
 // -last K takes the K checkpoints of RUN/checkpoints with the highest
-// iteration numbers (ckpt-NNNNNN.tbn). The output records the sources in
-// its metadata ("averaged_from") and carries no optimiser state.
+// iteration numbers (ckpt-NNNNNN.tbn) that are on disk: a run keeps its
+// last keep_checkpoints (10 by default) and every promoted one, so a K above
+// that reaches back over promoted networks only. The output records the
+// sources in its metadata ("averaged_from") and carries no optimiser state.
 package main
 
 import (
