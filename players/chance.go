@@ -102,7 +102,7 @@ func buildChance(g games.Game, spec Spec) (*Factory, error) {
 		var leaf *netLeaf
 		if netEval != nil {
 			// Each game's player has its own buffers over the shared
-			// evaluator.
+			// network and cache.
 			leaf = newNetLeaf(netEval, g)
 		}
 		ev, err := evalFor(rng, leaf)
@@ -115,9 +115,6 @@ func buildChance(g games.Game, spec Spec) (*Factory, error) {
 		}
 		return &expectiPlayer{name: name, e: e, net: leaf}, nil
 	}}
-	if netEval != nil {
-		f.Cleanup = netEval.Close
-	}
 	return f, nil
 }
 

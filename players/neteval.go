@@ -54,10 +54,13 @@ func loadNetEvaluator(g games.Game, spec Spec) (*nn.Evaluator, error) {
 	return nn.NewEvaluator(netEvaluatorConfig(spec), ck.Weights, g)
 }
 
-// netEvalOf returns the evaluator of an alphabeta or expectimax spec's
+// netEvalOf returns the network of an alphabeta or expectimax spec's
 // eval=net, or nil when the spec's eval is another; it refuses the network
-// keys (path, model, precision, cache) without eval=net.
-func netEvalOf(g games.Game, spec Spec) (*nn.Evaluator, error) {
+// keys (path, model, precision, cache) without eval=net. The network runs in
+// the searcher's own goroutine (nn.NetEvaluator, one per searcher from
+// Worker, their cache shared): a forward pass is part of the search's
+// thread, so a cpu= budget counts it as it counts the hand evaluation.
+func netEvalOf(g games.Game, spec Spec) (*nn.NetEvaluator, error) {
 	if spec.Str("eval", "") != "net" {
 		for _, k := range netEvalKeys {
 			if spec.Has(k) {
@@ -69,17 +72,42 @@ func netEvalOf(g games.Game, spec Spec) (*nn.Evaluator, error) {
 	if !spec.Has("path") && !spec.Has("model") {
 		return nil, errors.New("eval=net needs path=FILE or model=NAME (a shipped network, models/manifest.json)")
 	}
-	ev, err := loadNetEvaluator(g, spec)
+	ev, err := loadLeafNet(g, spec)
 	if err != nil {
 		return nil, fmt.Errorf("eval=net: %w", err)
 	}
 	return ev, nil
 }
 
+// loadLeafNet loads the network a spec names as a direct evaluator with the
+// spec's precision and cache (netEvaluatorConfig's, as the net player's).
+func loadLeafNet(g games.Game, spec Spec) (*nn.NetEvaluator, error) {
+	path, err := netPath(spec)
+	if err != nil {
+		return nil, err
+	}
+	ck, err := nn.LoadCheckpoint(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := ck.CheckGame(g); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	cfg := netEvaluatorConfig(spec)
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	m, err := nn.NewModelFor(ck.Weights, g, cfg.Precision)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return nn.NewNetEvaluator(m, g, cfg.MaxBatch, cfg.CacheSize)
+}
+
 // netLeaf is a network as the evaluation at a searcher's horizon: Evaluate
 // (games.Heuristic, alpha-beta) and Evaluation (search.Evaluation,
-// expectiminimax). A decision is one position through the shared batching
-// evaluator and its cache; a chance node is the expectation over its
+// expectiminimax). A decision is one forward pass in the caller's goroutine
+// (or a hit in the cache the searchers share); a chance node is the expectation over its
 // outcomes, the decisions after them evaluated in one batch. One netLeaf
 // serves one searcher: it is not safe for concurrent use.
 //
@@ -87,7 +115,7 @@ func netEvalOf(g games.Game, spec Spec) (*nn.Evaluator, error) {
 // the evaluator is kept, the position scored 0, and Err reports it after
 // the search.
 type netLeaf struct {
-	ev *nn.Evaluator
+	ev *nn.NetEvaluator // this searcher's own
 	// cp is a Tactical game's centipawn in heuristic units, 0 otherwise:
 	// with it the value is given in centipawns (see chessNetK).
 	cp float64
@@ -114,9 +142,10 @@ type chanceLevel struct {
 	values []float64 // per kid, for the chance node's next player
 }
 
-// newNetLeaf returns a leaf evaluator over ev for positions of g.
-func newNetLeaf(ev *nn.Evaluator, g games.Game) *netLeaf {
-	l := &netLeaf{ev: ev}
+// newNetLeaf returns a leaf evaluator of root's network for positions of g,
+// with its own buffers (root.Worker) over root's cache.
+func newNetLeaf(root *nn.NetEvaluator, g games.Game) *netLeaf {
+	l := &netLeaf{ev: root.Worker()}
 	if t, ok := g.NewInitialState().(search.Tactical); ok {
 		l.cp = t.Centipawn()
 	}

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -120,8 +121,29 @@ func TestAlphaBetaNetEval(t *testing.T) {
 			t.Errorf("player %d to move: depth 1 chose %d value %v, want %d value %v", s.CurrentPlayer(), a, ab.Value(), bestMove, best)
 		}
 	}
-	if st := f.Cleanup; st == nil {
-		t.Error("eval=net: the factory does not close its evaluator")
+}
+
+// TestAlphaBetaNetEvalInSearchThread checks that eval=net's forward passes
+// run in the searcher's goroutine, not in worker goroutines, so that a cpu=
+// budget (the search thread's CPU clock) counts them: a search with the
+// cache off starts no goroutine, and the factory has nothing to close.
+func TestAlphaBetaNetEvalInSearchThread(t *testing.T) {
+	g := mustGame(t, "connect4")
+	path, _ := tinyNet(t, g, 2, false)
+	f := buildFactory(t, g, `alphabeta:depth=3,cache=0,eval=net,path="`+path+`"`)
+	if f.Cleanup != nil {
+		t.Error("eval=net: the factory holds something to close: a batching evaluator's workers?")
+	}
+	ab := newFrom(t, f).(*alphaBetaPlayer)
+	before := runtime.NumGoroutine()
+	if _, err := ab.ChooseAction(context.Background(), g.NewInitialState()); err != nil {
+		t.Fatal(err)
+	}
+	if after := runtime.NumGoroutine(); after > before {
+		t.Errorf("a search with eval=net left %d goroutines running, %d before: the network runs outside the search's thread, where cpu= does not count it", after, before)
+	}
+	if ab.net.ev.Stats().Evaluated == 0 {
+		t.Error("the search evaluated no position with the network")
 	}
 }
 
@@ -264,7 +286,15 @@ func TestExpectimaxNetEval(t *testing.T) {
 		t.Errorf("decisions of players %v only: play longer", seen)
 	}
 	// A saturated network stays strictly inside (-1, 1), below a win.
-	_, sat := tinyNet(t, g, 4, true)
+	satPath, _ := tinyNet(t, g, 4, true)
+	spec, err := ParseSpec(`expectimax:eval=net,path="` + satPath + `"`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sat, err := loadLeafNet(g, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
 	leaf := newNetLeaf(sat, g)
 	if v := leaf.Evaluation(g.NewInitialState()); !(v > -1 && v < -0.99) {
 		t.Errorf("saturated network at a chance node: %v, want in (-1, -0.99)", v)
@@ -443,27 +473,40 @@ func TestNetEvalConcurrentGames(t *testing.T) {
 	}
 }
 
-// TestNetEvalClosed checks that a search whose network fails (its
-// evaluator closed) ends the move with the network's error instead of
-// playing on values of 0.
-func TestNetEvalClosed(t *testing.T) {
-	for _, tc := range []struct{ game, spec string }{
-		{"connect4", "alphabeta:depth=2,eval=net,path="},
-		{"backgammon", "expectimax:depth=1,eval=net,path="},
+// TestNetEvalError checks that a search whose network fails (here: a
+// network of another game) ends the move with the network's error instead
+// of playing on values of 0.
+func TestNetEvalError(t *testing.T) {
+	for _, tc := range []struct{ game, spec, other string }{
+		{"connect4", "alphabeta:depth=2,eval=net,path=", "othello"},
+		{"backgammon", "expectimax:depth=1,eval=net,path=", "connect4"},
 	} {
-		g := mustGame(t, tc.game)
+		g, other := mustGame(t, tc.game), mustGame(t, tc.other)
 		path, _ := tinyNet(t, g, 6, false)
-		f := buildFactory(t, g, tc.spec+`"`+path+`"`)
-		p := newFrom(t, f)
-		if err := f.Close(); err != nil {
+		p := newFrom(t, buildFactory(t, g, tc.spec+`"`+path+`"`))
+		otherPath, _ := tinyNet(t, other, 6, false)
+		spec, err := ParseSpec(`alphabeta:eval=net,path="` + otherPath + `"`)
+		if err != nil {
 			t.Fatal(err)
+		}
+		wrong, err := loadLeafNet(other, spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch p := p.(type) {
+		case *alphaBetaPlayer:
+			p.net.ev = wrong
+		case *expectiPlayer:
+			p.net.ev = wrong
+		default:
+			t.Fatalf("%s: player %T", tc.game, p)
 		}
 		s := g.NewInitialState()
 		if games.IsChanceNode(s) {
 			s.ApplyAction(backgammon.RollAction(3, 1))
 		}
-		if _, err := p.ChooseAction(context.Background(), s); err == nil || !strings.Contains(err.Error(), "eval=net") || !strings.Contains(err.Error(), "closed") {
-			t.Errorf("%s: error %v, want the closed evaluator's", tc.game, err)
+		if _, err := p.ChooseAction(context.Background(), s); err == nil || !strings.Contains(err.Error(), "eval=net") || !strings.Contains(err.Error(), "nn: evaluate") {
+			t.Errorf("%s: error %v, want the network's", tc.game, err)
 		}
 	}
 }

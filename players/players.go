@@ -194,10 +194,8 @@ func Build(g games.Game, spec Spec) (*Factory, error) {
 		var heur games.Heuristic
 		if netEval != nil {
 			if cfg.Threads > 1 {
-				_ = netEval.Close()
 				return nil, fmt.Errorf("player %s: eval=net searches with one thread (threads=1): the helpers would share its buffers", name)
 			}
-			f.Cleanup = netEval.Close
 		} else if heur, err = horizonEval(g, spec.Str("eval", "hand")); err != nil {
 			return nil, fmt.Errorf("player %s: %w", name, err)
 		}
