@@ -38,20 +38,31 @@ var netEvalKeys = []string{"path", "model", "precision", "cache"}
 // loadNetEvaluator loads the network a spec names (path=FILE or
 // model=NAME), checks that it is a network of g and returns a batching
 // evaluator of it with the spec's precision and cache, which the caller
-// closes. The net player and eval=net share it.
+// closes: the net player's.
 func loadNetEvaluator(g games.Game, spec Spec) (*nn.Evaluator, error) {
-	path, err := netPath(spec)
+	w, _, err := loadNetWeights(g, spec)
 	if err != nil {
 		return nil, err
+	}
+	return nn.NewEvaluator(netEvaluatorConfig(spec), w, g)
+}
+
+// loadNetWeights reads the network a spec names (path=FILE or model=NAME)
+// and checks that it is a network of g; it returns the weights and the
+// file's path.
+func loadNetWeights(g games.Game, spec Spec) (*nn.Weights, string, error) {
+	path, err := netPath(spec)
+	if err != nil {
+		return nil, "", err
 	}
 	ck, err := nn.LoadCheckpoint(path)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	if err := ck.CheckGame(g); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, "", fmt.Errorf("%s: %w", path, err)
 	}
-	return nn.NewEvaluator(netEvaluatorConfig(spec), ck.Weights, g)
+	return ck.Weights, path, nil
 }
 
 // netEvalOf returns the network of an alphabeta or expectimax spec's
@@ -82,22 +93,15 @@ func netEvalOf(g games.Game, spec Spec) (*nn.NetEvaluator, error) {
 // loadLeafNet loads the network a spec names as a direct evaluator with the
 // spec's precision and cache (netEvaluatorConfig's, as the net player's).
 func loadLeafNet(g games.Game, spec Spec) (*nn.NetEvaluator, error) {
-	path, err := netPath(spec)
+	w, path, err := loadNetWeights(g, spec)
 	if err != nil {
 		return nil, err
-	}
-	ck, err := nn.LoadCheckpoint(path)
-	if err != nil {
-		return nil, err
-	}
-	if err := ck.CheckGame(g); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	cfg := netEvaluatorConfig(spec)
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	m, err := nn.NewModelFor(ck.Weights, g, cfg.Precision)
+	m, err := nn.NewModelFor(w, g, cfg.Precision)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
