@@ -411,7 +411,7 @@ func BenchmarkExpectimaxNetMove(b *testing.B) {
 		buf = s.LegalActions(buf)
 		s.ApplyAction(buf[rng.IntN(len(buf))])
 	}
-	for _, spec := range []string{"expectimax:depth=1,eval=net,model=backgammon,cache=0", "expectimax:depth=1,eval=pubeval"} {
+	for _, spec := range []string{"expectimax:depth=1,eval=net,model=backgammon,cache=0", "expectimax:depth=1,eval=net,model=backgammon,cache=0,precision=auto", "expectimax:depth=1,eval=pubeval", "expectimax:depth=2,eval=pubeval"} {
 		b.Run(spec, func(b *testing.B) {
 			f := buildFactory(b, g, spec)
 			p, err := f.New(rand.New(rand.NewPCG(1, 2)))
