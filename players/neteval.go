@@ -110,10 +110,11 @@ func loadLeafNet(g games.Game, spec Spec) (*nn.NetEvaluator, error) {
 
 // netLeaf is a network as the evaluation at a searcher's horizon: Evaluate
 // (games.Heuristic, alpha-beta) and Evaluation (search.Evaluation,
-// expectiminimax). A decision is one forward pass in the caller's goroutine
-// (or a hit in the cache the searchers share); a chance node is the expectation over its
-// outcomes, the decisions after them evaluated in one batch. One netLeaf
-// serves one searcher: it is not safe for concurrent use.
+// expectiminimax). A decision is one forward pass in the caller's
+// goroutine (or a hit in the cache the searchers share); a chance node is
+// the expectation over its outcomes, the decisions after them evaluated in
+// one batch. One netLeaf serves one searcher: it is not safe for concurrent
+// use.
 //
 // A search cannot return an error from its evaluation: the first error of
 // the evaluator is kept, the position scored 0, and Err reports it after
