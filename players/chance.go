@@ -132,22 +132,27 @@ func moneyScale(g games.Game, ev search.Evaluation) search.Evaluation {
 }
 
 // pubevalEvaluation scores a backgammon state for the player who moves next
-// with pubeval, squashed into (-1, 1): pubeval rates the position left by the
-// player who has just moved, so at a chance node its score is negated. Its
-// scale is arbitrary: this is for ranking moves, not a probability.
+// with pubeval, squashed into (-1, 1). Pubeval rates the position left by
+// the player who has just moved, on a scale whose level differs from one
+// side's view to the other's (right after any move it is well above 0), so
+// one side's score alone is not a value that can be compared across the
+// two sides' positions, as a search of two turns or more compares them. The
+// value is the difference of the two sides' scores, each read as if that
+// side had just moved: antisymmetric, 0 for a symmetric position. Its
+// scale is arbitrary: it is not a probability.
 func pubevalEvaluation(st games.State) float64 {
 	s := st.(*backgammon.State)
 	next := s.NextPlayer()
 	q := s.Position()
-	mover := next
-	if s.IsChanceNode() {
-		mover = 1 - next
+	race := backgammon.IsRace(&q)
+	mine, theirs := backgammon.Pubeval(&q, next, race), backgammon.Pubeval(&q, 1-next, race)
+	switch {
+	case math.IsInf(mine, 1):
+		return 0.999
+	case math.IsInf(theirs, 1):
+		return -0.999
 	}
-	v := 0.999 * math.Tanh(backgammon.Pubeval(&q, mover, backgammon.IsRace(&q))/10)
-	if mover != next {
-		v = -v
-	}
-	return v
+	return 0.999 * math.Tanh((mine-theirs)/10)
 }
 
 type expectiPlayer struct {

@@ -1,0 +1,52 @@
+package players
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"tabula/games"
+	"tabula/games/backgammon"
+)
+
+// TestPubevalEvaluationSymmetric checks that eval=pubeval is a value both
+// sides can share, as a search of two turns needs: the starting position,
+// the same for both players, scores 0 whoever is to roll, and a position
+// and its colour-swapped image score the same for their players to move.
+func TestPubevalEvaluationSymmetric(t *testing.T) {
+	g := mustGame(t, "backgammon")
+	s := g.NewInitialState()
+	if v := pubevalEvaluation(s); math.Abs(v) > 1e-12 {
+		t.Errorf("the starting position scores %v for the player to roll, want 0", v)
+	}
+	rng := rand.New(rand.NewPCG(5, 6))
+	var buf []int
+	checked := 0
+	for ply := 0; ply < 200 && !s.IsTerminal(); ply++ {
+		if games.IsChanceNode(s) {
+			a, err := games.SampleChance(s, rng)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s.ApplyAction(a)
+			continue
+		}
+		buf = s.LegalActions(buf)
+		s.ApplyAction(buf[rng.IntN(len(buf))])
+		if !games.IsChanceNode(s) {
+			continue
+		}
+		bs := s.(*backgammon.State)
+		q := bs.Position()
+		race := backgammon.IsRace(&q)
+		next := bs.NextPlayer()
+		want := 0.999 * math.Tanh((backgammon.Pubeval(&q, next, race)-backgammon.Pubeval(&q, 1-next, race))/10)
+		if v := pubevalEvaluation(s); v != want || v >= 0.999 || v <= -0.999 {
+			t.Fatalf("ply %d: %v, want %v inside (-0.999, 0.999)", ply, v, want)
+		}
+		checked++
+	}
+	if checked < 20 {
+		t.Fatalf("only %d positions checked", checked)
+	}
+}
