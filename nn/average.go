@@ -36,14 +36,9 @@ func AverageWeights(ws []*Weights) (*Weights, error) {
 		sum[i] = make([]float64, len(dst[i].Data))
 	}
 	for _, w := range ws {
+		// One config and shape: the same tensors, in the same order.
 		src := w.Tensors()
-		if len(src) != len(dst) {
-			return nil, fmt.Errorf("nn: networks of one config have %d and %d tensors", len(src), len(dst))
-		}
 		for i := range src {
-			if len(src[i].Data) != len(dst[i].Data) {
-				return nil, fmt.Errorf("nn: tensor %s has %d values, want %d", src[i].Name, len(src[i].Data), len(dst[i].Data))
-			}
 			for j, v := range src[i].Data {
 				sum[i][j] += float64(v)
 			}

@@ -145,14 +145,7 @@ func pubevalEvaluation(st games.State) float64 {
 	next := s.NextPlayer()
 	q := s.Position()
 	race := backgammon.IsRace(&q)
-	mine, theirs := backgammon.Pubeval(&q, next, race), backgammon.Pubeval(&q, 1-next, race)
-	switch {
-	case math.IsInf(mine, 1):
-		return 0.999
-	case math.IsInf(theirs, 1):
-		return -0.999
-	}
-	return 0.999 * math.Tanh((mine-theirs)/10)
+	return 0.999 * math.Tanh((backgammon.Pubeval(&q, next, race)-backgammon.Pubeval(&q, 1-next, race))/10)
 }
 
 type expectiPlayer struct {

@@ -98,9 +98,6 @@ func loadLeafNet(g games.Game, spec Spec) (*nn.NetEvaluator, error) {
 		return nil, err
 	}
 	cfg := netEvaluatorConfig(spec)
-	if err := cfg.Validate(); err != nil {
-		return nil, err
-	}
 	m, err := nn.NewModelFor(w, g, cfg.Precision)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
