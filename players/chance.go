@@ -10,6 +10,7 @@ import (
 	"tabula/games/backgammon"
 	"tabula/games/backgammon/bearoff"
 	"tabula/games/backgammon/td"
+	"tabula/internal/cputime"
 	"tabula/search"
 )
 
@@ -33,9 +34,17 @@ func buildChance(g games.Game, spec Spec) (*Factory, error) {
 	if err != nil {
 		return nil, fmt.Errorf("player %s: %w", name, err)
 	}
-	cfg := search.ExpectiConfig{Depth: spec.Int("depth", 1), Pruning: prune}
+	limits := search.ExpectiLimits{MoveTime: spec.Duration("time", 0), CPU: spec.Duration("cpu", 0)}
+	depth := 1
+	if limits.MoveTime > 0 || limits.CPU > 0 {
+		depth = 4
+	}
+	cfg := search.ExpectiConfig{Depth: spec.Int("depth", depth), Pruning: prune}
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("player %s: %w", name, err)
+	}
+	if limits.CPU > 0 && !cputime.ThreadMeasured() {
+		return nil, fmt.Errorf("player %s: cpu=%v needs a per-thread CPU clock, which this system lacks (Linux has one); give time= instead", name, limits.CPU)
 	}
 	rollouts := spec.Int("rollouts", 32)
 	// evalFor makes one game's evaluation; leaf is its network with
@@ -113,7 +122,7 @@ func buildChance(g games.Game, spec Spec) (*Factory, error) {
 		if err != nil {
 			return nil, fmt.Errorf("player %s: %w", name, err)
 		}
-		return &expectiPlayer{name: name, e: e, net: leaf}, nil
+		return &expectiPlayer{name: name, e: e, limits: limits, net: leaf}, nil
 	}}
 	return f, nil
 }
@@ -149,10 +158,12 @@ func pubevalEvaluation(st games.State) float64 {
 }
 
 type expectiPlayer struct {
-	name  string
-	e     *search.ExpectiSearcher
-	value float64
-	nodes int64
+	name   string
+	e      *search.ExpectiSearcher
+	limits search.ExpectiLimits
+	value  float64
+	nodes  int64
+	depth  int
 	// net, when set, is the network of eval=net, whose errors end the
 	// move.
 	net *netLeaf
@@ -160,11 +171,11 @@ type expectiPlayer struct {
 
 func (p *expectiPlayer) Name() string   { return p.name }
 func (p *expectiPlayer) Value() float64 { return p.value }
-func (p *expectiPlayer) ChooseAction(_ context.Context, s games.State) (int, error) {
+func (p *expectiPlayer) ChooseAction(ctx context.Context, s games.State) (int, error) {
 	if s.IsTerminal() {
 		return 0, errGameOver
 	}
-	r, err := p.e.Search(s)
+	r, err := p.e.SearchLimits(ctx, s, p.limits)
 	if err != nil {
 		return 0, fmt.Errorf("player %s: %w", p.name, err)
 	}
@@ -173,7 +184,7 @@ func (p *expectiPlayer) ChooseAction(_ context.Context, s games.State) (int, err
 			return 0, fmt.Errorf("player %s: eval=net: %w", p.name, err)
 		}
 	}
-	p.value, p.nodes = r.Value, r.Nodes
+	p.value, p.nodes, p.depth = r.Value, r.Nodes, r.Depth
 	return r.Move, nil
 }
 

@@ -39,7 +39,7 @@ func TestBackgammonPlayers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, text := range []string{"pubeval", "greedy", "expectimax:depth=1,eval=hand", "expectimax:depth=1,eval=pubeval,prune=none", "expectimax:depth=1,eval=td", "expectimax:depth=1,bearoff=mem"} {
+	for _, text := range []string{"pubeval", "greedy", "expectimax:depth=1,eval=hand", "expectimax:depth=1,eval=pubeval,prune=none", "expectimax:depth=1,eval=td", "expectimax:depth=1,bearoff=mem", "expectimax:cpu=5ms,eval=pubeval"} {
 		sp, err := players.ParseSpec(text)
 		if err != nil {
 			t.Fatal(err)
@@ -59,7 +59,7 @@ func TestBackgammonPlayers(t *testing.T) {
 			t.Errorf("%s won %d of 20 against random", text, w.Wins)
 		}
 	}
-	for _, bad := range []string{"expectimax:eval=magic", "expectimax:prune=star9", "expectimax:bearoff=/nonexistent/dir/bearoff.tbo"} {
+	for _, bad := range []string{"expectimax:eval=magic", "expectimax:prune=star9", "expectimax:bearoff=/nonexistent/dir/bearoff.tbo", "expectimax:depth=5,cpu=5ms", "expectimax:time=-1s"} {
 		sp, err := players.ParseSpec(bad)
 		if err != nil {
 			continue

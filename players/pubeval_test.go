@@ -1,6 +1,7 @@
 package players
 
 import (
+	"context"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -48,5 +49,43 @@ func TestPubevalEvaluationSymmetric(t *testing.T) {
 	}
 	if checked < 20 {
 		t.Fatalf("only %d positions checked", checked)
+	}
+}
+
+// TestExpectimaxBudget checks that expectimax with a time budget deepens
+// past depth 1 (pubeval's depth 2 takes about 20 ms a move) and plays legal
+// moves, and that a fixed depth stays at that depth.
+func TestExpectimaxBudget(t *testing.T) {
+	g := mustGame(t, "backgammon")
+	budgeted := newFrom(t, buildFactory(t, g, "expectimax:time=300ms,eval=pubeval")).(*expectiPlayer)
+	fixed := newFrom(t, buildFactory(t, g, "expectimax:eval=pubeval")).(*expectiPlayer)
+	rng := rand.New(rand.NewPCG(3, 4))
+	s := g.NewInitialState()
+	deepest, moves := 0, 0
+	for moves < 4 && !s.IsTerminal() {
+		if games.IsChanceNode(s) {
+			a, err := games.SampleChance(s, rng)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s.ApplyAction(a)
+			continue
+		}
+		if _, err := fixed.ChooseAction(context.Background(), s); err != nil || fixed.depth != 1 {
+			t.Fatalf("expectimax:eval=pubeval: depth %d, error %v; want depth 1", fixed.depth, err)
+		}
+		a, err := budgeted.ChooseAction(context.Background(), s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !s.IsLegal(a) {
+			t.Fatalf("illegal move %d\n%s", a, s)
+		}
+		deepest = max(deepest, budgeted.depth)
+		s.ApplyAction(a)
+		moves++
+	}
+	if deepest < 2 {
+		t.Errorf("expectimax:time=300ms,eval=pubeval searched to depth %d at most in %d moves, want 2 or more", deepest, moves)
 	}
 }

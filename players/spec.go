@@ -157,8 +157,10 @@ var kinds = []kindDef{
 		{"args", stringParam, 0, 0, "arguments put before -t -q -p SCRIPT, split at spaces"},
 		{"timeout", durationParam, 0, 0, "time cap per move and for start-up (default 5m); an engine past it forfeits"},
 	}},
-	{name: "expectimax", doc: "expectiminimax for games of chance, to a depth in turns (default depth=1, eval=hand, prune=star2)", params: []paramDef{
-		{"depth", intParam, 1, 4, "turns searched, 1..4 (1: each turn scored by the evaluation)"},
+	{name: "expectimax", doc: "expectiminimax for games of chance, to a depth in turns, or deepening a turn at a time within a time or cpu budget (default depth=1, eval=hand, prune=star2)", params: []paramDef{
+		{"depth", intParam, 1, 4, "turns searched, 1..4 (1: each turn scored by the evaluation); with time or cpu, the deepest iteration (default 4)"},
+		{"time", durationParam, 0, 0, "time per move, e.g. 100ms: iterative deepening from depth 1 (always completed); an iteration starts only while less than half is spent and when the growth of the last ones predicts it fits, and one the budget stops is discarded"},
+		{"cpu", durationParam, 0, 0, "CPU time per move of the searching thread, e.g. 100ms, spent as time is: fair when other processes share the machine (Linux); with eval=net the network runs in that thread and is counted"},
 		{"eval", stringParam, 0, 0, "evaluation at the horizon: hand (the game's heuristic), pubeval (backgammon), td (backgammon: a linear evaluation trained by TD(lambda) self-play, scripts/tdgammon), rollout, or net (a value network, path= or model=: a chance node scores the mean of the network's values after each roll, evaluated as one batch)"},
 		{"path", stringParam, 0, 0, "with eval=net, the network's checkpoint file (this or model required)"},
 		{"model", stringParam, 0, 0, "with eval=net, a shipped network by its name in models/manifest.json, e.g. backgammon (instead of path; the file's checksum is checked)"},

@@ -1,12 +1,16 @@
 package search
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
+	"time"
 
 	"tabula/games"
+	"tabula/internal/cputime"
 )
 
 // Searching games of chance (games.Stochastic): EXPECTIMINIMAX as in the
@@ -107,6 +111,7 @@ type ExpectiResult struct {
 	Move  int     // the best move
 	Value float64 // its value for the player to move, in [-1, 1]
 	Nodes int64   // nodes visited (decisions, chance nodes and leaves)
+	Depth int     // the depth in turns of the search that chose Move
 }
 
 // ExpectiSearcher searches games of chance (and deterministic games) to a
@@ -118,6 +123,14 @@ type ExpectiSearcher struct {
 	nodes int64
 	outs  [][]games.ChanceOutcome // per recursion level
 	moves [][]int
+	root  []int // the root's moves, best first from the last iteration
+
+	// A budgeted search (SearchLimits) may stop inside an iteration:
+	// budget is looked at every 64 nodes while canAbort, and abort, once
+	// set, makes every node return at once.
+	budget   *expectiBudget
+	canAbort bool
+	abort    bool
 }
 
 // NewExpecti returns a searcher with configuration cfg and evaluation eval.
@@ -131,46 +144,171 @@ func NewExpecti(cfg ExpectiConfig, eval Evaluation) (*ExpectiSearcher, error) {
 	return &ExpectiSearcher{cfg: cfg, eval: eval}, nil
 }
 
-// Search returns the best move at root, a decision node, and its value.
+// Search returns the best move at root, a decision node, and its value,
+// searched to the configured depth.
 func (e *ExpectiSearcher) Search(root games.State) (ExpectiResult, error) {
+	if err := checkExpectiRoot(root); err != nil {
+		return ExpectiResult{}, err
+	}
+	e.nodes = 0
+	e.budget, e.canAbort, e.abort = nil, false, false
+	e.root = root.LegalActions(e.root[:0])
+	return e.searchRoot(root, e.cfg.Depth), nil
+}
+
+func checkExpectiRoot(root games.State) error {
 	if root == nil || root.IsTerminal() {
-		return ExpectiResult{}, errors.New("search: expectiminimax: no move to search: the game is over")
+		return errors.New("search: expectiminimax: no move to search: the game is over")
 	}
 	if games.IsChanceNode(root) {
-		return ExpectiResult{}, errors.New("search: expectiminimax: the root is a chance node: roll the dice first")
+		return errors.New("search: expectiminimax: the root is a chance node: roll the dice first")
 	}
-	e.nodes = 1
+	return nil
+}
+
+// ExpectiLimits bound one call of SearchLimits. Depth caps the iterations;
+// MoveTime (wall clock) and CPU (the calling thread's CPU time, Linux) are
+// budgets a move, 0 for none. With a budget, the searcher deepens one turn
+// at a time from depth 1, which always completes; it starts the next
+// iteration only while less than half the budget is spent and, once two
+// iterations have shown how fast the cost grows, only when the next one is
+// predicted to fit in what is left (each turn multiplies the tree by about
+// 21 rolls times the replies to each, so an iteration that cannot finish
+// would waste the rest of the budget). An iteration the budget or ctx stops
+// is discarded: the move is the last completed iteration's.
+type ExpectiLimits struct {
+	Depth         int // deepest iteration, 1..8 (0: the configuration's Depth)
+	MoveTime, CPU time.Duration
+}
+
+// expectiBudget is the clocks of one budgeted search.
+type expectiBudget struct {
+	ctx             context.Context
+	wall0           time.Time
+	cpuStart        time.Duration
+	moveTime, cpu   time.Duration
+	hasWall, hasCPU bool
+}
+
+// spent is the largest share of a budget used so far (1 or more: spent).
+func (b *expectiBudget) spent() float64 {
+	f := 0.0
+	if b.hasWall {
+		f = float64(time.Since(b.wall0)) / float64(b.moveTime)
+	}
+	if b.hasCPU {
+		f = math.Max(f, float64(cputime.Thread()-b.cpuStart)/float64(b.cpu))
+	}
+	return f
+}
+
+// SearchLimits searches root by iterative deepening within l's depth and
+// budgets, or until ctx is done (depth 1 always completes). Without a
+// budget it searches to the depth at once, as Search does.
+func (e *ExpectiSearcher) SearchLimits(ctx context.Context, root games.State, l ExpectiLimits) (ExpectiResult, error) {
+	if err := checkExpectiRoot(root); err != nil {
+		return ExpectiResult{}, err
+	}
+	maxDepth := l.Depth
+	if maxDepth == 0 {
+		maxDepth = e.cfg.Depth
+	}
+	switch {
+	case maxDepth < 1 || maxDepth > 8:
+		return ExpectiResult{}, fmt.Errorf("search: expectiminimax depth = %d, want 1..8", maxDepth)
+	case l.MoveTime < 0 || l.CPU < 0:
+		return ExpectiResult{}, fmt.Errorf("search: expectiminimax budget time=%v cpu=%v, want 0 or more", l.MoveTime, l.CPU)
+	case l.CPU > 0 && !cputime.ThreadMeasured():
+		return ExpectiResult{}, fmt.Errorf("search: a CPU budget (%v) needs a per-thread CPU clock, which this system lacks (Linux has one)", l.CPU)
+	}
+	e.nodes = 0
+	e.budget, e.canAbort, e.abort = nil, false, false
+	e.root = root.LegalActions(e.root[:0])
+	if l.MoveTime == 0 && l.CPU == 0 {
+		return e.searchRoot(root, maxDepth), nil
+	}
+	b := &expectiBudget{ctx: ctx, wall0: time.Now(), moveTime: l.MoveTime, cpu: l.CPU, hasWall: l.MoveTime > 0, hasCPU: l.CPU > 0}
+	if b.hasCPU {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		b.cpuStart = cputime.Thread()
+	}
+	e.budget = b
+	defer func() { e.budget, e.canAbort, e.abort = nil, false, false }()
+	var res ExpectiResult
+	var cost [9]float64 // cost[d]: the share of the budget iteration d took
+	for d := 1; d <= maxDepth; d++ {
+		before := b.spent()
+		if d > 1 {
+			if before >= 0.5 || ctx.Err() != nil {
+				break
+			}
+			if d > 2 && cost[d-2] > 0 {
+				growth := math.Max(cost[d-1]/cost[d-2], 2)
+				if before+cost[d-1]*growth > 1 {
+					break
+				}
+			}
+		}
+		e.canAbort = d > 1
+		r := e.searchRoot(root, d)
+		if e.abort {
+			res.Nodes = e.nodes
+			break
+		}
+		res = r
+		cost[d] = b.spent() - before
+	}
+	return res, nil
+}
+
+// check sets e.abort when the budget is spent or its context done.
+func (e *ExpectiSearcher) check() {
+	if e.budget.spent() >= 1 || e.budget.ctx.Err() != nil {
+		e.abort = true
+	}
+}
+
+// searchRoot searches root's moves (e.root, in that order) to depth d and
+// moves the best to the front of e.root for the next iteration.
+func (e *ExpectiSearcher) searchRoot(root games.State, d int) ExpectiResult {
+	e.nodes++
 	me := root.CurrentPlayer()
 	// Player 0's point of view throughout: player 0 maximises, player 1
 	// minimises; with pruning the window narrows as the best move improves.
 	alpha, beta := math.Inf(-1), math.Inf(1)
-	best, bestMove := math.Inf(-1), -1
+	best, bestMove, bestAt := math.Inf(-1), -1, 0
 	if me == 1 {
 		best = math.Inf(1)
 	}
-	for _, a := range root.LegalActions(nil) {
+	for i, a := range e.root {
 		c := root.Clone()
 		c.ApplyAction(a)
-		v := e.value(c, e.childDepth(root, c, e.cfg.Depth), 1, alpha, beta)
+		v := e.value(c, e.childDepth(root, c, d), 1, alpha, beta)
+		if e.abort {
+			return ExpectiResult{}
+		}
 		// A later move that only ties the best may return a bound, not its
 		// value: keep the first best, as plain expectiminimax does.
 		switch {
 		case me == 0 && v > best:
-			best, bestMove = v, a
+			best, bestMove, bestAt = v, a, i
 			if e.cfg.Pruning != NoPruning {
 				alpha = v
 			}
 		case me == 1 && v < best:
-			best, bestMove = v, a
+			best, bestMove, bestAt = v, a, i
 			if e.cfg.Pruning != NoPruning {
 				beta = v
 			}
 		}
 	}
+	copy(e.root[1:bestAt+1], e.root[:bestAt])
+	e.root[0] = bestMove
 	if me == 1 {
 		best = -best
 	}
-	return ExpectiResult{Move: bestMove, Value: best, Nodes: e.nodes}, nil
+	return ExpectiResult{Move: bestMove, Value: best, Nodes: e.nodes, Depth: d}
 }
 
 // Value returns the depth-limited value of s for player 0 and the nodes
@@ -224,6 +362,12 @@ func (e *ExpectiSearcher) leaf(s games.State, d int) (float64, bool) {
 // the window is ignored and the value is exact.
 func (e *ExpectiSearcher) value(s games.State, d, lvl int, alpha, beta float64) float64 {
 	e.nodes++
+	if e.canAbort && e.nodes&63 == 0 {
+		e.check()
+	}
+	if e.abort {
+		return 0
+	}
 	if v, ok := e.leaf(s, d); ok {
 		return v
 	}
