@@ -31,40 +31,24 @@ func TestCPUBudget(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var stop atomic.Bool
-	var wg sync.WaitGroup
-	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
-	for range 2 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			x := 0
-			for !stop.Load() {
-				x++
+	underLoad(func() {
+		for _, fen := range benchPositions[:3] {
+			st := chessState(t, fen)
+			c0, w0 := cputime.Thread(), time.Now()
+			res, err := sr.Search(context.Background(), st)
+			used, wall := cputime.Thread()-c0, time.Since(w0)
+			if err != nil {
+				t.Fatal(err)
 			}
-			_ = x
-		}()
-	}
-	defer func() { stop.Store(true); wg.Wait() }()
-
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	for _, fen := range benchPositions[:3] {
-		st := chessState(t, fen)
-		c0, w0 := cputime.Thread(), time.Now()
-		res, err := sr.Search(context.Background(), st)
-		used, wall := cputime.Thread()-c0, time.Since(w0)
-		if err != nil {
-			t.Fatal(err)
+			if !st.IsLegal(res.Move) {
+				t.Errorf("%s: illegal move %d", fen, res.Move)
+			}
+			t.Logf("%s: depth %d, %d nodes, %v CPU, %v wall", fen, res.Depth, res.Nodes, used, wall)
+			if lo, hi := budget/2, budget+budget/4+5*time.Millisecond; used < lo || used > hi {
+				t.Errorf("%s: the search used %v of thread CPU time, want %v..%v for a %v budget", fen, used, lo, hi, budget)
+			}
 		}
-		if !st.IsLegal(res.Move) {
-			t.Errorf("%s: illegal move %d", fen, res.Move)
-		}
-		t.Logf("%s: depth %d, %d nodes, %v CPU, %v wall", fen, res.Depth, res.Nodes, used, wall)
-		if lo, hi := budget/2, budget+budget/4+5*time.Millisecond; used < lo || used > hi {
-			t.Errorf("%s: the search used %v of thread CPU time, want %v..%v for a %v budget", fen, used, lo, hi, budget)
-		}
-	}
+	})
 }
 
 // TestCPUBudgetThreads searches with Lazy SMP (threads=2) under a CPU
@@ -134,4 +118,28 @@ func TestCPUBudgetRefusals(t *testing.T) {
 	if _, err := sr.SearchLimits(context.Background(), st, Limits{CPU: -time.Millisecond}); err == nil || !strings.Contains(err.Error(), "negative") {
 		t.Errorf("negative Limits.CPU: err = %v, want one about a negative limit", err)
 	}
+}
+
+// underLoad runs f on a locked OS thread while two busy sibling goroutines
+// share the one processor Go may use (GOMAXPROCS 1), so that f gets a third
+// of the wall-clock time or less.
+func underLoad(f func()) {
+	var stop atomic.Bool
+	var wg sync.WaitGroup
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	for range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			x := 0
+			for !stop.Load() {
+				x++
+			}
+			_ = x
+		}()
+	}
+	defer func() { stop.Store(true); wg.Wait() }()
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	f()
 }

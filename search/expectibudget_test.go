@@ -3,9 +3,6 @@ package search
 import (
 	"context"
 	"math"
-	"runtime"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -82,30 +79,6 @@ func TestExpectiDoneContext(t *testing.T) {
 			t.Errorf("limits %+v accepted", l)
 		}
 	}
-}
-
-// underLoad runs f on a locked OS thread while two busy sibling goroutines
-// share the one processor Go may use (GOMAXPROCS 1), so that f gets a third
-// of the wall-clock time or less.
-func underLoad(f func()) {
-	var stop atomic.Bool
-	var wg sync.WaitGroup
-	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
-	for range 2 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			x := 0
-			for !stop.Load() {
-				x++
-			}
-			_ = x
-		}()
-	}
-	defer func() { stop.Store(true); wg.Wait() }()
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	f()
 }
 
 // TestExpectiCPUBudget searches backgammon under a CPU budget with the
