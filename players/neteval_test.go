@@ -260,12 +260,7 @@ func TestExpectimaxNetEval(t *testing.T) {
 		if got := ep.net.Evaluation(s); math.Abs(got-want) > 1e-6 {
 			t.Errorf("ply %d (chance %v, player %d): evaluation %v, want %v", ply, cs.IsChanceNode(), cs.NextPlayer(), got, want)
 		}
-		if cs.IsChanceNode() {
-			a, err := games.SampleChance(s, rng)
-			if err != nil {
-				t.Fatal(err)
-			}
-			s.ApplyAction(a)
+		if rollDice(t, s, rng) {
 			continue
 		}
 		seen[cs.NextPlayer()] = true
@@ -399,12 +394,7 @@ func BenchmarkExpectimaxNetMove(b *testing.B) {
 	var positions []games.State
 	var buf []int
 	for s := g.NewInitialState(); !s.IsTerminal() && len(positions) < 24; {
-		if games.IsChanceNode(s) {
-			a, err := games.SampleChance(s, rng)
-			if err != nil {
-				b.Fatal(err)
-			}
-			s.ApplyAction(a)
+		if rollDice(b, s, rng) {
 			continue
 		}
 		positions = append(positions, s.Clone())

@@ -56,6 +56,21 @@ func mustNewPlayer(t testing.TB, g games.Game, spec string, seed uint64) Player 
 	return p
 }
 
+// rollDice rolls s when it is a chance node (an outcome drawn by rng) and
+// reports whether it did.
+func rollDice(tb testing.TB, s games.State, rng *rand.Rand) bool {
+	tb.Helper()
+	if !games.IsChanceNode(s) {
+		return false
+	}
+	a, err := games.SampleChance(s, rng)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	s.ApplyAction(a)
+	return true
+}
+
 func mustGame(t testing.TB, spec string) games.Game {
 	t.Helper()
 	g, err := games.New(spec)

@@ -24,12 +24,7 @@ func TestPubevalEvaluationSymmetric(t *testing.T) {
 	var buf []int
 	checked := 0
 	for ply := 0; ply < 200 && !s.IsTerminal(); ply++ {
-		if games.IsChanceNode(s) {
-			a, err := games.SampleChance(s, rng)
-			if err != nil {
-				t.Fatal(err)
-			}
-			s.ApplyAction(a)
+		if rollDice(t, s, rng) {
 			continue
 		}
 		buf = s.LegalActions(buf)
@@ -63,12 +58,7 @@ func TestExpectimaxBudget(t *testing.T) {
 	s := g.NewInitialState()
 	deepest, moves := 0, 0
 	for moves < 4 && !s.IsTerminal() {
-		if games.IsChanceNode(s) {
-			a, err := games.SampleChance(s, rng)
-			if err != nil {
-				t.Fatal(err)
-			}
-			s.ApplyAction(a)
+		if rollDice(t, s, rng) {
 			continue
 		}
 		if _, err := fixed.ChooseAction(context.Background(), s); err != nil || fixed.depth != 1 {
