@@ -213,9 +213,10 @@ func (e *ExpectiSearcher) SearchLimits(ctx context.Context, root games.State, l 
 	if maxDepth == 0 {
 		maxDepth = e.cfg.Depth
 	}
+	if err := (ExpectiConfig{Depth: maxDepth, Pruning: e.cfg.Pruning}).Validate(); err != nil {
+		return ExpectiResult{}, err
+	}
 	switch {
-	case maxDepth < 1 || maxDepth > 8:
-		return ExpectiResult{}, fmt.Errorf("search: expectiminimax depth = %d, want 1..8", maxDepth)
 	case l.MoveTime < 0 || l.CPU < 0:
 		return ExpectiResult{}, fmt.Errorf("search: expectiminimax budget time=%v cpu=%v, want 0 or more", l.MoveTime, l.CPU)
 	case l.CPU > 0 && !cputime.ThreadMeasured():
