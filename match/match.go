@@ -55,6 +55,12 @@ type MatchConfig struct {
 	Values bool
 	// Progress, if set, is called after each finished game.
 	Progress func(done, total int)
+	// Played holds games of this match already played, as Record received
+	// them (a match resumed from its records: "arena match -resume"). Each
+	// is checked against the match before anything is played (see
+	// CheckPlayed), counted in the result, and neither played nor recorded
+	// again.
+	Played []GameRecord
 }
 
 // GameRecord is one played game.
@@ -326,29 +332,17 @@ func Match(ctx context.Context, cfg MatchConfig, g games.Game, players []*player
 			return nil, fmt.Errorf("arena: opening %d: %w", i+1, err)
 		}
 	}
-	names := uniqueNames(players)
-	var jobs []job
-	for i := range players {
-		for j := i + 1; j < len(players); j++ {
-			first := len(jobs)
-			for k := 0; k < cfg.Games; k++ {
-				seats := [2]int{i, j}
-				if k%2 == 1 {
-					seats = [2]int{j, i}
-				}
-				opening := -1
-				if len(cfg.Openings) > 0 {
-					opening = k / 2 % len(cfg.Openings)
-				}
-				jobs = append(jobs, job{index: len(jobs), seats: seats, dice: first + k/2*2, opening: opening})
-			}
-		}
+	names := Names(players)
+	jobs := matchJobs(cfg, len(players))
+	played, err := checkPlayed(cfg, g, names, jobs)
+	if err != nil {
+		return nil, err
 	}
 	par := cfg.Parallel
 	if par == 0 {
 		par = runtime.GOMAXPROCS(0)
 	}
-	par = min(par, len(jobs))
+	par = max(1, min(par, len(jobs)-len(played)))
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -372,6 +366,9 @@ func Match(ctx context.Context, cfg MatchConfig, g games.Game, players []*player
 	go func() {
 		defer close(todo)
 		for _, jb := range jobs {
+			if _, ok := played[jb.index]; ok {
+				continue
+			}
 			select {
 			case todo <- jb:
 			case <-ctx.Done():
@@ -382,10 +379,21 @@ func Match(ctx context.Context, cfg MatchConfig, g games.Game, players []*player
 
 	tl := newTally(g, names, games.HasChance(g) || cfg.RandomPlies > 0 || len(cfg.Openings) > 0)
 	res := tl.res
-	pending := make(map[int]GameRecord)
+	for _, i := range slices.Sorted(maps.Keys(played)) {
+		tl.add(played[i], jobs[i].dice)
+	}
+	// next is the first game not yet recorded; the games played before are
+	// recorded already.
 	next := 0
+	skipPlayed := func() {
+		for _, ok := played[next]; ok; _, ok = played[next] {
+			next++
+		}
+	}
+	skipPlayed()
+	pending := make(map[int]GameRecord)
 	var firstErr error
-	for n := 0; n < len(jobs) && firstErr == nil; n++ {
+	for n := len(played); n < len(jobs) && firstErr == nil; n++ {
 		var o outcome
 		select {
 		case o = <-done:
@@ -406,6 +414,7 @@ func Match(ctx context.Context, cfg MatchConfig, g games.Game, players []*player
 			}
 			delete(pending, next)
 			next++
+			skipPlayed()
 			if cfg.Record != nil {
 				if err := cfg.Record(rec); err != nil {
 					firstErr = fmt.Errorf("arena: recording game %d: %w", rec.Index, err)
@@ -437,6 +446,137 @@ func Match(ctx context.Context, cfg MatchConfig, g games.Game, players []*player
 		return res, firstErr
 	}
 	return res, nil
+}
+
+// matchJobs lists the games of a match between n players: every pairing
+// plays cfg.Games games, colours alternating, the games 2m and 2m+1 sharing
+// their dice and opening.
+func matchJobs(cfg MatchConfig, n int) []job {
+	var jobs []job
+	for i := range n {
+		for j := i + 1; j < n; j++ {
+			first := len(jobs)
+			for k := 0; k < cfg.Games; k++ {
+				seats := [2]int{i, j}
+				if k%2 == 1 {
+					seats = [2]int{j, i}
+				}
+				opening := -1
+				if len(cfg.Openings) > 0 {
+					opening = k / 2 % len(cfg.Openings)
+				}
+				jobs = append(jobs, job{index: len(jobs), seats: seats, dice: first + k/2*2, opening: opening})
+			}
+		}
+	}
+	return jobs
+}
+
+// checkPlayed checks cfg.Played against the match's jobs (see CheckPlayed)
+// and returns them by game index.
+func checkPlayed(cfg MatchConfig, g games.Game, names []string, jobs []job) (map[int]GameRecord, error) {
+	played := make(map[int]GameRecord, len(cfg.Played))
+	for _, r := range cfg.Played {
+		if r.Index < 0 || r.Index >= len(jobs) {
+			return nil, fmt.Errorf("arena: played game %d: this match has games 0 to %d", r.Index, len(jobs)-1)
+		}
+		if _, dup := played[r.Index]; dup {
+			return nil, fmt.Errorf("arena: played game %d: recorded twice", r.Index)
+		}
+		if err := checkRecord(cfg, g, names, jobs[r.Index], r); err != nil {
+			return nil, fmt.Errorf("arena: played game %d is not a game of this match: %w", r.Index, err)
+		}
+		played[r.Index] = r
+	}
+	return played, nil
+}
+
+// CheckPlayed checks that recs, games read back from an earlier run's
+// records, belong to the match cfg would play between players named names
+// (as Match names them: MatchResult.Players) in game g: each index is a
+// game of the match, recorded once, with the players in the seats the
+// match gives them, and its moves replay legally from the opening and the
+// random plies and dice that the match's seed gives that game to the
+// recorded end and result. Match makes the same check of cfg.Played.
+func CheckPlayed(cfg MatchConfig, g games.Game, names []string, recs []GameRecord) error {
+	cfg.Played = recs
+	_, err := checkPlayed(cfg, g, names, matchJobs(cfg, len(names)))
+	return err
+}
+
+// checkRecord checks record r against job jb of the match cfg.
+func checkRecord(cfg MatchConfig, g games.Game, names []string, jb job, r GameRecord) error {
+	if r.Game != g.Name() {
+		return fmt.Errorf("a game of %q, the match plays %s", r.Game, g.Name())
+	}
+	for side, seat := range jb.seats {
+		if r.Seats[side] != seat || r.Players[side] != names[seat] {
+			return fmt.Errorf("seat %d holds %q (player %d), the match puts %q (player %d) there", side, r.Players[side], r.Seats[side], names[seat], seat)
+		}
+	}
+	moves, err := parseMoves(g, r.Moves)
+	if err != nil {
+		return err
+	}
+	s := g.NewInitialState()
+	var buf []int
+	fixed := 0 // plies not the players' choice: the opening, then the random plies
+	if jb.opening >= 0 {
+		fixed = len(cfg.Openings[jb.opening])
+	}
+	randomEnd := fixed + cfg.RandomPlies
+	openingPlies := 0
+	opening := GameRNG(cfg.Seed, jb.dice, 2)
+	dice := GameRNG(cfg.Seed, jb.dice, 3)
+	for i, a := range moves {
+		want, what := -1, ""
+		switch {
+		case s.IsTerminal():
+			return fmt.Errorf("move %d comes after the end of the game", i+1)
+		case i < fixed: // the opening, dice included, as Match plays it
+			want, what = cfg.Openings[jb.opening][i], fmt.Sprintf("its opening %d", jb.opening+1)
+			openingPlies = i + 1
+		case games.IsChanceNode(s):
+			if want, err = games.SampleChance(s, dice); err != nil {
+				return fmt.Errorf("move %d: %w", i+1, err)
+			}
+			what = "its dice (another seed?)"
+		case i < randomEnd:
+			buf = s.LegalActions(buf)
+			want, what = openingMove(s, buf, opening), "its random plies (another seed or -random-plies?)"
+			openingPlies = i + 1
+		}
+		if want >= 0 && a != want {
+			return fmt.Errorf("move %d is %s, where the match plays %s from %s", i+1, formatMoves(g, []int{a}), formatMoves(g, []int{want}), what)
+		}
+		if err := games.Play(s, a); err != nil {
+			return fmt.Errorf("move %d: %w", i+1, err)
+		}
+	}
+	if r.OpeningPlies != openingPlies && len(moves) >= randomEnd {
+		return fmt.Errorf("%d opening plies recorded, the match gives %d", r.OpeningPlies, openingPlies)
+	}
+	if r.Forfeit != nil || r.Resigned {
+		if r.Winner != 0 && r.Winner != 1 {
+			return fmt.Errorf("a game lost by resignation or forfeit names winner %d", r.Winner)
+		}
+		return nil
+	}
+	if !s.IsTerminal() {
+		return errors.New("the moves do not end the game")
+	}
+	ret := s.Returns()
+	winner := -1
+	switch {
+	case ret[0] > ret[1]:
+		winner = 0
+	case ret[1] > ret[0]:
+		winner = 1
+	}
+	if winner != r.Winner {
+		return fmt.Errorf("the moves end in winner %d, the record says %d", winner, r.Winner)
+	}
+	return nil
 }
 
 // tally adds up finished games into a MatchResult.
@@ -670,8 +810,10 @@ func square[T any](n int) [][]T {
 	return t
 }
 
-// uniqueNames returns the players' names, numbering repeats ("random#2").
-func uniqueNames(players []*players.Factory) []string {
+// Names returns the players' names as a match names them
+// (MatchResult.Players): their Factory names, repeats numbered
+// ("random#2").
+func Names(players []*players.Factory) []string {
 	names := make([]string, len(players))
 	count := map[string]int{}
 	for i, p := range players {
@@ -869,6 +1011,26 @@ func ReadOpenings(g games.Game, r io.Reader) ([][]int, error) {
 		return nil, errors.New("openings: no opening in the file")
 	}
 	return out, nil
+}
+
+// parseMoves reads moves written by formatMoves.
+func parseMoves(g games.Game, moves string) ([]int, error) {
+	if n, ok := g.(games.Notation); ok {
+		acts, err := n.ParseActions(moves)
+		if err != nil {
+			return nil, fmt.Errorf("game %s: %w", g.Name(), err)
+		}
+		return acts, nil
+	}
+	var acts []int
+	for i, f := range strings.Fields(moves) {
+		a, err := strconv.Atoi(f)
+		if err != nil {
+			return nil, fmt.Errorf("move %d: %q is not an action number", i+1, f)
+		}
+		acts = append(acts, a)
+	}
+	return acts, nil
 }
 
 // replayRecord plays moves written by formatMoves from g's initial state.

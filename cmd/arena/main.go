@@ -419,7 +419,11 @@ func defineMatch(fs *flag.FlagSet) func(context.Context, io.Reader, io.Writer, i
 	randomPlies := fs.Int("random-plies", 0, "opening plies played at random before the players take over (fewer than a game's length); the games 2m and 2m+1 of each pair get the same plies with colours swapped, and the result adds a score interval over the pairs")
 	openingsFile := fs.String("openings", "", "file of openings, one move sequence a line in the game's notation (e.g. data/chess/openings.txt); the games 2m and 2m+1 of each pair start from opening m, one with each colour, before any random plies")
 	quiet := fs.Bool("quiet", false, "no progress bar")
+	resume := fs.Bool("resume", false, "continue the match whose games the -out file holds (run with the same -game, -players, -games, -seed, -random-plies and -openings): each recorded game is checked against this match (its players and seats, its opening, random plies and dice, its moves and result), counted, and not played again; the new games are appended, and -sgf, -pgn, -mat and -pons are written for all games (the earlier ones without move values, which -out does not keep). A missing -out file starts the match")
 	return func(ctx context.Context, _ io.Reader, stdout, stderr io.Writer) (err error) {
+		if *resume && *out == "" {
+			return fmt.Errorf("-resume needs -out FILE: the file of the games played so far, to which the rest are added")
+		}
 		specs, err := players.ParseSpecs(*playerList)
 		if err != nil {
 			return fmt.Errorf("-players: %w", err)
@@ -466,11 +470,22 @@ func defineMatch(fs *flag.FlagSet) func(context.Context, io.Reader, io.Writer, i
 			}
 		}()
 		var jl *jsonLines
-		if *out != "" {
+		var played []match.GameRecord
+		switch {
+		case *resume:
+			if played, jl, err = resumeJSONLines(*out, g, stderr); err != nil {
+				return err
+			}
+		case *out != "":
 			if jl, err = createJSONLines(*out); err != nil {
 				return err
 			}
 		}
+		defer func() {
+			if cerr := jl.close(); err == nil {
+				err = cerr
+			}
+		}()
 		if *sgfDir != "" {
 			if !sgf.Supports(g) {
 				return fmt.Errorf("-sgf: game %s has no SGF records (go and othello have)", g.Name())
@@ -491,33 +506,47 @@ func defineMatch(fs *flag.FlagSet) func(context.Context, io.Reader, io.Writer, i
 		}
 		pairs := len(players) * (len(players) - 1) / 2
 		bar := newBar(pairs**n, "games", stderr, *quiet)
+		// other writes game r to the files other than -out.
+		other := func(r match.GameRecord) error {
+			if pgn != nil {
+				if err := pgn.add(r); err != nil {
+					return err
+				}
+			}
+			if err := records.record(g, r); err != nil {
+				return err
+			}
+			if *sgfDir == "" {
+				return nil
+			}
+			return writeSGF(filepath.Join(*sgfDir, fmt.Sprintf("game-%05d.sgf", r.Index)), g, r)
+		}
 		cfg := match.MatchConfig{
 			Games: *n, Parallel: *parallel, Seed: *seed, RandomPlies: *randomPlies, Openings: openings,
 			Values: *sgfDir != "" || pgn != nil,
+			Played: played,
 			Record: func(r match.GameRecord) error {
 				if err := jl.write(r); err != nil {
 					return err
 				}
-				if pgn != nil {
-					if err := pgn.add(r); err != nil {
-						return err
-					}
-				}
-				if err := records.record(g, r); err != nil {
-					return err
-				}
-				if *sgfDir == "" {
-					return nil
-				}
-				return writeSGF(filepath.Join(*sgfDir, fmt.Sprintf("game-%05d.sgf", r.Index)), g, r)
+				return other(r)
 			},
 			Progress: func(done, total int) { _ = bar.Set(done) },
 		}
+		if *resume {
+			if err := match.CheckPlayed(cfg, g, match.Names(players), played); err != nil {
+				return fmt.Errorf("-resume %s: %w", *out, err)
+			}
+			for _, r := range played {
+				if err := other(r); err != nil {
+					return err
+				}
+			}
+			fmt.Fprintf(stderr, "%s: %d of %d games played already; playing the other %d\n", *out, len(played), pairs**n, pairs**n-len(played))
+			_ = bar.Set(len(played))
+		}
 		res, err := match.Match(ctx, cfg, g, players)
 		_ = bar.Finish()
-		if cerr := jl.close(); err == nil {
-			err = cerr
-		}
 		if cerr := records.finish(); err == nil {
 			err = cerr
 		}

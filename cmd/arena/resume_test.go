@@ -1,0 +1,82 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestMatchResume stops a match's records part way (whole games, then a
+// line cut off mid-write, as a killed run leaves them) and resumes it: the
+// file ends with the very games a run from start to end writes, and the
+// same table; the PGN-like -pons file holds every game. Resuming a
+// finished match plays nothing; records of another match are refused and
+// the file is left as it was.
+func TestMatchResume(t *testing.T) {
+	dir := t.TempDir()
+	args := func(out string, extra ...string) []string {
+		return append([]string{"match", "-game", "connect4", "-players", "alphabeta:depth=2 greedy", "-games", "8",
+			"-parallel", "2", "-seed", "9", "-random-plies", "2", "-out", out, "-quiet"}, extra...)
+	}
+	full := filepath.Join(dir, "full.jsonl")
+	wantTable, _, err := runCmd(t, "", args(full)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fullData, err := os.ReadFile(full)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(fullData), "\n")
+	if len(lines) != 9 || lines[8] != "" {
+		t.Fatalf("%d lines in the full run's records, want 8 games", len(lines)-1)
+	}
+
+	part := filepath.Join(dir, "part.jsonl")
+	cut := strings.Join(lines[:3], "") + lines[3][:len(lines[3])/2]
+	if err := os.WriteFile(part, []byte(cut), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	pons := filepath.Join(dir, "games.pons")
+	table, stderr, err := runCmd(t, "", args(part, "-resume", "-pons", pons)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"dropped an unfinished last line", "3 of 8 games played already; playing the other 5"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr)
+		}
+	}
+	if got, _ := os.ReadFile(part); string(got) != string(fullData) {
+		t.Fatalf("resumed records:\n%s\nwant the full run's:\n%s", got, fullData)
+	}
+	if table != wantTable {
+		t.Errorf("resumed table:\n%s\nwant the full run's:\n%s", table, wantTable)
+	}
+	if p, _ := os.ReadFile(pons); strings.Count(string(p), "\n") != 8 {
+		t.Errorf("-pons holds %d games, want all 8:\n%s", strings.Count(string(p), "\n"), p)
+	}
+
+	// A finished match: nothing to play, the same table.
+	table, stderr, err = runCmd(t, "", args(part, "-resume")...)
+	if err != nil || table != wantTable || !strings.Contains(stderr, "playing the other 0") {
+		t.Errorf("resuming a finished match: %v, stderr %q, table\n%s", err, stderr, table)
+	}
+	// A missing file starts the match.
+	fresh := filepath.Join(dir, "fresh.jsonl")
+	if table, _, err = runCmd(t, "", args(fresh, "-resume")...); err != nil || table != wantTable {
+		t.Errorf("-resume with no file yet: %v, table\n%s", err, table)
+	}
+
+	// Another seed's records are refused, and kept.
+	before, _ := os.ReadFile(part)
+	wantError(t, "", append(args(part, "-resume"), "-seed", "10"), "-resume", "is not a game of this match", "another seed")
+	wantError(t, "", []string{"match", "-game", "connect4", "-players", "greedy random", "-resume"}, "-resume needs -out")
+	junk := filepath.Join(dir, "junk.jsonl")
+	os.WriteFile(junk, []byte("{\"index\":0}\nnot json\n"), 0o644)
+	wantError(t, "", args(junk, "-resume"), "junk.jsonl:1", "a game of \"\"")
+	if after, _ := os.ReadFile(part); string(after) != string(before) {
+		t.Fatal("a refused resume changed the records")
+	}
+}
