@@ -80,13 +80,13 @@ func (c *Client) Do(ctx context.Context, timeout time.Duration, name string, arg
 	if err := c.proc.Send(line); err != nil {
 		return "", err
 	}
-	timer, stop := engineproc.Timer(timeout)
-	defer stop()
+	dl := c.proc.Deadline(timeout)
+	defer dl.Stop()
 	timedOut := func() error {
-		return fmt.Errorf("%w: no answer to %q within %v", ErrTimeout, line, timeout)
+		return fmt.Errorf("%w: no answer to %q %s", ErrTimeout, line, dl.Why())
 	}
 	for {
-		r, err := c.proc.Receive(ctx, timer, line, timedOut)
+		r, err := c.proc.Receive(ctx, dl.C, line, timedOut)
 		if err != nil {
 			return "", err
 		}

@@ -57,13 +57,13 @@ func (e *gnubgEngine) StderrTail() string { return e.proc.StderrTail() }
 // protocol's prefix, without it, skipping gnubg's other output. what is the
 // request waited on, for the errors.
 func (e *gnubgEngine) receive(ctx context.Context, timeout time.Duration, what string) (string, error) {
-	timer, stop := engineproc.Timer(timeout)
-	defer stop()
+	dl := e.proc.Deadline(timeout)
+	defer dl.Stop()
 	timedOut := func() error {
-		return fmt.Errorf("engine timed out: no answer to %q within %v", what, timeout)
+		return fmt.Errorf("engine timed out: no answer to %q %s", what, dl.Why())
 	}
 	for {
-		line, err := e.proc.Receive(ctx, timer, what, timedOut)
+		line, err := e.proc.Receive(ctx, dl.C, what, timedOut)
 		if err != nil {
 			return "", err
 		}

@@ -18,10 +18,12 @@ import (
 )
 
 // DefaultGTPTimeout is the time an outside engine gets to answer one
-// command unless its spec says otherwise (timeout=). It is long because
-// strong settings are slow on a shared 2-core machine (GRhino at level 5
-// took 584 s for two whole games against random here); the cap is there so
-// that a hung engine cannot stop a match.
+// command unless its spec says otherwise (timeout=): on Linux its CPU time,
+// with a wall-time backstop (engineproc's Proc.Deadline), so that other jobs
+// on the machine do not make a slow engine forfeit. It is long because
+// strong settings are slow on a 2-core machine (GRhino at level 5 took 584
+// s for two whole games against random here); the cap is there so that a
+// hung engine cannot stop a match.
 const DefaultGTPTimeout = 5 * time.Minute
 
 // Forfeit is the error a player returns when it loses the game by its own

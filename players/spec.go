@@ -116,19 +116,19 @@ var kinds = []kindDef{
 	{name: "gtp", doc: "an outside engine over the Go Text Protocol (go; othello in GRhino's dialect)", params: []paramDef{
 		{"cmd", stringParam, 0, 0, "the engine's program, on PATH, in /usr/games or a path (required)"},
 		{"args", stringParam, 0, 0, "its arguments, split at spaces; quote them: args=\"--mode gtp --level 3\""},
-		{"timeout", durationParam, 0, 0, "time cap per command (default 5m); an engine past it forfeits"},
+		{"timeout", durationParam, 0, 0, "time cap per command (default 5m), on the engine's CPU time where Linux shows it: an engine past it, idle past it, or past 4 times it in wall time forfeits"},
 	}},
 	{name: "gnugo", doc: "GNU Go over GTP (Debian gnugo): chinese rules, positional superko, the game's board size and komi (go only)", params: []paramDef{
 		{"level", intParam, 0, 10, "GNU Go's level, 0..10 (default 10)"},
-		{"timeout", durationParam, 0, 0, "time cap per command (default 5m); an engine past it forfeits"},
+		{"timeout", durationParam, 0, 0, "time cap per command (default 5m), on the engine's CPU time where Linux shows it: an engine past it, idle past it, or past 4 times it in wall time forfeits"},
 	}},
 	{name: "pachi", doc: "Pachi (Monte-Carlo go engine) over GTP: $TABULA_PACHI or pachi on PATH (built from source, see ../shared/tools/pachi; Debian's pachi package is an unrelated game); chinese rules, one thread, a seed per game from the match's (its games do not replay exactly) (go only)", params: []paramDef{
 		{"playouts", intParam, 500, 1e8, "playouts per move (-t =N), 500..1e8 (default 1000)"},
-		{"timeout", durationParam, 0, 0, "time cap per command (default 5m); an engine past it forfeits"},
+		{"timeout", durationParam, 0, 0, "time cap per command (default 5m), on the engine's CPU time where Linux shows it: an engine past it, idle past it, or past 4 times it in wall time forfeits"},
 	}},
 	{name: "grhino", doc: "GRhino over GTP (Debian grhino, program gtp-rhino; othello:size=8 only)", params: []paramDef{
 		{"level", intParam, 1, 5, "GRhino's level, 1..5 (default 3)"},
-		{"timeout", durationParam, 0, 0, "time cap per command (default 5m); an engine past it forfeits"},
+		{"timeout", durationParam, 0, 0, "time cap per command (default 5m), on the engine's CPU time where Linux shows it: an engine past it, idle past it, or past 4 times it in wall time forfeits"},
 	}},
 	{name: "uci", doc: "an outside chess engine over the Universal Chess Interface; one limit of depth, nodes, movetime or clock (default movetime=1s)", params: []paramDef{
 		{"cmd", stringParam, 0, 0, "the engine's program, on PATH, in /usr/games or a path (required)"},
@@ -139,7 +139,7 @@ var kinds = []kindDef{
 		{"movetime", durationParam, 0, 0, "go movetime: time per move, e.g. 100ms"},
 		{"clock", durationParam, 0, 0, "time per game, e.g. 10s: the player keeps the engine's clock, sends it as wtime and btime and charges each move's time to it (never below 1ms)"},
 		{"inc", durationParam, 0, 0, "with clock, the time added after each move, sent as winc and binc, e.g. 100ms"},
-		{"timeout", durationParam, 0, 0, "time cap per command (default 5m); an engine past it forfeits"},
+		{"timeout", durationParam, 0, 0, "time cap per command (default 5m), on the engine's CPU time where Linux shows it: an engine past it, idle past it, or past 4 times it in wall time forfeits"},
 	}, oneOf: []string{"depth", "nodes", "movetime", "clock"}},
 	{name: "stockfish", doc: "Stockfish over UCI (Debian stockfish): full strength, or weakened by elo or skill; one limit of depth, nodes, movetime or clock (default movetime=1s)", params: []paramDef{
 		{"elo", intParam, 1320, 3190, "UCI_LimitStrength with UCI_Elo N (Stockfish 15.1 accepts 1350..2850, later versions 1320..3190)"},
@@ -149,13 +149,13 @@ var kinds = []kindDef{
 		{"movetime", durationParam, 0, 0, "go movetime: time per move, e.g. 100ms"},
 		{"clock", durationParam, 0, 0, "time per game, e.g. 10s: the player keeps the engine's clock, sends it as wtime and btime and charges each move's time to it (never below 1ms)"},
 		{"inc", durationParam, 0, 0, "with clock, the time added after each move, sent as winc and binc, e.g. 100ms"},
-		{"timeout", durationParam, 0, 0, "time cap per command (default 5m); an engine past it forfeits"},
+		{"timeout", durationParam, 0, 0, "time cap per command (default 5m), on the engine's CPU time where Linux shows it: an engine past it, idle past it, or past 4 times it in wall time forfeits"},
 	}, oneOf: []string{"depth", "nodes", "movetime", "clock"}},
 	{name: "gnubg", doc: "GNU Backgammon (Debian gnubg) choosing the moves: cubeless money play, no doubling; one gnubg process per game at a time, kept from game to game (backgammon only)", params: []paramDef{
 		{"ply", intParam, 0, 2, "gnubg's evaluation depth in plies, 0..2 (default 0: its neural net on every legal move)"},
 		{"cmd", stringParam, 0, 0, "gnubg's program, on PATH, in /usr/games or a path (default gnubg); run as PROGRAM [args] -t -q -p SCRIPT"},
 		{"args", stringParam, 0, 0, "arguments put before -t -q -p SCRIPT, split at spaces"},
-		{"timeout", durationParam, 0, 0, "time cap per move and for start-up (default 5m); an engine past it forfeits"},
+		{"timeout", durationParam, 0, 0, "time cap per move and for start-up (default 5m), on the engine's CPU time where Linux shows it: an engine past it, idle past it, or past 4 times it in wall time forfeits"},
 	}},
 	{name: "expectimax", doc: "expectiminimax for games of chance, to a depth in turns, or deepening a turn at a time within a time or cpu budget (default depth=1, eval=hand, prune=star2)", params: []paramDef{
 		{"depth", intParam, 1, 4, "turns searched, 1..4 (1: each turn scored by the evaluation); with time or cpu, the deepest iteration (default 4)"},

@@ -65,13 +65,13 @@ func (c *Client) Send(line string) error { return c.proc.Send(line) }
 // (0: no limit) or before ctx is done is killed, and the error wraps
 // ErrTimeout or ctx's error. after names the command waited on, for errors.
 func (c *Client) Await(ctx context.Context, timeout time.Duration, after, want string, seen func(fields []string)) (string, error) {
-	timer, stop := engineproc.Timer(timeout)
-	defer stop()
+	dl := c.proc.Deadline(timeout)
+	defer dl.Stop()
 	timedOut := func() error {
-		return fmt.Errorf("%w: no %s after %q within %v", ErrTimeout, want, after, timeout)
+		return fmt.Errorf("%w: no %s after %q %s", ErrTimeout, want, after, dl.Why())
 	}
 	for {
-		line, err := c.proc.Receive(ctx, timer, after, timedOut)
+		line, err := c.proc.Receive(ctx, dl.C, after, timedOut)
 		if err != nil {
 			return "", err
 		}

@@ -124,18 +124,9 @@ func (p *Proc[T]) Send(line string) error {
 	return nil
 }
 
-// Timer returns a channel that receives once d has passed (nil, which never
-// receives, for d <= 0) and the function that releases it.
-func Timer(d time.Duration) (<-chan time.Time, func()) {
-	if d <= 0 {
-		return nil, func() {}
-	}
-	t := time.NewTimer(d)
-	return t.C, func() { t.Stop() }
-}
-
 // Receive returns the next item read from the program. When the program has
-// gone it returns DiedError(what); when timer receives it kills the program
+// gone it returns DiedError(what); when timer receives (a Deadline's C) it
+// kills the program
 // and returns timedOut(); when ctx is done it kills the program and returns
 // an error wrapping ctx's. what names the command waited on.
 func (p *Proc[T]) Receive(ctx context.Context, timer <-chan time.Time, what string, timedOut func() error) (T, error) {
