@@ -26,8 +26,8 @@ import (
 	"slices"
 
 	"tabula/games"
-	_ "tabula/games/othello"
 	"tabula/games/othello"
+	_ "tabula/games/othello"
 	"tabula/match"
 	"tabula/search/othelloend"
 )
