@@ -27,7 +27,6 @@ import (
 
 	"tabula/games"
 	"tabula/games/othello"
-	_ "tabula/games/othello"
 	"tabula/match"
 	"tabula/search/othelloend"
 )
