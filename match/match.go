@@ -801,6 +801,43 @@ func Tally(g games.Game, recs []GameRecord) (*MatchResult, error) {
 	return tl.res, nil
 }
 
+// DropForfeitPairs returns recs (the records of one Match in game order, as
+// Tally takes them) without the games that ended by a forfeit and, where
+// the games are paired (Tally's pairs: the games 2m and 2m+1 of each
+// pairing, which share an opening or dice), without their mirror games, so
+// that what is left is games decided by play, still in whole pairs. It
+// also returns how many games it left out.
+func DropForfeitPairs(g games.Game, recs []GameRecord) ([]GameRecord, int) {
+	paired := games.HasChance(g)
+	for _, r := range recs {
+		paired = paired || r.OpeningPlies > 0
+	}
+	type pairKey struct{ lo, hi, m int }
+	pairOf := make([]pairKey, len(recs))
+	played := map[[2]int]int{}
+	drop := map[pairKey]bool{}
+	for i, r := range recs {
+		key := [2]int{min(r.Seats[0], r.Seats[1]), max(r.Seats[0], r.Seats[1])}
+		k := played[key]
+		played[key]++
+		m := k / 2
+		if !paired {
+			m = -1 - k // every game its own
+		}
+		pairOf[i] = pairKey{key[0], key[1], m}
+		if r.Forfeit != nil {
+			drop[pairOf[i]] = true
+		}
+	}
+	var kept []GameRecord
+	for i, r := range recs {
+		if !drop[pairOf[i]] {
+			kept = append(kept, r)
+		}
+	}
+	return kept, len(recs) - len(kept)
+}
+
 // square returns an n x n table of zero values.
 func square[T any](n int) [][]T {
 	t := make([][]T, n)

@@ -2,6 +2,7 @@ package match
 
 import (
 	"context"
+	"fmt"
 	"reflect"
 	"slices"
 	"strings"
@@ -163,5 +164,53 @@ func TestMatchResumeRefusesOtherGames(t *testing.T) {
 	dcfg.Seed = 4
 	if err := CheckPlayed(dcfg, dice, Names(dfs), drecs); err == nil || !strings.Contains(err.Error(), "from its dice") {
 		t.Fatalf("records of other dice: %v, want an error naming the dice", err)
+	}
+}
+
+// TestDropForfeitPairs leaves out forfeited games with their mirror games
+// where games are paired (random plies), and only the forfeits where they
+// are not; pairs are counted per pairing, in game order, as Tally counts
+// them.
+func TestDropForfeitPairs(t *testing.T) {
+	g := playerstest.MustGame(t, "connect4")
+	rec := func(i int, seats [2]int, forfeit bool, opening int) GameRecord {
+		r := GameRecord{Index: i, Game: g.Name(), Seats: seats, Players: [2]string{fmt.Sprint(seats[0]), fmt.Sprint(seats[1])}, OpeningPlies: opening}
+		if forfeit {
+			r.Forfeit = &ForfeitRecord{Side: 0, Player: r.Players[0], Reason: "timed out"}
+		}
+		return r
+	}
+	// Three players, 4 games a pairing: games 0-3 are 0 v 1, 4-7 are 0 v 2,
+	// 8-11 are 1 v 2. Forfeits in game 3 (its mirror: 2) and game 8 (its
+	// mirror: 9).
+	var recs []GameRecord
+	pairings := [][2]int{{0, 1}, {0, 2}, {1, 2}}
+	for p, pr := range pairings {
+		for k := range 4 {
+			seats := pr
+			if k%2 == 1 {
+				seats = [2]int{pr[1], pr[0]}
+			}
+			i := 4*p + k
+			recs = append(recs, rec(i, seats, i == 3 || i == 8, 2))
+		}
+	}
+	indices := func(rs []GameRecord) []int {
+		var out []int
+		for _, r := range rs {
+			out = append(out, r.Index)
+		}
+		return out
+	}
+	kept, n := DropForfeitPairs(g, recs)
+	if want := []int{0, 1, 4, 5, 6, 7, 10, 11}; !reflect.DeepEqual(indices(kept), want) || n != 4 {
+		t.Errorf("paired: kept %v (%d left out), want %v", indices(kept), n, want)
+	}
+	for i := range recs {
+		recs[i].OpeningPlies = 0 // a deterministic start: no pairs
+	}
+	kept, n = DropForfeitPairs(g, recs)
+	if want := []int{0, 1, 2, 4, 5, 6, 7, 9, 10, 11}; !reflect.DeepEqual(indices(kept), want) || n != 2 {
+		t.Errorf("unpaired: kept %v (%d left out), want %v", indices(kept), n, want)
 	}
 }

@@ -1,10 +1,15 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
+
+	"tabula/match"
 )
 
 // TestMatchResume stops a match's records part way (whole games, then a
@@ -80,3 +85,41 @@ func TestMatchResume(t *testing.T) {
 		t.Fatal("a refused resume changed the records")
 	}
 }
+
+// TestTallyDropForfeits tallies a match with a forfeited game: with
+// -drop-forfeits the forfeit and its mirror game are left out and said so,
+// the rest counted; without, the forfeit counts and is listed.
+func TestTallyDropForfeits(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "games.jsonl")
+	if _, _, err := runCmd(t, "", "match", "-game", "connect4", "-players", "alphabeta:depth=2 greedy", "-games", "6",
+		"-seed", "3", "-random-plies", "2", "-out", path, "-quiet"); err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(path)
+	lines := strings.SplitAfter(string(data), "\n")
+	var r match.GameRecord
+	if err := json.Unmarshal([]byte(lines[3]), &r); err != nil {
+		t.Fatal(err)
+	}
+	r.Winner = 1
+	r.Forfeit = &match.ForfeitRecord{Side: 0, Player: r.Players[0], Reason: "engine timed out"}
+	b, _ := json.Marshal(r)
+	lines[3] = string(b) + "\n"
+	os.WriteFile(path, []byte(strings.Join(lines, "")), 0o644)
+
+	all, _, err := runCmd(t, "", "tally", "-in", path)
+	if err != nil || !strings.Contains(all, "1 game(s) forfeited") {
+		t.Fatalf("tally: %v\n%s", err, all)
+	}
+	kept, _, err := runCmd(t, "", "tally", "-in", path, "-drop-forfeits")
+	if err != nil {
+		t.Fatal(err)
+	}
+	total := regexp.MustCompile(`\[0\] alphabeta:depth=2 +- +(\d+)-(\d+)-(\d+)`).FindStringSubmatch(kept)
+	if !strings.Contains(kept, "2 game(s) left out: forfeits and their mirror games") || strings.Contains(kept, "forfeited") ||
+		total == nil || atoi(total[1])+atoi(total[2])+atoi(total[3]) != 4 || !strings.Contains(kept, "2 pairs") {
+		t.Errorf("tally -drop-forfeits:\n%s", kept)
+	}
+}
+
+func atoi(s string) int { n, _ := strconv.Atoi(s); return n }

@@ -15,6 +15,7 @@ func defineTally(fs *flag.FlagSet) func(context.Context, io.Reader, io.Writer, i
 	gameSpec := fs.String("game", "", "the records' game (default: the game the first record names)")
 	n := fs.Int("games", 0, "only the first N records (0: all)")
 	anchor := fs.Int("anchor", 0, "index of the player whose Elo is fixed at 0")
+	dropForfeits := fs.Bool("drop-forfeits", false, "leave out the games lost by a forfeit (an outside engine that crashed, hung or timed out) and, where games are paired, their mirror games: the result of the games decided by play")
 	return func(ctx context.Context, _ io.Reader, stdout, stderr io.Writer) error {
 		if *in == "" {
 			return fmt.Errorf("-in FILE is required")
@@ -36,6 +37,15 @@ func defineTally(fs *flag.FlagSet) func(context.Context, io.Reader, io.Writer, i
 		if g == nil {
 			if g, err = games.New(recs[0].Game); err != nil {
 				return fmt.Errorf("%s: %w", *in, err)
+			}
+		}
+		if *dropForfeits {
+			var dropped int
+			if recs, dropped = match.DropForfeitPairs(g, recs); dropped > 0 {
+				fmt.Fprintf(stdout, "%d game(s) left out: forfeits and their mirror games\n", dropped)
+			}
+			if len(recs) == 0 {
+				return fmt.Errorf("%s: no game left after leaving out the forfeits", *in)
 			}
 		}
 		res, err := match.Tally(g, recs)
