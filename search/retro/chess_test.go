@@ -309,3 +309,17 @@ func TestFileRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// TestKPKWins checks KPK's count of won positions against a published one:
+// Stockfish-style KPK bitbases index the pawn on files a-d (the others are
+// mirrored) with both sides to move, and ehsanrashid/DON's
+// src/bitbase.cpp asserts that 111,282 of those positions are wins for the
+// pawn's side. This table mirrors the white king onto files a-d instead,
+// which pairs the same positions, so its white-to-move wins and
+// black-to-move losses must add up to the same number.
+func TestKPKWins(t *testing.T) {
+	s := table(t, "KPK").Stats
+	if s.Wins+s.Losses != 111282 {
+		t.Errorf("KPK: %d wins and %d losses for the side to move, together %d; want 111,282", s.Wins, s.Losses, s.Wins+s.Losses)
+	}
+}
