@@ -505,7 +505,13 @@ func defineMatch(fs *flag.FlagSet) func(context.Context, io.Reader, io.Writer, i
 			return err
 		}
 		pairs := len(players) * (len(players) - 1) / 2
-		bar := newBar(pairs**n, "games", stderr, *quiet)
+		// The bar counts this run's games, so that its time estimate is
+		// not flattered by the games a resumed match played before.
+		desc := "games"
+		if len(played) > 0 {
+			desc = fmt.Sprintf("games (%d played before)", len(played))
+		}
+		bar := newBar(pairs**n-len(played), desc, stderr, *quiet)
 		// other writes game r to the files other than -out.
 		other := func(r match.GameRecord) error {
 			if pgn != nil {
@@ -531,7 +537,7 @@ func defineMatch(fs *flag.FlagSet) func(context.Context, io.Reader, io.Writer, i
 				}
 				return other(r)
 			},
-			Progress: func(done, total int) { _ = bar.Set(done) },
+			Progress: func(done, total int) { _ = bar.Set(done - len(played)) },
 		}
 		if *resume {
 			if err := match.CheckPlayed(cfg, g, match.Names(players), played); err != nil {
@@ -543,7 +549,6 @@ func defineMatch(fs *flag.FlagSet) func(context.Context, io.Reader, io.Writer, i
 				}
 			}
 			fmt.Fprintf(stderr, "%s: %d of %d games played already; playing the other %d\n", *out, len(played), pairs**n, pairs**n-len(played))
-			_ = bar.Set(len(played))
 		}
 		res, err := match.Match(ctx, cfg, g, players)
 		_ = bar.Finish()

@@ -8,7 +8,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
+	"tabula/internal/progress"
 	"tabula/match"
 )
 
@@ -123,3 +125,31 @@ func TestTallyDropForfeits(t *testing.T) {
 }
 
 func atoi(s string) int { n, _ := strconv.Atoi(s); return n }
+
+// TestMatchResumeProgress checks that a resumed match's progress counts the
+// games this run plays, so that its time estimate comes from them alone.
+func TestMatchResumeProgress(t *testing.T) {
+	defer func(d time.Duration) { progress.LineEvery = d }(progress.LineEvery)
+	progress.LineEvery = 0
+	out := filepath.Join(t.TempDir(), "games.jsonl")
+	args := []string{"match", "-game", "connect4", "-players", "alphabeta:depth=2 greedy", "-games", "4",
+		"-parallel", "1", "-seed", "9", "-out", out}
+	if _, _, err := runCmd(t, "", args...); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(data), "\n")
+	if err := os.WriteFile(out, []byte(strings.Join(lines[:3], "")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, err := runCmd(t, "", append(args, "-resume")...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(stderr, "games (3 played before): 1/1") || strings.Contains(stderr, "4/4") {
+		t.Errorf("resumed progress does not count this run's games alone:\n%s", stderr)
+	}
+}
