@@ -3,7 +3,8 @@
 // browser). The graph is the network of nn.Weights in ONNX operators (opset
 // 13): Conv, BatchNormalization (or batch normalisation folded into the
 // convolutions), Relu, Add, Flatten, Gemm and Tanh (Softmax and MatMul for a
-// win/draw/loss value head).
+// win/draw/loss value head; Slice, GlobalAveragePool, GlobalMaxPool and
+// Concat for global pooling).
 //
 // The model has one input and two outputs:
 //
@@ -81,9 +82,6 @@ func Export(c *nn.Checkpoint, g games.Game, opts Options) ([]byte, error) {
 		return nil, fmt.Errorf("onnx: %w", err)
 	}
 	w := c.Weights
-	if w.Config.GlobalPooling {
-		return nil, errors.New("onnx: networks with global pooling (network.global_pooling) cannot be exported yet; the export writes the plain residual tower")
-	}
 	// NewModel runs every check on the arrays (shapes, variances).
 	if _, err := nn.NewModel(w); err != nil {
 		return nil, fmt.Errorf("onnx: %w", err)
@@ -95,7 +93,11 @@ func Export(c *nn.Checkpoint, g games.Game, opts Options) ([]byte, error) {
 	x = b.relu("stem.relu", x)
 	for i, blk := range w.Blocks {
 		p := fmt.Sprintf("block%d", i)
-		h := b.relu(p+".relu1", b.convBN(p+".conv1", x, blk.Conv1, blk.BN1))
+		h := b.convBN(p+".conv1", x, blk.Conv1, blk.BN1)
+		if blk.Pool != nil {
+			h = b.globalPool(p+".pool", h, *blk.Pool)
+		}
+		h = b.relu(p+".relu1", h)
 		h = b.convBN(p+".conv2", h, blk.Conv2, blk.BN2)
 		sum := b.op(p+".add", "Add", []string{x, h})
 		x = b.relu(p+".relu2", sum)
@@ -145,9 +147,10 @@ func Export(c *nn.Checkpoint, g games.Game, opts Options) ([]byte, error) {
 		KeyValue: fmt.Sprintf("%s: float32 [batch, 1]: expected result in [-1, 1] (%s) "+
 			"from the point of view of the player to move", ValueName,
 			map[bool]string{false: "tanh", true: "p(win) - p(loss) of a win/draw/loss softmax"}[cfg.WDL]),
-		KeyNetwork: fmt.Sprintf("filters=%d,blocks=%d,policy_filters=%d,value_filters=%d,value_hidden=%d%s",
+		KeyNetwork: fmt.Sprintf("filters=%d,blocks=%d,policy_filters=%d,value_filters=%d,value_hidden=%d%s%s",
 			cfg.Filters, cfg.Blocks, cfg.PolicyFilters, cfg.ValueFilters, cfg.ValueHidden,
-			map[bool]string{false: "", true: ",wdl=true"}[cfg.WDL]),
+			map[bool]string{false: "", true: ",wdl=true"}[cfg.WDL],
+			map[bool]string{false: "", true: fmt.Sprintf(",global_pooling=true,pool_channels=%d", cfg.Pooled())}[cfg.GlobalPooling]),
 		KeyStep:      strconv.FormatInt(c.Step, 10),
 		KeyBatchNorm: map[bool]string{false: "folded", true: "separate"}[b.sep],
 	}
@@ -213,6 +216,28 @@ func (b *builder) convBN(name, x string, c nn.Conv, bn nn.BatchNorm) string {
 	wname := b.init(name+".w", shape, fw)
 	bname := b.init(name+".b", []int{c.Out}, fb)
 	return b.op(name, "Conv", []string{x, wname, bname}, attrs...)
+}
+
+// globalPool adds a block's global pooling to h, its first convolution's
+// output after batch normalisation, [batch, filters, height, width]: the
+// mean and the maximum over the board of ReLU of the first pooled channels
+// (Slice, Relu, GlobalAveragePool, GlobalMaxPool, Concat: [batch, 2g, 1, 1])
+// go through the dense layer d, written as a 1x1 convolution so that its
+// [batch, filters, 1, 1] output broadcasts over the board when added to h.
+// The caller applies the ReLU after it.
+func (b *builder) globalPool(name, h string, d nn.Dense) string {
+	g := int64(d.In / 2)
+	b.inits = append(b.inits, int64Tensor(name+".starts", []int64{0}), int64Tensor(name+".ends", []int64{g}),
+		int64Tensor(name+".axes", []int64{1}))
+	s := b.op(name+".slice", "Slice", []string{h, name + ".starts", name + ".ends", name + ".axes"})
+	s = b.relu(name+".relu", s)
+	mean := b.op(name+".mean", "GlobalAveragePool", []string{s})
+	mx := b.op(name+".max", "GlobalMaxPool", []string{s})
+	cat := b.op(name+".concat", "Concat", []string{mean, mx}, intAttr("axis", 1))
+	attrs := []attribute{intsAttr("kernel_shape", 1, 1), intsAttr("strides", 1, 1), intAttr("group", 1)}
+	bias := b.op(name+".fc", "Conv", []string{cat, b.init(name+".fc.w", []int{d.Out, d.In, 1, 1}, d.W),
+		b.init(name+".fc.b", []int{d.Out}, d.B)}, attrs...)
+	return b.op(name+".add", "Add", []string{h, bias})
 }
 
 // gemm adds a dense layer y = x W^T + B; out names its output ("" names it

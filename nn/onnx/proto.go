@@ -88,6 +88,7 @@ const (
 	attributeInts  = 7 // AttributeProto.INTS
 
 	dataTypeFloat = 1 // TensorProto.FLOAT
+	dataTypeInt64 = 7 // TensorProto.INT64
 )
 
 // msg is one message being built.
@@ -152,6 +153,18 @@ func floatTensor(name string, shape []int, data []float32) msg {
 	raw := make([]byte, 4*len(data))
 	for i, v := range data {
 		binary.LittleEndian.PutUint32(raw[4*i:], math.Float32bits(v))
+	}
+	return m.bytes(tensorRawData, raw)
+}
+
+// int64Tensor encodes an initializer: a named int64 tensor of one dimension
+// (the starts, ends and axes that Slice takes as inputs).
+func int64Tensor(name string, data []int64) msg {
+	m := msg(nil).int64(tensorDims, int64(len(data)))
+	m = m.int64(tensorDataType, dataTypeInt64).str(tensorName, name)
+	raw := make([]byte, 8*len(data))
+	for i, v := range data {
+		binary.LittleEndian.PutUint64(raw[8*i:], uint64(v))
 	}
 	return m.bytes(tensorRawData, raw)
 }
