@@ -185,6 +185,12 @@ func (b *builder) init(name string, shape []int, data []float32) string {
 	return name
 }
 
+// initInt64 adds a one-dimensional int64 initializer and returns its name.
+func (b *builder) initInt64(name string, data ...int64) string {
+	b.inits = append(b.inits, int64Tensor(name, data))
+	return name
+}
+
 // op adds a node with one output named after it.
 func (b *builder) op(name, op string, inputs []string, attrs ...attribute) string {
 	b.nodes = append(b.nodes, node(name, op, inputs, []string{name}, attrs...))
@@ -226,10 +232,8 @@ func (b *builder) convBN(name, x string, c nn.Conv, bn nn.BatchNorm) string {
 // [batch, filters, 1, 1] output broadcasts over the board when added to h.
 // The caller applies the ReLU after it.
 func (b *builder) globalPool(name, h string, d nn.Dense) string {
-	g := int64(d.In / 2)
-	b.inits = append(b.inits, int64Tensor(name+".starts", []int64{0}), int64Tensor(name+".ends", []int64{g}),
-		int64Tensor(name+".axes", []int64{1}))
-	s := b.op(name+".slice", "Slice", []string{h, name + ".starts", name + ".ends", name + ".axes"})
+	s := b.op(name+".slice", "Slice", []string{h, b.initInt64(name+".starts", 0),
+		b.initInt64(name+".ends", int64(d.In/2)), b.initInt64(name+".axes", 1)})
 	s = b.relu(name+".relu", s)
 	mean := b.op(name+".mean", "GlobalAveragePool", []string{s})
 	mx := b.op(name+".max", "GlobalMaxPool", []string{s})
