@@ -371,7 +371,14 @@ func Compare(ref, m *Model, obs []float32, legal [][]int) (Agreement, error) {
 	if err != nil {
 		return Agreement{}, err
 	}
-	na := m.shape.Actions
+	return compareOutputs(la, va, lb, vb, legal, m.shape.Actions), nil
+}
+
+// compareOutputs reports the agreement of a network's logits and values
+// (lb, vb) with a reference's (la, va) on the positions of legal, na
+// actions a position.
+func compareOutputs(la, va, lb, vb []float32, legal [][]int, na int) Agreement {
+	n := len(legal)
 	a := Agreement{Positions: n}
 	same, clearSame := 0, 0
 	for i := 0; i < n; i++ {
@@ -404,7 +411,7 @@ func Compare(ref, m *Model, obs []float32, legal [][]int) (Agreement, error) {
 	if a.Clear > 0 {
 		a.ClearSame = float64(clearSame) / float64(a.Clear)
 	}
-	return a, nil
+	return a
 }
 
 // run evaluates n positions in batches of 64 and returns logits and values.
