@@ -25,11 +25,38 @@ import (
 
 // The F(2x2, 3x3) matrices: Y = A^T [(G g G^T) . (B^T d B)] A for a 4x4
 // input tile d and a 3x3 filter g (correlation, as the tower computes).
+// Each is stored row-major.
 var (
-	wgBT = [4][4]float64{{1, 0, -1, 0}, {0, 1, 1, 0}, {0, -1, 1, 0}, {0, 1, 0, -1}}
-	wgG  = [4][3]float64{{1, 0, 0}, {0.5, 0.5, 0.5}, {0.5, -0.5, 0.5}, {0, 0, 1}}
-	wgAT = [2][4]float64{{1, 1, 1, 0}, {0, 1, -1, -1}}
+	wgBT = []float64{1, 0, -1, 0, 0, 1, 1, 0, 0, -1, 1, 0, 0, 1, 0, -1} // 4x4
+	wgG  = []float64{1, 0, 0, 0.5, 0.5, 0.5, 0.5, -0.5, 0.5, 0, 0, 1}   // 4x3
+	wgAT = []float64{1, 1, 1, 0, 0, 1, -1, -1}                          // 2x4
 )
+
+// sandwich writes L X L^T into out (m x m) for L m x k and X k x k, all
+// row-major.
+func sandwich(l []float64, m, k int, x, out []float64) {
+	var tmp [16]float64 // m x k <= 4 x 4
+	product(tmp[:], l, x, m, k, k, false)
+	product(out, tmp[:], l, m, k, m, true)
+}
+
+// product writes A B (m x n) into out for A m x k and B k x n, or B^T for B
+// n x k when bT, all row-major.
+func product(out, a, b []float64, m, k, n int, bT bool) {
+	for i := range m {
+		for j := range n {
+			var s float64
+			for x := range k {
+				if bT {
+					s += a[i*k+x] * b[j*k+x]
+				} else {
+					s += a[i*k+x] * b[x*n+j]
+				}
+			}
+			out[i*n+j] = s
+		}
+	}
+}
 
 // wgQuant says which quantisations the simulated Winograd tower applies:
 // the input to uint8 at the int8 model's calibrated scales (inScales nil:
@@ -103,28 +130,14 @@ func newWGTower(m *Model, q wgQuant) *wgTower {
 			}
 			for o := 0; o < l.n; o++ {
 				for c := 0; c < f; c++ {
-					var g [3][3]float64
-					for y := range 3 {
-						for x := range 3 {
-							g[y][x] = float64(l.w[((y*3+x)*f+c)*l.n+o])
-						}
+					var g [9]float64
+					for i := range g {
+						g[i] = float64(l.w[(i*f+c)*l.n+o])
 					}
-					var tmp [4][3]float64
-					for a := range 4 {
-						for x := range 3 {
-							for y := range 3 {
-								tmp[a][x] += wgG[a][y] * g[y][x]
-							}
-						}
-					}
-					for a := range 4 {
-						for b := range 4 {
-							var s float64
-							for x := range 3 {
-								s += tmp[a][x] * wgG[b][x]
-							}
-							wl.u[a*4+b][o*f+c] = s
-						}
+					var u [16]float64
+					sandwich(wgG, 4, 3, g[:], u[:])
+					for p, v := range u {
+						wl.u[p][o*f+c] = v
 					}
 				}
 			}
@@ -235,7 +248,7 @@ func (t *wgTower) conv(li, nb int, in, out []float32, acc, relu bool) {
 			for tx := 0; tx < t.tx; tx++ {
 				tile := ty*t.tx + tx
 				for c := 0; c < f; c++ {
-					var d [4][4]float64
+					var d, vt [16]float64
 					for r := range 4 {
 						y := 2*ty - 1 + r
 						if y < 0 || y >= h {
@@ -250,37 +263,23 @@ func (t *wgTower) conv(li, nb int, in, out []float32, acc, relu bool) {
 							if l.inScale > 0 {
 								v = math.Min(math.Max(math.Round(v/l.inScale), 0), 255) * l.inScale
 							}
-							d[r][s] = v
+							d[r*4+s] = v
 						}
 					}
-					var tmp [4][4]float64
-					for a := range 4 {
-						for s := range 4 {
-							for r := range 4 {
-								tmp[a][s] += wgBT[a][r] * d[r][s]
-							}
+					sandwich(wgBT, 4, 4, d[:], vt[:])
+					for p, v := range vt {
+						r := p * f
+						if t.q.perChannel {
+							r += c
 						}
-					}
-					for a := range 4 {
-						for bb := range 4 {
-							var v float64
-							for s := range 4 {
-								v += tmp[a][s] * wgBT[bb][s]
-							}
-							p := a*4 + bb
-							r := p * f
-							if t.q.perChannel {
-								r += c
-							}
-							switch {
-							case t.calibrating:
-								l.hist[r][int(math.Round(v/l.inScale))+wgVMax]++
-							case t.q.vBits > 0:
-								step := max(l.hi[r]-l.lo[r], 1e-30) / levels
-								v = math.Min(math.Max(math.Round((v-l.lo[r])/step), 0), levels) * step
-							}
-							t.v[(p*tiles+tile)*f+c] = v
+						switch {
+						case t.calibrating:
+							l.hist[r][int(math.Round(v/l.inScale))+wgVMax]++
+						case t.q.vBits > 0:
+							step := max(l.hi[r]-l.lo[r], 1e-30) / levels
+							v = math.Min(math.Max(math.Round((v-l.lo[r])/step), 0), levels) * step
 						}
+						t.v[(p*tiles+tile)*f+c] = v
 					}
 				}
 			}
@@ -305,10 +304,12 @@ func (t *wgTower) conv(li, nb int, in, out []float32, acc, relu bool) {
 			for tx := 0; tx < t.tx; tx++ {
 				tile := ty*t.tx + tx
 				for o := 0; o < l.cout; o++ {
-					var mt [4][4]float64
-					for p := range 16 {
-						mt[p/4][p%4] = t.mm[(p*tiles+tile)*l.cout+o]
+					var mt [16]float64
+					var yt [4]float64
+					for p := range mt {
+						mt[p] = t.mm[(p*tiles+tile)*l.cout+o]
 					}
+					sandwich(wgAT, 2, 4, mt[:], yt[:])
 					for i := range 2 {
 						yy := 2*ty + i
 						if yy >= h {
@@ -319,12 +320,7 @@ func (t *wgTower) conv(li, nb int, in, out []float32, acc, relu bool) {
 							if xx >= w {
 								continue
 							}
-							var s float64
-							for a := range 4 {
-								for bb := range 4 {
-									s += wgAT[i][a] * mt[a][bb] * wgAT[j][bb]
-								}
-							}
+							s := yt[i*2+j]
 							k := (yy*w+xx)*l.cout + o
 							v := float32(s) + l.bias[o]
 							if acc {
