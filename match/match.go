@@ -19,6 +19,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"tabula/elo"
 	"tabula/games"
@@ -96,6 +97,19 @@ type GameRecord struct {
 	// Resigned is set when the game ended by the loser's resignation (an
 	// outside engine that answered "resign"); Winner is the other side.
 	Resigned bool `json:"resigned,omitempty"`
+	// Think is how long each side took over its moves; nil in records
+	// written before it was recorded.
+	Think *Think `json:"think,omitempty"`
+}
+
+// Think is the time players took to choose their moves: for each side
+// (first mover first, in a GameRecord) or player (in a MatchResult), the
+// wall-clock seconds spent in ChooseAction and the number of moves chosen
+// (random opening plies and dice not counted). Wall time measures compute
+// time only while the match's games do not outnumber the free cores.
+type Think struct {
+	Seconds [2]float64 `json:"seconds"`
+	Moves   [2]int     `json:"moves"`
 }
 
 // Pointer is implemented by the states of games whose wins are worth
@@ -251,6 +265,19 @@ type MatchResult struct {
 	// Resignations holds the games that ended by a resignation, in the
 	// order they finished.
 	Resignations []GameRecord
+	// ThinkSeconds[i] and ThinkMoves[i] add up player i's Think over the
+	// games that recorded it.
+	ThinkSeconds []float64
+	ThinkMoves   []int
+}
+
+// SecondsPerMove is player i's mean wall time a move, and false when no
+// game recorded its time.
+func (r *MatchResult) SecondsPerMove(i int) (float64, bool) {
+	if i >= len(r.ThinkMoves) || r.ThinkMoves[i] == 0 {
+		return 0, false
+	}
+	return r.ThinkSeconds[i] / float64(r.ThinkMoves[i]), true
 }
 
 // Total is player i's record against everyone.
@@ -589,7 +616,9 @@ type tally struct {
 }
 
 func newTally(g games.Game, names []string, paired bool) *tally {
-	t := &tally{res: &MatchResult{Players: names, WDL: square[WDL](len(names))}, paired: paired, halves: map[int]float64{}}
+	t := &tally{res: &MatchResult{Players: names, WDL: square[WDL](len(names)),
+		ThinkSeconds: make([]float64, len(names)), ThinkMoves: make([]int, len(names))},
+		paired: paired, halves: map[int]float64{}}
 	if t.paired {
 		t.res.Pairs = square[PairStats](len(names))
 		if unit, ok := ScoreUnit(g); ok {
@@ -616,6 +645,12 @@ func (t *tally) add(rec GameRecord, dice int) {
 		res.Resignations = append(res.Resignations, rec)
 	}
 	a, b := rec.Seats[0], rec.Seats[1]
+	if th := rec.Think; th != nil {
+		for side, seat := range rec.Seats {
+			res.ThinkSeconds[seat] += th.Seconds[side]
+			res.ThinkMoves[seat] += th.Moves[side]
+		}
+	}
 	switch rec.Winner {
 	case 0:
 		res.WDL[a][b].Wins++
@@ -892,7 +927,7 @@ func openingMove(s games.State, legal []int, rng *rand.Rand) int {
 
 // playGame plays one game to its end.
 func playGame(ctx context.Context, cfg MatchConfig, g games.Game, factories []*players.Factory, names []string, jb job) (GameRecord, error) {
-	rec := GameRecord{Index: jb.index, Game: g.Name(), Seats: jb.seats}
+	rec := GameRecord{Index: jb.index, Game: g.Name(), Seats: jb.seats, Think: &Think{}}
 	var ps [2]players.Player
 	for side, seat := range jb.seats {
 		rec.Players[side] = names[seat]
@@ -949,7 +984,10 @@ func playGame(ctx context.Context, cfg MatchConfig, g games.Game, factories []*p
 				sy.Sync(moves)
 			}
 			var err error
+			start := time.Now()
 			a, err = ps[side].ChooseAction(ctx, s.Clone())
+			rec.Think.Seconds[side] += time.Since(start).Seconds()
+			rec.Think.Moves[side]++
 			if f := (*players.Forfeit)(nil); errors.As(err, &f) && ctx.Err() == nil {
 				return forfeitRecord(rec, g, moves, side, f), nil
 			}

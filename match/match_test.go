@@ -94,11 +94,11 @@ func TestMatchRecords(t *testing.T) {
 		t.Errorf("table counts %+v do not match the records %+v", counted, total)
 	}
 	again, _ := play(3, 42)
-	if !reflect.DeepEqual(recs, again) {
+	if !reflect.DeepEqual(withoutThink(recs), withoutThink(again)) {
 		t.Error("same seed, parallel 3: different games than parallel 1")
 	}
 	other, _ := play(2, 43)
-	if reflect.DeepEqual(recs, other) {
+	if reflect.DeepEqual(withoutThink(recs), withoutThink(other)) {
 		t.Error("a different seed replayed the same games")
 	}
 }

@@ -641,6 +641,7 @@ func printMatch(w io.Writer, g games.Game, res *match.MatchResult, anchor int) {
 		t := res.Total(i)
 		fmt.Fprintf(w, " %14s\n", fmt.Sprintf("%d-%d-%d", t.Wins, t.Draws, t.Losses))
 	}
+	printThink(w, res)
 	if res.Scores != nil {
 		return // no Elo from games won: the score is the result
 	}
@@ -661,6 +662,20 @@ func printMatch(w io.Writer, g games.Game, res *match.MatchResult, anchor int) {
 		fmt.Fprintf(w, "[%d] %-*s %7.0f  [%6.0f, %6.0f]  score %5.1f%%%s\n", i, width, p, r.Elo[i], r.Low[i], r.High[i], 100*t.Score(), note)
 	}
 	printPairs(w, res)
+}
+
+// printThink writes each player's mean wall time a move, where the games
+// recorded it.
+func printThink(w io.Writer, res *match.MatchResult) {
+	var parts []string
+	for i := range res.Players {
+		if sec, ok := res.SecondsPerMove(i); ok {
+			parts = append(parts, fmt.Sprintf("[%d] %.3g s (%d moves)", i, sec, res.ThinkMoves[i]))
+		}
+	}
+	if len(parts) > 0 {
+		fmt.Fprintf(w, "wall time a move: %s\n", strings.Join(parts, ", "))
+	}
 }
 
 // printScores writes, for a game scored in its own unit (match.Scorer:
