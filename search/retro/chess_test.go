@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -321,5 +322,42 @@ func TestKPKWins(t *testing.T) {
 	s := table(t, "KPK").Stats
 	if s.Wins+s.Losses != 111282 {
 		t.Errorf("KPK: %d wins and %d losses for the side to move, together %d; want 111,282", s.Wins, s.Losses, s.Wins+s.Losses)
+	}
+}
+
+// TestKPKSides checks KPK's legal positions and wins for each side to move
+// against Steven J. Edwards' counts (1996; quoted in Marcel van Kervinck's
+// pfkpk, kpk.c's self-check): over the whole board, 163,328 legal positions
+// with White (the pawn's side) to move, 124,960 of them won, and 168,024
+// with Black to move, 97,604 of them lost. The table holds the pawn on files
+// a-d only, and no KPK position is its own mirror image, so each count here
+// must be half of those. The draws follow: 19,184 with White to move and
+// 35,210 with Black to move.
+func TestKPKSides(t *testing.T) {
+	tb := table(t, "KPK")
+	half := tb.Size() / 2 // indices are side-major: White to move first
+	var legal, decided [2]int
+	for i := 0; i < tb.Size(); i++ {
+		v := tb.At(i)
+		if v == Illegal {
+			continue
+		}
+		side := 0
+		if i >= half {
+			side = 1
+		}
+		legal[side]++
+		if v != Draw {
+			decided[side]++
+		}
+		if fen, _ := tb.FEN(i); (side == 0) != strings.Contains(fen, " w ") {
+			t.Fatalf("index %d (%s) is not in the half of its side to move", i, fen)
+		}
+	}
+	want := [2][2]int{{163328 / 2, 124960 / 2}, {168024 / 2, 97604 / 2}}
+	for side, name := range []string{"White", "Black"} {
+		if legal[side] != want[side][0] || decided[side] != want[side][1] {
+			t.Errorf("KPK, %s to move: %d legal, %d won or lost; want %d and %d", name, legal[side], decided[side], want[side][0], want[side][1])
+		}
 	}
 }
