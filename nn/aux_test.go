@@ -55,6 +55,8 @@ func TestAuxCheckpointRoundTrip(t *testing.T) {
 		{Filters: 8, Blocks: 2, PolicyFilters: 3, ValueFilters: 1, ValueHidden: 4, Ownership: true, OpponentPolicy: true, GlobalPooling: true},
 		{Filters: 8, Blocks: 1, PolicyFilters: 2, ValueFilters: 1, ValueHidden: 4, WDL: true},
 		{Filters: 8, Blocks: 2, PolicyFilters: 2, ValueFilters: 1, ValueHidden: 4, WDL: true, Score: true, Ownership: true},
+		{Filters: 8, Blocks: 2, PolicyFilters: 2, ValueFilters: 1, ValueHidden: 4, SqueezeExcite: true},
+		{Filters: 6, Blocks: 3, PolicyFilters: 2, ValueFilters: 1, ValueHidden: 4, SqueezeExcite: true, GlobalPooling: true, Ownership: true},
 	} {
 		w := randomWeights(t, cfg, Shape{Planes: 3, Height: 5, Width: 5, Actions: 26}, 4)
 		c := &Checkpoint{Game: "go:size=5", Step: 3, Weights: w}

@@ -31,6 +31,7 @@ const (
 	ckGlobalPooling
 	ckOpponentPolicy
 	ckWDL
+	ckSqueezeExcite
 )
 
 // checkpointMagic opens every checkpoint file.
@@ -162,7 +163,7 @@ func WriteCheckpoint(out io.Writer, c *Checkpoint) error {
 		version = CheckpointVersion
 		var flags uint32
 		for bit, on := range map[uint32]bool{ckOwnership: cf.Ownership, ckScore: cf.Score, ckGlobalPooling: cf.GlobalPooling,
-			ckOpponentPolicy: cf.OpponentPolicy, ckWDL: cf.WDL} {
+			ckOpponentPolicy: cf.OpponentPolicy, ckWDL: cf.WDL, ckSqueezeExcite: cf.SqueezeExcite} {
 			if on {
 				flags |= bit
 			}
@@ -405,6 +406,9 @@ func expectedFloats(c Config, s Shape) int64 {
 			n += f*2*int64(c.Pooled()) + f
 		}
 	}
+	if r := int64(c.SEHidden()); r > 0 {
+		n += int64(c.Blocks) * (r*f + r + 2*f*r + 2*f)
+	}
 	if c.Ownership {
 		n += f
 	}
@@ -429,7 +433,7 @@ func decodeBody(body []byte, version uint32) (*Checkpoint, error) {
 		if i == 5 && version >= 2 {
 			flags = d.u32("config.flags")
 			poolChannels = d.u32("config.pool_channels")
-			if d.err == nil && flags&^(ckOwnership|ckScore|ckGlobalPooling|ckOpponentPolicy|ckWDL) != 0 {
+			if d.err == nil && flags&^(ckOwnership|ckScore|ckGlobalPooling|ckOpponentPolicy|ckWDL|ckSqueezeExcite) != 0 {
 				d.fail("config.flags = %#x: unknown bits", flags)
 			}
 			if d.err == nil && poolChannels > maxDim {
@@ -447,9 +451,10 @@ func decodeBody(body []byte, version uint32) (*Checkpoint, error) {
 	}
 	cfg := Config{Filters: v[0], Blocks: v[1], PolicyFilters: v[2], ValueFilters: v[3], ValueHidden: v[4],
 		Ownership: flags&ckOwnership != 0, Score: flags&ckScore != 0, GlobalPooling: flags&ckGlobalPooling != 0,
-		OpponentPolicy: flags&ckOpponentPolicy != 0, WDL: flags&ckWDL != 0, PoolChannels: int(poolChannels)}
+		OpponentPolicy: flags&ckOpponentPolicy != 0, WDL: flags&ckWDL != 0, PoolChannels: int(poolChannels),
+		SqueezeExcite: flags&ckSqueezeExcite != 0}
 	if version >= 2 && !cfg.HasAux() {
-		return nil, errors.New("format version 2 without auxiliary heads, global pooling or a win/draw/loss value head, which is written as version 1")
+		return nil, errors.New("format version 2 without auxiliary heads, global pooling, squeeze-and-excitation or a win/draw/loss value head, which is written as version 1")
 	}
 	shape := Shape{Planes: v[5], Height: v[6], Width: v[7], Actions: v[8]}
 	if err := cfg.Validate(); err != nil {

@@ -69,8 +69,9 @@ type layer struct {
 
 // blockLayers is one residual block; pool is the global pooling's dense
 // layer, stored [filters][2*pooled] (transposed), with k = 0 when the block
-// has none.
-type blockLayers struct{ conv1, conv2, pool layer }
+// has none; se1 and se2 are the squeeze-and-excitation layers, stored
+// transposed, with k = 0 without them.
+type blockLayers struct{ conv1, conv2, pool, se1, se2 layer }
 
 // NewModel checks w and folds it into an inference Model. w is only read
 // during the call.
@@ -88,7 +89,10 @@ func NewModel(w *Weights) (*Model, error) {
 	for _, b := range w.Blocks {
 		bl := blockLayers{conv1: foldConv(b.Conv1, b.BN1), conv2: foldConv(b.Conv2, b.BN2)}
 		if b.Pool != nil {
-			bl.pool = layer{k: b.Pool.In, n: b.Pool.Out, w: append([]float32(nil), b.Pool.W...), bias: append([]float32(nil), b.Pool.B...)}
+			bl.pool = denseLayer(*b.Pool)
+		}
+		if b.SE1 != nil {
+			bl.se1, bl.se2 = denseLayer(*b.SE1), denseLayer(*b.SE2)
 		}
 		m.blocks = append(m.blocks, bl)
 	}
@@ -118,7 +122,7 @@ func NewModel(w *Weights) (*Model, error) {
 		2*int64(w.PolicyFC.In)*int64(sh.Actions) +
 		2*int64(w.ValueFC1.In)*int64(cfg.ValueHidden) + 2*int64(cfg.ValueHidden)*int64(cfg.ValueOutputs())
 	for _, b := range m.blocks {
-		m.flops += 2 * int64(b.pool.k) * int64(b.pool.n)
+		m.flops += 2*int64(b.pool.k)*int64(b.pool.n) + 2*int64(b.se1.k)*int64(b.se1.n) + 2*int64(b.se2.k)*int64(b.se2.n)
 	}
 	return m, nil
 }
@@ -206,6 +210,12 @@ func spreadDense(d Dense, hw, heads, off int) layer {
 	return l
 }
 
+// denseLayer copies a dense layer, W [Out][In], as a layer stored
+// transposed.
+func denseLayer(d Dense) layer {
+	return layer{k: d.In, n: d.Out, w: append([]float32(nil), d.W...), bias: append([]float32(nil), d.B...)}
+}
+
 // transpose returns the n x k transpose of the k x n matrix x.
 func transpose(x []float32, k, n int) []float32 {
 	t := make([]float32, len(x))
@@ -233,6 +243,9 @@ type Net struct {
 	vh       []float32 // value hidden layer of the whole batch [position][hidden]
 	pooled   []float32 // global pooling of a chunk [position][means, then maxima]
 	pbias    []float32 // the channel biases global pooling makes of them [position][filters]
+	seMean   []float32 // squeeze-and-excitation: channel means [position][filters],
+	seHidden []float32 // its hidden layer [position][SEHidden],
+	seOut    []float32 // and its scales and biases [position][2*filters]
 
 	ws gemm.Workspace // SGEMM scratch, reserved for every product of Forward
 
@@ -289,6 +302,11 @@ func (m *Model) newNet(maxBatch, chunk int) *Net {
 		vh:       make([]float32, maxBatch*m.cfg.ValueHidden),
 		pooled:   make([]float32, chunk*2*m.cfg.Pooled()),
 		pbias:    make([]float32, chunk*f),
+		seMean:   make([]float32, chunk*f),
+		seHidden: make([]float32, chunk*m.cfg.SEHidden()),
+	}
+	if m.cfg.SqueezeExcite {
+		n.seOut = make([]float32, chunk*2*f)
 	}
 	for _, l := range []layer{m.stem, m.head, m.policy, m.value1} {
 		n.ws.Reserve(l.n, l.k)
@@ -298,6 +316,10 @@ func (m *Model) newNet(maxBatch, chunk int) *Net {
 		n.ws.Reserve(b.conv2.n, b.conv2.k)
 		if b.pool.k > 0 {
 			n.ws.Reserve(b.pool.n, b.pool.k)
+		}
+		if b.se1.k > 0 {
+			n.ws.Reserve(b.se1.n, b.se1.k)
+			n.ws.Reserve(b.se2.n, b.se2.k)
 		}
 	}
 	if len(m.low) > 0 {
@@ -499,7 +521,12 @@ func (n *Net) tower(obs []float32, nb int, hd, own []float32) {
 			if pool {
 				n.globalPool(nb, b.pool, h)
 			}
-			n.lowConv(rows, nb, m.low[2*i+1], b.conv2, h, x, true, true)
+			if b.se1.k > 0 {
+				n.lowConv(rows, nb, m.low[2*i+1], b.conv2, h, h, false, false)
+				n.squeezeExcite(nb, b, h, x)
+			} else {
+				n.lowConv(rows, nb, m.low[2*i+1], b.conv2, h, x, true, true)
+			}
 			continue
 		}
 		im2col(n.colTower, x, nb, m.towerCopies, hw*9*f, hw*f, m.towerAlign)
@@ -515,6 +542,12 @@ func (n *Net) tower(obs []float32, nb int, hd, own []float32) {
 		}
 		im2col(n.colTower, h, nb, m.towerCopies, hw*9*f, hw*f, m.towerAlign)
 		n.addHessian(2*i+1, rows, b.conv2.k)
+		if b.se1.k > 0 {
+			// h = conv2(h) + bias, then x = ReLU(x + scale*h + bias')
+			n.ws.SgemmBiasReLU(rows, f, b.conv2.k, n.colTower, b.conv2.k, b.conv2.w, f, b.conv2.bias, false, h, f)
+			n.squeezeExcite(nb, b, h, x)
+			continue
+		}
 		// x = ReLU(x + conv2(h) + bias)
 		n.ws.Sgemm(false, false, rows, f, b.conv2.k, 1, n.colTower, b.conv2.k, b.conv2.w, f, 1, x, f)
 		biasReLU(x, b.conv2.bias)
@@ -549,6 +582,66 @@ func (n *Net) globalPool(nb int, pl layer, h []float32) {
 	n.dense(nb, pl, n.pooled[:nb*pl.k], n.pbias[:nb*f], false)
 	for b := 0; b < nb; b++ {
 		biasReLU(h[b*hw*f:(b+1)*hw*f], n.pbias[b*f:(b+1)*f])
+	}
+}
+
+// squeezeExcite finishes a block with squeeze-and-excitation for nb
+// positions, channels-last: v holds the second convolution's output (batch
+// norm folded in), x the block's input, which becomes its output
+// ReLU(x + sigmoid(o[c])*v + o[f+c]), o = se2(ReLU(se1(mean of v over the
+// board))).
+func (n *Net) squeezeExcite(nb int, b blockLayers, v, x []float32) {
+	hw, f := n.m.hw, n.m.cfg.Filters
+	mean := n.seMean[:nb*f]
+	ChannelMeans(mean, v, nb, hw, f)
+	n.dense(nb, b.se1, mean, n.seHidden[:nb*b.se1.n], true)
+	n.dense(nb, b.se2, n.seHidden[:nb*b.se1.n], n.seOut[:nb*2*f], false)
+	for p := 0; p < nb; p++ {
+		o := n.seOut[p*2*f : (p+1)*2*f]
+		SigmoidInPlace(o[:f])
+		SEApply(x[p*hw*f:(p+1)*hw*f], v[p*hw*f:(p+1)*hw*f], o[:f], o[f:])
+	}
+}
+
+// ChannelMeans writes the mean over the hw points of each of the f channels
+// of each of nb positions of x, channels-last ([position][point][f]), into
+// mean [nb][f].
+func ChannelMeans(mean, x []float32, nb, hw, f int) {
+	inv := 1 / float32(hw)
+	for b := 0; b < nb; b++ {
+		m := mean[b*f : (b+1)*f]
+		clear(m)
+		for j := 0; j < hw; j++ {
+			row := x[(b*hw+j)*f:][:f]
+			for c, v := range row {
+				m[c] += v
+			}
+		}
+		for c := range m {
+			m[c] *= inv
+		}
+	}
+}
+
+// SigmoidInPlace replaces every value of x by its logistic sigmoid.
+func SigmoidInPlace(x []float32) {
+	for i, v := range x {
+		x[i] = float32(1 / (1 + math.Exp(-float64(v))))
+	}
+}
+
+// SEApply writes x = ReLU(x + scale*v + bias) for the points of one
+// position, channels-last, a scale and a bias per channel: the end of a
+// block with squeeze-and-excitation.
+func SEApply(x, v, scale, bias []float32) {
+	f := len(scale)
+	bias = bias[:f]
+	for len(x) >= f {
+		xr, vr := x[:f], v[:f]
+		for c, s := range scale {
+			xr[c] = max(xr[c]+s*vr[c]+bias[c], 0)
+		}
+		x, v = x[f:], v[f:]
 	}
 }
 

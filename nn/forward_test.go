@@ -145,6 +145,8 @@ func TestForwardMatchesReference(t *testing.T) {
 		{"strip1x4", Shape{Planes: 2, Height: 1, Width: 4, Actions: 4}, Config{Filters: 3, PolicyFilters: 1, ValueFilters: 1, ValueHidden: 2}},
 		{"connect4-wdl", Shape{Planes: 2, Height: 6, Width: 7, Actions: 7}, Config{Filters: 16, PolicyFilters: 2, ValueFilters: 1, ValueHidden: 16, WDL: true}},
 		{"go5-wdl", Shape{Planes: 3, Height: 5, Width: 5, Actions: 26}, Config{Filters: 8, PolicyFilters: 2, ValueFilters: 2, ValueHidden: 5, WDL: true}},
+		{"go9-se", Shape{Planes: 9, Height: 9, Width: 9, Actions: 82}, Config{Filters: 12, PolicyFilters: 3, ValueFilters: 1, ValueHidden: 10, SqueezeExcite: true}},
+		{"connect4-se-pool", Shape{Planes: 2, Height: 6, Width: 7, Actions: 7}, Config{Filters: 16, PolicyFilters: 2, ValueFilters: 1, ValueHidden: 16, SqueezeExcite: true, GlobalPooling: true}},
 	}
 	seed := uint64(1)
 	for _, s := range shapes {
@@ -154,6 +156,9 @@ func TestForwardMatchesReference(t *testing.T) {
 				t.Run(fmt.Sprintf("%s/blocks=%d/batch=%d", s.name, blocks, batch), func(t *testing.T) {
 					cfg := s.cfg
 					cfg.Blocks = blocks
+					if cfg.GlobalPooling && blocks < 2 {
+						t.Skip("global pooling needs 2 blocks")
+					}
 					w := randomWeights(t, cfg, s.sh, seed)
 					rng := rand.New(rand.NewPCG(seed, 7))
 					obs := randomObs(s.sh, batch, rng)
@@ -332,6 +337,7 @@ func TestForwardAllocatesNothing(t *testing.T) {
 		{Shape{Planes: 9, Height: 7, Width: 7, Actions: 50}, Config{Filters: 16, Blocks: 2, PolicyFilters: 2, ValueFilters: 1, ValueHidden: 8,
 			Ownership: true, Score: true, GlobalPooling: true}, 24},
 		{Shape{Planes: 2, Height: 6, Width: 7, Actions: 7}, Config{Filters: 16, Blocks: 1, PolicyFilters: 2, ValueFilters: 1, ValueHidden: 8, WDL: true}, 16},
+		{Shape{Planes: 9, Height: 9, Width: 9, Actions: 82}, Config{Filters: 16, Blocks: 2, PolicyFilters: 2, ValueFilters: 1, ValueHidden: 8, SqueezeExcite: true}, 24},
 	} {
 		w := randomWeights(t, tc.cfg, tc.sh, 3)
 		net, err := NewNet(w, tc.maxBatch)

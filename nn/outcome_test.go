@@ -40,7 +40,7 @@ func refAux(w *Weights, obs []float32) (own []float64, score float64) {
 
 // refTower returns the tower's output [channel][row][col] and the value
 // head's hidden layer (after ReLU) of one position, in float64, global
-// pooling included.
+// pooling and squeeze-and-excitation included.
 func refTower(w *Weights, obs []float32) (x, hidden []float64) {
 	sh := w.Shape
 	h, wd := sh.Height, sh.Width
@@ -75,6 +75,24 @@ func refTower(w *Weights, obs []float32) (x, hidden []float64) {
 		refReLU(y)
 		y = refConv(b.Conv2, y, h, wd)
 		refBN(b.BN2, y)
+		if b.SE1 != nil {
+			f := w.Config.Filters
+			mean := make([]float64, f)
+			for c := range f {
+				for p := range hw {
+					mean[c] += y[c*hw+p] / float64(hw)
+				}
+			}
+			hid := refDense(*b.SE1, mean)
+			refReLU(hid)
+			o := refDense(*b.SE2, hid)
+			for c := range f {
+				s := 1 / (1 + math.Exp(-o[c]))
+				for p := range hw {
+					y[c*hw+p] = s*y[c*hw+p] + o[f+c]
+				}
+			}
+		}
 		for i := range x {
 			x[i] = math.Max(x[i]+y[i], 0)
 		}

@@ -63,6 +63,9 @@ func TestLowPrecisionParity(t *testing.T) {
 		// Global pooling in block 1: its first convolution runs in low
 		// precision without ReLU, the pooling in FP32.
 		{Filters: 32, Blocks: 2, PolicyFilters: 2, ValueFilters: 1, ValueHidden: 8, GlobalPooling: true, Ownership: true},
+		// Squeeze-and-excitation: the second convolutions run in low
+		// precision without the skip connection or ReLU, the rest in FP32.
+		{Filters: 32, Blocks: 2, PolicyFilters: 2, ValueFilters: 1, ValueHidden: 8, SqueezeExcite: true},
 	} {
 		m, err := NewModel(randomWeights(t, cfg, connect4Shape, 7))
 		if err != nil {

@@ -42,6 +42,14 @@ type Config struct {
 	GlobalPooling bool `yaml:"global_pooling"`
 	// PoolChannels is how many channels are pooled; 0 means Filters/4.
 	PoolChannels int `yaml:"pool_channels"`
+	// SqueezeExcite ends every residual block with squeeze-and-excitation
+	// (Hu et al. 2018, in the form Leela Zero and Leela Chess Zero use): the
+	// mean over the board of each channel of BN2's output goes through a
+	// dense layer of SEHidden units (ReLU) and a dense layer of 2*Filters
+	// outputs, a scale (through a sigmoid) and a bias for every channel,
+	// applied to BN2's output before the skip connection is added. It is
+	// part of the tower, so inference runs it too.
+	SqueezeExcite bool `yaml:"squeeze_excite"`
 	// WDL makes the value head predict the probabilities of a win, a draw
 	// and a loss (a softmax over three outputs, as Leela Chess Zero and
 	// KataGo do) instead of one tanh output; the value search reads is
@@ -98,10 +106,20 @@ func (c Config) Pooled() int {
 // PoolBlock reports whether residual block i has global pooling.
 func (c Config) PoolBlock(i int) bool { return c.GlobalPooling && i%2 == 1 }
 
-// HasAux reports whether the network has an auxiliary head, global pooling
-// or a win/draw/loss value head, the parts that need checkpoint format 2.
+// SEHidden returns the width of the squeeze-and-excitation layers' hidden
+// layer, Filters/4 (at least 1), or 0 without them.
+func (c Config) SEHidden() int {
+	if !c.SqueezeExcite {
+		return 0
+	}
+	return max(1, c.Filters/4)
+}
+
+// HasAux reports whether the network has an auxiliary head, global pooling,
+// squeeze-and-excitation or a win/draw/loss value head, the parts that need
+// checkpoint format 2.
 func (c Config) HasAux() bool {
-	return c.Ownership || c.Score || c.OpponentPolicy || c.GlobalPooling || c.WDL
+	return c.Ownership || c.Score || c.OpponentPolicy || c.GlobalPooling || c.WDL || c.SqueezeExcite
 }
 
 // DefaultConfig is a 64-filter, 5-block tower, the size used for Connect Four.
@@ -170,12 +188,18 @@ type Dense struct {
 // A block with global pooling has Pool: between BN1 and its ReLU, every
 // channel gets the bias Pool(mean, max of the first Config.Pooled()
 // channels after ReLU, over the board).
+//
+// A block with squeeze-and-excitation has SE1 and SE2: with v = BN2's
+// output and m its mean over the board per channel, o = SE2(ReLU(SE1(m)))
+// and the block's output is ReLU(x + sigmoid(o[c])*v[c] + o[Filters+c]).
 type Residual struct {
 	Conv1 Conv
 	BN1   BatchNorm
 	Conv2 Conv
 	BN2   BatchNorm
 	Pool  *Dense // [Filters][2*Pooled]: means first, then maxima; nil without pooling
+	SE1   *Dense // [SEHidden][Filters]; nil without squeeze-and-excitation
+	SE2   *Dense // [2*Filters][SEHidden]: scales first, then biases
 }
 
 // Weights is a whole network.
@@ -185,6 +209,8 @@ type Residual struct {
 //	x = ReLU(StemBN(Stem(obs)))                              3x3 conv
 //	for each block: x = ReLU(x + BN2(Conv2(ReLU(BN1(Conv1(x))))))
 //	  (a pooling block: ReLU(BN1(Conv1(x)) + Pool(pool(ReLU(BN1(Conv1(x)))))))
+//	  (with squeeze-and-excitation, v = BN2(Conv2(...)), o = SE2(ReLU(SE1(mean(v)))):
+//	   x = ReLU(x + sigmoid(o[:f])*v + o[f:]))
 //	policy logits = PolicyFC(flatten(ReLU(PolicyBN(PolicyConv(x)))))  1x1 conv
 //	hidden = ReLU(ValueFC1(flatten(ReLU(ValueBN(ValueConv(x))))))
 //	value = tanh(ValueFC2(hidden))                           or, with WDL:
@@ -281,6 +307,10 @@ func allocate(cfg Config, shape Shape) *Weights {
 			d := newDense(2*cfg.Pooled(), f)
 			r.Pool = &d
 		}
+		if cfg.SqueezeExcite {
+			d1, d2 := newDense(f, cfg.SEHidden()), newDense(cfg.SEHidden(), 2*f)
+			r.SE1, r.SE2 = &d1, &d2
+		}
 		w.Blocks = append(w.Blocks, r)
 	}
 	if cfg.Ownership {
@@ -363,6 +393,10 @@ func (w *Weights) Tensors() []Tensor {
 		}
 		conv(p+".conv2", b.Conv2)
 		bn(p+".bn2", b.BN2)
+		if b.SE1 != nil {
+			dense(p+".se.fc1", *b.SE1)
+			dense(p+".se.fc2", *b.SE2)
+		}
 	}
 	conv("policy.conv", w.PolicyConv)
 	bn("policy.bn", w.PolicyBN)

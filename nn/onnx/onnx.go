@@ -4,7 +4,8 @@
 // 13): Conv, BatchNormalization (or batch normalisation folded into the
 // convolutions), Relu, Add, Flatten, Gemm and Tanh (Softmax and MatMul for a
 // win/draw/loss value head; Slice, GlobalAveragePool, GlobalMaxPool and
-// Concat for global pooling).
+// Concat for global pooling; GlobalAveragePool, Slice, Sigmoid and Mul for
+// squeeze-and-excitation).
 //
 // The model has one input and two outputs:
 //
@@ -99,6 +100,9 @@ func Export(c *nn.Checkpoint, g games.Game, opts Options) ([]byte, error) {
 		}
 		h = b.relu(p+".relu1", h)
 		h = b.convBN(p+".conv2", h, blk.Conv2, blk.BN2)
+		if blk.SE1 != nil {
+			h = b.squeezeExcite(p+".se", h, *blk.SE1, *blk.SE2)
+		}
 		sum := b.op(p+".add", "Add", []string{x, h})
 		x = b.relu(p+".relu2", sum)
 	}
@@ -150,7 +154,8 @@ func Export(c *nn.Checkpoint, g games.Game, opts Options) ([]byte, error) {
 		KeyNetwork: fmt.Sprintf("filters=%d,blocks=%d,policy_filters=%d,value_filters=%d,value_hidden=%d%s%s",
 			cfg.Filters, cfg.Blocks, cfg.PolicyFilters, cfg.ValueFilters, cfg.ValueHidden,
 			map[bool]string{false: "", true: ",wdl=true"}[cfg.WDL],
-			map[bool]string{false: "", true: fmt.Sprintf(",global_pooling=true,pool_channels=%d", cfg.Pooled())}[cfg.GlobalPooling]),
+			map[bool]string{false: "", true: fmt.Sprintf(",global_pooling=true,pool_channels=%d", cfg.Pooled())}[cfg.GlobalPooling]+
+				map[bool]string{false: "", true: ",squeeze_excite=true"}[cfg.SqueezeExcite]),
 		KeyStep:      strconv.FormatInt(c.Step, 10),
 		KeyBatchNorm: map[bool]string{false: "folded", true: "separate"}[b.sep],
 	}
@@ -242,6 +247,30 @@ func (b *builder) globalPool(name, h string, d nn.Dense) string {
 	bias := b.op(name+".fc", "Conv", []string{cat, b.init(name+".fc.w", []int{d.Out, d.In, 1, 1}, d.W),
 		b.init(name+".fc.b", []int{d.Out}, d.B)}, attrs...)
 	return b.op(name+".add", "Add", []string{h, bias})
+}
+
+// squeezeExcite adds a block's squeeze-and-excitation to v, its second
+// convolution's output after batch normalisation, [batch, filters, height,
+// width]: the mean over the board (GlobalAveragePool) goes through fc1, Relu
+// and fc2, written as 1x1 convolutions ([batch, 2*filters, 1, 1]); the first
+// half through a Sigmoid scales v, the second is added to it. The caller
+// adds the skip connection.
+func (b *builder) squeezeExcite(name, v string, fc1, fc2 nn.Dense) string {
+	attrs := []attribute{intsAttr("kernel_shape", 1, 1), intsAttr("strides", 1, 1), intAttr("group", 1)}
+	m := b.op(name+".mean", "GlobalAveragePool", []string{v})
+	h := b.op(name+".fc1", "Conv", []string{m, b.init(name+".fc1.w", []int{fc1.Out, fc1.In, 1, 1}, fc1.W),
+		b.init(name+".fc1.b", []int{fc1.Out}, fc1.B)}, attrs...)
+	h = b.relu(name+".relu", h)
+	o := b.op(name+".fc2", "Conv", []string{h, b.init(name+".fc2.w", []int{fc2.Out, fc2.In, 1, 1}, fc2.W),
+		b.init(name+".fc2.b", []int{fc2.Out}, fc2.B)}, attrs...)
+	f := int64(fc1.In)
+	scale := b.op(name+".scale", "Slice", []string{o, b.initInt64(name+".scale.starts", 0),
+		b.initInt64(name+".scale.ends", f), b.initInt64(name+".scale.axes", 1)})
+	scale = b.op(name+".sigmoid", "Sigmoid", []string{scale})
+	bias := b.op(name+".bias", "Slice", []string{o, b.initInt64(name+".bias.starts", f),
+		b.initInt64(name+".bias.ends", 2*f), b.initInt64(name+".bias.axes", 1)})
+	y := b.op(name+".mul", "Mul", []string{v, scale})
+	return b.op(name+".add", "Add", []string{y, bias})
 }
 
 // gemm adds a dense layer y = x W^T + B; out names its output ("" names it

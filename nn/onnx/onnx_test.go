@@ -259,6 +259,20 @@ func TestParityOnnxRuntime(t *testing.T) {
 		}
 		add(name+"-pooled", randomCheckpoint(t, g, cfg, uint64(21+i)), g, uint64(21+i))
 	}
+	// Squeeze-and-excitation (network.squeeze_excite) in every block, alone
+	// on Othello 8x8 and with global pooling on Go 9x9.
+	for i, name := range []string{"othello8", "go9"} {
+		spec, cfg := configNetwork(t, name)
+		g, err := games.New(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg.SqueezeExcite = true
+		if name == "go9" {
+			cfg.GlobalPooling, cfg.Blocks = true, max(cfg.Blocks, 2)
+		}
+		add(name+"-se", randomCheckpoint(t, g, cfg, uint64(31+i)), g, uint64(31+i))
+	}
 	// A trained network (8 filters, 1 block; 30 iterations of
 	// configs/connect4-smoke.yaml), with batch-norm statistics from training.
 	ck, err := nn.LoadCheckpoint(filepath.Join("testdata", "connect4-smoke.tbn"))

@@ -265,6 +265,22 @@ type dblock struct {
 	bn1, bn2     *dbn
 	y1, h, y2    []float32 // conv1 output, ReLU(BN1) (+ the pooled bias), conv2 output
 	pool         *dpool    // global pooling, nil without
+	se           *dse      // squeeze-and-excitation, nil without
+}
+
+// dse is a block's squeeze-and-excitation (nn.Config.SqueezeExcite): the
+// mean over the board of each channel of v, BN2's output, goes through fc1
+// (ReLU) and fc2, whose outputs are a scale (through a sigmoid) and a bias
+// per position and channel; the block's output is
+// ReLU(x + scale*v + bias).
+type dse struct {
+	r                  int // hidden units
+	fc1, fc2           nn.Dense
+	dw1, db1, dw2, db2 []float32 // their gradients
+	v                  []float32 // BN2's output [point][f]
+	mean, dmean        []float32 // [position][f]
+	hid, dhid          []float32 // fc1's output after ReLU, and its gradient [position][r]
+	o, do              []float32 // fc2's output, the scales through the sigmoid, and its gradient [position][2f]
 }
 
 // dpool is a block's global pooling (nn.Config.GlobalPooling): the mean and
@@ -412,6 +428,14 @@ func newDirectEngine(w *nn.Weights, tc Config, grads [][]float32) (*directEngine
 		}
 		blk.conv2 = newDconv(b.Conv2, next(), true)
 		blk.bn2 = bn(b.BN2, 0, f)
+		if b.SE1 != nil {
+			r := b.SE1.Out
+			blk.se = &dse{r: r, fc1: *b.SE1, fc2: *b.SE2, v: buf(),
+				mean: make([]float32, batch*f), dmean: make([]float32, batch*f),
+				hid: make([]float32, batch*r), dhid: make([]float32, batch*r),
+				o: make([]float32, batch*2*f), do: make([]float32, batch*2*f)}
+			blk.se.dw1, blk.se.db1, blk.se.dw2, blk.se.db2 = next(), next(), next(), next()
+		}
 		blk.y1, blk.h, blk.y2 = buf(), buf(), buf()
 		e.blocks = append(e.blocks, blk)
 	}
@@ -472,6 +496,14 @@ func newDirectEngine(w *nn.Weights, tc Config, grads [][]float32) (*directEngine
 	ws.Reserve(nha, f)        // head conv forward
 	ws.Reserve(f, rows)       // head conv weight gradient
 	ws.Reserve(f, nha)        // head conv input gradient
+	if r := cfg.SEHidden(); r > 0 {
+		ws.Reserve(r, f)     // squeeze-and-excitation: fc1
+		ws.Reserve(2*f, r)   // fc2
+		ws.Reserve(r, batch) // fc2's weight gradient
+		ws.Reserve(f, batch) // fc1's
+		ws.Reserve(2*f, r)   // the hidden layer's gradient
+		ws.Reserve(r, f)     // the means' gradient
+	}
 	if g := cfg.Pooled(); g > 0 {
 		ws.Reserve(f, 2*g)     // pooled bias
 		ws.Reserve(2*g, batch) // its weight gradient
@@ -569,7 +601,12 @@ func (e *directEngine) forward(b Batch) (l Losses) {
 		}
 		e.convForward(blk.conv2, blk.h, blk.y2)
 		blk.bn2.stats(blk.y2, e.rows)
-		blk.bn2.apply(blk.y2, e.x[i], e.x[i+1], e.rows, true)
+		if blk.se == nil {
+			blk.bn2.apply(blk.y2, e.x[i], e.x[i+1], e.rows, true)
+		} else {
+			blk.bn2.apply(blk.y2, nil, blk.se.v, e.rows, false)
+			e.seForward(blk.se, e.x[i], e.x[i+1])
+		}
 	}
 	x := e.x[len(e.blocks)]
 
@@ -660,6 +697,68 @@ func (e *directEngine) forward(b Batch) (l Losses) {
 		l.Score = ScoreLoss(e.score, e.scT, e.auxW, B, e.dscore, e.scoreW)
 	}
 	return l
+}
+
+// seForward ends a block with squeeze-and-excitation: from v, BN2's output,
+// and x, the block's input, the block's output out = ReLU(x + s*v + b).
+func (e *directEngine) seForward(p *dse, x, out []float32) {
+	hw, f, B := e.hw, e.f, e.batch
+	nn.ChannelMeans(p.mean, p.v, B, hw, f)
+	e.ws.SgemmNTBiasReLU(B, p.r, f, p.mean, f, p.fc1.W, f, p.fc1.B, true, p.hid, p.r)
+	e.ws.SgemmNTBiasReLU(B, 2*f, p.r, p.hid, p.r, p.fc2.W, p.r, p.fc2.B, false, p.o, 2*f)
+	copy(out, x)
+	for i := range B {
+		o := p.o[i*2*f : (i+1)*2*f]
+		nn.SigmoidInPlace(o[:f])
+		nn.SEApply(out[i*hw*f:(i+1)*hw*f], p.v[i*hw*f:(i+1)*hw*f], o[:f], o[f:])
+	}
+}
+
+// seBackward takes d, the gradient of a squeeze-and-excitation block's
+// output out, multiplies it in place by ReLU's derivative (it is then the
+// gradient of the skip connection), writes dv, the gradient of BN2's
+// output, and the gradients of fc1 and fc2.
+func (e *directEngine) seBackward(p *dse, out, d, dv []float32) {
+	hw, f, B := e.hw, e.f, e.batch
+	for i := range B {
+		o, do := p.o[i*2*f:(i+1)*2*f], p.do[i*2*f:(i+1)*2*f]
+		clear(do)
+		for j := range hw {
+			at := (i*hw + j) * f
+			dr, or, vr := d[at:at+f], out[at:at+f], p.v[at:at+f]
+			for c := range f {
+				g := dr[c] * positive(or[c])
+				dr[c] = g
+				do[c] += g * vr[c]
+				do[f+c] += g
+			}
+		}
+		for c := range f {
+			s := o[c]
+			do[c] *= s * (1 - s)
+		}
+	}
+	// fc2: o = hid W2^T + b2; hid = ReLU(mean W1^T + b1).
+	e.ws.Sgemm(true, false, 2*f, p.r, B, 1, p.do, 2*f, p.hid, p.r, 0, p.dw2, p.r)
+	colSums(p.db2, p.do, B, 2*f)
+	e.ws.Sgemm(false, false, B, p.r, 2*f, 1, p.do, 2*f, p.fc2.W, p.r, 0, p.dhid, p.r)
+	for k, h := range p.hid {
+		p.dhid[k] *= positive(h)
+	}
+	e.ws.Sgemm(true, false, p.r, f, B, 1, p.dhid, p.r, p.mean, f, 0, p.dw1, f)
+	colSums(p.db1, p.dhid, B, p.r)
+	e.ws.Sgemm(false, false, B, f, p.r, 1, p.dhid, p.r, p.fc1.W, f, 0, p.dmean, f)
+	inv := 1 / float32(hw)
+	for i := range B {
+		s, dm := p.o[i*2*f:i*2*f+f], p.dmean[i*f:(i+1)*f]
+		for j := range hw {
+			at := (i*hw + j) * f
+			dr, vr := d[at:at+f], dv[at:at+f]
+			for c := range f {
+				vr[c] = dr[c]*s[c] + dm[c]*inv
+			}
+		}
+	}
 }
 
 // poolForward finishes a pooling block's first half: from u, BN1's output,
@@ -816,7 +915,12 @@ func (e *directEngine) backward() {
 	for i := len(e.blocks) - 1; i >= 0; i-- {
 		blk := &e.blocks[i]
 		// d becomes the gradient of the skip and of BN2's output.
-		blk.bn2.backward(blk.y2, e.x[i+1], d, e.t1, e.rows)
+		if blk.se == nil {
+			blk.bn2.backward(blk.y2, e.x[i+1], d, e.t1, e.rows)
+		} else {
+			e.seBackward(blk.se, e.x[i+1], d, e.t2)
+			blk.bn2.backward(blk.y2, nil, e.t2, e.t1, e.rows)
+		}
 		e.convBackward(blk.conv2, blk.h, e.t1, e.t2, false)
 		if blk.pool == nil {
 			blk.bn1.backward(blk.y1, blk.h, e.t2, e.t1, e.rows)

@@ -87,6 +87,9 @@ func TestEnginesAgree(t *testing.T) {
 		{Filters: 8, Blocks: 1, PolicyFilters: 2, ValueFilters: 1, ValueHidden: 16, Ownership: true},
 		{Filters: 8, Blocks: 1, PolicyFilters: 2, ValueFilters: 1, ValueHidden: 16, Score: true},
 		{Filters: 8, Blocks: 1, PolicyFilters: 3, ValueFilters: 1, ValueHidden: 16, OpponentPolicy: true},
+		// Squeeze-and-excitation, alone and with pooling and the heads.
+		{Filters: 8, Blocks: 2, PolicyFilters: 2, ValueFilters: 1, ValueHidden: 16, SqueezeExcite: true},
+		{Filters: 12, Blocks: 3, PolicyFilters: 2, ValueFilters: 1, ValueHidden: 16, SqueezeExcite: true, GlobalPooling: true, Ownership: true, Score: true},
 	} {
 		for _, targets := range []bool{true, false} {
 			t.Run(fmt.Sprintf("aux%d/targets=%v", k, targets), func(t *testing.T) {

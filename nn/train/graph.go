@@ -149,6 +149,11 @@ func buildNetwork(w *nn.Weights, batch int, bnMomentum float64) (*network, error
 		if h, err = bn(p+".bn2", h, blk.BN2, false); err != nil {
 			return nil, err
 		}
+		if blk.SE1 != nil {
+			if h, err = squeezeExcite(p+".se", h, *blk.SE1, *blk.SE2, dense); err != nil {
+				return nil, err
+			}
+		}
 		if x, err = addReLU(x, h); err != nil {
 			return nil, fmt.Errorf("train: %s: %w", p, err)
 		}
@@ -234,4 +239,58 @@ func (n *network) saveStats() {
 		copy(b.mean, b.opMean)
 		copy(b.vr, b.opVar)
 	}
+}
+
+// squeezeExcite returns sigmoid(o[:, :f])*v + o[:, f:] for v [b][f][h][w],
+// o = fc2(ReLU(fc1(the mean of v over the board))), built from gorgonia's
+// own operations (its automatic differentiation is the direct engine's
+// reference). dense adds a bound dense layer to the graph.
+func squeezeExcite(name string, v *G.Node, fc1, fc2 nn.Dense, dense func(string, *G.Node, nn.Dense) (*G.Node, error)) (*G.Node, error) {
+	s := v.Shape()
+	b, f := s[0], s[1]
+	fail := func(err error) (*G.Node, error) { return nil, fmt.Errorf("train: %s: %w", name, err) }
+	flat, err := G.Reshape(v, tensor.Shape{b, f, s[2] * s[3]})
+	if err != nil {
+		return fail(err)
+	}
+	mean, err := G.Mean(flat, 2)
+	if err != nil {
+		return fail(err)
+	}
+	hid, err := dense(name+".fc1", mean, fc1)
+	if err != nil {
+		return nil, err
+	}
+	if hid, err = G.Rectify(hid); err != nil {
+		return fail(err)
+	}
+	o, err := dense(name+".fc2", hid, fc2)
+	if err != nil {
+		return nil, err
+	}
+	scale, err := G.Slice(o, nil, G.S(0, f))
+	if err != nil {
+		return fail(err)
+	}
+	bias, err := G.Slice(o, nil, G.S(f, 2*f))
+	if err != nil {
+		return fail(err)
+	}
+	if scale, err = G.Sigmoid(scale); err != nil {
+		return fail(err)
+	}
+	if scale, err = G.Reshape(scale, tensor.Shape{b, f, 1, 1}); err != nil {
+		return fail(err)
+	}
+	if bias, err = G.Reshape(bias, tensor.Shape{b, f, 1, 1}); err != nil {
+		return fail(err)
+	}
+	y, err := G.BroadcastHadamardProd(v, scale, nil, []byte{2, 3})
+	if err != nil {
+		return fail(err)
+	}
+	if y, err = G.BroadcastAdd(y, bias, nil, []byte{2, 3}); err != nil {
+		return fail(err)
+	}
+	return y, nil
 }
