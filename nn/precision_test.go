@@ -196,10 +196,21 @@ func TestLowPrecisionAllocatesNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := NewModel(randomWeights(t, DefaultConfig(), connect4Shape, 5))
-	if err != nil {
-		t.Fatal(err)
+	se := DefaultConfig()
+	se.SqueezeExcite = true
+	for _, cfg := range []Config{DefaultConfig(), se} {
+		m, err := NewModel(randomWeights(t, cfg, connect4Shape, 5))
+		if err != nil {
+			t.Fatal(err)
+		}
+		lowPrecisionAllocatesNothing(t, m, obs)
 	}
+}
+
+// lowPrecisionAllocatesNothing checks that m's native low-precision models
+// run Forward without allocating.
+func lowPrecisionAllocatesNothing(t *testing.T, m *Model, obs []float32) {
+	t.Helper()
 	for _, p := range []Precision{BF16, Int8} {
 		if !NativePrecision(p) {
 			continue
@@ -216,7 +227,7 @@ func TestLowPrecisionAllocatesNothing(t *testing.T) {
 					t.Fatal(err)
 				}
 			}); a != 0 {
-				t.Errorf("%s batch %d: %v allocations per Forward", p, batch, a)
+				t.Errorf("%s, %+v, batch %d: %v allocations per Forward", p, m.Config(), batch, a)
 			}
 		}
 	}
