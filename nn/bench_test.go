@@ -364,3 +364,34 @@ func BenchmarkForwardAux(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkForwardSE runs the go9 network (configs/go9.yaml: 32 filters,
+// 6 blocks, 9x9 Go input) at batch 32 without and with squeeze-and-excitation
+// in every block, at each precision: the cost of SE at inference.
+func BenchmarkForwardSE(b *testing.B) {
+	sh := Shape{Planes: 9, Height: 9, Width: 9, Actions: 82}
+	obs := randomObs(sh, 256, rand.New(rand.NewPCG(1, 2)))
+	const batch = 32
+	for _, se := range []bool{false, true} {
+		cfg := Config{Filters: 32, Blocks: 6, PolicyFilters: 2, ValueFilters: 1, ValueHidden: 64, SqueezeExcite: se}
+		m, err := NewModel(randomWeights(b, cfg, sh, 1))
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, p := range []Precision{FP32, Int8} {
+			mp := m
+			if p != FP32 {
+				if mp, err = m.WithPrecision(p, obs, 256); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.Run(fmt.Sprintf("se=%v/%s", se, p), func(b *testing.B) {
+				net, err := mp.NewNet(batch)
+				if err != nil {
+					b.Fatal(err)
+				}
+				timeForward(b, net, obs, batch, make([]float32, batch*sh.Actions), make([]float32, batch))
+			})
+		}
+	}
+}

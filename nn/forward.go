@@ -610,16 +610,23 @@ func ChannelMeans(mean, x []float32, nb, hw, f int) {
 	inv := 1 / float32(hw)
 	for b := 0; b < nb; b++ {
 		m := mean[b*f : (b+1)*f]
-		clear(m)
-		for j := 0; j < hw; j++ {
-			row := x[(b*hw+j)*f:][:f]
-			for c, v := range row {
-				m[c] += v
-			}
-		}
+		colSum(m, x[b*hw*f:(b+1)*hw*f])
 		for c := range m {
 			m[c] *= inv
 		}
+	}
+}
+
+// colSumGeneric writes into sum the sums over the rows of x (len(sum)
+// floats a row) of each column.
+func colSumGeneric(sum, x []float32) {
+	n := len(sum)
+	clear(sum)
+	for len(x) >= n {
+		for c, v := range x[:n] {
+			sum[c] += v
+		}
+		x = x[n:]
 	}
 }
 
@@ -633,7 +640,9 @@ func SigmoidInPlace(x []float32) {
 // SEApply writes x = ReLU(x + scale*v + bias) for the points of one
 // position, channels-last, a scale and a bias per channel: the end of a
 // block with squeeze-and-excitation.
-func SEApply(x, v, scale, bias []float32) {
+func SEApply(x, v, scale, bias []float32) { seApply(x, v, scale, bias) }
+
+func seApplyGeneric(x, v, scale, bias []float32) {
 	f := len(scale)
 	bias = bias[:f]
 	for len(x) >= f {

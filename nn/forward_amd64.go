@@ -17,6 +17,19 @@ func biasReLURowsAVX(x *float32, rows int, bias *float32, n int)
 
 var haveAVX = cpu.X86.HasAVX
 
+// seApplyRowsAVX writes x = max(x + scale*v + bias, 0) for rows rows of n
+// floats at x and v, 8 lanes at a time; n must be a positive multiple of 8.
+//
+//go:noescape
+func seApplyRowsAVX(x, v *float32, rows int, scale, bias *float32, n int)
+
+// colSumRowsAVX writes into sum[0:n] the column sums of rows rows of n
+// floats at x, 8 columns at a time; n must be a positive multiple of 8 and
+// rows positive.
+//
+//go:noescape
+func colSumRowsAVX(sum, x *float32, rows, n int)
+
 // im2colRuns copies the runs of ops (offsets and lengths in elements of
 // 1<<shift bytes) from src to dst in moves of width bytes: 64 (AVX-512), 32
 // (AVX) or 16 (SSE2, which every amd64 CPU has); every run must be a
@@ -65,4 +78,24 @@ func biasReLU(x, bias []float32) {
 		return
 	}
 	biasReLUGeneric(x, bias)
+}
+
+// colSum writes into sum the column sums of x, rows of len(sum) floats.
+func colSum(sum, x []float32) {
+	n := len(sum)
+	if haveAVX && n > 0 && n%8 == 0 && len(x) >= n {
+		colSumRowsAVX(&sum[0], &x[0], len(x)/n, n)
+		return
+	}
+	colSumGeneric(sum, x)
+}
+
+// seApply is SEApply's kernel.
+func seApply(x, v, scale, bias []float32) {
+	n := len(scale)
+	if haveAVX && n > 0 && n%8 == 0 && len(x) >= n && len(v) >= len(x)/n*n && len(bias) >= n {
+		seApplyRowsAVX(&x[0], &v[0], len(x)/n, &scale[0], &bias[0], n)
+		return
+	}
+	seApplyGeneric(x, v, scale, bias)
 }

@@ -31,6 +31,81 @@ done:
 	VZEROUPPER
 	RET
 
+// func seApplyRowsAVX(x, v *float32, rows int, scale, bias *float32, n int)
+TEXT ·seApplyRowsAVX(SB), NOSPLIT, $0-48
+	MOVQ   x+0(FP), DI
+	MOVQ   v+8(FP), R8
+	MOVQ   rows+16(FP), CX
+	MOVQ   scale+24(FP), SI
+	MOVQ   bias+32(FP), R9
+	MOVQ   n+40(FP), DX
+	VXORPS Y0, Y0, Y0
+	TESTQ  CX, CX
+	JLE    sedone
+
+serow:
+	XORQ AX, AX
+
+secol:
+	VMOVUPS (R8)(AX*4), Y1
+	VMULPS  (SI)(AX*4), Y1, Y1
+	VADDPS  (DI)(AX*4), Y1, Y1
+	VADDPS  (R9)(AX*4), Y1, Y1
+	VMAXPS  Y0, Y1, Y1
+	VMOVUPS Y1, (DI)(AX*4)
+	ADDQ    $8, AX
+	CMPQ    AX, DX
+	JLT     secol
+	LEAQ    (DI)(DX*4), DI
+	LEAQ    (R8)(DX*4), R8
+	DECQ    CX
+	JNZ     serow
+
+sedone:
+	VZEROUPPER
+	RET
+
+// func colSumRowsAVX(sum, x *float32, rows, n int)
+//
+// For each block of 8 columns: add the rows down the block in two
+// accumulators (even and odd rows), then store their sum.
+TEXT ·colSumRowsAVX(SB), NOSPLIT, $0-32
+	MOVQ sum+0(FP), DI
+	MOVQ x+8(FP), SI
+	MOVQ rows+16(FP), CX
+	MOVQ n+24(FP), DX
+	LEAQ (DX*4), R10          // row stride in bytes
+	XORQ AX, AX               // column
+
+csblock:
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	LEAQ   (SI)(AX*4), R8     // this block's first row
+	MOVQ   CX, BX
+
+cspair:
+	CMPQ    BX, $2
+	JLT     cstail
+	VADDPS  (R8), Y0, Y0
+	VADDPS  (R8)(R10*1), Y1, Y1
+	LEAQ    (R8)(R10*2), R8
+	SUBQ    $2, BX
+	JMP     cspair
+
+cstail:
+	TESTQ   BX, BX
+	JEQ     csstore
+	VADDPS  (R8), Y0, Y0
+
+csstore:
+	VADDPS  Y1, Y0, Y0
+	VMOVUPS Y0, (DI)(AX*4)
+	ADDQ    $8, AX
+	CMPQ    AX, DX
+	JLT     csblock
+	VZEROUPPER
+	RET
+
 // func im2colRuns(dst, src *byte, ops *copyOp, nops int, shift int, width int)
 //
 // For each op: copy op.n<<shift bytes from src+op.src<<shift to

@@ -418,3 +418,43 @@ func TestBiasReLU(t *testing.T) {
 		}
 	}
 }
+
+// TestSEKernels checks the squeeze-and-excitation kernels (assembly where
+// the CPU has it) against float64 sums: column sums over 0 to 81 rows and
+// x = ReLU(x + scale*v + bias), for widths that take the vector path and
+// widths that do not.
+func TestSEKernels(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 5))
+	normal := func(n int) []float32 {
+		x := make([]float32, n)
+		for i := range x {
+			x[i] = float32(rng.NormFloat64())
+		}
+		return x
+	}
+	for _, n := range []int{1, 3, 8, 16, 24, 32, 64} {
+		for _, rows := range []int{0, 1, 2, 3, 49, 81} {
+			x, v, scale, bias := normal(rows*n), normal(rows*n), normal(n), normal(n)
+			sum := normal(n) // overwritten
+			colSum(sum, x)
+			for c := range n {
+				var want float64
+				for r := range rows {
+					want += float64(x[r*n+c])
+				}
+				if math.Abs(float64(sum[c])-want) > 1e-5*(1+float64(rows)) {
+					t.Fatalf("n=%d rows=%d: column %d sums to %g, want %g", n, rows, c, sum[c], want)
+				}
+			}
+			got := append([]float32(nil), x...)
+			SEApply(got, v, scale, bias)
+			for i := range x {
+				c := i % n
+				want := math.Max(float64(x[i])+float64(scale[c])*float64(v[i])+float64(bias[c]), 0)
+				if math.Abs(float64(got[i])-want) > 1e-6*(1+math.Abs(want)) {
+					t.Fatalf("n=%d rows=%d: x[%d] = %g, want %g", n, rows, i, got[i], want)
+				}
+			}
+		}
+	}
+}

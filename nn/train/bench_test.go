@@ -119,9 +119,9 @@ func BenchmarkTrainEngines(b *testing.B) {
 
 // BenchmarkTrainStepAux measures a training step at batch 256 of the go7
 // network (64 filters, 5 blocks, 7x7 Go input) plain, with the ownership and
-// score heads, with the heads and global pooling, and with the
-// opponent-policy head, on each engine: the training cost of the auxiliary
-// targets.
+// score heads, with the heads and global pooling, with the opponent-policy
+// head, and with squeeze-and-excitation, on each engine: the training cost
+// of the auxiliary targets and of the tower's additions.
 func BenchmarkTrainStepAux(b *testing.B) {
 	shape := nn.Shape{Planes: 9, Height: 7, Width: 7, Actions: 50}
 	if err := UseBLAS(BLASTabula); err != nil {
@@ -130,12 +130,13 @@ func BenchmarkTrainStepAux(b *testing.B) {
 	defer UseBLAS(BLASGonum)
 	for _, engine := range []string{EngineDirect, EngineGorgonia} {
 		for _, tc := range []struct {
-			name             string
-			heads, pool, opp bool
-		}{{"plain", false, false, false}, {"heads", true, false, false}, {"heads+pool", true, true, false}, {"opp", false, false, true}} {
+			name                 string
+			heads, pool, opp, se bool
+		}{{"plain", false, false, false, false}, {"heads", true, false, false, false}, {"heads+pool", true, true, false, false},
+			{"opp", false, false, true, false}, {"se", false, false, false, true}} {
 			b.Run("engine="+engine+"/"+tc.name, func(b *testing.B) {
 				cfg := nn.Config{Filters: 64, Blocks: 5, PolicyFilters: 2, ValueFilters: 1, ValueHidden: 64,
-					Ownership: tc.heads, Score: tc.heads, GlobalPooling: tc.pool, OpponentPolicy: tc.opp}
+					Ownership: tc.heads, Score: tc.heads, GlobalPooling: tc.pool, OpponentPolicy: tc.opp, SqueezeExcite: tc.se}
 				w, err := nn.NewWeights(cfg, shape, rand.New(rand.NewPCG(1, 2)))
 				if err != nil {
 					b.Fatal(err)
