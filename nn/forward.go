@@ -630,10 +630,29 @@ func colSumGeneric(sum, x []float32) {
 	}
 }
 
-// SigmoidInPlace replaces every value of x by its logistic sigmoid.
-func SigmoidInPlace(x []float32) {
+// SigmoidInPlace replaces every value of x by its logistic sigmoid, to
+// within 1e-7 (float32 arithmetic; inputs beyond +-87 saturate).
+func SigmoidInPlace(x []float32) { sigmoid(x) }
+
+// The constants of sigmoidGeneric's exp: log2(e), and ln 2 split in a part
+// with trailing zero bits and the rest, so that n*ln2Hi is exact (Cody and
+// Waite's reduction, with Cephes' float32 split).
+const (
+	log2e = 1.44269504088896341
+	ln2Hi = 0.693145752
+	ln2Lo = 1.42860677e-6
+)
+
+// sigmoidGeneric computes 1/(1 + e^-x) with e^y = 2^n e^r, n = round(y
+// log2 e), |r| <= ln2/2, e^r by its Taylor series to r^6 (relative error
+// below 2e-7 there); the assembly kernel computes the same.
+func sigmoidGeneric(x []float32) {
 	for i, v := range x {
-		x[i] = float32(1 / (1 + math.Exp(-float64(v))))
+		y := min(max(-v, -87), 87)
+		n := float32(math.RoundToEven(float64(y * log2e)))
+		r := y - n*ln2Hi - n*ln2Lo
+		p := 1 + r*(1+r*(1.0/2+r*(1.0/6+r*(1.0/24+r*(1.0/120+r*(1.0/720))))))
+		x[i] = 1 / (1 + p*math.Float32frombits(uint32(int32(n)+127)<<23))
 	}
 }
 

@@ -23,6 +23,15 @@ var haveAVX = cpu.X86.HasAVX
 //go:noescape
 func seApplyRowsAVX(x, v *float32, rows int, scale, bias *float32, n int)
 
+// sigmoidAVX2 replaces the n floats at x by their sigmoids, 8 lanes at a
+// time, as sigmoidGeneric computes them (with fused multiply-adds); n must
+// be a positive multiple of 8.
+//
+//go:noescape
+func sigmoidAVX2(x *float32, n int)
+
+var haveAVX2FMA = cpu.X86.HasAVX2 && cpu.X86.HasFMA
+
 // colSumRowsAVX writes into sum[0:n] the column sums of rows rows of n
 // floats at x, 8 columns at a time; n must be a positive multiple of 8 and
 // rows positive.
@@ -98,4 +107,14 @@ func seApply(x, v, scale, bias []float32) {
 		return
 	}
 	seApplyGeneric(x, v, scale, bias)
+}
+
+// sigmoid is SigmoidInPlace's kernel.
+func sigmoid(x []float32) {
+	n := len(x) &^ 7
+	if haveAVX2FMA && n > 0 {
+		sigmoidAVX2(&x[0], n)
+		x = x[n:]
+	}
+	sigmoidGeneric(x)
 }

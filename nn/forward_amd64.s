@@ -65,6 +65,83 @@ sedone:
 	VZEROUPPER
 	RET
 
+// func sigmoidAVX2(x *float32, n int)
+//
+// sigmoidGeneric in 8 lanes: y = clamp(-x, -87, 87), n = round(y log2 e),
+// r = y - n ln2Hi - n ln2Lo, p = the Taylor series of e^r to r^6 (Horner),
+// x = 1/(1 + p 2^n).
+TEXT ·sigmoidAVX2(SB), NOSPLIT, $0-16
+	MOVQ x+0(FP), DI
+	MOVQ n+8(FP), CX
+	MOVL $0x42ae0000, AX       // 87
+	VMOVD AX, X2
+	VBROADCASTSS X2, Y2
+	MOVL $0xc2ae0000, AX       // -87
+	VMOVD AX, X3
+	VBROADCASTSS X3, Y3
+	MOVL $0x3fb8aa3b, AX       // log2(e)
+	VMOVD AX, X4
+	VBROADCASTSS X4, Y4
+	MOVL $0x3f317200, AX       // ln2Hi
+	VMOVD AX, X5
+	VBROADCASTSS X5, Y5
+	MOVL $0x35bfbe8e, AX       // ln2Lo
+	VMOVD AX, X6
+	VBROADCASTSS X6, Y6
+	MOVL $0x3f800000, AX       // 1
+	VMOVD AX, X7
+	VBROADCASTSS X7, Y7
+	MOVL $0x3f000000, AX       // 1/2
+	VMOVD AX, X8
+	VBROADCASTSS X8, Y8
+	MOVL $0x3e2aaaab, AX       // 1/6
+	VMOVD AX, X9
+	VBROADCASTSS X9, Y9
+	MOVL $0x3d2aaaab, AX       // 1/24
+	VMOVD AX, X10
+	VBROADCASTSS X10, Y10
+	MOVL $0x3c088889, AX       // 1/120
+	VMOVD AX, X11
+	VBROADCASTSS X11, Y11
+	MOVL $0x3ab60b61, AX       // 1/720
+	VMOVD AX, X12
+	VBROADCASTSS X12, Y12
+	MOVL $127, AX              // the exponent bias
+	VMOVD AX, X13
+	VPBROADCASTD X13, Y13
+	MOVL $0x80000000, AX       // the sign bit
+	VMOVD AX, X14
+	VBROADCASTSS X14, Y14
+
+sigloop:
+	VMOVUPS      (DI), Y0
+	VXORPS       Y14, Y0, Y0       // y = -x
+	VMINPS       Y2, Y0, Y0
+	VMAXPS       Y3, Y0, Y0
+	VMULPS       Y4, Y0, Y1
+	VROUNDPS     $0, Y1, Y1        // n, to nearest even
+	VFNMADD231PS Y5, Y1, Y0        // y - n ln2Hi
+	VFNMADD231PS Y6, Y1, Y0        // r
+	VMOVAPS      Y12, Y15
+	VFMADD213PS  Y11, Y0, Y15
+	VFMADD213PS  Y10, Y0, Y15
+	VFMADD213PS  Y9, Y0, Y15
+	VFMADD213PS  Y8, Y0, Y15
+	VFMADD213PS  Y7, Y0, Y15
+	VFMADD213PS  Y7, Y0, Y15       // e^r
+	VCVTPS2DQ    Y1, Y1
+	VPADDD       Y13, Y1, Y1
+	VPSLLD       $23, Y1, Y1       // 2^n
+	VMULPS       Y1, Y15, Y15
+	VADDPS       Y7, Y15, Y15
+	VDIVPS       Y15, Y7, Y15      // 1/(1 + e^y)
+	VMOVUPS      Y15, (DI)
+	ADDQ         $32, DI
+	SUBQ         $8, CX
+	JNZ          sigloop
+	VZEROUPPER
+	RET
+
 // func colSumRowsAVX(sum, x *float32, rows, n int)
 //
 // For each block of 8 columns: add the rows down the block in two

@@ -14,3 +14,6 @@ func seApply(x, v, scale, bias []float32) { seApplyGeneric(x, v, scale, bias) }
 func im2colFast[T float32 | uint16 | uint8](dst, src []T, nb int, plan []copyOp, per, stride int, align int) bool {
 	return false
 }
+
+// sigmoid is SigmoidInPlace's kernel.
+func sigmoid(x []float32) { sigmoidGeneric(x) }
