@@ -276,23 +276,32 @@ func BenchmarkEvaluator(b *testing.B) {
 // cost nothing here.
 func BenchmarkForwardPooling(b *testing.B) {
 	sh := Shape{Planes: 9, Height: 7, Width: 7, Actions: 50}
+	var cfgs []Config
+	for _, pool := range []bool{false, true} {
+		cfgs = append(cfgs, Config{Filters: 64, Blocks: 5, PolicyFilters: 2, ValueFilters: 1, ValueHidden: 64,
+			Ownership: pool, Score: pool, GlobalPooling: pool})
+	}
+	benchTowerVariants(b, sh, cfgs, []Precision{FP32, BF16, Int8}, func(c Config) string { return fmt.Sprintf("pool=%v", c.GlobalPooling) })
+}
+
+// benchTowerVariants times Forward at batch 32 for each of cfgs on shape
+// sh at each of precisions, in sub-benchmarks named NAME/PRECISION.
+func benchTowerVariants(b *testing.B, sh Shape, cfgs []Config, precisions []Precision, name func(Config) string) {
 	obs := randomObs(sh, 256, rand.New(rand.NewPCG(1, 2)))
 	const batch = 32
-	for _, pool := range []bool{false, true} {
-		cfg := Config{Filters: 64, Blocks: 5, PolicyFilters: 2, ValueFilters: 1, ValueHidden: 64,
-			Ownership: pool, Score: pool, GlobalPooling: pool}
+	for _, cfg := range cfgs {
 		m, err := NewModel(randomWeights(b, cfg, sh, 1))
 		if err != nil {
 			b.Fatal(err)
 		}
-		for _, p := range []Precision{FP32, BF16, Int8} {
+		for _, p := range precisions {
 			mp := m
 			if p != FP32 {
 				if mp, err = m.WithPrecision(p, obs, 256); err != nil {
 					b.Fatal(err)
 				}
 			}
-			b.Run(fmt.Sprintf("pool=%v/%s", pool, p), func(b *testing.B) {
+			b.Run(fmt.Sprintf("%s/%s", name(cfg), p), func(b *testing.B) {
 				net, err := mp.NewNet(batch)
 				if err != nil {
 					b.Fatal(err)
@@ -369,29 +378,10 @@ func BenchmarkForwardAux(b *testing.B) {
 // 6 blocks, 9x9 Go input) at batch 32 without and with squeeze-and-excitation
 // in every block, at each precision: the cost of SE at inference.
 func BenchmarkForwardSE(b *testing.B) {
-	sh := Shape{Planes: 9, Height: 9, Width: 9, Actions: 82}
-	obs := randomObs(sh, 256, rand.New(rand.NewPCG(1, 2)))
-	const batch = 32
+	var cfgs []Config
 	for _, se := range []bool{false, true} {
-		cfg := Config{Filters: 32, Blocks: 6, PolicyFilters: 2, ValueFilters: 1, ValueHidden: 64, SqueezeExcite: se}
-		m, err := NewModel(randomWeights(b, cfg, sh, 1))
-		if err != nil {
-			b.Fatal(err)
-		}
-		for _, p := range []Precision{FP32, Int8} {
-			mp := m
-			if p != FP32 {
-				if mp, err = m.WithPrecision(p, obs, 256); err != nil {
-					b.Fatal(err)
-				}
-			}
-			b.Run(fmt.Sprintf("se=%v/%s", se, p), func(b *testing.B) {
-				net, err := mp.NewNet(batch)
-				if err != nil {
-					b.Fatal(err)
-				}
-				timeForward(b, net, obs, batch, make([]float32, batch*sh.Actions), make([]float32, batch))
-			})
-		}
+		cfgs = append(cfgs, Config{Filters: 32, Blocks: 6, PolicyFilters: 2, ValueFilters: 1, ValueHidden: 64, SqueezeExcite: se})
 	}
+	benchTowerVariants(b, Shape{Planes: 9, Height: 9, Width: 9, Actions: 82}, cfgs, []Precision{FP32, Int8},
+		func(c Config) string { return fmt.Sprintf("se=%v", c.SqueezeExcite) })
 }

@@ -302,11 +302,9 @@ func (m *Model) newNet(maxBatch, chunk int) *Net {
 		vh:       make([]float32, maxBatch*m.cfg.ValueHidden),
 		pooled:   make([]float32, chunk*2*m.cfg.Pooled()),
 		pbias:    make([]float32, chunk*f),
-		seMean:   make([]float32, chunk*f),
-		seHidden: make([]float32, chunk*m.cfg.SEHidden()),
 	}
 	if m.cfg.SqueezeExcite {
-		n.seOut = make([]float32, chunk*2*f)
+		n.seMean, n.seHidden, n.seOut = make([]float32, chunk*f), make([]float32, chunk*m.cfg.SEHidden()), make([]float32, chunk*2*f)
 	}
 	for _, l := range []layer{m.stem, m.head, m.policy, m.value1} {
 		n.ws.Reserve(l.n, l.k)
@@ -610,15 +608,17 @@ func ChannelMeans(mean, x []float32, nb, hw, f int) {
 	inv := 1 / float32(hw)
 	for b := 0; b < nb; b++ {
 		m := mean[b*f : (b+1)*f]
-		colSum(m, x[b*hw*f:(b+1)*hw*f])
+		ColumnSums(m, x[b*hw*f:(b+1)*hw*f])
 		for c := range m {
 			m[c] *= inv
 		}
 	}
 }
 
-// colSumGeneric writes into sum the sums over the rows of x (len(sum)
-// floats a row) of each column.
+// ColumnSums writes into sum the sums over the rows of x (len(sum) floats
+// a row) of each column, for inference and the trainer alike.
+func ColumnSums(sum, x []float32) { colSum(sum, x) }
+
 func colSumGeneric(sum, x []float32) {
 	n := len(sum)
 	clear(sum)

@@ -436,7 +436,7 @@ func TestSEKernels(t *testing.T) {
 		for _, rows := range []int{0, 1, 2, 3, 49, 81} {
 			x, v, scale, bias := normal(rows*n), normal(rows*n), normal(n), normal(n)
 			sum := normal(n) // overwritten
-			colSum(sum, x)
+			ColumnSums(sum, x)
 			for c := range n {
 				var want float64
 				for r := range rows {

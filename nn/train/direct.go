@@ -501,8 +501,8 @@ func newDirectEngine(w *nn.Weights, tc Config, grads [][]float32) (*directEngine
 		ws.Reserve(2*f, r)   // fc2
 		ws.Reserve(r, batch) // fc2's weight gradient
 		ws.Reserve(f, batch) // fc1's
-		ws.Reserve(2*f, r)   // the hidden layer's gradient
-		ws.Reserve(r, f)     // the means' gradient
+		ws.Reserve(r, 2*f)   // the hidden layer's gradient
+		ws.Reserve(f, r)     // the means' gradient
 	}
 	if g := cfg.Pooled(); g > 0 {
 		ws.Reserve(f, 2*g)     // pooled bias
@@ -942,14 +942,7 @@ func (e *directEngine) commit() {
 }
 
 // colSums writes the column sums of x (rows x n) into dst.
-func colSums(dst, x []float32, rows, n int) {
-	clear(dst)
-	for r := range rows {
-		for j, v := range x[r*n : (r+1)*n] {
-			dst[j] += v
-		}
-	}
-}
+func colSums(dst, x []float32, rows, n int) { nn.ColumnSums(dst[:n], x[:rows*n]) }
 
 func dot(a, b []float32) float32 {
 	var s float32
