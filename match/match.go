@@ -94,6 +94,9 @@ type GameRecord struct {
 	// outside engine that crashed, hung or played an illegal move); the
 	// other player is the winner.
 	Forfeit *ForfeitRecord `json:"forfeit,omitempty"`
+	// Restarts lists the outside engines that died during the game and
+	// were started again (players.Restarter), in the order they died.
+	Restarts []RestartRecord `json:"restarts,omitempty"`
 	// Resigned is set when the game ended by the loser's resignation (an
 	// outside engine that answered "resign"); Winner is the other side.
 	Resigned bool `json:"resigned,omitempty"`
@@ -189,6 +192,16 @@ type ForfeitRecord struct {
 	Stderr string `json:"stderr,omitempty"` // the engine's last stderr lines
 }
 
+// RestartRecord says which outside engine died during a game, at which
+// move, and why; the player started it again and the game went on.
+type RestartRecord struct {
+	Side   int    `json:"side"` // 0 first mover, 1 second
+	Player string `json:"player"`
+	Move   int    `json:"move"` // the move (from 1) it was asked for
+	Reason string `json:"reason"`
+	Stderr string `json:"stderr,omitempty"` // the dead engine's last stderr lines
+}
+
 // WDL counts a player's wins, draws and losses against one opponent.
 type WDL struct{ Wins, Draws, Losses int }
 
@@ -265,6 +278,9 @@ type MatchResult struct {
 	// Resignations holds the games that ended by a resignation, in the
 	// order they finished.
 	Resignations []GameRecord
+	// Restarted holds the games in which an outside engine died and was
+	// started again (GameRecord.Restarts), in the order they finished.
+	Restarted []GameRecord
 	// ThinkSeconds[i] and ThinkMoves[i] add up player i's Think over the
 	// games that recorded it.
 	ThinkSeconds []float64
@@ -644,6 +660,9 @@ func (t *tally) add(rec GameRecord, dice int) {
 	if rec.Resigned {
 		res.Resignations = append(res.Resignations, rec)
 	}
+	if len(rec.Restarts) > 0 {
+		res.Restarted = append(res.Restarted, rec)
+	}
 	a, b := rec.Seats[0], rec.Seats[1]
 	if th := rec.Think; th != nil {
 		for side, seat := range rec.Seats {
@@ -988,6 +1007,12 @@ func playGame(ctx context.Context, cfg MatchConfig, g games.Game, factories []*p
 			a, err = ps[side].ChooseAction(ctx, s.Clone())
 			rec.Think.Seconds[side] += time.Since(start).Seconds()
 			rec.Think.Moves[side]++
+			if r, ok := ps[side].(players.Restarter); ok {
+				for _, x := range r.TakeRestarts() {
+					rec.Restarts = append(rec.Restarts, RestartRecord{Side: side, Player: rec.Players[side],
+						Move: len(moves) + 1, Reason: x.Reason, Stderr: x.Stderr})
+				}
+			}
 			if f := (*players.Forfeit)(nil); errors.As(err, &f) && ctx.Err() == nil {
 				return forfeitRecord(rec, g, moves, side, f), nil
 			}

@@ -36,6 +36,72 @@ func TestGTPForfeits(t *testing.T) {
 	}
 }
 
+// TestGTPRestarts: an engine that dies is started again, told the game and
+// asked again, restarts=N times a game, each recorded; past them its death
+// is a forfeit.
+func TestGTPRestarts(t *testing.T) {
+	g := playerstest.MustGame(t, "go:size=5,komi=0.5")
+	play := func(t *testing.T, spec string) match.GameRecord {
+		t.Helper()
+		specs, err := players.ParseSpecs(spec + " random")
+		if err != nil {
+			t.Fatal(err)
+		}
+		ps, err := players.BuildAll(g, specs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var recs []match.GameRecord
+		res, err := match.Match(context.Background(), match.MatchConfig{Games: 1, Seed: 3, RandomPlies: 2,
+			Record: func(r match.GameRecord) error { recs = append(recs, r); return nil }}, g, ps)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(recs) != 1 {
+			t.Fatalf("%d records", len(recs))
+		}
+		if n := len(res.Restarted); n != min(1, len(recs[0].Restarts)) {
+			t.Errorf("MatchResult.Restarted has %d games, the record %d restarts", n, len(recs[0].Restarts))
+		}
+		return recs[0]
+	}
+	t.Run("once", func(t *testing.T) {
+		marker := filepath.Join(t.TempDir(), "died")
+		rec := play(t, fmt.Sprintf("gtp:cmd=%q,args=\"fakegtp dieonce=%s|go:size=5,komi=0.5\",timeout=20s,restarts=1", os.Args[0], marker))
+		if rec.Forfeit != nil {
+			t.Fatalf("forfeit after a restart: %+v", rec.Forfeit)
+		}
+		if len(rec.Restarts) != 1 {
+			t.Fatalf("restarts %+v, want one", rec.Restarts)
+		}
+		r := rec.Restarts[0]
+		// The engine moves first in game 0; the random opening takes plies
+		// 1 and 2, so its first move, where it dies, is 3.
+		if r.Side != 0 || r.Move != 3 || !strings.Contains(r.Reason, "engine died") || !strings.Contains(r.Stderr, "segmentation fault") {
+			t.Errorf("restart record %+v", r)
+		}
+		// The restarted engine (ours, random) was told every move: a move
+		// it missed would have made it play an illegal move, a forfeit.
+		if rec.Moves == "" || len(strings.Fields(rec.Moves)) < 10 {
+			t.Errorf("game cut short: %q", rec.Moves)
+		}
+	})
+	t.Run("past the limit", func(t *testing.T) {
+		rec := play(t, fmt.Sprintf("gtp:cmd=%q,args=\"fakegtp die\",timeout=20s,restarts=2", os.Args[0]))
+		if rec.Forfeit == nil || !strings.Contains(rec.Forfeit.Reason, "engine died") {
+			t.Fatalf("forfeit %+v, want one for the third death", rec.Forfeit)
+		}
+		if len(rec.Restarts) != 2 || rec.Restarts[0].Move != rec.Restarts[1].Move {
+			t.Errorf("restarts %+v, want two at the same move", rec.Restarts)
+		}
+	})
+	for _, bad := range []string{"pachi:restarts=-1", "gnugo:restarts=101", "random:restarts=1"} {
+		if _, err := players.ParseSpec(bad); err == nil {
+			t.Errorf("ParseSpec(%q) accepted", bad)
+		}
+	}
+}
+
 // TestGTPMatchesAgainstEngines plays a few short games through Match
 // against GNU Go and GRhino, from random opening plies (replayed to the
 // engine with play): no forfeits, and the engines win most games.

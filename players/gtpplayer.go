@@ -42,6 +42,22 @@ func (f *Forfeit) Error() string {
 	return fmt.Sprintf("forfeit: %s; engine stderr:\n%s", f.Reason, f.Stderr)
 }
 
+// Restart is an outside engine's crash that its player recovered from: the
+// engine exited (or closed its output) while the player waited for it, and
+// the player started it again, told it the game so far and asked again.
+type Restart struct {
+	Reason string // what failed, e.g. the command the engine died on
+	Stderr string // the dead engine's last stderr lines, if any
+}
+
+// Restarter is implemented by players whose engine may be restarted within a
+// game (GTP engines with restarts=N): TakeRestarts returns the restarts since
+// its last call and forgets them. Match records them in the game's record
+// (GameRecord.Restarts).
+type Restarter interface {
+	TakeRestarts() []Restart
+}
+
 // ErrResigned is wrapped by the error a player returns when it resigns: an
 // outside engine that answered genmove with "resign". The game is lost
 // normally, not by a failure; Match scores it as a loss and records the
@@ -63,6 +79,9 @@ type gtpEngine struct {
 	genmove string // the command that asks for a move
 	seedArg string // the option that seeds the engine's random numbers, if any
 	path    string // the program's path when found by the preset itself
+	// restarts is how many times a game restarts the engine after it dies,
+	// unless the spec says otherwise (restarts=).
+	restarts int
 }
 
 // buildGTP builds the factory of the gtp, gnugo, pachi and grhino kinds. Every game
@@ -107,9 +126,13 @@ func buildGTP(g games.Game, spec Spec) (*Factory, error) {
 		// stderr. Chinese rules are its default (area scoring, as ours);
 		// komi comes over GTP. kgs-genmove_cleanup captures dead stones
 		// before passing, as our Tromp-Taylor scoring needs (see gnugo).
+		// Pachi 12.90 sometimes dies of a failed assertion in
+		// kgs-genmove_cleanup (uct_pass_is_safe_: ownermap->playouts >=
+		// GJ_MINGAMES, in about one game in twenty at 10,000 playouts), so
+		// a game restarts it up to twice before it forfeits.
 		eng = gtpEngine{program: "pachi", path: path, install: pachiInstall,
 			args:    []string{"-D", "-r", "chinese", "-t", "=" + strconv.Itoa(spec.Int("playouts", 1000)), "threads=1"},
-			genmove: "kgs-genmove_cleanup", seedArg: "-s"}
+			genmove: "kgs-genmove_cleanup", seedArg: "-s", restarts: pachiRestarts}
 	default:
 		eng = gtpEngine{program: spec.Str("cmd", ""), install: "the engine named by cmd=",
 			args: strings.Fields(spec.Str("args", ""))}
@@ -125,6 +148,7 @@ func buildGTP(g games.Game, spec Spec) (*Factory, error) {
 		}
 	}
 	timeout := spec.Duration("timeout", DefaultGTPTimeout)
+	restarts := spec.Int("restarts", eng.restarts)
 	f := &Factory{Name: name}
 	if eng.genmove == "" {
 		eng.genmove = "genmove"
@@ -139,7 +163,7 @@ func buildGTP(g games.Game, spec Spec) (*Factory, error) {
 			args = append(slices.Clip(args), eng.seedArg, strconv.FormatUint(uint64(rng.Uint32()>>1), 10))
 		}
 		return &gtpPlayer{outside: outside[*gtp.Client]{name: name}, d: d, timeout: timeout, genmove: eng.genmove,
-			cfg: gtp.ClientConfig{Path: path, Args: args}}, nil
+			cfg: gtp.ClientConfig{Path: path, Args: args}, maxRestarts: restarts}, nil
 	}
 	return f, nil
 }
@@ -147,6 +171,10 @@ func buildGTP(g games.Game, spec Spec) (*Factory, error) {
 // PachiEnv names the environment variable that gives the path of Pachi's
 // program; without it Pachi is looked up on PATH as pachi.
 const PachiEnv = "TABULA_PACHI"
+
+// pachiRestarts is how many times a game restarts a Pachi that died unless
+// the spec says otherwise (restarts=).
+const pachiRestarts = 2
 
 const pachiInstall = "build Pachi from source (see ../shared/tools/pachi/README.md) and put it on PATH as pachi or set " + PachiEnv + " to its path; Debian's package pachi is an unrelated game"
 
@@ -220,20 +248,30 @@ func clipText(s string) string {
 // gtpPlayer plays one game with an outside engine. It starts the engine at
 // its first move, sets up the board (boardsize, clear_board, komi) and tells
 // it every move played since with play, then asks genmove. Every move the
-// engine returns is checked against our rules.
+// engine returns is checked against our rules. An engine that dies is
+// started again and told the game, up to maxRestarts times a game; then its
+// death is a forfeit.
 type gtpPlayer struct {
 	outside[*gtp.Client]
-	d       *gtp.Dialect
-	cfg     gtp.ClientConfig
-	timeout time.Duration
-	genmove string
-	sent    []int       // the actions the engine knows, from the initial state
-	last    games.State // the position after the engine's last move
+	d           *gtp.Dialect
+	cfg         gtp.ClientConfig
+	timeout     time.Duration
+	genmove     string
+	sent        []int       // the actions the engine knows, from the initial state
+	last        games.State // the position after the engine's last move
+	maxRestarts int
+	restarted   int       // restarts so far in this game
+	untaken     []Restart // restarts not yet taken by TakeRestarts
 }
+
+// engineDied is do's error when the engine died and the game may restart it.
+type engineDied struct{ Restart }
+
+func (e *engineDied) Error() string { return "engine died: " + e.Reason }
 
 // do sends one command; the engine's failures are forfeits, except a
 // failure answer to a setup command, which would repeat every game and is
-// an error.
+// an error, and the engine's death while restarts are left (engineDied).
 func (p *gtpPlayer) do(ctx context.Context, setup bool, name string, args ...string) (string, error) {
 	out, err := p.client.Do(ctx, p.timeout, name, args...)
 	if err == nil {
@@ -247,7 +285,18 @@ func (p *gtpPlayer) do(ctx context.Context, setup bool, name string, args ...str
 		p.Close()
 		return "", fmt.Errorf("player %s: %w", p.name, err)
 	}
+	if errors.Is(err, gtp.ErrDied) && p.restarted < p.maxRestarts {
+		f := p.forfeit("%v", err).(*Forfeit)
+		return "", &engineDied{Restart{Reason: f.Reason, Stderr: f.Stderr}}
+	}
 	return "", p.forfeit("%v", err)
+}
+
+// TakeRestarts returns the engine's restarts since the last call.
+func (p *gtpPlayer) TakeRestarts() []Restart {
+	r := p.untaken
+	p.untaken = nil
+	return r
 }
 
 // history returns the actions from the initial state to s: those given to
@@ -290,6 +339,23 @@ func (p *gtpPlayer) ChooseAction(ctx context.Context, s games.State) (int, error
 	if err != nil || check.Hash() != s.Hash() || check.MoveNumber() != s.MoveNumber() {
 		return 0, fmt.Errorf("player %s: the moves it was told do not lead to the position it was given", p.name)
 	}
+	for {
+		a, err := p.ask(ctx, s, hist)
+		var died *engineDied
+		if !errors.As(err, &died) {
+			return a, err
+		}
+		// The engine is stopped; the next ask starts it again and tells
+		// it the whole game.
+		p.restarted++
+		p.untaken = append(p.untaken, died.Restart)
+	}
+}
+
+// ask brings the engine up to date with s, whose history is hist, starting
+// it if it is not running, and asks it for a move.
+func (p *gtpPlayer) ask(ctx context.Context, s games.State, hist []int) (int, error) {
+	g := p.d.Game()
 	me := s.CurrentPlayer()
 	if p.client == nil {
 		c, err := gtp.Start(p.cfg)

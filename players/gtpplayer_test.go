@@ -40,6 +40,20 @@ func TestMain(m *testing.M) {
 // (MODE die), never answers (hang), names an occupied point (illegal),
 // answers nonsense (garbage) or resigns (resign).
 func fakeGTP(mode string) {
+	if rest, ok := strings.CutPrefix(mode, "dieonce="); ok {
+		// The first process dies at its first genmove (it leaves MARKER
+		// behind); every later one is the correct engine of GAMESPEC.
+		marker, spec, _ := strings.Cut(rest, "|")
+		if _, err := os.Stat(marker); err == nil {
+			mode = "engine=" + spec
+		} else {
+			if err := os.WriteFile(marker, nil, 0o644); err != nil {
+				fmt.Fprintln(os.Stderr, err)
+				os.Exit(2)
+			}
+			mode = "die"
+		}
+	}
 	if spec, ok := strings.CutPrefix(mode, "engine="); ok {
 		// A correct engine: ours, playing uniformly random moves. Any
 		// move that the client fails to tell it shows up as an illegal

@@ -590,11 +590,33 @@ func printResignations(w io.Writer, res *match.MatchResult) {
 	}
 }
 
+// printRestarts lists the outside engines that died during a game and were
+// started again (spec restarts=N): the games went on.
+func printRestarts(w io.Writer, res *match.MatchResult) {
+	n := 0
+	for _, r := range res.Restarted {
+		n += len(r.Restarts)
+	}
+	if n == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\n%d engine restart(s) in %d game(s), the games played on:\n", n, len(res.Restarted))
+	for _, r := range res.Restarted {
+		for _, x := range r.Restarts {
+			fmt.Fprintf(w, "game %d: %s died at move %d and was restarted: %s\n", r.Index, x.Player, x.Move, x.Reason)
+			if x.Stderr != "" {
+				fmt.Fprintf(w, "  engine stderr:\n    %s\n", strings.ReplaceAll(x.Stderr, "\n", "\n    "))
+			}
+		}
+	}
+}
+
 // printForfeits lists the games lost by a player's failure (an outside
 // engine that crashed, hung or played an illegal move), with the engine's
 // last stderr lines.
 func printForfeits(w io.Writer, res *match.MatchResult) {
 	printResignations(w, res)
+	printRestarts(w, res)
 	if len(res.Forfeits) == 0 {
 		return
 	}
