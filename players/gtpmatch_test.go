@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"tabula/games"
 	_ "tabula/games/gogame"
 	refdata "tabula/internal/refdata/refdatatest"
 	"tabula/match"
@@ -36,6 +37,20 @@ func TestGTPForfeits(t *testing.T) {
 	}
 }
 
+// playRecorded builds the players of specs and plays the match cfg
+// describes, and returns its result and its games' records.
+func playRecorded(t *testing.T, g games.Game, specs string, cfg match.MatchConfig) (*match.MatchResult, []match.GameRecord) {
+	t.Helper()
+	ps := playerstest.MustFactories(t, g, specs)
+	var recs []match.GameRecord
+	cfg.Record = func(r match.GameRecord) error { recs = append(recs, r); return nil }
+	res, err := match.Match(context.Background(), cfg, g, ps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res, recs
+}
+
 // TestGTPRestarts: an engine that dies is started again, told the game and
 // asked again, restarts=N times a game, each recorded; past them its death
 // is a forfeit.
@@ -43,20 +58,7 @@ func TestGTPRestarts(t *testing.T) {
 	g := playerstest.MustGame(t, "go:size=5,komi=0.5")
 	play := func(t *testing.T, spec string) match.GameRecord {
 		t.Helper()
-		specs, err := players.ParseSpecs(spec + " random")
-		if err != nil {
-			t.Fatal(err)
-		}
-		ps, err := players.BuildAll(g, specs)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var recs []match.GameRecord
-		res, err := match.Match(context.Background(), match.MatchConfig{Games: 1, Seed: 3, RandomPlies: 2,
-			Record: func(r match.GameRecord) error { recs = append(recs, r); return nil }}, g, ps)
-		if err != nil {
-			t.Fatal(err)
-		}
+		res, recs := playRecorded(t, g, spec+" random", match.MatchConfig{Games: 1, Seed: 3, RandomPlies: 2})
 		if len(recs) != 1 {
 			t.Fatalf("%d records", len(recs))
 		}
@@ -120,20 +122,7 @@ func TestGTPMatchesAgainstEngines(t *testing.T) {
 		t.Run(c.spec, func(t *testing.T) {
 			refdata.Program(t, c.program, c.install)
 			g := playerstest.MustGame(t, c.game)
-			specs, err := players.ParseSpecs(c.spec + " random")
-			if err != nil {
-				t.Fatal(err)
-			}
-			ps, err := players.BuildAll(g, specs)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var recs []match.GameRecord
-			res, err := match.Match(context.Background(), match.MatchConfig{Games: 2, Parallel: 2, Seed: 5, RandomPlies: 3,
-				Record: func(r match.GameRecord) error { recs = append(recs, r); return nil }}, g, ps)
-			if err != nil {
-				t.Fatal(err)
-			}
+			res, recs := playRecorded(t, g, c.spec+" random", match.MatchConfig{Games: 2, Parallel: 2, Seed: 5, RandomPlies: 3})
 			if len(res.Forfeits) != 0 {
 				t.Fatalf("forfeits: %+v", res.Forfeits[0].Forfeit)
 			}

@@ -86,20 +86,7 @@ func pachiPath(t *testing.T) {
 func TestPachiMatch(t *testing.T) {
 	pachiPath(t)
 	g := playerstest.MustGame(t, "go:size=5,komi=0.5")
-	specs, err := players.ParseSpecs("pachi:playouts=500,timeout=60s random")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ps, err := players.BuildAll(g, specs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var recs []match.GameRecord
-	res, err := match.Match(context.Background(), match.MatchConfig{Games: 2, Parallel: 1, Seed: 5, RandomPlies: 2,
-		Record: func(r match.GameRecord) error { recs = append(recs, r); return nil }}, g, ps)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res, recs := playRecorded(t, g, "pachi:playouts=500,timeout=60s random", match.MatchConfig{Games: 2, Parallel: 1, Seed: 5, RandomPlies: 2})
 	for _, r := range res.Forfeits {
 		t.Fatalf("game %d forfeited by %s: %s after %s\n%s", r.Index, r.Forfeit.Player, r.Forfeit.Reason, r.Moves, r.Forfeit.Stderr)
 	}
@@ -110,7 +97,7 @@ func TestPachiMatch(t *testing.T) {
 		t.Errorf("Pachi against random: %+v; games %+v", w, recs)
 	}
 	for _, r := range res.Resignations {
-		if r.Players[1-r.Winner] != ps[0].Name {
+		if r.Players[1-r.Winner] != res.Players[0] {
 			t.Errorf("game %d: random resigned?", r.Index)
 		}
 	}
