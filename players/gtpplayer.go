@@ -286,8 +286,7 @@ func (p *gtpPlayer) do(ctx context.Context, setup bool, name string, args ...str
 		return "", fmt.Errorf("player %s: %w", p.name, err)
 	}
 	if errors.Is(err, gtp.ErrDied) && p.restarted < p.maxRestarts {
-		f := p.forfeit("%v", err).(*Forfeit)
-		return "", &engineDied{Restart{Reason: f.Reason, Stderr: f.Stderr}}
+		return "", &engineDied{Restart{Reason: err.Error(), Stderr: p.kill()}}
 	}
 	return "", p.forfeit("%v", err)
 }

@@ -42,12 +42,17 @@ func (p *outside[C]) Close() error {
 
 // forfeit stops the engine and returns a Forfeit with its last stderr lines.
 func (p *outside[C]) forfeit(format string, args ...any) error {
-	f := &Forfeit{Reason: fmt.Sprintf(format, args...)}
+	return &Forfeit{Reason: fmt.Sprintf(format, args...), Stderr: p.kill()}
+}
+
+// kill stops the engine, if one runs, and returns its last stderr lines.
+func (p *outside[C]) kill() string {
 	var none C
-	if p.client != none {
-		p.client.Kill()
-		f.Stderr = p.client.StderrTail()
-		p.client = none
+	if p.client == none {
+		return ""
 	}
-	return f
+	p.client.Kill()
+	tail := p.client.StderrTail()
+	p.client = none
+	return tail
 }

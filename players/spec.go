@@ -117,22 +117,22 @@ var kinds = []kindDef{
 		{"cmd", stringParam, 0, 0, "the engine's program, on PATH, in /usr/games or a path (required)"},
 		{"args", stringParam, 0, 0, "its arguments, split at spaces; quote them: args=\"--mode gtp --level 3\""},
 		{"timeout", durationParam, 0, 0, "time cap per command (default 5m), on the engine's CPU time where Linux shows it: an engine past it, idle past it, or past 4 times it in wall time forfeits"},
-		{"restarts", intParam, 0, 100, "times a game starts the engine again, tells it the game and asks again after it dies (exits or closes its output), before its death is a forfeit, 0..100 (default 0); each restart is recorded in the game's record"},
+		restartsParam(0),
 	}},
 	{name: "gnugo", doc: "GNU Go over GTP (Debian gnugo): chinese rules, positional superko, the game's board size and komi (go only)", params: []paramDef{
 		{"level", intParam, 0, 10, "GNU Go's level, 0..10 (default 10)"},
 		{"timeout", durationParam, 0, 0, "time cap per command (default 5m), on the engine's CPU time where Linux shows it: an engine past it, idle past it, or past 4 times it in wall time forfeits"},
-		{"restarts", intParam, 0, 100, "times a game starts the engine again, tells it the game and asks again after it dies (exits or closes its output), before its death is a forfeit, 0..100 (default 0); each restart is recorded in the game's record"},
+		restartsParam(0),
 	}},
 	{name: "pachi", doc: "Pachi (Monte-Carlo go engine) over GTP: $TABULA_PACHI or pachi on PATH (built from source, see ../shared/tools/pachi; Debian's pachi package is an unrelated game); chinese rules, one thread, a seed per game from the match's (its games do not replay exactly) (go only)", params: []paramDef{
 		{"playouts", intParam, 500, 1e8, "playouts per move (-t =N), 500..1e8 (default 1000)"},
 		{"timeout", durationParam, 0, 0, "time cap per command (default 5m), on the engine's CPU time where Linux shows it: an engine past it, idle past it, or past 4 times it in wall time forfeits"},
-		{"restarts", intParam, 0, 100, "times a game starts the engine again, tells it the game and asks again after it dies (exits or closes its output), before its death is a forfeit, 0..100 (default 2); each restart is recorded in the game's record"},
+		restartsParam(pachiRestarts),
 	}},
 	{name: "grhino", doc: "GRhino over GTP (Debian grhino, program gtp-rhino; othello:size=8 only)", params: []paramDef{
 		{"level", intParam, 1, 5, "GRhino's level, 1..5 (default 3)"},
 		{"timeout", durationParam, 0, 0, "time cap per command (default 5m), on the engine's CPU time where Linux shows it: an engine past it, idle past it, or past 4 times it in wall time forfeits"},
-		{"restarts", intParam, 0, 100, "times a game starts the engine again, tells it the game and asks again after it dies (exits or closes its output), before its death is a forfeit, 0..100 (default 0); each restart is recorded in the game's record"},
+		restartsParam(0),
 	}},
 	{name: "uci", doc: "an outside chess engine over the Universal Chess Interface; one limit of depth, nodes, movetime or clock (default movetime=1s)", params: []paramDef{
 		{"cmd", stringParam, 0, 0, "the engine's program, on PATH, in /usr/games or a path (required)"},
@@ -542,4 +542,10 @@ func ParseSpecs(list string) ([]Spec, error) {
 		specs[i] = s
 	}
 	return specs, nil
+}
+
+// restartsParam declares the restarts parameter of the GTP engine kinds,
+// whose default is def.
+func restartsParam(def int) paramDef {
+	return paramDef{"restarts", intParam, 0, 100, fmt.Sprintf("times a game starts the engine again, tells it the game and asks again after it dies (exits or closes its output), before its death is a forfeit, 0..100 (default %d); each restart is recorded in the game's record", def)}
 }
