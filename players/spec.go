@@ -116,45 +116,33 @@ var kinds = []kindDef{
 	{name: "gtp", doc: "an outside engine over the Go Text Protocol (go; othello in GRhino's dialect)", params: []paramDef{
 		{"cmd", stringParam, 0, 0, "the engine's program, on PATH, in /usr/games or a path (required)"},
 		{"args", stringParam, 0, 0, "its arguments, split at spaces; quote them: args=\"--mode gtp --level 3\""},
-		{"timeout", durationParam, 0, 0, "time cap per command (default 5m), on the engine's CPU time where Linux shows it: an engine past it, idle past it, or past 4 times it in wall time forfeits"},
+		timeoutParam,
 		restartsParam(0),
 	}},
 	{name: "gnugo", doc: "GNU Go over GTP (Debian gnugo): chinese rules, positional superko, the game's board size and komi (go only)", params: []paramDef{
 		{"level", intParam, 0, 10, "GNU Go's level, 0..10 (default 10)"},
-		{"timeout", durationParam, 0, 0, "time cap per command (default 5m), on the engine's CPU time where Linux shows it: an engine past it, idle past it, or past 4 times it in wall time forfeits"},
+		timeoutParam,
 		restartsParam(0),
 	}},
 	{name: "pachi", doc: "Pachi (Monte-Carlo go engine) over GTP: $TABULA_PACHI or pachi on PATH (built from source, see ../shared/tools/pachi; Debian's pachi package is an unrelated game); chinese rules, one thread, a seed per game from the match's (its games do not replay exactly) (go only)", params: []paramDef{
 		{"playouts", intParam, 500, 1e8, "playouts per move (-t =N), 500..1e8 (default 1000)"},
-		{"timeout", durationParam, 0, 0, "time cap per command (default 5m), on the engine's CPU time where Linux shows it: an engine past it, idle past it, or past 4 times it in wall time forfeits"},
+		timeoutParam,
 		restartsParam(pachiRestarts),
 	}},
 	{name: "grhino", doc: "GRhino over GTP (Debian grhino, program gtp-rhino; othello:size=8 only)", params: []paramDef{
 		{"level", intParam, 1, 5, "GRhino's level, 1..5 (default 3)"},
-		{"timeout", durationParam, 0, 0, "time cap per command (default 5m), on the engine's CPU time where Linux shows it: an engine past it, idle past it, or past 4 times it in wall time forfeits"},
+		timeoutParam,
 		restartsParam(0),
 	}},
-	{name: "uci", doc: "an outside chess engine over the Universal Chess Interface; one limit of depth, nodes, movetime or clock (default movetime=1s)", params: []paramDef{
+	{name: "uci", doc: "an outside chess engine over the Universal Chess Interface; one limit of depth, nodes, movetime or clock (default movetime=1s)", params: append([]paramDef{
 		{"cmd", stringParam, 0, 0, "the engine's program, on PATH, in /usr/games or a path (required)"},
 		{"args", stringParam, 0, 0, "its arguments, split at spaces; quote them: args=\"--uci\""},
 		{"options", stringParam, 0, 0, "UCI options set before the first move, Name=Value;Name=Value, e.g. options=\"Skill Level=3;Hash=16\""},
-		{"depth", intParam, 1, 1000, "go depth N: plies per move, 1..1000"},
-		{"nodes", intParam, 1, 1e12, "go nodes N: nodes per move, 1..1e12"},
-		{"movetime", durationParam, 0, 0, "go movetime: time per move, e.g. 100ms"},
-		{"clock", durationParam, 0, 0, "time per game, e.g. 10s: the player keeps the engine's clock, sends it as wtime and btime and charges each move's time to it (never below 1ms)"},
-		{"inc", durationParam, 0, 0, "with clock, the time added after each move, sent as winc and binc, e.g. 100ms"},
-		{"timeout", durationParam, 0, 0, "time cap per command (default 5m), on the engine's CPU time where Linux shows it: an engine past it, idle past it, or past 4 times it in wall time forfeits"},
-	}, oneOf: []string{"depth", "nodes", "movetime", "clock"}},
-	{name: "stockfish", doc: "Stockfish over UCI (Debian stockfish): full strength, or weakened by elo or skill; one limit of depth, nodes, movetime or clock (default movetime=1s)", params: []paramDef{
+	}, uciParams...), oneOf: uciLimits},
+	{name: "stockfish", doc: "Stockfish over UCI (Debian stockfish): full strength, or weakened by elo or skill; one limit of depth, nodes, movetime or clock (default movetime=1s)", params: append([]paramDef{
 		{"elo", intParam, 1320, 3190, "UCI_LimitStrength with UCI_Elo N (Stockfish 15.1 accepts 1350..2850, later versions 1320..3190)"},
 		{"skill", intParam, 0, 20, "Skill Level, 0..20 (20: full strength)"},
-		{"depth", intParam, 1, 1000, "go depth N: plies per move, 1..1000"},
-		{"nodes", intParam, 1, 1e12, "go nodes N: nodes per move, 1..1e12"},
-		{"movetime", durationParam, 0, 0, "go movetime: time per move, e.g. 100ms"},
-		{"clock", durationParam, 0, 0, "time per game, e.g. 10s: the player keeps the engine's clock, sends it as wtime and btime and charges each move's time to it (never below 1ms)"},
-		{"inc", durationParam, 0, 0, "with clock, the time added after each move, sent as winc and binc, e.g. 100ms"},
-		{"timeout", durationParam, 0, 0, "time cap per command (default 5m), on the engine's CPU time where Linux shows it: an engine past it, idle past it, or past 4 times it in wall time forfeits"},
-	}, oneOf: []string{"depth", "nodes", "movetime", "clock"}},
+	}, uciParams...), oneOf: uciLimits},
 	{name: "gnubg", doc: "GNU Backgammon (Debian gnubg) choosing the moves: cubeless money play, no doubling; one gnubg process per game at a time, kept from game to game (backgammon only)", params: []paramDef{
 		{"ply", intParam, 0, 2, "gnubg's evaluation depth in plies, 0..2 (default 0: its neural net on every legal move)"},
 		{"cmd", stringParam, 0, 0, "gnubg's program, on PATH, in /usr/games or a path (default gnubg); run as PROGRAM [args] -t -q -p SCRIPT"},
@@ -543,6 +531,23 @@ func ParseSpecs(list string) ([]Spec, error) {
 	}
 	return specs, nil
 }
+
+// timeoutParam declares the timeout parameter of the outside engines.
+var timeoutParam = paramDef{"timeout", durationParam, 0, 0, "time cap per command (default 5m), on the engine's CPU time where Linux shows it: an engine past it, idle past it, or past 4 times it in wall time forfeits"}
+
+// uciParams declares the search limits of the UCI kinds, of which a move
+// takes one (uciLimits), and their timeout.
+var uciParams = []paramDef{
+	{"depth", intParam, 1, 1000, "go depth N: plies per move, 1..1000"},
+	{"nodes", intParam, 1, 1e12, "go nodes N: nodes per move, 1..1e12"},
+	{"movetime", durationParam, 0, 0, "go movetime: time per move, e.g. 100ms"},
+	{"clock", durationParam, 0, 0, "time per game, e.g. 10s: the player keeps the engine's clock, sends it as wtime and btime and charges each move's time to it (never below 1ms)"},
+	{"inc", durationParam, 0, 0, "with clock, the time added after each move, sent as winc and binc, e.g. 100ms"},
+	timeoutParam,
+}
+
+// uciLimits are the UCI kinds' limits, one at most a player.
+var uciLimits = []string{"depth", "nodes", "movetime", "clock"}
 
 // restartsParam declares the restarts parameter of the GTP engine kinds,
 // whose default is def.
