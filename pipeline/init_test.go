@@ -122,6 +122,7 @@ func TestInitErrors(t *testing.T) {
 		{ttt, "tictactoe"},
 		{wide, "filters"},
 		{"model:nosuch", `no shipped model "nosuch"; the manifest has: c4`},
+		{"path:" + start, "init takes a file path, or model:NAME"},
 	} {
 		_, err := New(smoke(t, filepath.Join(dir, "r", string(rune('a'+i))), "init="+c.init), Options{})
 		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "init") {

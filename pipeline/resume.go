@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"math"
 	"math/rand/v2"
 	"os"
 	"strconv"
+	"strings"
 	"time"
 
 	"tabula/nn"
@@ -207,6 +209,9 @@ func (t *Trainer) initCheckpoint() (*nn.Checkpoint, error) {
 	}
 	c, err := nn.LoadCheckpoint(path)
 	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) && path == ref && strings.Contains(ref, ":") {
+			return nil, fmt.Errorf("init: %w (init takes a file path, or model:NAME for a shipped network)", err)
+		}
 		return nil, fmt.Errorf("init: %w", err)
 	}
 	if err := c.CheckGame(t.g); err != nil {
