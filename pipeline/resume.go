@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -209,7 +208,7 @@ func (t *Trainer) initCheckpoint() (*nn.Checkpoint, error) {
 	}
 	c, err := nn.LoadCheckpoint(path)
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) && path == ref && strings.Contains(ref, ":") {
+		if errors.Is(err, os.ErrNotExist) && path == ref && strings.Contains(ref, ":") {
 			return nil, fmt.Errorf("init: %w (init takes a file path, or model:NAME for a shipped network)", err)
 		}
 		return nil, fmt.Errorf("init: %w", err)
