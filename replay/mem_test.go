@@ -3,10 +3,7 @@ package replay
 import (
 	"math/rand/v2"
 	"runtime"
-	"runtime/debug"
-	"runtime/metrics"
 	"testing"
-	"time"
 
 	"tabula/games"
 	"tabula/internal/cputime"
@@ -173,10 +170,12 @@ func BenchmarkSample(bm *testing.B) {
 }
 
 // TestOpenHoldsOneChunkDecoded opens a folder of 40 backgammon chunks of
-// 100 examples and samples the heap meanwhile: its peak must stay far
-// below the ~35 MB that all 4,000 examples take decoded (dense, as
-// Example), since Open decodes and adds one chunk at a time. (Reading
-// every chunk before adding any, it peaked at ~44 MB.)
+// 100 examples and measures the live heap each time Open holds a chunk
+// decoded and not yet added (after a full collection, so that garbage not
+// yet collected does not count): its peak must stay far below the ~35 MB
+// that all 4,000 examples take decoded (dense, as Example), since Open
+// decodes and adds one chunk at a time. (Reading every chunk before adding
+// any, it peaked at ~44 MB.)
 func TestOpenHoldsOneChunkDecoded(t *testing.T) {
 	const window, chunk = 4000, 100
 	g, ex := chanceExamples(t, window)
@@ -195,35 +194,23 @@ func TestOpenHoldsOneChunkDecoded(t *testing.T) {
 		decoded += 4*len(e.Obs) + 4*len(e.Policy) + len(e.Legal) + 3*24 + 4
 	}
 	ex = nil
-	// Collect often, so that the heap follows what is live, not the
-	// garbage of the chunks decoded so far.
-	defer debug.SetGCPercent(debug.SetGCPercent(5))
 	base := heapInUse()
-	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
-	done, peak := make(chan struct{}), make(chan int64)
-	go func() {
-		var top int64
-		for {
-			metrics.Read(sample)
-			top = max(top, int64(sample[0].Value.Uint64()))
-			select {
-			case <-done:
-				peak <- top
-				return
-			case <-time.After(200 * time.Microsecond):
-			}
-		}
-	}()
+	var top int64
+	calls := 0
+	chunkDecoded = func() {
+		calls++
+		top = max(top, heapInUse())
+	}
+	defer func() { chunkDecoded = nil }()
 	b, err := Open(dir, g, Config{Window: window}, "r", quiet)
-	close(done)
-	top := <-peak
+	chunkDecoded = nil
 	if err != nil {
 		t.Fatal(err)
 	}
-	if b.Len() != window {
-		t.Fatalf("Len = %d, want %d", b.Len(), window)
+	if b.Len() != window || calls != window/chunk {
+		t.Fatalf("Len = %d after %d chunks decoded, want %d after %d", b.Len(), calls, window, window/chunk)
 	}
-	t.Logf("opening %d examples in %d chunks: the heap peaked %.1f MB above where it was; the examples take %.1f MB decoded, %.1f MB in the window",
+	t.Logf("opening %d examples in %d chunks: the live heap peaked %.1f MB above where it was; the examples take %.1f MB decoded, %.1f MB in the window",
 		window, window/chunk, float64(top-base)/1e6, float64(decoded)/1e6, float64(b.footprint())/1e6)
 	if top-base > int64(decoded)/2 {
 		t.Errorf("the heap grew %d bytes opening the window, want under half of the %d bytes all its examples take decoded", top-base, decoded)

@@ -332,6 +332,9 @@ func (b *Buffer) Refresh() (int, error) {
 	for i := len(chosen) - 1; i >= 0; i-- {
 		path := filepath.Join(b.dir, chosen[i])
 		ex, err := b.readChunk(path)
+		if chunkDecoded != nil {
+			chunkDecoded()
+		}
 		if err != nil {
 			if !errors.Is(err, errCorrupt) {
 				return added, err
@@ -351,6 +354,11 @@ func (b *Buffer) Refresh() (int, error) {
 	}
 	return added, nil
 }
+
+// chunkDecoded, when set (by tests), is called by Refresh each time it
+// holds one chunk decoded and not yet added to the window: the moment its
+// heap is largest.
+var chunkDecoded func()
 
 // moveAside renames a chunk that failed its checks (err) with
 // CorruptSuffix and logs it.
