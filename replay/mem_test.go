@@ -203,7 +203,6 @@ func TestOpenHoldsOneChunkDecoded(t *testing.T) {
 	}
 	defer func() { chunkDecoded = nil }()
 	b, err := Open(dir, g, Config{Window: window}, "r", quiet)
-	chunkDecoded = nil
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -332,9 +332,6 @@ func (b *Buffer) Refresh() (int, error) {
 	for i := len(chosen) - 1; i >= 0; i-- {
 		path := filepath.Join(b.dir, chosen[i])
 		ex, err := b.readChunk(path)
-		if chunkDecoded != nil {
-			chunkDecoded()
-		}
 		if err != nil {
 			if !errors.Is(err, errCorrupt) {
 				return added, err
@@ -343,6 +340,9 @@ func (b *Buffer) Refresh() (int, error) {
 				return added, err
 			}
 			continue
+		}
+		if chunkDecoded != nil {
+			chunkDecoded()
 		}
 		b.mu.Lock()
 		b.loaded[chosen[i]] = true
