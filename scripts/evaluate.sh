@@ -16,7 +16,8 @@
 #                   SIMS (default 100; docs/benchmarks.md's figures use SIMS=800) against pubeval (GAMES, default 1000),
 #                   then gnubg rates both in their own match
 #                   (arena rate, RATE_GAMES, default 100): mean equity lost per decision; then against
-#                   gnubg:ply=0 (GNUBG_GAMES, default 400; 0 skips), whose match gnubg then rates too; then against
+#                   gnubg:ply=0 (GNUBG_GAMES, default 400; 0 skips), whose match gnubg then rates too (every
+#                   turn's verdict to OUT/rate-gnubg0.jsonl); then against
 #                   expectimax:depth=1 and depth=2 with the hand evaluation (D1_GAMES, D2_GAMES, default
 #                   GAMES; 0 skips); every match plays each dice sequence twice, colours swapped
 # NET_OPTS adds settings to the network player (NET_OPTS=,sym=8: the network averaged over the board's 8
@@ -93,7 +94,7 @@ backgammon | backgammon:*)
   gnubg_games=${GNUBG_GAMES:-400}
   if [ "$gnubg_games" -gt 0 ]; then
     match "gnubg:ply=0" "$sims" 0 "$gnubg_games" gnubg0
-    "$arena" rate -game "$game" -in "$out/match-gnubg0.jsonl" -games 0 -quiet | tee "$out/rate-gnubg0.txt"
+    "$arena" rate -game "$game" -in "$out/match-gnubg0.jsonl" -games 0 -out "$out/rate-gnubg0.jsonl" -quiet | tee "$out/rate-gnubg0.txt"
   fi
   d1=${D1_GAMES:-${GAMES:-1000}} d2=${D2_GAMES:-${GAMES:-1000}}
   if [ "$d1" -gt 0 ]; then match "expectimax:depth=1,eval=hand" "$sims" 0 "$d1" emm1; fi
