@@ -374,9 +374,10 @@ func BenchmarkForwardAux(b *testing.B) {
 	}
 }
 
-// BenchmarkForwardSE runs the go9 network (configs/go9.yaml: 32 filters,
-// 6 blocks, 9x9 Go input) at batch 32 without and with squeeze-and-excitation
-// in every block, at each precision: the cost of SE at inference.
+// BenchmarkForwardSE runs a Go 9x9 network of 32 filters and 6 blocks (the
+// shape the SE figures in docs/methods.md were measured on) at batch 32
+// without and with squeeze-and-excitation in every block, at each precision:
+// the cost of SE at inference.
 func BenchmarkForwardSE(b *testing.B) {
 	var cfgs []Config
 	for _, se := range []bool{false, true} {
