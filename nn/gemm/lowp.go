@@ -399,8 +399,14 @@ func lowGemm(ws *workspace, p lowProduct, m int, a unsafe.Pointer, ldaB, steps, 
 					j0 += w
 					continue
 				}
+				// A whole strip of rows writes C in place: every column when
+				// the panel lies inside C, and with AVX-512 also the last
+				// panel of a width that is not a multiple of 16, whose last
+				// 16 columns the kernel reads and writes under a lane mask.
+				inPlace := cols == w || lowActive == lowAVX512
+				mask := 1<<(cols-(w-16)) - 1
 				var bb *float32
-				if bias != nil && cols == w {
+				if bias != nil && inPlace {
 					bb = &bias[j0]
 				}
 				for ir := 0; ir < mc; ir += mr {
@@ -410,11 +416,11 @@ func lowGemm(ws *workspace, p lowProduct, m int, a unsafe.Pointer, ldaB, steps, 
 						ap, as = edgeLow(ws, ap, ldaB, rows, kc)
 					}
 					crow := (ic+ir)*ldc + j0
-					if rows == mr && cols == w {
-						callLow(p, w, kc, ap, as, bp, &c[crow], ldc, sp, bb, flags)
+					if rows == mr && inPlace {
+						callLow(p, w, kc, ap, as, bp, &c[crow], ldc, sp, bb, flags, mask)
 						continue
 					}
-					callLow(p, w, kc, ap, as, bp, &ws.tile[0], w, sp, nil, 0)
+					callLow(p, w, kc, ap, as, bp, &ws.tile[0], w, sp, nil, 0, fullMask)
 					mergeTile(ws.tile[:], w, rows, cols, c[crow:], ldc, flags, bias, j0)
 				}
 				j0 += w
@@ -476,13 +482,18 @@ func avx2Panel(ws *workspace, a unsafe.Pointer, ldaB, ic, mc, s0, kc int, bp uns
 	}
 }
 
+// fullMask is the lane mask of a tile whose columns all lie in C.
+const fullMask = 1<<16 - 1
+
 // callLow runs one 6 x w tile of product p with the kernel in use (the AVX2
-// int8 product goes through avx2Panel instead; AVX2 bf16 is portable).
-func callLow(p lowProduct, w, steps int, a unsafe.Pointer, lda int, b unsafe.Pointer, c *float32, ldc int, scale, bias *float32, flags int) {
+// int8 product goes through avx2Panel instead; AVX2 bf16 is portable). mask
+// holds the lanes of the tile's last 16 columns that C and bias hold; only
+// the AVX-512 kernels take a mask other than fullMask.
+func callLow(p lowProduct, w, steps int, a unsafe.Pointer, lda int, b unsafe.Pointer, c *float32, ldc int, scale, bias *float32, flags, mask int) {
 	bf16 := p == productBF16
 	switch {
 	case lowActive == lowAVX512:
-		callLowAsm(bf16, w, steps, (*byte)(a), lda, (*byte)(b), c, ldc, scale, bias, flags)
+		callLowAsm(bf16, w, steps, (*byte)(a), lda, (*byte)(b), c, ldc, scale, bias, flags, mask)
 	default:
 		lowTileGeneric(bf16, genericSat, w, steps, a, lda, b, c, ldc, scale, bias, flags)
 	}

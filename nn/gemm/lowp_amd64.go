@@ -7,31 +7,31 @@ import "golang.org/x/sys/cpu"
 // The bf16 (bf16Kern*) and int8 (i8Kern*) micro-kernels, generated into
 // lowp_amd64.s by internal/asmgen: a 6 x W tile of C from steps 4-byte
 // groups of 6 rows of A (row stride lda bytes) and a packed B panel of W
-// columns. See lowKernel in internal/asmgen for the layout and flags.
+// columns. See lowKernel in internal/asmgen for the layout, flags and mask.
 
 //go:noescape
-func bf16Kern64(steps int, a *byte, lda int, b *byte, c *float32, ldc int, scale *float32, bias *float32, flags int)
+func bf16Kern64(steps int, a *byte, lda int, b *byte, c *float32, ldc int, scale *float32, bias *float32, flags int, mask int)
 
 //go:noescape
-func bf16Kern48(steps int, a *byte, lda int, b *byte, c *float32, ldc int, scale *float32, bias *float32, flags int)
+func bf16Kern48(steps int, a *byte, lda int, b *byte, c *float32, ldc int, scale *float32, bias *float32, flags int, mask int)
 
 //go:noescape
-func bf16Kern32(steps int, a *byte, lda int, b *byte, c *float32, ldc int, scale *float32, bias *float32, flags int)
+func bf16Kern32(steps int, a *byte, lda int, b *byte, c *float32, ldc int, scale *float32, bias *float32, flags int, mask int)
 
 //go:noescape
-func bf16Kern16(steps int, a *byte, lda int, b *byte, c *float32, ldc int, scale *float32, bias *float32, flags int)
+func bf16Kern16(steps int, a *byte, lda int, b *byte, c *float32, ldc int, scale *float32, bias *float32, flags int, mask int)
 
 //go:noescape
-func i8Kern64(steps int, a *byte, lda int, b *byte, c *float32, ldc int, scale *float32, bias *float32, flags int)
+func i8Kern64(steps int, a *byte, lda int, b *byte, c *float32, ldc int, scale *float32, bias *float32, flags int, mask int)
 
 //go:noescape
-func i8Kern48(steps int, a *byte, lda int, b *byte, c *float32, ldc int, scale *float32, bias *float32, flags int)
+func i8Kern48(steps int, a *byte, lda int, b *byte, c *float32, ldc int, scale *float32, bias *float32, flags int, mask int)
 
 //go:noescape
-func i8Kern32(steps int, a *byte, lda int, b *byte, c *float32, ldc int, scale *float32, bias *float32, flags int)
+func i8Kern32(steps int, a *byte, lda int, b *byte, c *float32, ldc int, scale *float32, bias *float32, flags int, mask int)
 
 //go:noescape
-func i8Kern16(steps int, a *byte, lda int, b *byte, c *float32, ldc int, scale *float32, bias *float32, flags int)
+func i8Kern16(steps int, a *byte, lda int, b *byte, c *float32, ldc int, scale *float32, bias *float32, flags int, mask int)
 
 // cvtBF16 converts n (a multiple of 16) float32 to bf16, rounding to
 // nearest even.
@@ -95,23 +95,23 @@ func callAVX2Asm(steps int, a *byte, lda int, b *byte, c *float32, ldc int, scal
 	u8Kern16(steps, a, lda, b, c, ldc, scale, bias, flags, ldb)
 }
 
-func callLowAsm(bf16 bool, w, steps int, a *byte, lda int, b *byte, c *float32, ldc int, scale, bias *float32, flags int) {
+func callLowAsm(bf16 bool, w, steps int, a *byte, lda int, b *byte, c *float32, ldc int, scale, bias *float32, flags, mask int) {
 	switch {
 	case bf16 && w == 64:
-		bf16Kern64(steps, a, lda, b, c, ldc, scale, bias, flags)
+		bf16Kern64(steps, a, lda, b, c, ldc, scale, bias, flags, mask)
 	case bf16 && w == 48:
-		bf16Kern48(steps, a, lda, b, c, ldc, scale, bias, flags)
+		bf16Kern48(steps, a, lda, b, c, ldc, scale, bias, flags, mask)
 	case bf16 && w == 32:
-		bf16Kern32(steps, a, lda, b, c, ldc, scale, bias, flags)
+		bf16Kern32(steps, a, lda, b, c, ldc, scale, bias, flags, mask)
 	case bf16:
-		bf16Kern16(steps, a, lda, b, c, ldc, scale, bias, flags)
+		bf16Kern16(steps, a, lda, b, c, ldc, scale, bias, flags, mask)
 	case w == 64:
-		i8Kern64(steps, a, lda, b, c, ldc, scale, bias, flags)
+		i8Kern64(steps, a, lda, b, c, ldc, scale, bias, flags, mask)
 	case w == 48:
-		i8Kern48(steps, a, lda, b, c, ldc, scale, bias, flags)
+		i8Kern48(steps, a, lda, b, c, ldc, scale, bias, flags, mask)
 	case w == 32:
-		i8Kern32(steps, a, lda, b, c, ldc, scale, bias, flags)
+		i8Kern32(steps, a, lda, b, c, ldc, scale, bias, flags, mask)
 	default:
-		i8Kern16(steps, a, lda, b, c, ldc, scale, bias, flags)
+		i8Kern16(steps, a, lda, b, c, ldc, scale, bias, flags, mask)
 	}
 }

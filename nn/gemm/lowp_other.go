@@ -14,7 +14,7 @@ func quantU8AVX2(dst *uint8, src *float32, n int, inv float32) {
 
 func maddubsPeak256(n int) {}
 
-func callLowAsm(bf16 bool, w, steps int, a *byte, lda int, b *byte, c *float32, ldc int, scale, bias *float32, flags int) {
+func callLowAsm(bf16 bool, w, steps int, a *byte, lda int, b *byte, c *float32, ldc int, scale, bias *float32, flags, mask int) {
 	panic("gemm: no assembly kernels in this build")
 }
 

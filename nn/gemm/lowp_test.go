@@ -246,8 +246,9 @@ func TestGemmBF16(t *testing.T) {
 			pb = PackBF16(b, c.k, c.n, c.n, false)
 			ab := make([]uint16, len(a))
 			ConvertBF16(ab, a)
-			got := append([]float32(nil), c0...)
-			ws.GemmBF16(c.m, ab, lda, pb, c.acc, bias, c.relu, got, c.n)
+			buf, ldc := guardedC(c0, c.m, c.n)
+			ws.GemmBF16(c.m, ab, lda, pb, c.acc, bias, c.relu, buf[:len(buf)-guardLen], ldc)
+			got := unguardC(t, kern, c, buf, ldc)
 			want := lowRef(c, func(i, l int) float64 { return float64(FromBF16(ab[i*lda+l])) },
 				func(l, j int) float64 { return float64(FromBF16(ToBF16(b[l*c.n+j]))) }, c0, bias)
 			for i, w := range want {
@@ -267,6 +268,47 @@ func TestGemmBF16(t *testing.T) {
 			}
 		}
 	}
+}
+
+// guardLen is how many guard values guardedC puts after the last row of C
+// and between its rows.
+const guardLen = 16
+
+// guardValue marks the guard values: a kernel that writes past the columns
+// of C changes them.
+const guardValue = float32(-1234.5)
+
+// guardedC returns C (m x n, the values of c0) stored with row stride n +
+// guardLen, the gaps and guardLen values past the last row set to
+// guardValue. The product gets buf without its last guardLen values, so a
+// write past the end of C lands in the guard, not outside the slice.
+func guardedC(c0 []float32, m, n int) (buf []float32, ldc int) {
+	ldc = n + guardLen
+	buf = make([]float32, (m-1)*ldc+n+guardLen)
+	for i := range buf {
+		buf[i] = guardValue
+	}
+	for i := 0; i < m; i++ {
+		copy(buf[i*ldc:i*ldc+n], c0[i*n:(i+1)*n])
+	}
+	return buf, ldc
+}
+
+// unguardC checks that the guard values of buf (from guardedC) are
+// untouched and returns C packed m x n.
+func unguardC(t *testing.T, kern string, c lowCase, buf []float32, ldc int) []float32 {
+	t.Helper()
+	got := make([]float32, c.m*c.n)
+	for i := 0; i < c.m; i++ {
+		copy(got[i*c.n:(i+1)*c.n], buf[i*ldc:i*ldc+c.n])
+		end := min(len(buf), (i+1)*ldc)
+		for j := i*ldc + c.n; j < end; j++ {
+			if buf[j] != guardValue {
+				t.Fatalf("%s %v: wrote %g past the %d columns of C, in row %d at column %d", kern, c, buf[j], c.n, i, j-i*ldc)
+			}
+		}
+	}
+	return got
 }
 
 // PackBF16Check packs a transposed copy of a random B both ways and checks
@@ -309,8 +351,9 @@ func TestGemmInt8(t *testing.T) {
 					aq[i*lda+l] = uint8(r.Uint32())
 				}
 			}
-			got := append([]float32(nil), c0...)
-			ws.GemmInt8(c.m, aq, lda, aScale, pb, c.acc, bias, c.relu, got, c.n)
+			buf, ldc := guardedC(c0, c.m, c.n)
+			ws.GemmInt8(c.m, aq, lda, aScale, pb, c.acc, bias, c.relu, buf[:len(buf)-guardLen], ldc)
+			got := unguardC(t, kern, c, buf, ldc)
 			results[kern] = append(results[kern], got)
 			// The AVX2 kernel's pair sums are clamped to int16: the portable
 			// tile doing the same must give the same floats.

@@ -123,7 +123,7 @@ func stepLoop(g *gen, name string, step func(u int)) {
 // lowKernel emits, for bf16 (VDPBF16PS, two k values per step) or int8
 // (VPDPBUSD, four per step):
 //
-//	func name(steps int, a *byte, lda int, b *byte, c *float32, ldc int, scale *float32, bias *float32, flags int)
+//	func name(steps int, a *byte, lda int, b *byte, c *float32, ldc int, scale *float32, bias *float32, flags int, mask int)
 //
 // computing a 6 x (16*vecs) tile of C. Row i of A starts at a + i*lda
 // (lda in bytes) and step s reads its 4 bytes at offset 4*s; the B panel is
@@ -131,7 +131,12 @@ func stepLoop(g *gen, name string, step func(u int)) {
 // two bf16 (or four int8) values of the step. Accumulators are fp32 for
 // bf16 and int32 for int8; the int8 epilogue converts them to fp32 and
 // multiplies column j by scale[j]. Then if flags&1, acc += C; if flags&2,
-// acc += bias[0:16*vecs]; if flags&4, acc = max(acc, 0); C = acc.
+// acc += bias[0:16*vecs]; if flags&4, acc = max(acc, 0); C = acc. The low
+// 16 bits of mask choose the lanes of the last 16 columns that C and bias
+// hold: those columns are read and written under the mask (a masked-off
+// lane is neither read nor written, so it may lie past the end of C or
+// bias), which lets a panel wider than the columns left in C write C in
+// place.
 func lowKernel(g *gen, name string, bf16 bool, vecs int) {
 	const mr = 6
 	nacc := mr * vecs
@@ -141,8 +146,8 @@ func lowKernel(g *gen, name string, bf16 bool, vecs int) {
 	breg := func(v int) string { return fmt.Sprintf("Z%d", bregN(v)) }
 	bcN := [2]int{nacc + vecs, nacc + vecs + 1}
 	g.p("")
-	g.p("// func %s(steps int, a *byte, lda int, b *byte, c *float32, ldc int, scale *float32, bias *float32, flags int)", name)
-	g.p("TEXT ·%s(SB), NOSPLIT, $0-72", name)
+	g.p("// func %s(steps int, a *byte, lda int, b *byte, c *float32, ldc int, scale *float32, bias *float32, flags int, mask int)", name)
+	g.p("TEXT ·%s(SB), NOSPLIT, $0-80", name)
 	g.i("MOVQ steps+0(FP), CX")
 	g.i("MOVQ a+8(FP), R8")
 	g.i("MOVQ lda+16(FP), R10")
@@ -173,6 +178,10 @@ func lowKernel(g *gen, name string, bf16 bool, vecs int) {
 	}
 	stepLoop(g, name, step)
 	g.i("MOVQ flags+64(FP), DX")
+	g.i("MOVQ mask+72(FP), AX")
+	g.i("KMOVW AX, K1")
+	last := vecs - 1 // the vector of C under the mask
+	tmp := fmt.Sprintf("Z%d", bcN[0])
 	if !bf16 {
 		g.i("MOVQ scale+48(FP), SI")
 		for v := 0; v < vecs; v++ {
@@ -194,6 +203,11 @@ func lowKernel(g *gen, name string, bf16 bool, vecs int) {
 	g.i("JZ %s_noacc", name)
 	for i := 0; i < mr; i++ {
 		for v := 0; v < vecs; v++ {
+			if v == last {
+				g.i("VMOVUPS.Z %s, K1, %s", crow(i, v*64), tmp)
+				g.i("VADDPS %s, %s, %s", tmp, acc(i, v), acc(i, v))
+				continue
+			}
 			g.i("VADDPS %s, %s, %s", crow(i, v*64), acc(i, v), acc(i, v))
 		}
 	}
@@ -202,6 +216,10 @@ func lowKernel(g *gen, name string, bf16 bool, vecs int) {
 	g.i("JZ %s_nobias", name)
 	g.i("MOVQ bias+56(FP), SI")
 	for v := 0; v < vecs; v++ {
+		if v == last {
+			g.i("VMOVUPS.Z %d(SI), K1, %s", v*64, breg(v))
+			continue
+		}
 		g.i("VMOVUPS %d(SI), %s", v*64, breg(v))
 	}
 	for i := 0; i < mr; i++ {
@@ -219,6 +237,10 @@ func lowKernel(g *gen, name string, bf16 bool, vecs int) {
 	g.p("%s_store:", name)
 	for i := 0; i < mr; i++ {
 		for v := 0; v < vecs; v++ {
+			if v == last {
+				g.i("VMOVUPS %s, K1, %s", acc(i, v), crow(i, v*64))
+				continue
+			}
 			g.i("VMOVUPS %s, %s", acc(i, v), crow(i, v*64))
 		}
 	}
