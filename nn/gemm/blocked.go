@@ -63,13 +63,13 @@ func tileWidth(id kernelID) int {
 
 // panel returns the tile width w of the panel that starts rem columns
 // before the end of a block of columns, and the columns cols <= w of C it
-// covers. Full nr-wide tiles come first; with AVX-512 the rest is covered by
-// 48-, 32- and 16-wide tiles read in place and written straight into C (48 =
-// one 48, 96 = 64 + 32, 112 = 64 + 48), and only a last panel of fewer than
-// 16 columns (cols < w) goes through a scratch tile. 80 to 95 columns are
-// cut 48 + 32 rather than 64 + 16: the 6x16 tile has too few accumulators to
-// hide the FMA latency (k = 720, n = 80 measured 184 GFLOP per CPU-second
-// as 64 + 16, 211 as 48 + 32).
+// covers. Full nr-wide tiles come first; with AVX-512 the rest is one tile of
+// the next multiple of 16 (48 = one 48, 96 = 64 + 32, 112 = 64 + 48, 40 = one
+// 48 of which 40 columns are in C), and a last panel with cols < w is packed
+// and written into C under the kernel's lane mask. 80 to 95 columns are cut
+// 48 + 32 (or 48 + 48 under the mask) rather than 64 + 16: the 6x16 tile has
+// too few accumulators to hide the FMA latency (k = 720, n = 80 measured 184
+// GFLOP per CPU-second as 64 + 16, 211 as 48 + 32).
 func panel(id kernelID, nr, rem int) (w, cols int) {
 	if id == kernelAVX512 && rem >= 80 && rem < 96 {
 		return 48, 48
@@ -78,12 +78,7 @@ func panel(id kernelID, nr, rem int) (w, cols int) {
 		return nr, nr
 	}
 	if id == kernelAVX512 {
-		for _, w := range [...]int{48, 32, 16} {
-			if rem >= w {
-				return w, w
-			}
-		}
-		return 16, rem
+		return (rem + 15) &^ 15, rem
 	}
 	return nr, rem
 }
@@ -261,8 +256,13 @@ func sgemmTiled(id kernelID, ws *workspace, transA, transB bool, m, n, k int, al
 					} else {
 						bp = &ws.b[jr*k+pc*w]
 					}
+					// A whole strip of rows writes C in place: every column
+					// when the panel lies inside C, and with AVX-512 also a
+					// last panel with cols < w, under the lane mask.
+					inPlace := cols == w || id == kernelAVX512
+					mask := 1<<(cols-(w-16)) - 1
 					var bb *float32
-					if bias != nil && cols == w {
+					if bias != nil && inPlace {
 						bb = &bias[jc+jr]
 					}
 					for ir := 0; ir < mc; ir += mr {
@@ -272,11 +272,11 @@ func sgemmTiled(id kernelID, ws *workspace, transA, transB bool, m, n, k int, al
 							ap, as = packEdge(ws, transA, a, lda, aoff+ir*astep, rows, kc)
 						}
 						crow := (ic+ir)*ldc + jc + jr
-						if rows == mr && cols == w {
-							callKernel(id, w, transA, kc, ap, as, bp, bstride, &c[crow], ldc, alpha, bb, flags)
+						if rows == mr && inPlace {
+							callKernel(id, w, transA, kc, ap, as, bp, bstride, &c[crow], ldc, alpha, bb, flags, mask)
 							continue
 						}
-						callKernel(id, w, transA, kc, ap, as, bp, bstride, &ws.tile[0], w, alpha, nil, flags&flagScale)
+						callKernel(id, w, transA, kc, ap, as, bp, bstride, &ws.tile[0], w, alpha, nil, flags&flagScale, fullMask)
 						mergeTile(ws.tile[:], w, rows, cols, c[crow:], ldc, flags, bias, jc+jr)
 					}
 				}

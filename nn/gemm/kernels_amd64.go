@@ -9,40 +9,42 @@ import "golang.org/x/sys/cpu"
 
 // kern512 computes a 6x64 tile with AVX-512: acc = A[0:6][0:kc]*B[0:kc][0:64],
 // then acc *= alpha if flags&flagScale; acc += C if flags&flagAcc; acc += bias[0:64] if
-// flags&flagBias; acc = max(acc, 0) if flags&flagReLU; C = acc.
+// flags&flagBias; acc = max(acc, 0) if flags&flagReLU; C = acc. The low 16
+// bits of mask choose the lanes of the tile's last 16 columns that C and bias
+// hold (the others are neither read nor written).
 //
 //go:noescape
-func kern512(kc int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, bias *float32, flags int)
+func kern512(kc int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, bias *float32, flags int, mask int)
 
 // kern512w48 is kern512 for a 6x48 tile, for narrow last panels.
 //
 //go:noescape
-func kern512w48(kc int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, bias *float32, flags int)
+func kern512w48(kc int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, bias *float32, flags int, mask int)
 
 // kern512w48T is kern512w48 with A read transposed.
 //
 //go:noescape
-func kern512w48T(kc int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, bias *float32, flags int)
+func kern512w48T(kc int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, bias *float32, flags int, mask int)
 
 // kern512w32 is kern512 for a 6x32 tile, for narrow last panels.
 //
 //go:noescape
-func kern512w32(kc int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, bias *float32, flags int)
+func kern512w32(kc int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, bias *float32, flags int, mask int)
 
 // kern512w32T is kern512w32 with A read transposed.
 //
 //go:noescape
-func kern512w32T(kc int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, bias *float32, flags int)
+func kern512w32T(kc int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, bias *float32, flags int, mask int)
 
 // kern512w16 is kern512 for a 6x16 tile, for narrow last panels.
 //
 //go:noescape
-func kern512w16(kc int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, bias *float32, flags int)
+func kern512w16(kc int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, bias *float32, flags int, mask int)
 
 // kern512w16T is kern512w16 with A read transposed.
 //
 //go:noescape
-func kern512w16T(kc int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, bias *float32, flags int)
+func kern512w16T(kc int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, bias *float32, flags int, mask int)
 
 // kern256 is kern512 for a 6x16 tile with AVX2 and FMA.
 //
@@ -53,7 +55,7 @@ func kern256(kc int, a *float32, lda int, b *float32, ldb int, c *float32, ldc i
 // A is a[l*lda+i].
 //
 //go:noescape
-func kern512T(kc int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, bias *float32, flags int)
+func kern512T(kc int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, bias *float32, flags int, mask int)
 
 // kern256T is kern256 with A read transposed, like kern512T.
 //
@@ -104,8 +106,10 @@ func available(id kernelID) bool {
 }
 
 // callKernel runs the micro-kernel of id for a 6 x w tile (w is 64, 48, 32
-// or 16 for AVX-512 and 16 for AVX2), reading A transposed if aT.
-func callKernel(id kernelID, w int, aT bool, kc int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, bias *float32, flags int) {
+// or 16 for AVX-512 and 16 for AVX2), reading A transposed if aT. mask is
+// the AVX-512 kernels' lane mask of the last 16 columns (fullMask when all
+// w columns lie in C); the AVX2 kernel writes all 16 and ignores it.
+func callKernel(id kernelID, w int, aT bool, kc int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, bias *float32, flags, mask int) {
 	if id == kernelAVX2 {
 		if aT {
 			kern256T(kc, a, lda, b, ldb, c, ldc, alpha, bias, flags)
@@ -116,21 +120,21 @@ func callKernel(id kernelID, w int, aT bool, kc int, a *float32, lda int, b *flo
 	}
 	switch {
 	case w == 64 && !aT:
-		kern512(kc, a, lda, b, ldb, c, ldc, alpha, bias, flags)
+		kern512(kc, a, lda, b, ldb, c, ldc, alpha, bias, flags, mask)
 	case w == 64:
-		kern512T(kc, a, lda, b, ldb, c, ldc, alpha, bias, flags)
+		kern512T(kc, a, lda, b, ldb, c, ldc, alpha, bias, flags, mask)
 	case w == 48 && !aT:
-		kern512w48(kc, a, lda, b, ldb, c, ldc, alpha, bias, flags)
+		kern512w48(kc, a, lda, b, ldb, c, ldc, alpha, bias, flags, mask)
 	case w == 48:
-		kern512w48T(kc, a, lda, b, ldb, c, ldc, alpha, bias, flags)
+		kern512w48T(kc, a, lda, b, ldb, c, ldc, alpha, bias, flags, mask)
 	case w == 32 && !aT:
-		kern512w32(kc, a, lda, b, ldb, c, ldc, alpha, bias, flags)
+		kern512w32(kc, a, lda, b, ldb, c, ldc, alpha, bias, flags, mask)
 	case w == 32:
-		kern512w32T(kc, a, lda, b, ldb, c, ldc, alpha, bias, flags)
+		kern512w32T(kc, a, lda, b, ldb, c, ldc, alpha, bias, flags, mask)
 	case !aT:
-		kern512w16(kc, a, lda, b, ldb, c, ldc, alpha, bias, flags)
+		kern512w16(kc, a, lda, b, ldb, c, ldc, alpha, bias, flags, mask)
 	default:
-		kern512w16T(kc, a, lda, b, ldb, c, ldc, alpha, bias, flags)
+		kern512w16T(kc, a, lda, b, ldb, c, ldc, alpha, bias, flags, mask)
 	}
 }
 

@@ -4,7 +4,7 @@ package gemm
 
 func available(id kernelID) bool { return id == kernelGeneric }
 
-func callKernel(id kernelID, w int, aT bool, kc int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, bias *float32, flags int) {
+func callKernel(id kernelID, w int, aT bool, kc int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, bias *float32, flags, mask int) {
 	panic("gemm: no assembly kernels in this build")
 }
 

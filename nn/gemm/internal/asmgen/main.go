@@ -75,7 +75,11 @@ func kernelsFile() []byte {
 // computing an mr x (vecs*width) tile: acc = A[0:mr][0:kc] * B[0:kc][0:nr]
 // with A and B read through their row strides (in elements), then
 // if flags&8, acc *= alpha; if flags&1, acc += C; if flags&2, acc += bias[0:nr];
-// if flags&4, acc = max(acc, 0); C = acc. Accumulators are registers
+// if flags&4, acc = max(acc, 0); C = acc. The 512-bit kernels take one more
+// argument, mask int: the low 16 bits choose the lanes of the last 16
+// columns that C and bias hold, which are read and written under the mask
+// (a masked-off lane is neither read nor written), so that a tile wider than
+// the columns left in C writes C in place. Accumulators are registers
 // 0..mr*vecs-1; B rows are loaded into the next vecs registers, and A values
 // are broadcast alternately into the last two.
 //
@@ -121,9 +125,19 @@ func gemmKernel(g *gen, name, r string, vecs, mr, nr int, aT bool) {
 		}
 		return arow0(i)
 	}
+	masked := r == "Z"
+	last := -1 // the vector of C under the mask
+	if masked {
+		last = vecs - 1
+	}
 	g.p("")
-	g.p("// func %s(kc int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, bias *float32, flags int)", name)
-	g.p("TEXT ·%s(SB), NOSPLIT, $0-80", name)
+	if masked {
+		g.p("// func %s(kc int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, bias *float32, flags int, mask int)", name)
+		g.p("TEXT ·%s(SB), NOSPLIT, $0-88", name)
+	} else {
+		g.p("// func %s(kc int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, bias *float32, flags int)", name)
+		g.p("TEXT ·%s(SB), NOSPLIT, $0-80", name)
+	}
 	g.i("MOVQ kc+0(FP), CX")
 	g.i("MOVQ a+8(FP), R8")
 	g.i("MOVQ lda+16(FP), R10")
@@ -171,6 +185,10 @@ func gemmKernel(g *gen, name, r string, vecs, mr, nr int, aT bool) {
 		g.i("VMULPS %s, %s%d, %s%d", bc[0], r, k, r, k)
 	}
 	g.p("%s_noalpha:", name)
+	if masked {
+		g.i("MOVQ mask+80(FP), AX")
+		g.i("KMOVW AX, K1")
+	}
 	g.i("MOVQ c+40(FP), DI")
 	g.i("MOVQ ldc+48(FP), R12")
 	g.i("SHLQ $2, R12")
@@ -180,6 +198,11 @@ func gemmKernel(g *gen, name, r string, vecs, mr, nr int, aT bool) {
 	g.i("JZ %s_noacc", name)
 	for i := 0; i < mr; i++ {
 		for v := 0; v < vecs; v++ {
+			if v == last {
+				g.i("VMOVUPS.Z %s, K1, %s", crow(i, v*bytesPerVec), bc[0])
+				g.i("VADDPS %s, %s, %s", bc[0], acc(i, v), acc(i, v))
+				continue
+			}
 			g.i("VADDPS %s, %s, %s", crow(i, v*bytesPerVec), acc(i, v), acc(i, v))
 		}
 	}
@@ -188,6 +211,10 @@ func gemmKernel(g *gen, name, r string, vecs, mr, nr int, aT bool) {
 	g.i("JZ %s_nobias", name)
 	g.i("MOVQ bias+64(FP), SI")
 	for v := 0; v < vecs; v++ {
+		if v == last {
+			g.i("VMOVUPS.Z %d(SI), K1, %s", v*bytesPerVec, breg(v))
+			continue
+		}
 		g.i("VMOVUPS %d(SI), %s", v*bytesPerVec, breg(v))
 	}
 	for i := 0; i < mr; i++ {
@@ -205,6 +232,10 @@ func gemmKernel(g *gen, name, r string, vecs, mr, nr int, aT bool) {
 	g.p("%s_store:", name)
 	for i := 0; i < mr; i++ {
 		for v := 0; v < vecs; v++ {
+			if v == last {
+				g.i("VMOVUPS %s, K1, %s", acc(i, v), crow(i, v*bytesPerVec))
+				continue
+			}
 			g.i("VMOVUPS %s, %s", acc(i, v), crow(i, v*bytesPerVec))
 		}
 	}
