@@ -10,8 +10,11 @@
 // when n is not a multiple of 64, so that 48, 80 or 96 filters run as fast as
 // 64), reading A in place whether transposed or not and B in place when it is
 // not transposed and a panel is full; other B panels are packed once per call
-// and block of columns. Only a last panel of fewer than 16 columns, or of
-// fewer than 6 rows, goes through a scratch tile.
+// and block of columns. With AVX-512 a last panel that is not a multiple of
+// 16 columns runs as one tile of the next multiple, whose last 16 columns
+// the kernel reads and writes under a lane mask (40 filters cost about what
+// 48 do); with AVX2 such a panel, and with either a strip of fewer than 6
+// rows, goes through a scratch tile.
 // The dot-product path (AVX-512, A not transposed) computes 4x4 blocks (8x2
 // when n <= 2) of dot products of A rows and rows of B^T; Sgemm takes it when
 // B is stored transposed (n x k, as fully connected weights are) and n <= 16
