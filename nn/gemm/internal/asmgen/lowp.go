@@ -203,12 +203,7 @@ func lowKernel(g *gen, name string, bf16 bool, vecs int) {
 	g.i("JZ %s_noacc", name)
 	for i := 0; i < mr; i++ {
 		for v := 0; v < vecs; v++ {
-			if v == last {
-				g.i("VMOVUPS.Z %s, K1, %s", crow(i, v*64), tmp)
-				g.i("VADDPS %s, %s, %s", tmp, acc(i, v), acc(i, v))
-				continue
-			}
-			g.i("VADDPS %s, %s, %s", crow(i, v*64), acc(i, v), acc(i, v))
+			addC(g, crow(i, v*64), acc(i, v), tmp, v == last)
 		}
 	}
 	g.p("%s_noacc:", name)
@@ -216,11 +211,7 @@ func lowKernel(g *gen, name string, bf16 bool, vecs int) {
 	g.i("JZ %s_nobias", name)
 	g.i("MOVQ bias+56(FP), SI")
 	for v := 0; v < vecs; v++ {
-		if v == last {
-			g.i("VMOVUPS.Z %d(SI), K1, %s", v*64, breg(v))
-			continue
-		}
-		g.i("VMOVUPS %d(SI), %s", v*64, breg(v))
+		vload(g, fmt.Sprintf("%d(SI)", v*64), breg(v), v == last)
 	}
 	for i := 0; i < mr; i++ {
 		for v := 0; v < vecs; v++ {
@@ -237,11 +228,7 @@ func lowKernel(g *gen, name string, bf16 bool, vecs int) {
 	g.p("%s_store:", name)
 	for i := 0; i < mr; i++ {
 		for v := 0; v < vecs; v++ {
-			if v == last {
-				g.i("VMOVUPS %s, K1, %s", acc(i, v), crow(i, v*64))
-				continue
-			}
-			g.i("VMOVUPS %s, %s", acc(i, v), crow(i, v*64))
+			vstore(g, acc(i, v), crow(i, v*64), v == last)
 		}
 	}
 	g.i("VZEROUPPER")

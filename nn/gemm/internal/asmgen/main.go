@@ -198,12 +198,7 @@ func gemmKernel(g *gen, name, r string, vecs, mr, nr int, aT bool) {
 	g.i("JZ %s_noacc", name)
 	for i := 0; i < mr; i++ {
 		for v := 0; v < vecs; v++ {
-			if v == last {
-				g.i("VMOVUPS.Z %s, K1, %s", crow(i, v*bytesPerVec), bc[0])
-				g.i("VADDPS %s, %s, %s", bc[0], acc(i, v), acc(i, v))
-				continue
-			}
-			g.i("VADDPS %s, %s, %s", crow(i, v*bytesPerVec), acc(i, v), acc(i, v))
+			addC(g, crow(i, v*bytesPerVec), acc(i, v), bc[0], v == last)
 		}
 	}
 	g.p("%s_noacc:", name)
@@ -211,11 +206,7 @@ func gemmKernel(g *gen, name, r string, vecs, mr, nr int, aT bool) {
 	g.i("JZ %s_nobias", name)
 	g.i("MOVQ bias+64(FP), SI")
 	for v := 0; v < vecs; v++ {
-		if v == last {
-			g.i("VMOVUPS.Z %d(SI), K1, %s", v*bytesPerVec, breg(v))
-			continue
-		}
-		g.i("VMOVUPS %d(SI), %s", v*bytesPerVec, breg(v))
+		vload(g, fmt.Sprintf("%d(SI)", v*bytesPerVec), breg(v), v == last)
 	}
 	for i := 0; i < mr; i++ {
 		for v := 0; v < vecs; v++ {
@@ -232,11 +223,7 @@ func gemmKernel(g *gen, name, r string, vecs, mr, nr int, aT bool) {
 	g.p("%s_store:", name)
 	for i := 0; i < mr; i++ {
 		for v := 0; v < vecs; v++ {
-			if v == last {
-				g.i("VMOVUPS %s, K1, %s", acc(i, v), crow(i, v*bytesPerVec))
-				continue
-			}
-			g.i("VMOVUPS %s, %s", acc(i, v), crow(i, v*bytesPerVec))
+			vstore(g, acc(i, v), crow(i, v*bytesPerVec), v == last)
 		}
 	}
 	g.i("VZEROUPPER")
@@ -370,6 +357,36 @@ func fmaPeak(g *gen, name, r string) {
 	g.i("JNZ %s_loop", name)
 	g.i("VZEROUPPER")
 	g.i("RET")
+}
+
+// addC emits acc += the vector at mem, the lanes of K1 only when masked
+// (through tmp: a masked-off lane is not read).
+func addC(g *gen, mem, acc, tmp string, masked bool) {
+	if masked {
+		g.i("VMOVUPS.Z %s, K1, %s", mem, tmp)
+		g.i("VADDPS %s, %s, %s", tmp, acc, acc)
+		return
+	}
+	g.i("VADDPS %s, %s, %s", mem, acc, acc)
+}
+
+// vload emits reg = the vector at mem, zero in the lanes outside K1 when
+// masked (which are not read).
+func vload(g *gen, mem, reg string, masked bool) {
+	if masked {
+		g.i("VMOVUPS.Z %s, K1, %s", mem, reg)
+		return
+	}
+	g.i("VMOVUPS %s, %s", mem, reg)
+}
+
+// vstore emits mem = reg, the lanes of K1 only when masked.
+func vstore(g *gen, reg, mem string, masked bool) {
+	if masked {
+		g.i("VMOVUPS %s, K1, %s", reg, mem)
+		return
+	}
+	g.i("VMOVUPS %s, %s", reg, mem)
 }
 
 // crow addresses byte offset off in row i of the C tile, which every kernel
