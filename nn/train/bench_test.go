@@ -191,3 +191,37 @@ func benchSteps(b *testing.B, tr *Trainer, batch Batch) {
 		b.ReportMetric(samples/cpu, "samples/cpu-s")
 	}
 }
+
+// BenchmarkTrainStepGo9 measures a training step of configs/go9.yaml's
+// network (32 filters, 4 blocks, ownership and score heads, global pooling;
+// 9x9 Go input) at batch 256 on the direct engine: the trainer's cost per
+// step in a Go 9x9 run.
+//
+//	go test ./nn/train -run '^$' -bench TrainStepGo9 -benchtime 30x -cpu 1
+func BenchmarkTrainStepGo9(b *testing.B) {
+	shape := nn.Shape{Planes: 17, Height: 9, Width: 9, Actions: 82}
+	cfg := nn.Config{Filters: 32, Blocks: 4, PolicyFilters: 2, ValueFilters: 1, ValueHidden: 64,
+		Ownership: true, Score: true, GlobalPooling: true}
+	w, err := nn.NewWeights(cfg, shape, rand.New(rand.NewPCG(1, 2)))
+	if err != nil {
+		b.Fatal(err)
+	}
+	tcfg := DefaultConfig()
+	tcfg.Engine = EngineDirect
+	tr, err := New(tcfg, w, rand.New(rand.NewPCG(3, 4)))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer tr.Close()
+	d := newDataset(shape, tcfg.BatchSize, rand.New(rand.NewPCG(5, 6)), true)
+	batch := d.batch(shape, 0, tcfg.BatchSize)
+	hw := shape.Height * shape.Width
+	batch.Ownership = make([]float32, tcfg.BatchSize*hw)
+	batch.Score = make([]float32, tcfg.BatchSize)
+	batch.AuxWeight = make([]float32, tcfg.BatchSize)
+	for i := range batch.AuxWeight {
+		batch.AuxWeight[i] = 1
+		batch.Score[i] = float32(i%20) - 10
+	}
+	benchSteps(b, tr, batch)
+}

@@ -153,12 +153,14 @@ func (b *dbn) stats(y []float32, rows int) {
 	clear(s2)
 	k := b.mu[:b.c]
 	copy(k, y[b.off:b.off+b.c])
-	for r := range rows {
-		row := y[r*b.ld+b.off:][:b.c]
-		for c, v := range row {
-			d := float64(v - k[c])
-			s1[c] += d
-			s2[c] += d * d
+	if c0 := bnStatsFast(s1, s2, k, y[b.off:], rows, b.ld, b.c); c0 < b.c {
+		for r := range rows {
+			row := y[r*b.ld+b.off:][:b.c]
+			for c := c0; c < b.c; c++ {
+				d := float64(row[c] - k[c])
+				s1[c] += d
+				s2[c] += d * d
+			}
 		}
 	}
 	n := float64(rows)
@@ -184,22 +186,30 @@ func (b *dbn) stats(y []float32, rows int) {
 // not nil (ReLU(res + ...), the end of a residual block).
 func (b *dbn) apply(y, res, out []float32, rows int, relu bool) {
 	sc, sh := b.scale[:b.c], b.shift[:b.c]
+	var rs []float32
+	if res != nil {
+		rs = res[b.off:]
+	}
+	c0 := bnApplyFast(y[b.off:], rs, out[b.off:], rows, b.ld, b.c, sc, sh, relu)
+	if c0 == b.c {
+		return
+	}
 	for r := range rows {
 		at := r*b.ld + b.off
 		yr, or := y[at:][:b.c], out[at:][:b.c]
 		switch {
 		case res != nil:
 			rr := res[at:][:b.c]
-			for c, v := range yr {
-				or[c] = max(rr[c]+v*sc[c]+sh[c], 0)
+			for c := c0; c < b.c; c++ {
+				or[c] = max(rr[c]+yr[c]*sc[c]+sh[c], 0)
 			}
 		case relu:
-			for c, v := range yr {
-				or[c] = max(v*sc[c]+sh[c], 0)
+			for c := c0; c < b.c; c++ {
+				or[c] = max(yr[c]*sc[c]+sh[c], 0)
 			}
 		default:
-			for c, v := range yr {
-				or[c] = v*sc[c] + sh[c]
+			for c := c0; c < b.c; c++ {
+				or[c] = yr[c]*sc[c] + sh[c]
 			}
 		}
 	}
@@ -214,18 +224,25 @@ func (b *dbn) backward(y, out, g, dy []float32, rows int) {
 	clear(s1)
 	clear(s2)
 	mu, inv := b.mu[:b.c], b.inv[:b.c]
-	for r := range rows {
-		at := r*b.ld + b.off
-		yr, gr := y[at:][:b.c], g[at:][:b.c]
-		if out != nil {
-			or := out[at:][:b.c]
-			for c, v := range or {
-				gr[c] *= positive(v)
+	var os []float32
+	if out != nil {
+		os = out[b.off:]
+	}
+	if c0 := bnBackSumsFast(s1, s2, y[b.off:], os, g[b.off:], mu, inv, rows, b.ld, b.c); c0 < b.c {
+		for r := range rows {
+			at := r*b.ld + b.off
+			yr, gr := y[at:][:b.c], g[at:][:b.c]
+			if out != nil {
+				or := out[at:][:b.c]
+				for c := c0; c < b.c; c++ {
+					gr[c] *= positive(or[c])
+				}
 			}
-		}
-		for c, d := range gr {
-			s1[c] += float64(d)
-			s2[c] += float64(d * (yr[c] - mu[c]) * inv[c])
+			for c := c0; c < b.c; c++ {
+				d := gr[c]
+				s1[c] += float64(d)
+				s2[c] += float64(d * (yr[c] - mu[c]) * inv[c])
+			}
 		}
 	}
 	// dy = gamma*inv*(g - s1/n - xhat*s2/n), xhat = (y - mu)*inv:
@@ -241,11 +258,15 @@ func (b *dbn) backward(y, out, g, dy []float32, rows int) {
 		b.gc[c] = float32(-k*s1[c]/n + k*float64(inv[c])*float64(mu[c])*m2)
 	}
 	ga, gb, gc := b.ga[:b.c], b.gb[:b.c], b.gc[:b.c]
+	c0 := bnBackApplyFast(dy[b.off:], g[b.off:], y[b.off:], ga, gb, gc, rows, b.ld, b.c)
+	if c0 == b.c {
+		return
+	}
 	for r := range rows {
 		at := r*b.ld + b.off
 		yr, gr, dr := y[at:][:b.c], g[at:][:b.c], dy[at:][:b.c]
-		for c, d := range gr {
-			dr[c] = ga[c]*d + gb[c]*yr[c] + gc[c]
+		for c := c0; c < b.c; c++ {
+			dr[c] = ga[c]*gr[c] + gb[c]*yr[c] + gc[c]
 		}
 	}
 }
