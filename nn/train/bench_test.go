@@ -199,7 +199,7 @@ func benchSteps(b *testing.B, tr *Trainer, batch Batch) {
 //
 //	go test ./nn/train -run '^$' -bench TrainStepGo9 -benchtime 30x -cpu 1
 func BenchmarkTrainStepGo9(b *testing.B) {
-	shape := nn.Shape{Planes: 17, Height: 9, Width: 9, Actions: 82}
+	shape := nn.Shape{Planes: 9, Height: 9, Width: 9, Actions: 82} // gogame.NumPlanes
 	cfg := nn.Config{Filters: 32, Blocks: 4, PolicyFilters: 2, ValueFilters: 1, ValueHidden: 64,
 		Ownership: true, Score: true, GlobalPooling: true}
 	w, err := nn.NewWeights(cfg, shape, rand.New(rand.NewPCG(1, 2)))
