@@ -400,6 +400,29 @@ func planAlign(plan []copyOp, size int) int {
 	return 0
 }
 
+// Im2colPlan builds the im2col matrices of a 3x3 "same" convolution over
+// h x w points of c channels, for the trainer (nn/train) as for Forward:
+// rows [point][dy][dx][channel], channels-last activations, with the same
+// assembly copies. Runs never cover the zero padding, so a buffer that
+// only ever receives this plan's runs keeps its padding zero.
+type Im2colPlan struct {
+	ops        []copyOp
+	per, stride int
+	align      int
+}
+
+// NewIm2colPlan returns the plan for h x w points of c channels.
+func NewIm2colPlan(h, w, c int) *Im2colPlan {
+	ops := im2colPlan(h, w, c)
+	return &Im2colPlan{ops: ops, per: h * w * 9 * c, stride: h * w * c, align: planAlign(ops, 4)}
+}
+
+// Fill writes the im2col matrices of nb positions (h*w*9*c values each)
+// into dst from their activations in src (h*w*c values each).
+func (p *Im2colPlan) Fill(dst, src []float32, nb int) {
+	im2col(dst, src, nb, p.ops, p.per, p.stride, p.align)
+}
+
 // im2col fills the im2col matrix of nb positions from channels-last
 // activations src, following plan; per is the size of one position's im2col
 // matrix and stride that of its activations. align is planAlign of plan

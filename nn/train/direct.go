@@ -33,43 +33,6 @@ import (
 // convolutions (BenchmarkTrainStep's chunk sub-benchmarks tune it).
 var directChunkRows = 336
 
-// im2colOp is one contiguous run of a position's im2col matrix: dst and src
-// offsets relative to the position's im2col rows and activations.
-type im2colOp struct{ dst, src, n int }
-
-// im2colPlan lists the runs that build one position's im2col matrix for a 3x3
-// "same" convolution over h x w points of c channels, rows laid out
-// [dy][dx][channel]. Runs never cover the zero padding, so a buffer that
-// only ever receives this plan's runs keeps its padding zero.
-func im2colPlan(h, w, c int) []im2colOp {
-	var ops []im2colOp
-	for r := range h {
-		for col := range w {
-			base := (r*w + col) * 9 * c
-			for dy := -1; dy <= 1; dy++ {
-				rr := r + dy
-				if rr < 0 || rr >= h {
-					continue
-				}
-				c0, c1 := max(col-1, 0), min(col+1, w-1)
-				ops = append(ops, im2colOp{dst: base + ((dy+1)*3+(c0-col+1))*c, src: (rr*w + c0) * c, n: (c1 - c0 + 1) * c})
-			}
-		}
-	}
-	return ops
-}
-
-// im2col fills the im2col rows of nb positions from channels-last
-// activations x; per is one position's im2col size, stride its activations'.
-func im2col(col, x []float32, nb int, plan []im2colOp, per, stride int) {
-	for b := range nb {
-		d, s := col[b*per:(b+1)*per], x[b*stride:(b+1)*stride]
-		for _, op := range plan {
-			copy(d[op.dst:op.dst+op.n], s[op.src:op.src+op.n])
-		}
-	}
-}
-
 // dconv is one convolution of the direct engine.
 type dconv struct {
 	cin, cout, k int
@@ -334,7 +297,7 @@ type directEngine struct {
 	vbn    *dbn   // over channels [pf, pf+vf)
 	nha    int    // head conv channels: nh, plus 1 with the ownership head
 
-	planF, planIn []im2colOp
+	planF, planIn *nn.Im2colPlan
 	colF, colIn   []float32
 
 	in    []float32   // the batch channels-last [point][plane]
@@ -490,8 +453,8 @@ func newDirectEngine(w *nn.Weights, tc Config, grads [][]float32) (*directEngine
 		return nil, fmt.Errorf("train: direct engine bound %d gradients of %d", g, len(grads))
 	}
 
-	e.planF = im2colPlan(s.Height, s.Width, f)
-	e.planIn = im2colPlan(s.Height, s.Width, s.Planes)
+	e.planF = nn.NewIm2colPlan(s.Height, s.Width, f)
+	e.planIn = nn.NewIm2colPlan(s.Height, s.Width, s.Planes)
 	crow := e.chunk * hw
 	e.colF = make([]float32, crow*9*f)
 	e.colIn = make([]float32, crow*9*s.Planes)
@@ -550,7 +513,7 @@ func (e *directEngine) convForward(c *dconv, x, y []float32) {
 	for e0 := 0; e0 < e.batch; e0 += e.chunk {
 		nb := min(e.chunk, e.batch-e0)
 		rows := nb * hw
-		im2col(col, x[e0*hw*c.cin:], nb, plan, hw*k9, hw*c.cin)
+		plan.Fill(col, x[e0*hw*c.cin:], nb)
 		e.ws.Sgemm(false, false, rows, c.cout, k9, 1, col, k9, c.wm, c.cout, 0, y[e0*hw*c.cout:], c.cout)
 	}
 }
@@ -572,7 +535,7 @@ func (e *directEngine) convBackward(c *dconv, x, dy, dx []float32, acc bool) {
 	for e0 := 0; e0 < e.batch; e0 += e.chunk {
 		nb := min(e.chunk, e.batch-e0)
 		rows := nb * hw
-		im2col(col, x[e0*hw*c.cin:], nb, plan, hw*k9, hw*c.cin)
+		plan.Fill(col, x[e0*hw*c.cin:], nb)
 		var wb float32 = 1
 		if e0 == 0 {
 			wb = 0
@@ -581,7 +544,7 @@ func (e *directEngine) convBackward(c *dconv, x, dy, dx []float32, acc bool) {
 		e.ws.Sgemm(true, false, k9, c.cout, rows, 1, col, k9, dyc, c.cout, wb, c.dwm, c.cout)
 		if dx != nil {
 			k9o := 9 * c.cout
-			im2col(e.colF, dyc, nb, e.planF, hw*k9o, hw*c.cout)
+			e.planF.Fill(e.colF, dyc, nb)
 			e.ws.Sgemm(false, false, rows, c.cin, k9o, 1, e.colF, k9o, c.wf, c.cin, beta, dx[e0*hw*c.cin:], c.cin)
 		}
 	}
