@@ -406,9 +406,9 @@ func planAlign(plan []copyOp, size int) int {
 // assembly copies. Runs never cover the zero padding, so a buffer that
 // only ever receives this plan's runs keeps its padding zero.
 type Im2colPlan struct {
-	ops        []copyOp
+	ops         []copyOp
 	per, stride int
-	align      int
+	align       int
 }
 
 // NewIm2colPlan returns the plan for h x w points of c channels.
