@@ -4,10 +4,11 @@ package train
 
 import "golang.org/x/sys/cpu"
 
-// The batch normalisation's passes over a tower's rows in AVX, 8 channels at
-// a time: the same operations in the same order as the Go loops of dbn, so
-// the same results (sums in float64 per channel, row after row). Channels
-// past the last multiple of 8 stay with the Go loops.
+// The batch normalisation's passes over a tower's rows in AVX, 8 or 16
+// channels at a time: the same operations in the same order as the Go loops
+// of dbn, so the same results (sums in float64 per channel, row after row);
+// the global-pooling block reuses them for its bias and ReLU and its ReLU
+// mask. Channels past the last multiple of 8 stay with the Go loops.
 
 var haveAVX = cpu.X86.HasAVX
 
@@ -42,6 +43,14 @@ func bnBackSumsAVX(s1, s2 *float64, y, out, grad, mu, inv *float32, rows, ld, n 
 //
 //go:noescape
 func bnBackApplyAVX(dy, grad, y, ga, gb, gc *float32, rows, ld, n int)
+
+// reluMaskSumAVX multiplies grad in place by ReLU's derivative read from
+// out (out > 0) and adds it to sum (float32, row after row), for channels
+// [0, n) of rows rows ld floats apart; n is a positive multiple of 8 and rows
+// positive.
+//
+//go:noescape
+func reluMaskSumAVX(grad, out, sum *float32, rows, ld, n int)
 
 // bnFast returns how many leading channels of c the AVX passes take over
 // rows rows ld floats apart in buffers of length size (0: none), and panics
@@ -104,6 +113,14 @@ func bnBackApplyFast(dy, g, y, ga, gb, gc []float32, rows, ld, c int) int {
 	n := bnFast(rows, ld, c, min(len(dy), len(g), len(y)))
 	if n > 0 {
 		bnBackApplyAVX(&dy[0], &g[0], &y[0], &ga[0], &gb[0], &gc[0], rows, ld, n)
+	}
+	return n
+}
+
+func reluMaskSumFast(grad, out, sum []float32, rows, ld, c int) int {
+	n := bnFast(rows, ld, c, min(len(grad), len(out)))
+	if n > 0 {
+		reluMaskSumAVX(&grad[0], &out[0], &sum[0], rows, ld, n)
 	}
 	return n
 }

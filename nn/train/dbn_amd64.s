@@ -385,3 +385,39 @@ backApplyCol:
 	JNZ     backApplyRow
 	VZEROUPPER
 	RET
+
+// func reluMaskSumAVX(grad, out, sum *float32, rows, ld, n int)
+// Per block of 8 channels, row after row: grad *= (out > 0), sum += grad
+// (float32, in row order).
+TEXT ·reluMaskSumAVX(SB), NOSPLIT, $0-48
+	MOVQ   grad+0(FP), R8
+	MOVQ   out+8(FP), R9
+	MOVQ   sum+16(FP), DI
+	MOVQ   ld+32(FP), R11
+	SHLQ   $2, R11
+	MOVQ   n+40(FP), DX
+	VXORPS Y15, Y15, Y15
+	XORQ   AX, AX
+
+maskBlock:
+	VMOVUPS (DI)(AX*4), Y0
+	LEAQ    (R8)(AX*4), BX
+	LEAQ    (R9)(AX*4), R10
+	MOVQ    rows+24(FP), CX
+
+maskRow:
+	VMOVUPS (R10), Y1
+	VCMPPS  $4, Y15, Y1, Y1 // out != 0: ReLU's derivative (out is >= 0)
+	VANDPS  (BX), Y1, Y1
+	VMOVUPS Y1, (BX)
+	VADDPS  Y1, Y0, Y0
+	ADDQ    R11, BX
+	ADDQ    R11, R10
+	DECQ    CX
+	JNZ     maskRow
+	VMOVUPS Y0, (DI)(AX*4)
+	ADDQ    $8, AX
+	CMPQ    AX, DX
+	JLT     maskBlock
+	VZEROUPPER
+	RET

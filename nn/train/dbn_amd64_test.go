@@ -87,3 +87,44 @@ func runBatchNorm(c, off, ld, rows int) [][]float64 {
 	}
 	return outs
 }
+
+// TestReLUMaskSumAVXMatchesGo compares reluMaskSumAVX with its Go loop on
+// rows of mixed zero and positive outputs.
+func TestReLUMaskSumAVXMatchesGo(t *testing.T) {
+	if !haveAVX {
+		t.Skip("no AVX on this CPU")
+	}
+	r := rand.New(rand.NewPCG(9, 9))
+	for _, tc := range []struct{ c, ld, rows int }{{8, 8, 1}, {32, 32, 81}, {40, 48, 49}, {13, 13, 9}} {
+		n := tc.rows * tc.ld
+		g, out := make([]float32, n), make([]float32, n)
+		for i := range g {
+			g[i] = float32(r.NormFloat64())
+			out[i] = max(0, float32(r.NormFloat64()))
+		}
+		want, wantSum := append([]float32(nil), g...), make([]float32, tc.c)
+		for j := range tc.rows {
+			for c := range tc.c {
+				want[j*tc.ld+c] *= positive(out[j*tc.ld+c])
+				wantSum[c] += want[j*tc.ld+c]
+			}
+		}
+		sum := make([]float32, tc.c)
+		c0 := reluMaskSumFast(g, out, sum, tc.rows, tc.ld, tc.c)
+		if c0 != tc.c&^7 {
+			t.Fatalf("c=%d: the AVX pass took %d channels", tc.c, c0)
+		}
+		for j := range tc.rows {
+			for c := range c0 {
+				if g[j*tc.ld+c] != want[j*tc.ld+c] {
+					t.Fatalf("c=%d row %d channel %d: gradient %v, want %v", tc.c, j, c, g[j*tc.ld+c], want[j*tc.ld+c])
+				}
+			}
+		}
+		for c := range c0 {
+			if sum[c] != wantSum[c] {
+				t.Fatalf("c=%d channel %d: sum %v, want %v", tc.c, c, sum[c], wantSum[c])
+			}
+		}
+	}
+}

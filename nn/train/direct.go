@@ -279,6 +279,7 @@ type dpool struct {
 	pooled  []float32 // [position][2g]: means, then maxima
 	pb, dpb []float32 // the bias and its gradient [position][f]
 	dpooled []float32 // [position][2g]
+	ones    []float32 // f ones: the scale of bnApplyFast's h = ReLU(u*1 + pb)
 }
 
 // directEngine is the hand-written training pass of one network at one
@@ -407,7 +408,11 @@ func newDirectEngine(w *nn.Weights, tc Config, grads [][]float32) (*directEngine
 		if b.Pool != nil {
 			g := b.Pool.In / 2
 			blk.pool = &dpool{g: g, fc: *b.Pool, u: buf(), pooled: make([]float32, batch*2*g),
-				pb: make([]float32, batch*f), dpb: make([]float32, batch*f), dpooled: make([]float32, batch*2*g)}
+				pb: make([]float32, batch*f), dpb: make([]float32, batch*f), dpooled: make([]float32, batch*2*g),
+				ones: make([]float32, f)}
+			for i := range blk.pool.ones {
+				blk.pool.ones[i] = 1
+			}
 			blk.pool.dw, blk.pool.db = next(), next()
 		}
 		blk.conv2 = newDconv(b.Conv2, next(), true)
@@ -753,11 +758,16 @@ func (e *directEngine) poolForward(p *dpool, h []float32) {
 	e.ws.SgemmNTBiasReLU(e.batch, f, 2*g, p.pooled, 2*g, p.fc.W, 2*g, p.fc.B, false, p.pb, f)
 	for i := range e.batch {
 		pb := p.pb[i*f : (i+1)*f]
+		at := i * hw * f
+		c0 := bnApplyFast(p.u[at:], nil, h[at:], hw, f, f, p.ones, pb, true) // u*1 + pb: exactly u + pb
+		if c0 == f {
+			continue
+		}
 		for j := range hw {
 			at := (i*hw + j) * f
 			ur, hr := p.u[at:at+f], h[at:at+f]
-			for c, v := range ur {
-				hr[c] = max(v+pb[c], 0)
+			for c := c0; c < f; c++ {
+				hr[c] = max(ur[c]+pb[c], 0)
 			}
 		}
 	}
@@ -773,11 +783,15 @@ func (e *directEngine) poolBackward(p *dpool, h, dh []float32) {
 	for i := range B {
 		dpb := p.dpb[i*f : (i+1)*f]
 		clear(dpb)
+		c0 := reluMaskSumFast(dh[i*hw*f:], h[i*hw*f:], dpb, hw, f, f)
+		if c0 == f {
+			continue
+		}
 		for j := range hw {
 			at := (i*hw + j) * f
 			dr, hr := dh[at:at+f], h[at:at+f]
-			for c, v := range hr {
-				dr[c] *= positive(v)
+			for c := c0; c < f; c++ {
+				dr[c] *= positive(hr[c])
 				dpb[c] += dr[c]
 			}
 		}
