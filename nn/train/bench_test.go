@@ -135,40 +135,46 @@ func BenchmarkTrainStepAux(b *testing.B) {
 		}{{"plain", false, false, false, false}, {"heads", true, false, false, false}, {"heads+pool", true, true, false, false},
 			{"opp", false, false, true, false}, {"se", false, false, false, true}} {
 			b.Run("engine="+engine+"/"+tc.name, func(b *testing.B) {
-				cfg := nn.Config{Filters: 64, Blocks: 5, PolicyFilters: 2, ValueFilters: 1, ValueHidden: 64,
-					Ownership: tc.heads, Score: tc.heads, GlobalPooling: tc.pool, OpponentPolicy: tc.opp, SqueezeExcite: tc.se}
-				w, err := nn.NewWeights(cfg, shape, rand.New(rand.NewPCG(1, 2)))
-				if err != nil {
-					b.Fatal(err)
-				}
-				tcfg := DefaultConfig()
-				tcfg.Engine = engine
-				tr, err := New(tcfg, w, rand.New(rand.NewPCG(3, 4)))
-				if err != nil {
-					b.Fatal(err)
-				}
-				defer tr.Close()
-				d := newDataset(shape, tcfg.BatchSize, rand.New(rand.NewPCG(5, 6)), true)
-				batch := d.batch(shape, 0, tcfg.BatchSize)
-				hw := shape.Height * shape.Width
-				batch.Ownership = make([]float32, tcfg.BatchSize*hw)
-				batch.Score = make([]float32, tcfg.BatchSize)
-				batch.AuxWeight = make([]float32, tcfg.BatchSize)
-				for i := range batch.AuxWeight {
-					batch.AuxWeight[i] = 1
-					batch.Score[i] = float32(i%20) - 10
-					for p := 0; p < hw; p++ {
-						batch.Ownership[i*hw+p] = float32((i+p)%3 - 1)
-					}
-				}
-				batch.OppPolicy = make([]float32, tcfg.BatchSize*shape.Actions)
-				for i := 0; i < tcfg.BatchSize; i++ {
-					batch.OppPolicy[i*shape.Actions+(i*7)%shape.Actions] = 1
-				}
-				benchSteps(b, tr, batch)
+				benchAuxSteps(b, engine, shape, nn.Config{Filters: 64, Blocks: 5, PolicyFilters: 2, ValueFilters: 1, ValueHidden: 64,
+					Ownership: tc.heads, Score: tc.heads, GlobalPooling: tc.pool, OpponentPolicy: tc.opp, SqueezeExcite: tc.se})
 			})
 		}
 	}
+}
+
+// benchAuxSteps runs benchSteps for network cfg on engine, with a batch that
+// carries targets for every auxiliary head (ownership, score, opponent
+// policy).
+func benchAuxSteps(b *testing.B, engine string, shape nn.Shape, cfg nn.Config) {
+	w, err := nn.NewWeights(cfg, shape, rand.New(rand.NewPCG(1, 2)))
+	if err != nil {
+		b.Fatal(err)
+	}
+	tcfg := DefaultConfig()
+	tcfg.Engine = engine
+	tr, err := New(tcfg, w, rand.New(rand.NewPCG(3, 4)))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer tr.Close()
+	d := newDataset(shape, tcfg.BatchSize, rand.New(rand.NewPCG(5, 6)), true)
+	batch := d.batch(shape, 0, tcfg.BatchSize)
+	hw := shape.Height * shape.Width
+	batch.Ownership = make([]float32, tcfg.BatchSize*hw)
+	batch.Score = make([]float32, tcfg.BatchSize)
+	batch.AuxWeight = make([]float32, tcfg.BatchSize)
+	for i := range batch.AuxWeight {
+		batch.AuxWeight[i] = 1
+		batch.Score[i] = float32(i%20) - 10
+		for p := 0; p < hw; p++ {
+			batch.Ownership[i*hw+p] = float32((i+p)%3 - 1)
+		}
+	}
+	batch.OppPolicy = make([]float32, tcfg.BatchSize*shape.Actions)
+	for i := 0; i < tcfg.BatchSize; i++ {
+		batch.OppPolicy[i*shape.Actions+(i*7)%shape.Actions] = 1
+	}
+	benchSteps(b, tr, batch)
 }
 
 // benchSteps times tr's steps on batch after one warm-up step and reports
@@ -200,28 +206,6 @@ func benchSteps(b *testing.B, tr *Trainer, batch Batch) {
 //	go test ./nn/train -run '^$' -bench TrainStepGo9 -benchtime 30x -cpu 1
 func BenchmarkTrainStepGo9(b *testing.B) {
 	shape := nn.Shape{Planes: 9, Height: 9, Width: 9, Actions: 82} // gogame.NumPlanes
-	cfg := nn.Config{Filters: 32, Blocks: 4, PolicyFilters: 2, ValueFilters: 1, ValueHidden: 64,
-		Ownership: true, Score: true, GlobalPooling: true}
-	w, err := nn.NewWeights(cfg, shape, rand.New(rand.NewPCG(1, 2)))
-	if err != nil {
-		b.Fatal(err)
-	}
-	tcfg := DefaultConfig()
-	tcfg.Engine = EngineDirect
-	tr, err := New(tcfg, w, rand.New(rand.NewPCG(3, 4)))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer tr.Close()
-	d := newDataset(shape, tcfg.BatchSize, rand.New(rand.NewPCG(5, 6)), true)
-	batch := d.batch(shape, 0, tcfg.BatchSize)
-	hw := shape.Height * shape.Width
-	batch.Ownership = make([]float32, tcfg.BatchSize*hw)
-	batch.Score = make([]float32, tcfg.BatchSize)
-	batch.AuxWeight = make([]float32, tcfg.BatchSize)
-	for i := range batch.AuxWeight {
-		batch.AuxWeight[i] = 1
-		batch.Score[i] = float32(i%20) - 10
-	}
-	benchSteps(b, tr, batch)
+	benchAuxSteps(b, EngineDirect, shape, nn.Config{Filters: 32, Blocks: 4, PolicyFilters: 2, ValueFilters: 1, ValueHidden: 64,
+		Ownership: true, Score: true, GlobalPooling: true})
 }
