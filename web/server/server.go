@@ -818,8 +818,13 @@ func (s *Server) search(ctx context.Context, g games.Game, spec players.Spec, do
 			done <- result{err: err}
 			return
 		}
-		defer s.release(en)
-		rep, err := do(ctx, en)
+		// The engine is released before the reply is handed over (and on a
+		// panic, before the recovery's), so a caller that has its reply finds
+		// the engine's users counted down.
+		rep, err := func() (web.Reply, error) {
+			defer s.release(en)
+			return do(ctx, en)
+		}()
 		done <- result{rep, err}
 	}()
 	select {
