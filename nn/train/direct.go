@@ -187,11 +187,11 @@ func (b *dbn) backward(y, out, g, dy []float32, rows int) {
 	clear(s1)
 	clear(s2)
 	mu, inv := b.mu[:b.c], b.inv[:b.c]
-	var os []float32
+	var outs []float32
 	if out != nil {
-		os = out[b.off:]
+		outs = out[b.off:]
 	}
-	if c0 := bnBackSumsFast(s1, s2, y[b.off:], os, g[b.off:], mu, inv, rows, b.ld, b.c); c0 < b.c {
+	if c0 := bnBackSumsFast(s1, s2, y[b.off:], outs, g[b.off:], mu, inv, rows, b.ld, b.c); c0 < b.c {
 		for r := range rows {
 			at := r*b.ld + b.off
 			yr, gr := y[at:][:b.c], g[at:][:b.c]
