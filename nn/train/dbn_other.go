@@ -2,8 +2,8 @@
 
 package train
 
-// Without AVX assembly every channel of the batch normalisation stays with
-// dbn's Go loops.
+// Without AVX assembly every channel of the batch normalisation and of the
+// global-pooling block's passes stays with the Go loops.
 
 func bnStatsFast(s1, s2 []float64, k, y []float32, rows, ld, c int) int { return 0 }
 
