@@ -87,13 +87,15 @@ func TestExpectiDoneContext(t *testing.T) {
 // search starts depth 2 and is stopped by the budget: the searching
 // thread's CPU time must lie between the budget and the budget plus a
 // tolerance, and the move is depth 1's. A budget counted in wall-clock time
-// would stop at a third of it and fail. With the plain evaluation, the
-// searches must all reach depth 2 and stay within the budget.
+// would stop at a third of it and fail. With the plain evaluation and twice
+// the budget, the searches must all reach depth 2 at least and stay within
+// the budget (the largest position's depth 2 takes 23-28 ms of a Zen 3's CPU,
+// more under load: 30 ms left it at depth 1 now and then).
 func TestExpectiCPUBudget(t *testing.T) {
 	if !cputime.ThreadMeasured() {
 		t.Skip("no per-thread CPU clock on this system")
 	}
-	const budget = 30 * time.Millisecond
+	const slowBudget = 30 * time.Millisecond
 	bg := backgammon.New(false)
 	var states []games.State
 	for _, s := range decisionsOf(statesOf(bg, 60, 5)) {
@@ -111,10 +113,12 @@ func TestExpectiCPUBudget(t *testing.T) {
 		return bg.Evaluate(s)
 	}
 	for _, c := range []struct {
-		name       string
-		eval       Evaluation
-		depth, min time.Duration
-	}{{"slow evaluation", slow, 1, budget}, {"plain evaluation", bg.Evaluate, 2, 0}} {
+		name               string
+		eval               Evaluation
+		depth, min, budget time.Duration
+		exact              bool // the depth reached is exactly depth, else at least depth
+	}{{"slow evaluation", slow, 1, slowBudget, slowBudget, true}, {"plain evaluation", bg.Evaluate, 2, 0, 2 * slowBudget, false}} {
+		budget := c.budget
 		e, _ := NewExpecti(ExpectiConfig{Depth: 4, Pruning: Star2}, c.eval)
 		underLoad(func() {
 			for _, s := range states {
@@ -125,8 +129,8 @@ func TestExpectiCPUBudget(t *testing.T) {
 					t.Fatal(err)
 				}
 				t.Logf("%s: depth %d, %d nodes, %v CPU, %v wall", c.name, res.Depth, res.Nodes, used, wall)
-				if !s.IsLegal(res.Move) || res.Depth != int(c.depth) {
-					t.Errorf("%s: move %d at depth %d, want a legal move at depth %d\n%s", c.name, res.Move, res.Depth, c.depth, s)
+				if !s.IsLegal(res.Move) || res.Depth < int(c.depth) || c.exact && res.Depth != int(c.depth) {
+					t.Errorf("%s: move %d at depth %d, want a legal move at depth %d (exactly: %v)\n%s", c.name, res.Move, res.Depth, c.depth, c.exact, s)
 				}
 				if hi := budget + budget/4 + 5*time.Millisecond; used < c.min || used > hi {
 					t.Errorf("%s: the search used %v of thread CPU time, want %v..%v for a %v budget\n%s", c.name, used, c.min, hi, budget, s)
