@@ -90,7 +90,7 @@ func TestExpectiDoneContext(t *testing.T) {
 // would stop at a third of it and fail. With the plain evaluation and twice
 // the budget, the searches must all reach depth 2 at least and stay within
 // the budget (the largest position's depth 2 takes 23-28 ms of a Zen 3's CPU,
-// more under load: 30 ms left it at depth 1 now and then).
+// more under load).
 func TestExpectiCPUBudget(t *testing.T) {
 	if !cputime.ThreadMeasured() {
 		t.Skip("no per-thread CPU clock on this system")
