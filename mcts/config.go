@@ -9,6 +9,14 @@ import (
 	"tabula/games"
 )
 
+// Ways to pick a chance node's outcome (Config.Chance).
+const (
+	// ChanceSample draws each visit's outcome by its probability.
+	ChanceSample = "sample"
+	// ChanceStratified follows a low-discrepancy sequence of outcomes.
+	ChanceStratified = "stratified"
+)
+
 // Config holds the parameters of PUCT search and of self-play: how each move
 // is searched (SearchParams, in a training config's selfplay.search) and how
 // self-play games use the searches (PlaySettings, in selfplay.play), as
@@ -36,6 +44,18 @@ type SearchParams struct {
 	GumbelCVisit float64 `yaml:"gumbel_c_visit"`
 	// GumbelCScale is c_scale of sigma(q).
 	GumbelCScale float64 `yaml:"gumbel_c_scale"`
+	// Chance is how a descent picks the outcome of a chance node (the
+	// dice): "sample" (the default; "" means sample) draws it by its
+	// probability, independently at each visit; "stratified" gives the
+	// node's k-th visit the outcome whose share of the cumulative
+	// probabilities holds frac(u + k/phi), with u drawn once per node and
+	// phi the golden ratio, so each visit's outcome still has the
+	// outcome's probability while the first K visits split among the
+	// outcomes within about log K of their expected counts (a
+	// low-discrepancy sequence: the chance node's mean is a stratified
+	// estimate of the expectation, with less variance than K independent
+	// draws).
+	Chance string `yaml:"chance"`
 	// Simulations is the number of playouts of a full search per move.
 	Simulations int `yaml:"simulations"`
 	// MoveTime, when positive, also stops a search after this much time
@@ -179,6 +199,7 @@ func DefaultConfig() Config {
 	return Config{
 		SearchParams: SearchParams{
 			Search:       SearchPUCT,
+			Chance:       ChanceSample,
 			GumbelM:      16,
 			GumbelCVisit: 50,
 			GumbelCScale: 1,
@@ -227,6 +248,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("mcts: gumbel_noise_moves = %d, want >= 0 (0: noise on every move)", c.GumbelNoiseMoves)
 	case c.Search == SearchGumbel && c.ForcedPlayouts:
 		return errors.New("mcts: forced_playouts = true, want false with search = gumbel (a PUCT setting: Sequential Halving allots the root's visits)")
+	case c.Chance != "" && c.Chance != ChanceSample && c.Chance != ChanceStratified:
+		return fmt.Errorf("mcts: chance = %q, want %s or %s", c.Chance, ChanceSample, ChanceStratified)
 	case c.Simulations < 1:
 		return fmt.Errorf("mcts: simulations = %d, want >= 1", c.Simulations)
 	case c.MoveTime < 0:

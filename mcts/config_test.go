@@ -17,6 +17,7 @@ func TestConfigValidate(t *testing.T) {
 		tweak func(*Config)
 	}{
 		{"simulations", func(c *Config) { c.Simulations = 0 }},
+		{"chance", func(c *Config) { c.Chance = "dice" }},
 		{"move_time", func(c *Config) { c.MoveTime = -1 }},
 		{"c_puct", func(c *Config) { c.CPuct = math.NaN() }},
 		{"dirichlet_alpha", func(c *Config) { c.DirichletAlpha = -1 }},

@@ -100,6 +100,8 @@ type searcher struct {
 	inflight int  // leaves waiting in a batch
 	noise    bool // Dirichlet noise at the root
 	forced   bool // forced playouts and policy target pruning
+	// stratified: cfg.Chance is stratified (sampleEdge).
+	stratified bool
 
 	// Gumbel search (gumbel.go).
 	gumbel      bool      // cfg.Search is gumbel
@@ -152,6 +154,7 @@ func (sr *searcher) startMove(target int, full bool) {
 	sr.done = 0
 	sr.inflight = 0
 	sr.gumbel = sr.cfg.Search == SearchGumbel
+	sr.stratified = sr.cfg.Chance == ChanceStratified
 	sr.noise = full && sr.cfg.DirichletEpsilon > 0 && !sr.gumbel
 	sr.forced = full && sr.cfg.ForcedPlayouts && !sr.gumbel
 	sr.gExplore = full && sr.explore
@@ -313,6 +316,9 @@ func (sr *searcher) throughChance(path []step, leaf int32, st games.State) ([]st
 		for _, o := range sr.outs {
 			sr.chanceP[o.Action] = 0
 		}
+		if sr.stratified {
+			sr.t.nodes[leaf].v = sr.rng.Float32() // the offset of its outcome sequence
+		}
 		ei := sr.sampleEdge(leaf)
 		c := sr.t.newNode()
 		sr.t.edges[ei].child = c
@@ -324,15 +330,27 @@ func (sr *searcher) throughChance(path []step, leaf int32, st games.State) ([]st
 	return path, leaf
 }
 
-// sampleEdge draws an edge of chance node i by its prior, the outcome's
-// probability. PUCT samples chance outcomes rather than weighting all of
-// them: each descent through a chance node follows one sampled outcome, so
-// an outcome's subtree gets visits in proportion to its probability and the
-// node's mean value estimates the expectation over the outcomes.
+// sampleEdge picks the outcome edge of chance node i that a descent
+// follows, by Config.Chance. Either way an outcome is followed with its
+// probability (the edge's prior), so an outcome's subtree gets visits in
+// proportion to its probability and the node's mean value estimates the
+// expectation over the outcomes: PUCT samples chance outcomes rather than
+// weighting all of them. "sample" draws each visit's outcome
+// independently; "stratified" takes the k-th point frac(u + k/phi) of a
+// golden-ratio sequence from the node's own offset u (stored in the
+// node's v, which a chance node, never evaluated, does not use), with k
+// the node's visits so far, real and in flight.
 func (sr *searcher) sampleEdge(i int32) int32 {
 	nd := &sr.t.nodes[i]
 	es := sr.t.edges[nd.first : nd.first+nd.count]
-	r := sr.rng.Float32()
+	var r float32
+	if sr.stratified {
+		k := float64(nd.n) + float64(nd.vl)
+		_, f := math.Modf(float64(nd.v) + k*invPhi)
+		r = float32(f)
+	} else {
+		r = sr.rng.Float32()
+	}
 	for j := range es {
 		if r < es[j].p {
 			return nd.first + int32(j)
@@ -341,6 +359,10 @@ func (sr *searcher) sampleEdge(i int32) int32 {
 	}
 	return nd.first + nd.count - 1
 }
+
+// invPhi is 1/phi, phi the golden ratio: the step of Config.Chance's
+// stratified sequence.
+const invPhi = 0.6180339887498949
 
 // complete expands a leaf with its evaluation and backs the value up, or
 // the leaf's exact value when the solver proves it from its children.

@@ -298,6 +298,7 @@ func buildNet(g games.Game, spec Spec) (*Factory, error) {
 	cfg.BatchSize = spec.Int("batch", cfg.BatchSize)
 	cfg.FPUReduction = spec.Float("fpu", cfg.FPUReduction)
 	cfg.Search = spec.Str("search", cfg.Search)
+	cfg.Chance = spec.Str("chance", cfg.Chance)
 	cfg.GumbelM = spec.Int("gumbel_m", cfg.GumbelM)
 	cfg.Endgame = spec.Int("endgame", 0)
 	cfg.Graph = spec.Int("graph", 0) == 1

@@ -110,6 +110,7 @@ var kinds = []kindDef{
 		{"cache", intParam, 0, 1 << 26, "evaluation cache entries (keyed by position) shared by the player's games, 0 = none (default 65536)"},
 		{"search", stringParam, 0, 0, "puct (default) or gumbel: Gumbel AlphaZero's Sequential Halving at the root, no noise, the survivor played"},
 		{"gumbel_m", intParam, 1, 65536, "with search=gumbel, root moves considered, 1..65536 (default 16)"},
+		{"chance", stringParam, 0, 0, "games of chance: how a descent picks the dice, sample (default: drawn at each visit) or stratified (a low-discrepancy sequence per chance node: each outcome's visits within about log K of its expected count)"},
 		{"book", stringParam, 0, 0, "not chess: a game book built by scripts/makebook -game (othello; connect4's exact book, -solve N); in a book position the player plays the move of the best backed-up value (or one drawn within book_margin) instead of searching"},
 		{"book_margin", floatParam, 0, 2, "with book, draw uniformly among the book moves within this much of the best value (values in [-1, 1]), 0..2 (default 0: the best, ties drawn)"},
 	}},

@@ -59,6 +59,7 @@ var webKinds = map[string]map[string]paramRule{
 		"cache":     {max: 1 << 16},
 		"search":    {values: []string{"puct", "gumbel"}},
 		"gumbel_m":  {max: 256},
+		"chance":    {values: []string{"sample", "stratified"}},
 	},
 	"expectimax": {
 		"depth":    {max: 2},
