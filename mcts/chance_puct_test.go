@@ -281,9 +281,8 @@ func TestPUCTBackgammonRolls(t *testing.T) {
 // backgammon search give each roll its share of the visits: within four
 // standard errors of its probability when sampled, and within a few visits
 // of its expected count, far tighter than independent draws, when
-// stratified. Visits in flight count, so the expected count is taken over
-// the node's real visits and its share is checked on every node with at
-// least 200 of them.
+// stratified. The search has ended, so no visit is in flight: the expected
+// counts are over each node's real visits, on every node with at least 200.
 func testBackgammonRolls(t *testing.T, mode string) {
 	g, err := games.New("backgammon")
 	if err != nil {
